@@ -1,0 +1,104 @@
+"""The immutable step events a run yields, in the order they happen.
+
+A run is: RunStarted, then rounds (round numbers start at 1), then RunFinished.
+A round that uses tools is Thought, Action(s), Observation(s). The final round is
+Thought, AnswerDelta(s), Answer. AnswerDelta is provisional: if the model turns out to
+call tools after writing text, a second Thought for the same round follows and
+supersedes the draft answer (front ends keep the last Thought of a round).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+Status = Literal["done", "max_rounds", "error", "cancelled"]
+Mode = Literal["react", "plain"]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage as the API's `usage` reports it, summed over calls."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.total_tokens + other.total_tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    type: ClassVar[str] = "event"
+    round: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with `type` first, for `--json`, the store and tests."""
+        return {"type": self.type, **dataclasses.asdict(self)}
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted(Event):
+    type: ClassVar[str] = "run_started"
+    mode: Mode
+    question: str
+    model: str
+    tools: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Thought(Event):
+    type: ClassVar[str] = "thought"
+    text: str
+    synthesized: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Action(Event):
+    type: ClassVar[str] = "action"
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] | str = field(default_factory=dict)
+    """Parsed JSON arguments, or the raw text when the model sent something unparsable."""
+
+
+@dataclass(frozen=True, slots=True)
+class Observation(Event):
+    type: ClassVar[str] = "observation"
+    call_id: str
+    tool: str
+    text: str
+    ok: bool
+    duration_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerDelta(Event):
+    type: ClassVar[str] = "answer_delta"
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Answer(Event):
+    type: ClassVar[str] = "answer"
+    text: str
+    unparsed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished(Event):
+    type: ClassVar[str] = "run_finished"
+    status: Status
+    usage: Usage = Usage()
+    duration_ms: int = 0
+    rounds: int = 0
+    tool_calls: int = 0
+    reason: str = ""
+    """A short reason fit to show a student when status is not `done`."""
+    error_kind: str = ""

@@ -1,0 +1,138 @@
+"""Runs the tool calls of a round: parse, validate, run under a timeout, bound, de-duplicate.
+
+Every failure becomes the text of an observation the model can react to; only
+cancellation propagates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from agent.lang import pick
+from agent.model import ToolCall
+from agent.prompts import loop_stop_note, repeated_note
+from agent.tool import Tool, ToolError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCall:
+    call: ToolCall
+    arguments: dict[str, Any] | str
+    """The JSON object the model sent, or its raw text if that was not a JSON object."""
+    error: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What makes two calls identical: the tool and its canonical arguments."""
+        args = self.arguments
+        canon = args if isinstance(args, str) else json.dumps(args, sort_keys=True)
+        return (self.call.name, canon)
+
+    def wire_arguments(self) -> str:
+        """Arguments re-serialised for history: a malformed string replayed makes some
+        servers answer 400, so an unparsable one goes back as an empty object."""
+        args = self.arguments if isinstance(self.arguments, dict) else {}
+        return json.dumps(args, ensure_ascii=False)
+
+
+def parse_call(call: ToolCall, lang: str) -> ParsedCall:
+    text = call.arguments.strip() or "{}"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return ParsedCall(call, call.arguments, pick(
+            lang, f"参数不是合法的 JSON：{exc}", f"The arguments are not valid JSON: {exc}"))
+    if not isinstance(value, dict):
+        return ParsedCall(call, call.arguments, pick(
+            lang, "参数必须是一个 JSON 对象。", "The arguments must be a JSON object."))
+    return ParsedCall(call, value)
+
+
+@dataclass
+class ToolRunner:
+    """Runs calls for one run, remembering results so an identical call is not run twice."""
+
+    tools: dict[str, Tool]
+    lang: str
+    timeout_s: float
+    max_chars: int
+    _done: dict[tuple[str, str], asyncio.Task[tuple[str, bool]]] = field(default_factory=dict)
+    _seen: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def count(self, parsed: ParsedCall) -> int:
+        """Register a call; return how many identical calls came before it."""
+        n = self._seen.get(parsed.key, 0)
+        self._seen[parsed.key] = n + 1
+        return n
+
+    async def run(self, parsed: ParsedCall, earlier: int) -> tuple[str, bool, int]:
+        """Text, ok and duration in ms of the observation for one call."""
+        started = time.monotonic()
+        task = self._done.get(parsed.key)
+        if task is None:
+            task = asyncio.create_task(self._run_once(parsed))
+            self._done[parsed.key] = task
+        text, ok = await asyncio.shield(task)
+        if earlier:
+            note = repeated_note(self.lang) if earlier == 1 else loop_stop_note(self.lang)
+            text = f"{note}\n{text}"
+        return text, ok, int((time.monotonic() - started) * 1000)
+
+    async def _run_once(self, parsed: ParsedCall) -> tuple[str, bool]:
+        name = parsed.call.name
+        tool = self.tools.get(name)
+        if tool is None:
+            names = ", ".join(self.tools) or "-"
+            return pick(self.lang, f"没有名为 “{name}” 的工具。可用的工具：{names}。",
+                        f"There is no tool named '{name}'. Available tools: {names}."), False
+        if parsed.error:
+            return parsed.error, False
+        try:
+            args = tool.Args.model_validate(parsed.arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
+                for e in exc.errors(include_url=False)
+            )
+            return pick(self.lang, f"{name} 的参数无效：{problems}",
+                        f"Invalid arguments for {name}: {problems}"), False
+        try:
+            text = await asyncio.wait_for(tool.run(args), self.timeout_s)
+        except ToolError as exc:
+            return str(exc), False
+        except TimeoutError:
+            return pick(self.lang, f"{name} 超时（超过 {self.timeout_s:g} 秒）。",
+                        f"{name} timed out after {self.timeout_s:g} s."), False
+        except Exception as exc:
+            log.exception("tool %s raised", name)
+            return pick(self.lang, f"{name} 出错：{type(exc).__name__}",
+                        f"{name} failed: {type(exc).__name__}"), False
+        return self._bound(text), True
+
+    def _bound(self, text: str) -> str:
+        if len(text) <= self.max_chars:
+            return text
+        cut = len(text) - self.max_chars
+        return text[: self.max_chars] + pick(
+            self.lang, f"…（另有 {cut} 个字符已省略）", f"… ({cut} more characters cut)")
+
+    async def aclose(self) -> None:
+        """Cancel anything still running (the run was cancelled)."""
+        pending = [t for t in self._done.values() if not t.done()]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+
+def names_of(tools: Sequence[Tool]) -> dict[str, Tool]:
+    return {tool.name: tool for tool in tools}

@@ -1,0 +1,103 @@
+"""What the loop says to the model, and the texts it writes itself (in zh or en)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent.lang import pick
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One earlier question and its answer, passed in by the caller as history."""
+
+    question: str
+    answer: str
+
+
+SYSTEM_REACT = (
+    "You are Glassbox, a teaching assistant in a class chat that shows its reasoning. "
+    "Use the tools whenever they give you facts you do not have for sure: current weather, "
+    "time, exchange rates, exact arithmetic, the course notes, encyclopedia facts. "
+    "Before each tool call, write one short sentence saying what you need and why. "
+    "Never invent an observation. When you have what you need, answer concisely, in the "
+    "language of the question, using Markdown where it helps."
+)
+
+SYSTEM_PLAIN = (
+    "You are Glassbox, a teaching assistant in a class chat. You have no tools: answer from "
+    "what you know, concisely, in the language of the question, using Markdown where it helps. "
+    "Say so when you cannot know something (live data, exact figures)."
+)
+
+
+def history_messages(history: Sequence[Turn], budget_chars: int) -> list[dict[str, Any]]:
+    """The newest turns that fit in `budget_chars`, as chat messages, oldest first."""
+    kept: list[Turn] = []
+    used = 0
+    for turn in reversed(history):
+        size = len(turn.question) + len(turn.answer)
+        if used + size > budget_chars:
+            break
+        kept.append(turn)
+        used += size
+    messages: list[dict[str, Any]] = []
+    for turn in reversed(kept):
+        messages.append({"role": "user", "content": turn.question})
+        messages.append({"role": "assistant", "content": turn.answer})
+    return messages
+
+
+def args_text(arguments: dict[str, Any] | str) -> str:
+    """Arguments as one compact line, for thoughts and for front ends."""
+    if isinstance(arguments, str):
+        return arguments
+    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+
+
+def tool_thought(lang: str, calls: Sequence[tuple[str, dict[str, Any] | str]]) -> str:
+    """A Thought for a round whose model sent tool calls and no words."""
+    parts = [f"{name}({args_text(args)})" for name, args in calls]
+    joined = "、".join(parts) if lang == "zh" else ", ".join(parts)
+    return pick(
+        lang,
+        f"要回答这个问题，我需要先查一下：调用 {joined}。",
+        f"To answer this I first need to look something up: calling {joined}.",
+    )
+
+
+def final_thought(lang: str, observed: bool) -> str:
+    """A Thought for the answering round of a model that sent no reasoning."""
+    if observed:
+        return pick(lang, "我已经掌握了足够的信息，可以回答了。",
+                    "I have what I need from the observations; I can answer now.")
+    return pick(lang, "这个问题不需要工具，我可以直接回答。",
+                "This needs no tool; I can answer directly.")
+
+
+def limit_thought(lang: str) -> str:
+    return pick(lang, "已达到步骤上限，我根据目前的观察给出最好的回答。",
+                "I reached the step limit; I answer as best I can from what I observed.")
+
+
+def limit_message(lang: str) -> str:
+    return pick(
+        lang,
+        "你已经达到步骤上限。请不要再调用工具，根据上面的观察给出你能给出的最好回答。",
+        "You have reached the step limit. Do not call any more tools; give the best answer "
+        "you can from the observations above.",
+    )
+
+
+def repeated_note(lang: str) -> str:
+    return pick(lang, "（这个调用与之前的一次完全相同，未再次执行；以下是之前的结果。）",
+                "(This call is identical to an earlier one and was not run again; "
+                "here is the earlier result.)")
+
+
+def loop_stop_note(lang: str) -> str:
+    return pick(lang, "（同一调用第三次出现，停止调用工具，直接作答。）",
+                "(The same call a third time: no more tools, answering now.)")

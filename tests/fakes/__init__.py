@@ -1,0 +1,1 @@
+"""Local stand-in servers that speak the real services' wire formats."""

@@ -1,0 +1,159 @@
+"""A fake OpenAI-compatible chat-completions server: replays wire samples byte for byte
+and scripts new streams in DashScope's exact chunk format (key order, `"usage":null`,
+`"id":""` on continuation fragments, the trailing `"arguments":null` chunk)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tests.fakes.server import FakeServer, Reply, Request, wire
+
+Script = Reply | Callable[[dict[str, Any]], Reply]
+SSE_HEADERS = {"Content-Type": "text/event-stream; charset=utf-8"}
+
+
+def sse(chunks: Sequence[dict[str, Any] | bytes], delay: float = 0.0, first_delay: float = 0.0,
+        done: bool = True, cut: bool = False) -> Reply:
+    """A streamed reply: one `data:` event a chunk, then `data: [DONE]`."""
+    pieces: list[tuple[float, bytes]] = []
+    for i, chunk in enumerate(chunks):
+        data = chunk if isinstance(chunk, bytes) else json.dumps(
+            chunk, ensure_ascii=False, separators=(",", ":")).encode()
+        pieces.append((first_delay if i == 0 else delay, b"data: " + data + b"\n\n"))
+    if done:
+        pieces.append((delay, b"data: [DONE]\n\n"))
+    return Reply(200, pieces, dict(SSE_HEADERS), cut=cut)
+
+
+def sse_file(name: str) -> Reply:
+    """A wire sample replayed byte for byte."""
+    return Reply(200, [(0.0, wire(name))], dict(SSE_HEADERS))
+
+
+def error(name_or_body: str | dict[str, Any], status: int, **headers: str) -> Reply:
+    """An error reply from a wire sample file name, or from a dict."""
+    body = wire(name_or_body) if isinstance(name_or_body, str) else json.dumps(
+        name_or_body).encode()
+    return Reply(status, body, {"Content-Type": "application/json", **headers})
+
+
+class DashScope:
+    """Chunk builders for one completion, in DashScope's compatible-mode format."""
+
+    def __init__(self, model: str = "qwen-plus") -> None:
+        self.model = model
+        self.id = f"chatcmpl-{uuid.uuid4()}"
+        self.created = 1764076775
+
+    def chunk(self, delta: dict[str, Any] | None, finish: str | None = None,
+              usage: dict[str, int] | None = None, bare: bool = False) -> dict[str, Any]:
+        choices: list[dict[str, Any]] = []
+        if delta is not None:
+            choice: dict[str, Any] = {"delta": delta, "index": 0} if bare else {
+                "delta": delta, "finish_reason": finish, "index": 0, "logprobs": None}
+            if finish:
+                choice = {"finish_reason": finish, "delta": delta, "index": 0, "logprobs": None}
+            choices.append(choice)
+        return {"choices": choices, "object": "chat.completion.chunk", "usage": usage,
+                "created": self.created, "system_fingerprint": None, "model": self.model,
+                "id": self.id}
+
+    def usage(self, prompt: int, completion: int) -> dict[str, Any]:
+        return self.chunk(None, usage={"prompt_tokens": prompt, "completion_tokens": completion,
+                                       "total_tokens": prompt + completion})
+
+    def text(self, text: str, reasoning: str = "", pieces: int = 4,
+             usage: tuple[int, int] = (50, 20)) -> list[dict[str, Any]]:
+        out = []
+        for i, part in enumerate(_split(reasoning, pieces)):
+            delta: dict[str, Any] = {"content": None, "reasoning_content": part}
+            if i == 0:
+                delta["role"] = "assistant"
+            out.append(self.chunk(delta))
+        for i, part in enumerate(_split(text, pieces)):
+            delta = {"content": part}
+            if reasoning:
+                delta["reasoning_content"] = None
+            if i == 0 and not reasoning:
+                delta["role"] = "assistant"
+            out.append(self.chunk(delta))
+        out.append(self.chunk({"content": "", "reasoning_content": None}, finish="stop"))
+        out.append(self.usage(*usage))
+        return out
+
+    def tool_calls(self, calls: Sequence[tuple[str, dict[str, Any] | str]], content: str = "",
+                   reasoning: str = "", usage: tuple[int, int] = (80, 15)) -> list[dict[str, Any]]:
+        out = []
+        if reasoning:
+            out.append(self.chunk({"content": None, "reasoning_content": reasoning,
+                                   "role": "assistant"}))
+        if content:
+            out.append(self.chunk({"content": content, "role": "assistant"}))
+        for index, (name, args) in enumerate(calls):
+            raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+            first, *rest = _split(raw, 3) or [""]
+            out.append(self.chunk({"content": None, "tool_calls": [{
+                "index": index, "id": f"call_{uuid.uuid4().hex[:22]}", "type": "function",
+                "function": {"name": name, "arguments": first}}], "role": "assistant"}))
+            for piece in rest:
+                out.append(self.chunk({"content": None, "tool_calls": [{
+                    "index": index, "id": "", "type": "function",
+                    "function": {"arguments": piece}}]}))
+            out.append(self.chunk({"tool_calls": [{"function": {"arguments": None},
+                                                   "index": index, "id": "",
+                                                   "type": "function"}]}, bare=True))
+        out.append(self.chunk({}, finish="tool_calls"))
+        out.append(self.usage(*usage))
+        return out
+
+
+def _split(text: str, pieces: int) -> list[str]:
+    if not text:
+        return []
+    size = max(1, -(-len(text) // pieces))
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def text_reply(text: str, **kw: Any) -> Reply:
+    return sse(DashScope().text(text, **kw))
+
+
+def tool_reply(*calls: tuple[str, dict[str, Any] | str], **kw: Any) -> Reply:
+    return sse(DashScope().tool_calls(calls, **kw))
+
+
+class FakeModel(FakeServer):
+    """Serves /v1/chat/completions from a script of replies, one a request, in order.
+
+    A script entry may be a function of the request body, for a model that answers
+    by what it is asked. When the script runs out, `default` answers (if set)."""
+
+    def __init__(self, default: Callable[[dict[str, Any]], Reply] | None = None) -> None:
+        super().__init__(self._handle)
+        self.script: deque[Script] = deque()
+        self.default = default
+        self.bodies: list[dict[str, Any]] = []
+
+    @property
+    def base_url(self) -> str:
+        return self.url + "/v1"
+
+    def push(self, *replies: Script) -> FakeModel:
+        self.script.extend(replies)
+        return self
+
+    def _handle(self, request: Request) -> Reply:
+        if not request.path.endswith("/chat/completions"):
+            return error({"error": {"message": "not found", "type": "invalid_request_error",
+                                    "param": None, "code": None}}, 404)
+        body = request.json()
+        self.bodies.append(body)
+        entry: Script | None = self.script.popleft() if self.script else self.default
+        if entry is None:
+            return error({"error": {"message": "fake model: script exhausted",
+                                    "type": "server_error", "param": None, "code": None}}, 500)
+        return entry(body) if callable(entry) else entry

@@ -1,0 +1,154 @@
+"""A real HTTP server on 127.0.0.1 for fakes: each request goes to a handler that
+returns a Reply; replies can stream in timed pieces, stall, or cut the connection."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+WIRE = Path(__file__).resolve().parent.parent / "wire"
+
+
+def wire(name: str) -> bytes:
+    """A wire sample's bytes, e.g. wire('openai/chat_stream_text.sse')."""
+    return (WIRE / name).read_bytes()
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body or b"null")
+
+    def form(self) -> dict[str, str]:
+        """A form or JSON body as a flat dict of strings (as python-telegram-bot posts)."""
+        ctype = self.headers.get("content-type", "")
+        if "json" in ctype:
+            return {k: v if isinstance(v, str) else json.dumps(v)
+                    for k, v in (self.json() or {}).items()}
+        if "multipart" in ctype:
+            return _multipart(self.body, ctype)
+        return {k: v[0] for k, v in parse_qs(self.body.decode()).items()}
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes | list[tuple[float, bytes]] = b""
+    """Whole body, or (delay in s, piece) pairs sent chunked as they come."""
+    headers: dict[str, str] = field(default_factory=dict)
+    cut: bool = False
+    """Close the connection after the pieces, without ending the body."""
+
+    @classmethod
+    def json(cls, value: Any, status: int = 200, **headers: str) -> Reply:
+        data = value if isinstance(value, bytes) else json.dumps(value).encode()
+        return cls(status, data, {"Content-Type": "application/json", **headers})
+
+
+Handler = Callable[[Request], Reply]
+
+
+class FakeServer:
+    """Serve `handler` on a free port in a background thread; a context manager."""
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.requests: list[Request] = []
+        self.stopping = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._httpd.daemon_threads = True
+        self._httpd.block_on_close = False
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FakeServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
+    class _Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            parts = urlsplit(self.path)
+            request = Request(self.command, parts.path, parse_qs(parts.query),
+                              {k.lower(): v for k, v in self.headers.items()}, body)
+            fake.requests.append(request)
+            try:
+                reply = fake.handler(request)
+            except Exception as exc:  # a bug in a fake must show, not hang the client
+                reply = Reply.json({"fake_error": repr(exc)}, status=599)
+            self._write(reply)
+
+        do_GET = do_POST = _serve
+
+        def _write(self, reply: Reply) -> None:
+            self.send_response(reply.status)
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            if isinstance(reply.body, bytes):
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+                return
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            try:
+                for delay, piece in reply.body:
+                    if delay and fake.stopping.wait(delay):
+                        return
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.flush()
+                if reply.cut:
+                    self.close_connection = True
+                    return
+                self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+
+    return _Handler
+
+
+def _multipart(body: bytes, ctype: str) -> dict[str, str]:
+    boundary = ctype.split("boundary=", 1)[1].strip('"').encode()
+    fields: dict[str, str] = {}
+    for part in body.split(b"--" + boundary):
+        head, _, value = part.partition(b"\r\n\r\n")
+        if b'name="' not in head:
+            continue
+        name = head.split(b'name="', 1)[1].split(b'"', 1)[0].decode()
+        fields[name] = value.rsplit(b"\r\n", 1)[0].decode("utf-8", "replace")
+    return fields
