@@ -5,6 +5,7 @@ The bot's settings extend this model, so one `.env` configures both front ends.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
@@ -33,6 +34,9 @@ class AgentSettings(BaseSettings):
     tool_timeout_s: float = Field(default=15.0, gt=0)
     max_observation_chars: int = Field(default=4000, ge=200)
     history_max_chars: int = Field(default=6000, ge=0)
+
+    database_path: Path = Path("data/glassbox.sqlite3")
+    """The bot's SQLite file; the course-notes index lives in it too."""
 
 
 # Names a person types in `.env`, for the one settings model field that has several.
