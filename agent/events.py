@@ -102,3 +102,21 @@ class RunFinished(Event):
     reason: str = ""
     """A short reason fit to show a student when status is not `done`."""
     error_kind: str = ""
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (RunStarted, Thought, Action, Observation, AnswerDelta, Answer, RunFinished)
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from `to_dict()` output (a stored step, a `--json` line)."""
+    values = dict(data)
+    cls = EVENT_TYPES[values.pop("type")]
+    if cls is RunFinished and isinstance(values.get("usage"), dict):
+        values["usage"] = Usage(**values["usage"])
+    if cls is RunStarted:
+        values["tools"] = tuple(values.get("tools", ()))
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in values.items() if k in names})
