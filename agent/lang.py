@@ -9,7 +9,11 @@ Lang = Literal["zh", "en"]
 
 def detect_lang(text: str) -> Lang:
     """`zh` when the text has any CJK ideographs, else `en`."""
-    return "zh" if any("\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" for ch in text) else "en"
+    return (
+        "zh"
+        if any("\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" for ch in text)
+        else "en"
+    )
 
 
 def pick(lang: str, zh: str, en: str) -> str:

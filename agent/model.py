@@ -59,7 +59,8 @@ _REASONS: dict[str, tuple[str, str]] = {
     "quota": ("模型服务的额度已用完，请联系机器人管理员。",
               "The model service's quota is used up. Please tell the bot's operator."),
     "rate_limit": ("模型服务现在太忙（请求过多），请稍后再试。",
-                   "The model service is busy right now (too many requests). Please try again soon."),
+                   "The model service is busy right now (too many requests). "
+                   "Please try again soon."),
     "server": ("模型服务出错了，请稍后再试。",
                "The model service had an error. Please try again in a moment."),
     "timeout": ("模型服务响应超时，请稍后再试。",
@@ -124,7 +125,8 @@ def classify(exc: BaseException) -> ModelError:
         return ModelError("server")
     status = getattr(exc, "status_code", None)
     code = _error_code(exc)
-    text = f"{code} {exc.message}".lower()
+    body = exc.body if isinstance(exc.body, str) else ""  # e.g. DashScope's SSE-framed 400
+    text = f"{code} {exc.message} {body}".lower()
     if "data_inspection_failed" in text or "inappropriate content" in text:
         kind = "moderation"
     elif status in (401, 403) or code == "invalid_api_key":
@@ -224,7 +226,7 @@ class ModelClient:
             # The body ended without a finish_reason: the stream was cut.
             raise ModelError("incomplete")
         calls = tuple(
-            ToolCall(id=slot.id or f"call_{index}", name=slot.name, arguments="".join(slot.arguments))
+            ToolCall(slot.id or f"call_{index}", slot.name, "".join(slot.arguments))
             for index, slot in sorted(slots.items())
         )
         yield Completion("".join(content), "".join(reasoning), calls, usage, finish)

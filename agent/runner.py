@@ -25,7 +25,7 @@ class RunStats:
     """What a run has used so far; the step generator keeps it current."""
 
     started: float = field(default_factory=time.monotonic)
-    usage: Usage = Usage()
+    usage: Usage = field(default_factory=Usage)
     rounds: int = 0
     tool_calls: int = 0
 

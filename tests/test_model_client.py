@@ -1,0 +1,214 @@
+"""The model client against a real local server replaying the wire samples byte for byte."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent import ModelClient, ModelError
+from agent.events import Usage
+from agent.model import Completion, ContentDelta, ReasoningDelta
+from tests.conftest import agent_settings
+from tests.fakes.model import FakeModel, error, sse, sse_file
+from tests.fakes.server import Reply, wire
+
+
+async def collect(client: ModelClient) -> tuple[list[object], Completion]:
+    items = [item async for item in client.stream([{"role": "user", "content": "hi"}])]
+    done = items[-1]
+    assert isinstance(done, Completion)
+    return items[:-1], done
+
+
+async def test_request_streams_with_usage(fake_model: FakeModel, client: ModelClient) -> None:
+    fake_model.push(sse_file("dashscope/stream_text_qwen-plus_docs.sse"))
+    await collect(client)
+    body = fake_model.bodies[0]
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert body["model"] == "qwen-plus"
+    auth = fake_model.requests[0].headers["authorization"]
+    assert auth == "Bearer sk-test-0123456789abcdefghijklmnopqrstuv"
+
+
+async def test_openai_text(fake_model: FakeModel, client: ModelClient) -> None:
+    fake_model.push(sse_file("openai/chat_stream_text.sse"))
+    deltas, done = await collect(client)
+    assert done.content.startswith("I'm unable to provide real-time weather updates.")
+    assert len(done.content) == 159
+    assert "".join(d.text for d in deltas if isinstance(d, ContentDelta)) == done.content
+    assert done.tool_calls == ()
+    assert done.finish_reason == "stop"
+    assert done.usage == Usage(14, 30, 44)
+
+
+async def test_openai_single_tool_call(fake_model: FakeModel, client: ModelClient) -> None:
+    fake_model.push(sse_file("openai/chat_stream_single_tool_call.sse"))
+    _, done = await collect(client)
+    (call,) = done.tool_calls
+    assert call.id == "call_4XzlGBLtUe9dy3GVNV4jhq7h"
+    assert call.name == "get_weather"
+    assert json.loads(call.arguments) == {"city": "New York City"}
+    assert done.usage == Usage(44, 16, 60)
+
+
+async def test_openai_parallel_tool_calls(fake_model: FakeModel, client: ModelClient) -> None:
+    fake_model.push(sse_file("openai/chat_stream_parallel_tool_calls.sse"))
+    _, done = await collect(client)
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in done.tool_calls] == [
+        ("call_JMW1whyEaYG438VE1OIflxA2", "GetWeatherArgs",
+         {"city": "Edinburgh", "country": "GB", "units": "c"}),
+        ("call_DNYTawLBoN8fj3KN6qU9N1Ou", "get_stock_price",
+         {"ticker": "AAPL", "exchange": "NASDAQ"}),
+    ]
+    assert done.usage == Usage(149, 60, 209)
+
+
+async def test_openai_2025_usage_chunk(fake_model: FakeModel, client: ModelClient) -> None:
+    fake_model.push(sse_file("openai/chat_stream_include_usage_2025.sse"))
+    _, done = await collect(client)
+    assert done.finish_reason == "length"
+    assert done.usage == Usage(12, 100, 112)
+
+
+async def test_dashscope_text(fake_model: FakeModel, client: ModelClient) -> None:
+    fake_model.push(sse_file("dashscope/stream_text_qwen-plus_docs.sse"))
+    _, done = await collect(client)
+    assert done.content == ("I am a large-scale language model from Alibaba Cloud, "
+                            "and my name is Qwen.")
+    assert done.usage == Usage(22, 17, 39)
+
+
+@pytest.mark.parametrize(
+    ("sample", "call_id", "name", "arguments"),
+    [
+        ("dashscope/stream_tool_call_qwen-plus_docs.sse", "call_0bdcc155f2534f65a05cb1",
+         "get_current_weather", {"location": "杭州市"}),
+        ("dashscope/stream_tool_call_qwen-plus_capture.sse", "call_30fb8bdcce274fbfbb8bd4",
+         "execute_redis_command", {"command": "KEYS *"}),
+        ("dashscope/stream_thinking_tool_call_qwen3.5-flash_capture.sse",
+         "call_b24c21aa4905423d813479e4", "get_current_weather", {"location": "杭州市"}),
+    ],
+)
+async def test_dashscope_tool_calls_keep_first_id(
+    fake_model: FakeModel, client: ModelClient, sample: str, call_id: str, name: str,
+    arguments: dict[str, str],
+) -> None:
+    fake_model.push(sse_file(sample))
+    _, done = await collect(client)
+    (call,) = done.tool_calls
+    assert (call.id, call.name, json.loads(call.arguments)) == (call_id, name, arguments)
+    assert done.finish_reason == "tool_calls"
+
+
+async def test_dashscope_thinking_tool_call_reasoning(
+    fake_model: FakeModel, client: ModelClient
+) -> None:
+    fake_model.push(sse_file("dashscope/stream_thinking_tool_call_qwen3.5-flash_capture.sse"))
+    deltas, done = await collect(client)
+    assert done.reasoning.startswith("用户想查询杭州2026年4月16日的天气")
+    assert "".join(d.text for d in deltas if isinstance(d, ReasoningDelta)) == done.reasoning
+    assert done.content == ""
+
+
+async def test_dashscope_thinking_text(fake_model: FakeModel, client: ModelClient) -> None:
+    fake_model.push(sse_file("dashscope/stream_thinking_text_qwen-plus_capture.sse"))
+    deltas, done = await collect(client)
+    assert done.reasoning.startswith("好的，用户问“你是谁？”")
+    assert done.content.startswith("你好！我是通义千问")
+    assert done.content.endswith("😊")
+    assert done.usage == Usage(22, 382, 404)
+    kinds = [type(d) for d in deltas]
+    assert kinds.index(ContentDelta) > kinds.index(ReasoningDelta)
+
+
+async def test_dashscope_thinking_endpoints(fake_model: FakeModel, client: ModelClient) -> None:
+    fake_model.push(sse_file("dashscope/stream_thinking_qwen-plus_docs_endpoints.sse"))
+    _, done = await collect(client)
+    assert (done.content, done.reasoning, done.finish_reason) == ("", "", "stop")
+    assert done.usage == Usage(10, 360, 370)
+
+
+HTML_502 = b"<html><head><title>502 Bad Gateway</title></head><body>cloudflare</body></html>"
+
+
+@pytest.mark.parametrize(
+    ("reply", "kind"),
+    [
+        (error("openai/error_401_invalid_api_key.json", 401), "auth"),
+        (error("dashscope/error_401_invalid_api_key.json", 401), "auth"),
+        (error("openai/error_429_rate_limit_exceeded.json", 429), "rate_limit"),
+        (error("dashscope/error_429_limit_requests.json", 429), "rate_limit"),
+        (error("openai/error_429_insufficient_quota.json", 429), "quota"),
+        (error("dashscope/error_400_arrearage.json", 400), "quota"),
+        (error("openai/error_400_context_length_exceeded.json", 400), "context_length"),
+        (error("openai/error_500_server_error.json", 500), "server"),
+        (error("openai/error_404_model_not_found.json", 404), "model_not_found"),
+        (error("dashscope/error_400_data_inspection_failed.json", 400), "moderation"),
+        (Reply(400, wire("dashscope/error_400_data_inspection_failed_stream_request.sse"),
+               {"Content-Type": "text/event-stream"}), "moderation"),
+        (Reply(502, HTML_502, {"Content-Type": "text/html"}), "server"),
+    ],
+)
+async def test_errors_are_classified(fake_model: FakeModel, client: ModelClient, reply: Reply,
+                                     kind: str) -> None:
+    fake_model.push(reply)
+    with pytest.raises(ModelError) as caught:
+        await collect(client)
+    assert caught.value.kind == kind
+    reason = caught.value.reason("en")
+    assert "sk-" not in reason and "Traceback" not in reason
+
+
+async def test_moderation_error_mid_stream(fake_model: FakeModel, client: ModelClient) -> None:
+    from tests.fakes.model import DashScope
+
+    ds = DashScope()
+    chunks = ds.text("Partial answer that", pieces=2)[:2]
+    moderation = json.loads(wire("dashscope/error_400_data_inspection_failed_stream_request.sse")
+                            .decode()[len("data: "):])
+    moderation["error"]["message"] = "Output data may contain inappropriate content."
+    fake_model.push(sse([*chunks, moderation], done=False))
+    with pytest.raises(ModelError) as caught:
+        await collect(client)
+    assert caught.value.kind == "moderation"
+
+
+async def test_stream_cut_in_the_middle(fake_model: FakeModel, client: ModelClient) -> None:
+    from tests.fakes.model import DashScope
+
+    fake_model.push(sse(DashScope().text("This answer never ends", pieces=4)[:2],
+                        done=False, cut=True))
+    with pytest.raises(ModelError) as caught:
+        await collect(client)
+    assert caught.value.kind in ("connection", "incomplete")
+
+
+async def test_stall_past_timeout() -> None:
+    from tests.fakes.model import DashScope
+
+    with FakeModel() as fake:
+        chunks = DashScope().text("slow", pieces=1)
+        fake.push(sse(chunks, delay=3.0))
+        client = ModelClient(agent_settings(fake.base_url, llm_timeout_s=0.3))
+        try:
+            with pytest.raises(ModelError) as caught:
+                await collect(client)
+        finally:
+            await client.close()
+    assert caught.value.kind == "timeout"
+
+
+async def test_rate_limit_then_success_with_sdk_retry() -> None:
+    with FakeModel() as fake:
+        limited = error("openai/error_429_rate_limit_exceeded.json", 429,
+                        **{"retry-after-ms": "10"})
+        fake.push(limited, sse_file("dashscope/stream_text_qwen-plus_docs.sse"))
+        client = ModelClient(agent_settings(fake.base_url, llm_max_retries=2))
+        try:
+            _, done = await collect(client)
+        finally:
+            await client.close()
+    assert done.content.startswith("I am a large-scale language model")
+    assert len(fake.bodies) == 2
