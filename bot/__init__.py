@@ -1,0 +1,1 @@
+"""Glassbox's Telegram front end: settings, handlers, the live message, rendering, the store."""

@@ -1,0 +1,190 @@
+"""The live message: one run's pages kept in sync with Telegram, edit by edit.
+
+The run calls `show(pages)` as often as it likes; only the newest state is ever sent
+(each API call takes the chat's next turn from the Pacer and sends what is newest then).
+`finish(pages)` delivers the final state whatever happens on the way: a 429 waits its
+`retry_after`, "not modified" counts as done, entities Telegram cannot parse go again as
+plain text, network errors are retried with backoff. Page 1 replies to the command; later
+pages reply to page 1. The ⏹ button sits under the last page while the run is running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dtm
+import logging
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from telegram import Bot, InlineKeyboardMarkup, LinkPreviewOptions, Message, ReplyParameters
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
+from telegram.warnings import PTBDeprecationWarning
+
+from bot.pacer import Pacer
+
+log = logging.getLogger(__name__)
+
+NETWORK_RETRIES = 5
+NETWORK_BACKOFF_S = 0.25
+NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Shown:
+    message_id: int
+    text: str
+    button: bool
+
+
+class LiveMessage:
+    def __init__(self, bot: Bot, pacer: Pacer, chat_id: int, reply_to: int | None, *,
+                 button: InlineKeyboardMarkup | None, to_plain: Callable[[str], str]) -> None:
+        self.bot, self.pacer, self.chat_id, self.reply_to = bot, pacer, chat_id, reply_to
+        self.button = button
+        self.to_plain = to_plain
+        self._pages: list[str] = []
+        self._shown: list[_Shown | None] = []
+        """What each message shows now; None: it is gone and must be sent again."""
+        self._running = True
+        self._changed = asyncio.Event()
+        self._worker: asyncio.Task[None] | None = None
+        self.gone = False
+        """Telegram refuses to write here any more (bot blocked or removed)."""
+
+    @property
+    def message_ids(self) -> list[int]:
+        return [s.message_id for s in self._shown if s is not None]
+
+    def show(self, pages: list[str]) -> None:
+        """The newest running state; sent when the chat's budget allows."""
+        self._pages = list(pages)
+        self._changed.set()
+        if self._worker is None:
+            self._worker = asyncio.create_task(self._sync())
+
+    async def finish(self, pages: list[str]) -> list[int]:
+        """Deliver the final state (no button) and return the message ids."""
+        self._running = False
+        self.show(pages)
+        assert self._worker is not None
+        await asyncio.shield(self._worker)
+        return self.message_ids
+
+    async def first_sent(self) -> int | None:
+        """Wait until page 1 is on screen; its message id (None if it could not be sent)."""
+        while not self._shown and not self.gone and not (self._worker and self._worker.done()):
+            await asyncio.sleep(0.01)
+        return self._shown[0].message_id if self._shown and self._shown[0] else None
+
+    def _wanted(self, index: int) -> tuple[str, bool]:
+        last = index == len(self._pages) - 1
+        return self._pages[index], self._running and last and self.button is not None
+
+    def _next_step(self) -> int | None:
+        """The first page whose message does not show what it should, if any."""
+        for index in range(len(self._pages)):
+            shown = self._shown[index] if index < len(self._shown) else None
+            if shown is None or (shown.text, shown.button) != self._wanted(index):
+                return index
+        return len(self._pages) if len(self._shown) > len(self._pages) else None
+
+    async def _sync(self) -> None:
+        while not self.gone:
+            await self._changed.wait()
+            async with self.pacer.turn(self.chat_id) as turn:
+                index = self._next_step()
+                if index is not None:
+                    await turn.use()
+                    with contextlib.suppress(RetryAfter):  # the chat waits; then the newest
+                        await self._deliver(index)
+            if index is None:
+                self._changed.clear()
+                if not self._running:
+                    return
+
+    async def _deliver(self, index: int) -> None:
+        """One API call that brings message `index` up to date (or removes a spare one)."""
+        if index >= len(self._pages):
+            spare = self._shown.pop()
+            if spare is not None:
+                await self._call(self.bot.delete_message, self.chat_id, spare.message_id)
+            return
+        text, button = self._wanted(index)
+        markup = self.button if button else None
+        shown = self._shown[index] if index < len(self._shown) else None
+        if shown is not None:
+            done = await self._write(self.bot.edit_message_text, text, chat_id=self.chat_id,
+                                     message_id=shown.message_id, reply_markup=markup)
+            self._shown[index] = _Shown(shown.message_id, text, button) if done else None
+            return
+        target = self.reply_to if index == 0 else self.message_ids[0]
+        reply = ReplyParameters(target, allow_sending_without_reply=True) if target else None
+        sent = await self._write(self.bot.send_message, text, chat_id=self.chat_id,
+                                 reply_markup=markup, reply_parameters=reply)
+        if not isinstance(sent, Message):
+            self.gone = True  # nothing to edit later; the run goes on without its message
+            return
+        record = _Shown(sent.message_id, text, button)
+        if index < len(self._shown):
+            self._shown[index] = record
+        else:
+            self._shown.append(record)
+
+    async def _write(self, method: Callable[..., object], text: str, **kw: object) -> object:
+        """Send or edit with HTML, then as plain text if Telegram cannot parse it.
+        False: the message to edit is gone; the page will be sent again."""
+        try:
+            return await self._call(method, text=text, parse_mode=ParseMode.HTML,
+                                    link_preview_options=NO_PREVIEW, **kw)
+        except BadRequest as err:
+            lowered = err.message.lower()
+            if "not modified" in lowered:
+                return True
+            if "message to edit not found" in lowered:
+                return False
+            if "can't parse entities" not in lowered:
+                log.error("Telegram refused a page (%s); it was not shown", err.message)
+                return True
+            log.warning("Telegram could not parse a page's entities; sending it as plain text")
+        try:
+            return await self._call(method, text=self.to_plain(text),
+                                    link_preview_options=NO_PREVIEW, **kw)
+        except BadRequest as err:
+            log.error("Telegram refused a page even as plain text (%s)", err.message)
+            return True
+
+    async def _call(self, method: Callable[..., object], *args: object, **kw: object) -> object:
+        """One Bot API call, retrying network errors with backoff. A 429 penalises the chat
+        and propagates, so the next turn sends the newest state rather than a stale one."""
+        delay = NETWORK_BACKOFF_S
+        for attempt in range(NETWORK_RETRIES + 1):
+            try:
+                return await method(*args, **kw)  # type: ignore[operator]
+            except RetryAfter as err:
+                seconds = _seconds(err)
+                log.info("chat %s: Telegram asks to wait %ss", self.chat_id, seconds)
+                self.pacer.penalise(self.chat_id, seconds)
+                raise
+            except BadRequest:
+                raise
+            except Forbidden as err:
+                log.warning("chat %s: cannot write there any more (%s)", self.chat_id, err)
+                self.gone = True
+                return True
+            except NetworkError as err:
+                if attempt == NETWORK_RETRIES:
+                    log.error("chat %s: giving up after network errors (%s)", self.chat_id, err)
+                    return True
+                await asyncio.sleep(delay)
+                delay *= 2
+        return True
+
+
+def _seconds(err: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB is moving `retry_after` from int to timedelta
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        wait = err.retry_after
+    return wait.total_seconds() if isinstance(wait, dtm.timedelta) else float(wait)

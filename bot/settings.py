@@ -1,0 +1,41 @@
+"""The bot's settings: the agent's, plus Telegram's, from the environment and `.env`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import NoDecode
+
+from agent.settings import AgentSettings
+
+
+class BotSettings(AgentSettings):
+    telegram_bot_token: SecretStr
+    telegram_api_base_url: str = "https://api.telegram.org/bot"
+    """The token is appended to it, as python-telegram-bot's `base_url` does."""
+    allowed_chat_ids: Annotated[frozenset[int], NoDecode] = frozenset()
+    """Chats the bot answers in; empty means every chat."""
+    admin_user_ids: Annotated[frozenset[int], NoDecode] = frozenset()
+    """Users who may stop anyone's run."""
+    webhook_url: str = ""
+    """When set, Telegram pushes updates to this public URL instead of long polling."""
+    webhook_listen: str = "0.0.0.0"
+    port: int = Field(default=8443, ge=1, le=65535)
+    """Where the webhook server listens (PaaS platforms set PORT)."""
+    webhook_secret: SecretStr = SecretStr("")
+    """Sent by Telegram with every webhook call, so strangers cannot post fake updates."""
+
+    @field_validator("allowed_chat_ids", "admin_user_ids", mode="before")
+    @classmethod
+    def _id_list(cls, value: Any) -> Any:
+        """`-100123, 42` or `-100123 42` in the environment; a list or set in code."""
+        if isinstance(value, str):
+            return frozenset(int(part) for part in value.replace(",", " ").split())
+        return value
+
+    def chat_allowed(self, chat_id: int) -> bool:
+        return not self.allowed_chat_ids or chat_id in self.allowed_chat_ids
+
+    def is_admin(self, user_id: int) -> bool:
+        return user_id in self.admin_user_ids

@@ -1,0 +1,296 @@
+"""A fake Telegram Bot API on a real local HTTP server, for running the real
+python-telegram-bot Application without a network.
+
+It keeps chats and messages, queues updates for `getUpdates` (a short long poll),
+answers in the shapes of tests/wire/telegram/ (non-ASCII escaped, as the real API does),
+and enforces what Telegram enforces: HTML entities, 4,096 UTF-16 units after parsing,
+"message is not modified", and flood limits (one message a second per chat, 20 a minute
+per group, 30 a second overall: 429 with `retry_after`). `scale` shrinks those time
+windows so a test can run many minutes of traffic in a second. Every call is recorded;
+errors can be forced per method."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import threading
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.fakes.server import FakeServer, Reply, Request, wire
+from tests.fakes.telegram_html import EntityError, parse_html, utf16_len
+
+TOKEN = "7000000001:AAFakeTokenForTests-0123456789abcdef"
+BOT = {"id": 7000000001, "is_bot": True, "first_name": "Glassbox", "username": "GlassboxBot"}
+LIMITED = {"sendMessage", "editMessageText", "editMessageReplyMarkup"}
+PER_CHAT_S, GROUP_WINDOW_S, GROUP_MAX, GLOBAL_WINDOW_S, GLOBAL_MAX = 1.0, 60.0, 20, 1.0, 30
+
+
+class ApiError(Exception):
+    def __init__(self, code: int, description: str, retry_after: int | None = None) -> None:
+        super().__init__(description)
+        self.reply = {"ok": False, "error_code": code, "description": description}
+        if retry_after is not None:
+            self.reply["parameters"] = {"retry_after": retry_after}
+
+
+@dataclass
+class Message:
+    chat_id: int
+    message_id: int
+    sender: dict[str, Any]
+    text: str
+    """As the chat shows it: entities parsed, or the raw text without parse_mode."""
+    raw: str = ""
+    parse_mode: str = ""
+    reply_to: int | None = None
+    reply_markup: dict[str, Any] | None = None
+    versions: list[str] = field(default_factory=list)
+    """Every text it showed, first to last."""
+
+    @property
+    def buttons(self) -> list[str]:
+        rows = (self.reply_markup or {}).get("inline_keyboard", [])
+        return [button["text"] for row in rows for button in row]
+
+    def button_data(self, text: str) -> str:
+        rows = (self.reply_markup or {}).get("inline_keyboard", [])
+        return next(b["callback_data"] for row in rows for b in row if b["text"] == text)
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    at: float
+    ok: bool = True
+    error: str = ""
+
+
+class FakeTelegram(FakeServer):
+    def __init__(self, scale: float = 1.0, token: str = TOKEN) -> None:
+        super().__init__(self._handle)
+        self.token = token
+        self.scale = scale
+        self.lock = threading.Condition()
+        self.calls: list[Call] = []
+        self.messages: dict[tuple[int, int], Message] = {}
+        self.chats: dict[int, dict[str, Any]] = {}
+        self.users: dict[int, dict[str, Any]] = {}
+        self.commands: list[dict[str, Any]] = []
+        self.errors: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
+        self.too_many = 0
+        self._updates: list[dict[str, Any]] = []
+        self._next_update = 1
+        self._next_id: dict[int, int] = defaultdict(lambda: 100)
+        self._sent: dict[int, deque[float]] = defaultdict(deque)
+        self._all_sent: deque[float] = deque()
+
+    @property
+    def base_url(self) -> str:
+        """What TELEGRAM_API_BASE_URL is set to; the token is appended."""
+        return self.url + "/bot"
+
+    # -- the test's side ------------------------------------------------------------
+
+    def user(self, user_id: int, first_name: str = "Alice", language_code: str = "en") -> int:
+        self.users[user_id] = {"id": user_id, "is_bot": False, "first_name": first_name,
+                               "language_code": language_code}
+        self.chats.setdefault(user_id, {"id": user_id, "first_name": first_name,
+                                        "type": "private"})
+        return user_id
+
+    def group(self, chat_id: int, title: str = "Class") -> int:
+        self.chats[chat_id] = {"id": chat_id, "title": title, "type": "supergroup"}
+        return chat_id
+
+    def send(self, chat_id: int, user_id: int, text: str, reply_to: int | None = None) -> int:
+        """A user writes in a chat; returns the new message's id."""
+        with self.lock:
+            msg = self._store(chat_id, self.users[user_id], text, text, reply_to)
+            data = self._message_json(msg)
+            if text.startswith("/"):
+                command = text.split(maxsplit=1)[0]
+                data["entities"] = [{"offset": 0, "length": utf16_len(command),
+                                     "type": "bot_command"}]
+            self._queue({"message": data})
+        return msg.message_id
+
+    def tap(self, chat_id: int, user_id: int, message_id: int, data: str) -> str:
+        """A user taps an inline button; returns the callback query id."""
+        with self.lock:
+            query_id = str(5300686241531967 + self._next_update)
+            self._queue({"callback_query": {
+                "id": query_id, "from": self.users[user_id],
+                "message": self._message_json(self.messages[chat_id, message_id]),
+                "chat_instance": str(-3621411919573543680 - chat_id), "data": data}})
+        return query_id
+
+    def fail(self, method: str, reply: str | dict[str, Any], times: int = 1) -> None:
+        """Answer the next `times` calls of `method` with an error (a wire file name or a body)."""
+        body = json.loads(wire(f"telegram/{reply}")) if isinstance(reply, str) else reply
+        self.errors[method].extend([body] * times)
+
+    def bot_messages(self, chat_id: int) -> list[Message]:
+        with self.lock:
+            return [m for (c, _), m in sorted(self.messages.items())
+                    if c == chat_id and m.sender is BOT]
+
+    def methods(self, chat_id: int | None = None) -> list[str]:
+        """The names of the calls so far (for one chat), in order."""
+        with self.lock:
+            return [c.method for c in self.calls
+                    if chat_id is None or str(c.params.get("chat_id")) == str(chat_id)]
+
+    async def wait(self, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+        """Wait until `predicate()` holds (checked every few ms), or fail the test."""
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise AssertionError("the fake Telegram never saw the expected state")
+            await asyncio.sleep(0.005)
+
+    # -- the bot's side ---------------------------------------------------------------
+
+    def _handle(self, request: Request) -> Reply:
+        prefix = f"/bot{self.token}/"
+        if not request.path.startswith(prefix):
+            return Reply.json(json.loads(wire("telegram/error_401_unauthorized.json")), 401)
+        method = request.path[len(prefix):]
+        params = request.form()
+        if method == "getUpdates":
+            return self._ok(self._get_updates(params))
+        with self.lock:
+            call = Call(method, params, time.monotonic())
+            self.calls.append(call)
+            try:
+                if self.errors[method]:
+                    body = self.errors[method].popleft()
+                    raise ApiError(body["error_code"], body["description"],
+                                   body.get("parameters", {}).get("retry_after"))
+                result = self._dispatch(method, params, call.at)
+            except ApiError as err:
+                call.ok, call.error = False, str(err)
+                self.too_many += err.reply["error_code"] == 429
+                return Reply.json(err.reply, err.reply["error_code"])
+        return self._ok(result)
+
+    def _ok(self, result: Any) -> Reply:
+        return Reply.json({"ok": True, "result": result})
+
+    def _dispatch(self, method: str, p: dict[str, Any], now: float) -> Any:
+        if method in LIMITED:
+            self._flood_check(int(p["chat_id"]), now)
+        if method == "getMe":
+            return {**BOT, "can_join_groups": True, "can_read_all_group_messages": False,
+                    "supports_inline_queries": False}
+        if method == "sendMessage":
+            return self._send_message(p)
+        if method == "editMessageText":
+            return self._edit(p, p["text"])
+        if method == "editMessageReplyMarkup":
+            msg = self.messages[int(p["chat_id"]), int(p["message_id"])]
+            return self._edit(p, msg.raw, msg.parse_mode)
+        if method == "setMyCommands":
+            self.commands.append({"commands": json.loads(p["commands"]),
+                                  "scope": json.loads(p.get("scope", "null")),
+                                  "language_code": p.get("language_code", "")})
+            return True
+        if method in {"deleteWebhook", "setWebhook", "sendChatAction", "answerCallbackQuery",
+                      "sendMessageDraft", "deleteMyCommands"}:
+            return True
+        raise ApiError(404, "Not Found")
+
+    def _flood_check(self, chat_id: int, now: float) -> None:
+        sent = self._sent[chat_id]
+        waits = []
+        if sent and now - sent[-1] < PER_CHAT_S * self.scale:
+            waits.append(sent[-1] + PER_CHAT_S * self.scale - now)
+        window = [t for t in sent if now - t < GROUP_WINDOW_S * self.scale]
+        if chat_id < 0 and len(window) >= GROUP_MAX:
+            waits.append(window[0] + GROUP_WINDOW_S * self.scale - now)
+        while self._all_sent and now - self._all_sent[0] >= GLOBAL_WINDOW_S * self.scale:
+            self._all_sent.popleft()
+        if len(self._all_sent) >= GLOBAL_MAX:
+            waits.append(self._all_sent[0] + GLOBAL_WINDOW_S * self.scale - now)
+        if waits:
+            after = max(1, math.ceil(max(waits)))
+            raise ApiError(429, f"Too Many Requests: retry after {after}", after)
+        sent.append(now)
+        self._all_sent.append(now)
+
+    def _text(self, p: dict[str, Any], text: str) -> tuple[str, str]:
+        mode = p.get("parse_mode", "")
+        try:
+            shown = parse_html(text) if mode.upper() == "HTML" else text.strip()
+        except EntityError as err:
+            raise ApiError(400, f"Bad Request: can't parse entities: {err}") from None
+        if not shown:
+            raise ApiError(400, "Bad Request: message text is empty")
+        if utf16_len(shown) > 4096:
+            raise ApiError(400, "Bad Request: message is too long")
+        return shown, mode
+
+    def _send_message(self, p: dict[str, Any]) -> dict[str, Any]:
+        chat_id = int(p["chat_id"])
+        shown, mode = self._text(p, p["text"])
+        reply = json.loads(p["reply_parameters"])["message_id"] if "reply_parameters" in p \
+            else p.get("reply_to_message_id")
+        msg = self._store(chat_id, BOT, shown, p["text"], int(reply) if reply else None)
+        msg.parse_mode = mode
+        msg.reply_markup = json.loads(p["reply_markup"]) if "reply_markup" in p else None
+        return self._message_json(msg)
+
+    def _edit(self, p: dict[str, Any], text: str, mode: str | None = None) -> dict[str, Any]:
+        key = int(p["chat_id"]), int(p["message_id"])
+        if key not in self.messages:
+            raise ApiError(400, "Bad Request: message to edit not found")
+        msg = self.messages[key]
+        shown, mode = self._text(p, text) if mode is None else (msg.text, mode)
+        markup = json.loads(p["reply_markup"]) if "reply_markup" in p else None
+        if (shown, markup) == (msg.text, msg.reply_markup):
+            raise ApiError(400, json.loads(wire(
+                "telegram/error_400_message_not_modified.json"))["description"])
+        msg.text, msg.raw, msg.parse_mode, msg.reply_markup = shown, text, mode, markup
+        msg.versions.append(shown)
+        return {**self._message_json(msg), "edit_date": int(time.time())}
+
+    def _store(self, chat_id: int, sender: dict[str, Any], shown: str, raw: str,
+               reply_to: int | None) -> Message:
+        self._next_id[chat_id] += 1
+        msg = Message(chat_id, self._next_id[chat_id], sender, shown, raw, reply_to=reply_to,
+                      versions=[shown])
+        self.messages[chat_id, msg.message_id] = msg
+        return msg
+
+    def _message_json(self, msg: Message, nested: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {"message_id": msg.message_id, "from": msg.sender,
+                                "chat": self.chats[msg.chat_id], "date": int(time.time()),
+                                "text": msg.text}
+        if msg.reply_markup:
+            data["reply_markup"] = msg.reply_markup
+        if msg.reply_to is not None and not nested and (msg.chat_id, msg.reply_to) in self.messages:
+            data["reply_to_message"] = self._message_json(
+                self.messages[msg.chat_id, msg.reply_to], nested=True)
+        return data
+
+    def _queue(self, update: dict[str, Any]) -> None:
+        self._updates.append({"update_id": self._next_update, **update})
+        self._next_update += 1
+        self.lock.notify_all()
+
+    def _get_updates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
+        offset = int(p.get("offset") or 0)
+        deadline = time.monotonic() + min(float(p.get("timeout") or 0), 1.0)
+        with self.lock:
+            self._updates = [u for u in self._updates if u["update_id"] >= offset]
+            while not self._updates and not self.stopping.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.lock.wait(min(left, 0.05))
+            return list(self._updates)

@@ -1,0 +1,157 @@
+"""The live message and the per-chat pacer against the fake Bot API (pages as plain lists)."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.live import LiveMessage
+from bot.pacer import Limits, Pacer
+from tests.fakes.telegram import TOKEN, FakeTelegram
+
+SCALE = 0.05
+STOP = InlineKeyboardMarkup([[InlineKeyboardButton("⏹ Stop", callback_data="stop:1")]])
+GROUP, ALICE = -1001234567890, 123456789
+
+
+def plain(page: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+@pytest.fixture
+def tg() -> Iterator[FakeTelegram]:
+    with FakeTelegram(scale=SCALE) as fake:
+        fake.user(ALICE)
+        fake.group(GROUP)
+        yield fake
+
+
+@pytest.fixture
+async def bot(tg: FakeTelegram) -> AsyncIterator[Bot]:
+    async with Bot(TOKEN, base_url=tg.base_url) as b:
+        yield b
+
+
+@pytest.fixture
+def pacer() -> Pacer:
+    return Pacer(Limits().scaled(SCALE))
+
+
+def live(bot: Bot, pacer: Pacer, chat: int = ALICE, reply_to: int | None = None) -> LiveMessage:
+    return LiveMessage(bot, pacer, chat, reply_to, button=STOP, to_plain=plain)
+
+
+async def test_edits_are_coalesced_and_the_final_state_lands(tg: FakeTelegram, bot: Bot,
+                                                             pacer: Pacer) -> None:
+    asked = tg.send(ALICE, ALICE, "hello")
+    msg = live(bot, pacer, reply_to=asked)
+    for n in range(60):
+        msg.show([f"<b>Round 1</b> step {n}"])
+        await asyncio.sleep(0.002)
+    ids = await msg.finish(["<b>Round 1</b> ✅ <i>done</i> &amp; dusted"])
+
+    [shown] = tg.bot_messages(ALICE)
+    assert ids == [shown.message_id]
+    assert shown.reply_to == asked
+    assert shown.text == "Round 1 ✅ done & dusted"
+    assert shown.buttons == []
+    assert shown.versions[0].startswith("Round 1 step")
+    assert len(shown.versions) < 20  # newest state wins, not one edit per state
+    assert tg.methods(ALICE)[0] == "sendMessage"
+    assert tg.too_many == 0
+
+
+async def test_the_stop_button_is_under_the_running_message(tg: FakeTelegram, bot: Bot,
+                                                            pacer: Pacer) -> None:
+    msg = live(bot, pacer)
+    msg.show(["working"])
+    await msg.first_sent()
+    assert tg.bot_messages(ALICE)[0].buttons == ["⏹ Stop"]
+    await msg.finish(["done"])
+    assert tg.bot_messages(ALICE)[0].buttons == []
+
+
+async def test_a_long_chain_continues_in_a_reply_to_the_first_message(
+        tg: FakeTelegram, bot: Bot, pacer: Pacer) -> None:
+    msg = live(bot, pacer)
+    msg.show(["page one, growing"])
+    await msg.first_sent()
+    msg.show(["page one, full", "page two"])
+    await asyncio.sleep(0.2)
+    ids = await msg.finish(["page one, full", "page two", "page three with the answer"])
+
+    first, second, third = tg.bot_messages(ALICE)
+    assert ids == [first.message_id, second.message_id, third.message_id]
+    assert [first.text, second.text, third.text] == [
+        "page one, full", "page two", "page three with the answer"]
+    assert second.reply_to == first.message_id == third.reply_to
+    assert [m.buttons for m in (first, second, third)] == [[], [], []]
+
+
+async def test_unparsable_entities_are_sent_again_as_plain_text(tg: FakeTelegram, bot: Bot,
+                                                               pacer: Pacer) -> None:
+    tg.fail("sendMessage", "error_400_cant_parse_entities.json")
+    msg = live(bot, pacer)
+    await msg.finish(["<b>bold</b> &lt;tag&gt;"])
+    [shown] = tg.bot_messages(ALICE)
+    assert shown.text == "bold <tag>"
+    assert shown.parse_mode == ""
+
+
+async def test_not_modified_is_ignored_and_a_deleted_message_is_sent_again(
+        tg: FakeTelegram, bot: Bot, pacer: Pacer) -> None:
+    msg = live(bot, pacer)
+    msg.show(["one"])
+    await msg.first_sent()
+    tg.fail("editMessageText", "error_400_message_not_modified.json")
+    msg.show(["two"])
+    await asyncio.sleep(0.15)
+    tg.fail("editMessageText", "error_400_message_to_edit_not_found.json")
+    await msg.finish(["three"])
+    assert [m.text for m in tg.bot_messages(ALICE)] == ["one", "three"]
+
+
+async def test_flood_control_waits_and_still_delivers_the_final_state(
+        tg: FakeTelegram, bot: Bot, pacer: Pacer) -> None:
+    msg = live(bot, pacer)
+    msg.show(["one"])
+    await msg.first_sent()
+    tg.fail("editMessageText", {"ok": False, "error_code": 429, "parameters": {"retry_after": 1},
+                                "description": "Too Many Requests: retry after 1"})
+    await msg.finish(["final"])
+    assert tg.bot_messages(ALICE)[0].text == "final"
+    assert tg.methods(ALICE).count("editMessageText") == 2
+
+
+async def test_network_errors_are_retried(tg: FakeTelegram, bot: Bot, pacer: Pacer) -> None:
+    tg.fail("sendMessage", {"ok": False, "error_code": 502, "description": "Bad Gateway"}, 2)
+    await live(bot, pacer).finish(["made it"])
+    assert [m.text for m in tg.bot_messages(ALICE)] == ["made it"]
+    assert tg.methods(ALICE) == ["sendMessage"] * 3
+
+
+async def test_a_blocked_bot_gives_up_quietly(tg: FakeTelegram, bot: Bot, pacer: Pacer) -> None:
+    tg.fail("sendMessage", "error_403_bot_blocked_by_user.json")
+    msg = live(bot, pacer)
+    assert await msg.finish(["nobody reads this"]) == []
+    assert msg.gone
+
+
+async def test_live_messages_in_one_group_share_its_budget(tg: FakeTelegram, bot: Bot,
+                                                           pacer: Pacer) -> None:
+    messages = [live(bot, pacer, chat=GROUP) for _ in range(4)]
+
+    async def run(n: int, msg: LiveMessage) -> None:
+        for step in range(8):
+            msg.show([f"run {n} step {step}"])
+            await asyncio.sleep(0.01)
+        await msg.finish([f"run {n} answer"])
+
+    await asyncio.gather(*(run(n, m) for n, m in enumerate(messages)))
+    assert sorted(m.text for m in tg.bot_messages(GROUP)) == [f"run {n} answer" for n in range(4)]
+    assert tg.too_many == 0
