@@ -36,7 +36,7 @@ NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 class _Shown:
     message_id: int
     text: str
-    button: bool
+    markup: InlineKeyboardMarkup | None
 
 
 class LiveMessage:
@@ -44,6 +44,7 @@ class LiveMessage:
                  button: InlineKeyboardMarkup | None, to_plain: Callable[[str], str]) -> None:
         self.bot, self.pacer, self.chat_id, self.reply_to = bot, pacer, chat_id, reply_to
         self.button = button
+        self._final_markup: InlineKeyboardMarkup | None = None
         self.to_plain = to_plain
         self._pages: list[str] = []
         self._shown: list[_Shown | None] = []
@@ -53,6 +54,14 @@ class LiveMessage:
         self._worker: asyncio.Task[None] | None = None
         self.gone = False
         """Telegram refuses to write here any more (bot blocked or removed)."""
+
+    @classmethod
+    def editing(cls, bot: Bot, pacer: Pacer, chat_id: int, message_ids: list[int], *,
+                to_plain: Callable[[str], str]) -> LiveMessage:
+        """A live message over messages sent earlier (by a process that has since ended)."""
+        live = cls(bot, pacer, chat_id, None, button=None, to_plain=to_plain)
+        live._shown = [_Shown(message_id, "", None) for message_id in message_ids]
+        return live
 
     @property
     def message_ids(self) -> list[int]:
@@ -65,9 +74,12 @@ class LiveMessage:
         if self._worker is None:
             self._worker = asyncio.create_task(self._sync())
 
-    async def finish(self, pages: list[str]) -> list[int]:
-        """Deliver the final state (no button) and return the message ids."""
+    async def finish(self, pages: list[str],
+                     markup: InlineKeyboardMarkup | None = None) -> list[int]:
+        """Deliver the final state and return the message ids. The ⏹ button goes;
+        `markup` (if any) is put under the last page."""
         self._running = False
+        self._final_markup = markup
         self.show(pages)
         assert self._worker is not None
         await asyncio.shield(self._worker)
@@ -79,15 +91,16 @@ class LiveMessage:
             await asyncio.sleep(0.01)
         return self._shown[0].message_id if self._shown and self._shown[0] else None
 
-    def _wanted(self, index: int) -> tuple[str, bool]:
-        last = index == len(self._pages) - 1
-        return self._pages[index], self._running and last and self.button is not None
+    def _wanted(self, index: int) -> tuple[str, InlineKeyboardMarkup | None]:
+        if index < len(self._pages) - 1:
+            return self._pages[index], None
+        return self._pages[index], self.button if self._running else self._final_markup
 
     def _next_step(self) -> int | None:
         """The first page whose message does not show what it should, if any."""
         for index in range(len(self._pages)):
             shown = self._shown[index] if index < len(self._shown) else None
-            if shown is None or (shown.text, shown.button) != self._wanted(index):
+            if shown is None or (shown.text, shown.markup) != self._wanted(index):
                 return index
         return len(self._pages) if len(self._shown) > len(self._pages) else None
 
@@ -112,13 +125,12 @@ class LiveMessage:
             if spare is not None:
                 await self._call(self.bot.delete_message, self.chat_id, spare.message_id)
             return
-        text, button = self._wanted(index)
-        markup = self.button if button else None
+        text, markup = self._wanted(index)
         shown = self._shown[index] if index < len(self._shown) else None
         if shown is not None:
             done = await self._write(self.bot.edit_message_text, text, chat_id=self.chat_id,
                                      message_id=shown.message_id, reply_markup=markup)
-            self._shown[index] = _Shown(shown.message_id, text, button) if done else None
+            self._shown[index] = _Shown(shown.message_id, text, markup) if done else None
             return
         target = self.reply_to if index == 0 else self.message_ids[0]
         reply = ReplyParameters(target, allow_sending_without_reply=True) if target else None
@@ -127,7 +139,7 @@ class LiveMessage:
         if not isinstance(sent, Message):
             self.gone = True  # nothing to edit later; the run goes on without its message
             return
-        record = _Shown(sent.message_id, text, button)
+        record = _Shown(sent.message_id, text, markup)
         if index < len(self._shown):
             self._shown[index] = record
         else:

@@ -1,0 +1,72 @@
+"""The questions running right now: one per user, each stoppable by its key."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.lang import Lang
+
+
+@dataclass
+class Active:
+    key: int
+    """Process-local; what the ⏹ button carries."""
+    chat_id: int
+    user_id: int
+    lang: Lang
+    """The asker's language, for texts about this run."""
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    notice: str = ""
+    """Why it was stopped, when not by the asker (an admin, a restart)."""
+    task: asyncio.Task[None] | None = None
+
+    def stop(self, notice: str = "") -> None:
+        self.notice = self.notice or notice
+        self.cancel.set()
+
+
+class ActiveRuns:
+    def __init__(self) -> None:
+        self._by_user: dict[int, Active] = {}
+        self._by_key: dict[int, Active] = {}
+        self._keys = itertools.count(1)
+
+    def of_user(self, user_id: int) -> Active | None:
+        return self._by_user.get(user_id)
+
+    def get(self, key: int) -> Active | None:
+        return self._by_key.get(key)
+
+    def claim(self, chat_id: int, user_id: int, lang: Lang) -> Active | None:
+        """Reserve the user's one slot; None if a question of theirs is still running."""
+        if user_id in self._by_user:
+            return None
+        active = Active(next(self._keys), chat_id, user_id, lang)
+        self._by_user[user_id] = self._by_key[active.key] = active
+        return active
+
+    def run(self, active: Active, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` in the background; the slot is freed when it ends."""
+        async def wrapped() -> None:
+            try:
+                await work
+            finally:
+                self._by_user.pop(active.user_id, None)
+                self._by_key.pop(active.key, None)
+
+        active.task = asyncio.create_task(wrapped())
+
+    async def stop_all(self, notice: Callable[[Lang], str]) -> None:
+        """Stop every run and wait until each has delivered its final message."""
+        running = list(self._by_key.values())
+        for active in running:
+            active.stop(notice(active.lang))
+        for active in running:
+            if active.task is not None:
+                with contextlib.suppress(Exception):
+                    await active.task

@@ -1,0 +1,30 @@
+"""The command menus Telegram shows: one for private chats and one for groups, each in
+English (the default) and Chinese."""
+
+from __future__ import annotations
+
+from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+
+_DESCRIPTIONS: dict[str, tuple[str, str]] = {
+    "ask": ("用工具一步步回答问题", "Answer step by step, with tools"),
+    "plain": ("只用模型回答，不用工具", "Answer with the model alone, no tools"),
+    "compare": ("两种方式同时回答并对比", "Both at once, side by side"),
+    "examples": ("示例问题，点一下就运行", "Preset questions to tap"),
+    "stop": ("停止你正在运行的问题", "Stop your running question"),
+    "help": ("Glassbox 是什么，ReAct 怎么工作", "What Glassbox does and how ReAct works"),
+    "start": ("开始使用 Glassbox", "Start using Glassbox"),
+}
+PRIVATE = ("ask", "plain", "compare", "examples", "stop", "help", "start")
+GROUP = ("ask", "plain", "compare", "examples", "stop", "help")
+
+
+def menu(names: tuple[str, ...], lang: str) -> list[BotCommand]:
+    return [BotCommand(name, _DESCRIPTIONS[name][0 if lang == "zh" else 1]) for name in names]
+
+
+async def register_commands(bot: Bot) -> None:
+    """`set_my_commands` for private chats and groups, in English and Chinese."""
+    for names, scope in ((PRIVATE, BotCommandScopeAllPrivateChats()),
+                         (GROUP, BotCommandScopeAllGroupChats())):
+        await bot.set_my_commands(menu(names, "en"), scope=scope)
+        await bot.set_my_commands(menu(names, "zh"), scope=scope, language_code="zh")

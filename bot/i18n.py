@@ -1,0 +1,87 @@
+"""Every text the bot itself writes to a chat, in Chinese and English.
+
+The bot's own words follow the user's Telegram language (`language_code`); the agent
+answers in the language of the question on its own.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from telegram import User
+
+from agent.lang import Lang
+
+MAX_QUESTION_CHARS = 2000
+
+_TEXTS: dict[str, tuple[str, str]] = {
+    "help": (
+        "🔍 <b>Glassbox</b> 回答问题时，会把它的思考过程一步步摆在你眼前。\n\n"
+        "它用的是 <b>ReAct</b>（推理 + 行动）：每一轮先 💭 <b>思考</b>需要什么，再 🔧 <b>行动</b>"
+        "（调用一个工具：天气、汇率、时间、计算器、课程笔记、百科），"
+        "然后 👀 <b>观察</b>工具返回的结果；"
+        "信息够了，就给出 ✅ <b>回答</b>。\n\n"
+        "<b>例子</b>：问“杭州现在多少度？”\n"
+        "💭 我需要杭州的实时天气。\n🔧 weather(city=\"杭州\")\n"
+        "👀 18°C，多云\n✅ 杭州现在 18°C，多云。\n\n"
+        "<b>命令</b>\n"
+        "/ask 问题 — 用工具一步步回答（私聊里直接发问题也行）\n"
+        "/plain 问题 — 只用模型本身，不用工具\n"
+        "/compare 问题 — 两种方式同时回答，并排对比\n"
+        "/examples — 示例问题，点一下就能运行\n"
+        "/stop — 停止你正在运行的问题\n\n"
+        "回复机器人的回答可以继续追问；回复别人的消息并发送 /ask，就是问那条消息。",
+        "🔍 <b>Glassbox</b> answers questions and shows you how it gets there.\n\n"
+        "It works in <b>ReAct</b> style (reason + act): each round it 💭 <b>thinks</b> about "
+        "what it needs, 🔧 <b>acts</b> by calling a tool (weather, currency, time, calculator, "
+        "course notes, encyclopedia), and 👀 <b>observes</b> what the tool returned. When it "
+        "knows enough, it gives the ✅ <b>answer</b>.\n\n"
+        "<b>Example</b>: “How warm is it in Hangzhou?”\n"
+        "💭 I need the current weather in Hangzhou.\n🔧 weather(city=\"Hangzhou\")\n"
+        "👀 18°C, cloudy\n✅ It is 18°C and cloudy in Hangzhou.\n\n"
+        "<b>Commands</b>\n"
+        "/ask question — answer step by step with tools (in a private chat, just type)\n"
+        "/plain question — the model alone, no tools\n"
+        "/compare question — both at once, side by side\n"
+        "/examples — preset questions to tap\n"
+        "/stop — stop your running question\n\n"
+        "Reply to one of my answers to follow up; reply /ask to someone's message to ask "
+        "about it.",
+    ),
+    "usage": ("请在命令后面写上问题，例如：\n/{command} 杭州现在天气怎么样？",
+              "Please put a question after the command, e.g.\n"
+              "/{command} What is the weather in Hangzhou?"),
+    "too_long": ("这个问题有 {length} 个字符，太长了。请控制在 2000 个字符以内。",
+                 "That question is {length} characters long. Please keep it under 2,000 "
+                 "characters."),
+    "busy": ("我还在回答你上一个问题，请等它完成，或者用 /stop 停止它。",
+             "Still working on your last question. Please wait for it, or /stop it."),
+    "nothing_to_stop": ("你现在没有正在运行的问题。", "You have no question running."),
+    "not_yours": ("只有提问的人或管理员可以停止它。",
+                  "Only the person who asked (or an admin) can stop this."),
+    "stopping": ("正在停止…", "Stopping…"),
+    "not_running": ("这个问题已经结束了。", "That question has already finished."),
+    "stop_button": ("⏹ 停止", "⏹ Stop"),
+    "examples": ("点一个问题来运行它：", "Tap a question to run it:"),
+    "stopped_by": ("由 {name} 停止。", "Stopped by {name}."),
+    "shutdown": ("Glassbox 正在重启，这个问题被中断了，请稍后再问一次。",
+                 "Glassbox is restarting, so this question was stopped. Please ask again soon."),
+    "interrupted": ("Glassbox 重启时这个问题还没答完，已中断。请再问一次。",
+                    "Glassbox restarted before this question was finished. Please ask again."),
+    "failed": ("出了点问题，这个回答没能完成。请再试一次。",
+               "Something went wrong and this answer could not be finished. Please try again."),
+}
+
+
+def text(lang: Lang, key: str, **values: Any) -> str:
+    """The text `key` in `lang`, with `values` filled in (HTML-escaped)."""
+    zh, en = _TEXTS[key]
+    template = zh if lang == "zh" else en
+    return template.format(**{k: html.escape(str(v)) for k, v in values.items()})
+
+
+def lang_of(user: User | None) -> Lang:
+    """The user's Telegram language: Chinese for any `zh…` code, else English."""
+    code = (user.language_code or "") if user else ""
+    return "zh" if code.lower().startswith("zh") else "en"
