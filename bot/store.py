@@ -17,72 +17,24 @@ import json
 import math
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import aiosqlite
 
-from agent.events import EVENT_TYPES, AnswerDelta, Event, Usage, event_from_dict
+from agent.events import AnswerDelta, Event, Usage
 from bot.migrations import migrate
-
-MODES = ("ask", "plain", "compare")
-LANES = ("main", "plain", "react")
-"""`main` for an ask or plain run; a compare run has a `plain` and a `react` lane."""
-FINAL_STATUSES = ("done", "max_rounds", "error", "cancelled")
-STATUSES = ("running", *FINAL_STATUSES, "interrupted")
-
-
-@dataclass(frozen=True)
-class Scope:
-    chat_id: int
-    user_id: int | None = None
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    id: int
-    n: int
-    chat_id: int
-    user_id: int
-    user_name: str
-    mode: str
-    question: str
-    model: str
-    status: str
-    started_at: datetime
-    ended_at: datetime | None
-    duration_ms: int | None
-    usage: Usage
-    message_ids: tuple[int, ...]
-    parent_id: int | None
-    answer: str
-
-
-@dataclass(frozen=True)
-class HistoryPage:
-    runs: tuple[RunRecord, ...]
-    """Newest first."""
-    page: int
-    """The page shown: the one asked for, moved into 1..pages."""
-    pages: int
-    total: int
-
-
-@dataclass(frozen=True, slots=True)
-class UnknownEvent(Event):
-    """A stored step of a type this version does not know (a newer Glassbox wrote it).
-
-    It comes back as stored, so nothing is lost; front ends that do not know it skip it.
-    """
-
-    type: ClassVar[str] = "unknown"
-    payload: dict[str, Any]
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.payload)
-
+from bot.store_records import (
+    FINAL_STATUSES,
+    LANES,
+    MODES,
+    HistoryPage,
+    RunRecord,
+    Scope,
+    event_from_row,
+    record_from_row,
+)
 
 _RUN_COLUMNS = """
     SELECT runs.*, (
@@ -232,7 +184,7 @@ class Store:
         )
         lanes: dict[str, list[Event]] = {}
         for lane, payload in rows:
-            lanes.setdefault(lane, []).append(_event(json.loads(payload)))
+            lanes.setdefault(lane, []).append(event_from_row(payload))
         return lanes
 
     async def history(
@@ -292,7 +244,7 @@ class Store:
 
     async def _many(self, tail: str, params: Sequence[Any] = ()) -> list[RunRecord]:
         rows = await self._db.execute_fetchall(f"{_RUN_COLUMNS} {tail}", params)
-        return [_record(row) for row in rows]
+        return [record_from_row(row) for row in rows]
 
     async def _one(self, tail: str, params: Sequence[Any] = ()) -> RunRecord | None:
         records = await self._many(tail, params)
@@ -319,33 +271,6 @@ def _keyword_filter(keyword: str) -> tuple[str, tuple[str, ...]]:
         sql += " AND (runs.question LIKE ? ESCAPE '\\' OR runs.answer LIKE ? ESCAPE '\\')"
         params += [pattern, pattern]
     return sql, tuple(params)
-
-
-def _event(data: dict[str, Any]) -> Event:
-    if data.get("type") in EVENT_TYPES:
-        return event_from_dict(data)
-    return UnknownEvent(round=data.get("round", 0), payload=data)
-
-
-def _record(row: aiosqlite.Row) -> RunRecord:
-    return RunRecord(
-        id=row["id"],
-        n=row["n"],
-        chat_id=row["chat_id"],
-        user_id=row["user_id"],
-        user_name=row["user_name"],
-        mode=row["mode"],
-        question=row["question"],
-        model=row["model"],
-        status=row["status"],
-        started_at=datetime.fromisoformat(row["started_at"]),
-        ended_at=datetime.fromisoformat(row["ended_at"]) if row["ended_at"] else None,
-        duration_ms=row["duration_ms"],
-        usage=Usage(row["prompt_tokens"], row["completion_tokens"], row["total_tokens"]),
-        message_ids=tuple(json.loads(row["message_ids"])),
-        parent_id=row["parent_id"],
-        answer=row["answer"],
-    )
 
 
 def _check(value: str, allowed: Sequence[str], what: str) -> None:

@@ -27,7 +27,8 @@ from agent.events import (
     Thought,
     Usage,
 )
-from bot.store import RunRecord, Scope, Store, UnknownEvent
+from bot.store import Store
+from bot.store_records import RunRecord, Scope, UnknownEvent
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 
 GROUP = -100123
