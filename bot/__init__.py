@@ -1,1 +1,1 @@
-"""Glassbox's Telegram front end: settings, handlers, the live message, rendering, the store."""
+"""Glassbox's Telegram front end: commands, live message, rendering, transcripts in SQLite."""

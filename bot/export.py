@@ -1,0 +1,186 @@
+"""A stored run as one self-contained HTML file: readable offline, printable.
+
+Inline CSS only (no scripts, fonts or images to fetch), every stored text escaped. Like the
+live message, a round shows its last Thought (a later one supersedes a draft). The answer
+is shown as preformatted text: Markdown stays readable that way and needs no converter.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC
+
+from agent.events import Action, Answer, Event, Observation, RunFinished, RunStarted, Thought
+from agent.lang import pick
+from bot.store_records import LANES, RunRecord
+
+_STATUS = {
+    "running": ("进行中", "running"),
+    "done": ("完成", "done"),
+    "max_rounds": ("达到轮数上限", "round limit reached"),
+    "error": ("出错", "error"),
+    "cancelled": ("已停止", "stopped"),
+    "interrupted": ("被中断", "interrupted"),
+}
+_MODE = {"ask": ("提问", "ask"), "plain": ("仅模型", "plain"), "compare": ("对比", "compare")}
+_LANE = {
+    "main": ("", ""),
+    "plain": ("仅模型（不用工具）", "Model alone (no tools)"),
+    "react": ("ReAct（使用工具）", "ReAct (with tools)"),
+}
+
+_CSS = """
+body { font: 15px/1.5 system-ui, -apple-system, "PingFang SC", "Microsoft YaHei", sans-serif;
+       max-width: 50em; margin: 2em auto; padding: 0 1em; color: #111; }
+h1 { font-size: 1.3em; margin-bottom: .2em; }
+h2 { font-size: 1.15em; border-bottom: 2px solid #999; margin-top: 2em; }
+h3 { font-size: 1em; margin: 1.2em 0 .4em; color: #444; }
+.question { font-size: 1.15em; border-left: 4px solid #4a7; padding: .3em .8em; }
+table.meta td { padding: 0 1em 0 0; vertical-align: top; }
+table.meta td:first-child { color: #666; }
+.step { margin: .4em 0 .8em; }
+.label { font-weight: 600; }
+.note { color: #777; font-size: .85em; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f5f5f5;
+      border: 1px solid #ddd; padding: .5em .7em; margin: .3em 0; font-size: .9em; }
+.failed pre { border-color: #c55; }
+.answer pre { background: #eef8ee; border-color: #8b8; font-size: 1em; }
+h2, h3 { page-break-after: avoid; }
+@media print { body { margin: 0; max-width: none; } pre { background: none; } }
+"""
+
+
+@dataclass
+class _Round:
+    number: int
+    thought: Thought | None = None
+    steps: list[Event] = field(default_factory=list)
+
+
+def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str) -> str:
+    """The whole transcript of `record` (its `events` by lane) as an HTML document."""
+    title = pick(lang, f"Glassbox 记录 #{record.n}", f"Glassbox transcript #{record.n}")
+    lanes = [lane for lane in LANES if lane in events]
+    body = [
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="question">{_e(record.question)}</p>',
+        _meta(record, lang),
+        *(_lane(lane, events[lane], lang) for lane in lanes),
+        f'<p class="note">{_e(pick(lang, "由 Glassbox 导出", "Exported from Glassbox"))}</p>',
+    ]
+    return (
+        f'<!DOCTYPE html>\n<html lang="{pick(lang, "zh", "en")}">\n'
+        f'<head>\n<meta charset="utf-8">\n<title>{_e(title)}: {_e(_short(record.question))}'
+        f"</title>\n<style>{_CSS}</style>\n</head>\n<body>\n" + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
+
+
+def _meta(record: RunRecord, lang: str) -> str:
+    started = record.started_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    rows = [
+        (pick(lang, "提问人", "Asked by"), record.user_name),
+        (pick(lang, "时间", "When"), started),
+        (pick(lang, "模式", "Mode"), pick(lang, *_MODE.get(record.mode, (record.mode,) * 2))),
+        (pick(lang, "模型", "Model"), record.model),
+        (pick(lang, "状态", "Status"), _status(record.status, lang)),
+    ]
+    if record.duration_ms is not None:
+        rows.append((pick(lang, "用时", "Duration"), _seconds(record.duration_ms)))
+    rows.append((pick(lang, "令牌", "Tokens"), _tokens(record.usage.prompt_tokens,
+                                                     record.usage.completion_tokens, lang)))
+    cells = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows)
+    return f'<table class="meta">{cells}</table>'
+
+
+def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
+    rounds: dict[int, _Round] = {}
+    answer: Answer | None = None
+    finished: RunFinished | None = None
+    for event in events:
+        if isinstance(event, RunStarted):
+            continue
+        if isinstance(event, Answer):
+            answer = event
+        elif isinstance(event, RunFinished):
+            finished = event
+        elif isinstance(event, Thought):
+            rounds.setdefault(event.round, _Round(event.round)).thought = event
+        else:
+            rounds.setdefault(event.round, _Round(event.round)).steps.append(event)
+    title = pick(lang, *_LANE[lane])
+    out = [f"<h2>{_e(title)}</h2>"] if title else []
+    out += [_round(r, lang) for r in sorted(rounds.values(), key=lambda r: r.number)]
+    if answer is not None:
+        out.append(f'<section class="answer"><h3>✅ {_e(pick(lang, "回答", "Answer"))}</h3>'
+                   f"<pre>{_e(answer.text)}</pre></section>")
+    if finished is not None:
+        out.append(_summary(finished, lang))
+    return "\n".join(out)
+
+
+def _round(r: _Round, lang: str) -> str:
+    out = [f'<section class="round"><h3>{_e(pick(lang, f"第 {r.number} 轮", f"Round {r.number}"))}'
+           "</h3>"]
+    if r.thought is not None:
+        note = (f' <span class="note">({_e(pick(lang, "由 Glassbox 补写", "written by Glassbox"))})'
+                "</span>" if r.thought.synthesized else "")
+        out.append(f'<div class="step"><span class="label">💭 {_e(pick(lang, "思考", "Thought"))}'
+                   f"</span>{note}<pre>{_e(r.thought.text)}</pre></div>")
+    out += [_step(step, lang) for step in r.steps]
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _step(event: Event, lang: str) -> str:
+    if isinstance(event, Action):
+        args = event.arguments if isinstance(event.arguments, str) else json.dumps(
+            event.arguments, ensure_ascii=False, indent=2)
+        return (f'<div class="step"><span class="label">🔧 {_e(pick(lang, "行动", "Action"))}: '
+                f"{_e(event.tool)}</span><pre>{_e(args)}</pre></div>")
+    if isinstance(event, Observation):
+        mark = "" if event.ok else " ⚠️ " + pick(lang, "失败", "failed")
+        return (f'<div class="step{"" if event.ok else " failed"}"><span class="label">👀 '
+                f"{_e(pick(lang, '观察', 'Observation'))}: {_e(event.tool)}{_e(mark)}</span> "
+                f'<span class="note">{_seconds(event.duration_ms)}</span>'
+                f"<pre>{_e(event.text)}</pre></div>")
+    data = event.to_dict()
+    return (f'<div class="step"><span class="label">{_e(str(data.get("type")))}</span>'
+            f"<pre>{_e(json.dumps(data, ensure_ascii=False, indent=2))}</pre></div>")
+
+
+def _summary(finished: RunFinished, lang: str) -> str:
+    parts = [
+        _status(finished.status, lang),
+        _seconds(finished.duration_ms),
+        pick(lang, f"{finished.rounds} 轮", f"{finished.rounds} rounds"),
+        pick(lang, f"{finished.tool_calls} 次工具调用", f"{finished.tool_calls} tool calls"),
+        _tokens(finished.usage.prompt_tokens, finished.usage.completion_tokens, lang),
+    ]
+    reason = f"<br>{_e(finished.reason)}" if finished.reason else ""
+    return f'<p class="note">{_e(" · ".join(parts))}{reason}</p>'
+
+
+def _status(status: str, lang: str) -> str:
+    return pick(lang, *_STATUS.get(status, (status, status)))
+
+
+def _tokens(prompt: int, completion: int, lang: str) -> str:
+    return pick(lang, f"输入 {prompt} · 输出 {completion} 令牌",
+                f"{prompt} in · {completion} out tokens")
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:.1f} s"
+
+
+def _short(text: str, limit: int = 60) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)

@@ -1,0 +1,155 @@
+"""The transcript schema as numbered migrations, applied in order at start-up.
+
+Each migration runs once, in its own transaction together with the row that records it
+in `transcript_migrations`, so a crash mid-upgrade leaves the previous version intact.
+Only ever add a migration at the end; never edit or reorder one that has shipped: a
+database of any earlier version then upgrades in place without losing a row.
+(The idea is simonw/llm's `migrations.py`.) The record table's name is our own because
+the course-notes index shares the database file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+
+import aiosqlite
+
+Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
+MIGRATIONS: list[Migration] = []
+
+
+def migration(fn: Migration) -> Migration:
+    MIGRATIONS.append(fn)
+    return fn
+
+
+async def migrate(db: aiosqlite.Connection, migrations: Sequence[Migration] = ()) -> list[str]:
+    """Apply the migrations not yet recorded (all of MIGRATIONS by default); their names.
+
+    `db` must be in autocommit mode (isolation_level=None): each migration gets its own
+    explicit transaction.
+    """
+    await db.execute(
+        "CREATE TABLE IF NOT EXISTS transcript_migrations"
+        " (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    async with db.execute("SELECT name FROM transcript_migrations") as cur:
+        done = {row[0] for row in await cur.fetchall()}
+    applied = []
+    for fn in migrations or MIGRATIONS:
+        if fn.__name__ in done:
+            continue
+        await db.execute("BEGIN IMMEDIATE")
+        try:
+            await fn(db)
+            await db.execute(
+                "INSERT INTO transcript_migrations (name, applied_at) VALUES (?, ?)",
+                (fn.__name__, datetime.now(UTC).isoformat()),
+            )
+        except BaseException:
+            await db.execute("ROLLBACK")
+            raise
+        await db.execute("COMMIT")
+        applied.append(fn.__name__)
+    return applied
+
+
+async def _script(db: aiosqlite.Connection, sql: str) -> None:
+    """Run a script's statements one by one inside the caller's transaction.
+
+    (`executescript` would commit first, breaking the one-transaction-per-migration rule.)
+    """
+    statement = ""
+    for piece in sql.split(";"):
+        statement += piece + ";"
+        if sqlite3.complete_statement(statement):
+            if statement.strip(" \n;"):
+                await db.execute(statement)
+            statement = ""
+
+
+@migration
+async def m001_runs_and_steps(db: aiosqlite.Connection) -> None:
+    await _script(db, """
+        CREATE TABLE chat_counters (
+            chat_id INTEGER PRIMARY KEY,
+            last_n INTEGER NOT NULL
+        );
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            chat_id INTEGER NOT NULL,
+            n INTEGER NOT NULL,
+            user_id INTEGER NOT NULL,
+            user_name TEXT NOT NULL,
+            mode TEXT NOT NULL,
+            question TEXT NOT NULL,
+            model TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'running',
+            started_at TEXT NOT NULL,
+            ended_at TEXT,
+            duration_ms INTEGER,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            total_tokens INTEGER NOT NULL DEFAULT 0,
+            answer TEXT NOT NULL DEFAULT '',
+            UNIQUE (chat_id, n)
+        );
+        CREATE INDEX runs_status ON runs (status);
+        CREATE TABLE steps (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            lane TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            round INTEGER NOT NULL,
+            tool TEXT,
+            arguments TEXT,
+            text TEXT,
+            ok INTEGER,
+            duration_ms INTEGER,
+            synthesized INTEGER,
+            payload TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX steps_run ON steps (run_id, id)
+    """)
+
+
+@migration
+async def m002_messages_and_parent(db: aiosqlite.Connection) -> None:
+    """The Telegram messages a run used (to find the run a reply continues), its parent."""
+    await _script(db, """
+        CREATE TABLE run_messages (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            message_id INTEGER NOT NULL,
+            PRIMARY KEY (run_id, message_id)
+        );
+        CREATE INDEX run_messages_message ON run_messages (message_id);
+        ALTER TABLE runs ADD COLUMN parent_id INTEGER REFERENCES runs (id) ON DELETE SET NULL
+    """)
+
+
+@migration
+async def m003_search_index(db: aiosqlite.Connection) -> None:
+    """Full-text search over question and answer; trigram tokens so Chinese works."""
+    await _script(db, """
+        CREATE VIRTUAL TABLE runs_fts USING fts5 (
+            question, answer, content='runs', content_rowid='id', tokenize='trigram'
+        );
+        CREATE TRIGGER runs_fts_insert AFTER INSERT ON runs BEGIN
+            INSERT INTO runs_fts (rowid, question, answer)
+            VALUES (new.id, new.question, new.answer);
+        END;
+        CREATE TRIGGER runs_fts_delete AFTER DELETE ON runs BEGIN
+            INSERT INTO runs_fts (runs_fts, rowid, question, answer)
+            VALUES ('delete', old.id, old.question, old.answer);
+        END;
+        CREATE TRIGGER runs_fts_update AFTER UPDATE OF question, answer ON runs BEGIN
+            INSERT INTO runs_fts (runs_fts, rowid, question, answer)
+            VALUES ('delete', old.id, old.question, old.answer);
+            INSERT INTO runs_fts (rowid, question, answer)
+            VALUES (new.id, new.question, new.answer);
+        END;
+        INSERT INTO runs_fts (runs_fts) VALUES ('rebuild')
+    """)

@@ -1,0 +1,287 @@
+"""Transcripts in SQLite: every run and each of its steps, written the moment it arrives.
+
+One aiosqlite connection in WAL mode with foreign keys on. Writes go one at a time under a
+lock, each in its own committed transaction, so a crash or restart loses at most the step
+in flight. The agent knows nothing of this: the bot hands over what the agent yields.
+
+A `Scope` decides what a caller may see or delete: `Scope(chat_id)` is everything in a
+group; `Scope(chat_id, user_id)` only that user's runs there (a private chat, or a group
+member who is not an admin forgetting a run). Run numbers `n` count per chat, from 1, and
+are never reused, so `/show 12` means the same run for as long as it exists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from agent.events import AnswerDelta, Event, Usage
+from bot.migrations import migrate
+from bot.store_records import (
+    FINAL_STATUSES,
+    LANES,
+    MODES,
+    HistoryPage,
+    RunRecord,
+    Scope,
+    event_from_row,
+    record_from_row,
+)
+
+_RUN_COLUMNS = """
+    SELECT runs.*, (
+        SELECT json_group_array(message_id) FROM (
+            SELECT message_id FROM run_messages WHERE run_id = runs.id ORDER BY message_id)
+    ) AS message_ids
+    FROM runs"""
+
+
+class Store:
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path) -> Store:
+        """Open (or create) the database file and bring its schema up to date."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            db.row_factory = aiosqlite.Row
+            await db.execute("PRAGMA journal_mode = WAL")
+            await db.execute("PRAGMA synchronous = NORMAL")
+            await db.execute("PRAGMA foreign_keys = ON")
+            await db.execute("PRAGMA busy_timeout = 5000")
+            await migrate(db)
+        except BaseException:
+            await db.close()
+            raise
+        return cls(db)
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    # --- writing a run -------------------------------------------------------------
+
+    async def start_run(
+        self,
+        *,
+        chat_id: int,
+        user_id: int,
+        user_name: str,
+        mode: str,
+        question: str,
+        model: str,
+        parent_id: int | None = None,
+    ) -> RunRecord:
+        """Record a new run as `running`, numbered next in its chat."""
+        _check(mode, MODES, "mode")
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "INSERT INTO chat_counters (chat_id, last_n) VALUES (?, 1)"
+                " ON CONFLICT (chat_id) DO UPDATE SET last_n = last_n + 1 RETURNING last_n",
+                (chat_id,),
+            )
+            n = next(iter(rows))[0]
+            cursor = await db.execute(
+                "INSERT INTO runs (chat_id, n, user_id, user_name, mode, question, model,"
+                " started_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (chat_id, n, user_id, user_name, mode, question, model, _now(), parent_id),
+            )
+            run_id = cursor.lastrowid
+        record = await self._one("WHERE runs.id = ?", (run_id,))
+        assert record is not None
+        return record
+
+    async def append(self, run_id: int, event: Event, lane: str = "main") -> None:
+        """Store one step now. AnswerDeltas are skipped (the Answer holds the full text);
+        a run forgotten while it runs takes no more steps."""
+        _check(lane, LANES, "lane")
+        if isinstance(event, AnswerDelta):
+            return
+        data = event.to_dict()
+        arguments = data.get("arguments")
+        row = (
+            lane,
+            data["type"],
+            data.get("round", 0),
+            data.get("tool"),
+            None if arguments is None else json.dumps(arguments, ensure_ascii=False),
+            data.get("text"),
+            data.get("ok"),
+            data.get("duration_ms"),
+            data.get("synthesized"),
+            json.dumps(data, ensure_ascii=False),
+            _now(),
+        )
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
+                " duration_ms, synthesized, payload, created_at)"
+                " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
+                (*row, run_id),
+            )
+
+    async def finish(
+        self, run_id: int, *, status: str, usage: Usage, duration_ms: int, answer: str
+    ) -> None:
+        """Close a run; `answer` (all lanes' answers for a compare) becomes searchable."""
+        _check(status, FINAL_STATUSES, "status")
+        async with self._transaction() as db:
+            await db.execute(
+                "UPDATE runs SET status = ?, ended_at = ?, duration_ms = ?, prompt_tokens = ?,"
+                " completion_tokens = ?, total_tokens = ?, answer = ? WHERE id = ?",
+                (status, _now(), duration_ms, usage.prompt_tokens, usage.completion_tokens,
+                 usage.total_tokens, answer, run_id),
+            )
+
+    async def add_message_ids(self, run_id: int, ids: Sequence[int]) -> None:
+        """Remember the Telegram messages showing a run, so a reply to one continues it."""
+        async with self._transaction() as db:
+            await db.executemany(
+                "INSERT OR IGNORE INTO run_messages (run_id, message_id)"
+                " SELECT id, ? FROM runs WHERE id = ?",
+                [(message_id, run_id) for message_id in ids],
+            )
+
+    async def interrupt_running(self) -> list[RunRecord]:
+        """At start-up: mark runs left `running` by a crash or restart as `interrupted`."""
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall(
+                "UPDATE runs SET status = 'interrupted' WHERE status = 'running' RETURNING id"
+            )
+            ids = [row[0] for row in rows]
+        marks = ", ".join("?" * len(ids))
+        return await self._many(f"WHERE runs.id IN ({marks}) ORDER BY runs.id", ids)
+
+    # --- reading -------------------------------------------------------------------
+
+    async def by_message(self, chat_id: int, message_id: int) -> RunRecord | None:
+        """The run a message of this chat belongs to (a reply to it is a follow-up)."""
+        return await self._one(
+            "WHERE runs.chat_id = ? AND runs.id IN"
+            " (SELECT run_id FROM run_messages WHERE message_id = ?)"
+            " ORDER BY runs.id DESC LIMIT 1",
+            (chat_id, message_id),
+        )
+
+    async def get(self, scope: Scope, n: int) -> RunRecord | None:
+        where, params = _scoped(scope)
+        return await self._one(f"{where} AND runs.n = ?", (*params, n))
+
+    async def events(self, run_id: int) -> dict[str, list[Event]]:
+        """A run's stored steps by lane, in the order they arrived, as events again."""
+        rows = await self._db.execute_fetchall(
+            "SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id", (run_id,)
+        )
+        lanes: dict[str, list[Event]] = {}
+        for lane, payload in rows:
+            lanes.setdefault(lane, []).append(event_from_row(payload))
+        return lanes
+
+    async def history(
+        self, scope: Scope, *, page: int = 1, keyword: str = "", per_page: int = 10
+    ) -> HistoryPage:
+        """One page of the runs in scope, newest first, optionally matching `keyword`
+        in the question or the answer (each word must match)."""
+        where, params = _scoped(scope)
+        match, match_params = _keyword_filter(keyword)
+        where, params = where + match, (*params, *match_params)
+        rows = await self._db.execute_fetchall(f"SELECT count(*) FROM runs {where}", params)
+        total = next(iter(rows))[0]
+        pages = max(1, math.ceil(total / per_page))
+        page = min(max(page, 1), pages)
+        runs = await self._many(
+            f"{where} ORDER BY runs.id DESC LIMIT ? OFFSET ?",
+            (*params, per_page, (page - 1) * per_page),
+        )
+        return HistoryPage(tuple(runs), page, pages, total)
+
+    # --- deleting ------------------------------------------------------------------
+
+    async def forget(self, scope: Scope, n: int) -> bool:
+        """Delete run `n` with its steps, if it is in scope; whether one was deleted."""
+        where, params = _scoped(scope)
+        async with self._transaction() as db:
+            cursor = await db.execute(f"DELETE FROM runs {where} AND runs.n = ?", (*params, n))
+            return cursor.rowcount > 0
+
+    async def forget_all(self, chat_id: int) -> int:
+        """Delete every run of a chat; how many. (Admins only: the caller checks.)"""
+        async with self._transaction() as db:
+            cursor = await db.execute("DELETE FROM runs WHERE chat_id = ?", (chat_id,))
+            return cursor.rowcount
+
+    async def prune(self, older_than_days: int) -> int:
+        """Delete finished runs started more than `older_than_days` days ago; how many."""
+        cutoff = _iso(datetime.now(UTC) - timedelta(days=older_than_days))
+        async with self._transaction() as db:
+            cursor = await db.execute(
+                "DELETE FROM runs WHERE started_at < ? AND status != 'running'", (cutoff,)
+            )
+            return cursor.rowcount
+
+    # --- helpers -------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+            await self._db.execute("COMMIT")
+
+    async def _many(self, tail: str, params: Sequence[Any] = ()) -> list[RunRecord]:
+        rows = await self._db.execute_fetchall(f"{_RUN_COLUMNS} {tail}", params)
+        return [record_from_row(row) for row in rows]
+
+    async def _one(self, tail: str, params: Sequence[Any] = ()) -> RunRecord | None:
+        records = await self._many(tail, params)
+        return records[0] if records else None
+
+
+def _scoped(scope: Scope) -> tuple[str, tuple[int, ...]]:
+    if scope.user_id is None:
+        return "WHERE runs.chat_id = ?", (scope.chat_id,)
+    return "WHERE runs.chat_id = ? AND runs.user_id = ?", (scope.chat_id, scope.user_id)
+
+
+def _keyword_filter(keyword: str) -> tuple[str, tuple[str, ...]]:
+    """SQL to AND onto a WHERE: words of 3+ characters go to the trigram index;
+    shorter ones (a trigram index cannot hold them, e.g. 天气) to LIKE."""
+    words = keyword.split()
+    long = [w for w in words if len(w) >= 3]
+    sql, params = "", []
+    if long:
+        sql += " AND runs.id IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)"
+        params.append(" ".join('"' + w.replace('"', '""') + '"' for w in long))
+    for word in (w for w in words if len(w) < 3):
+        pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        sql += " AND (runs.question LIKE ? ESCAPE '\\' OR runs.answer LIKE ? ESCAPE '\\')"
+        params += [pattern, pattern]
+    return sql, tuple(params)
+
+
+def _check(value: str, allowed: Sequence[str], what: str) -> None:
+    if value not in allowed:
+        raise ValueError(f"unknown {what} {value!r}; expected one of {', '.join(allowed)}")
+
+
+def _iso(moment: datetime) -> str:
+    """UTC, fixed width, so stored times compare correctly as text."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def _now() -> str:
+    return _iso(datetime.now(UTC))

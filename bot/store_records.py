@@ -1,0 +1,98 @@
+"""What the store hands out: run records, scopes, history pages, and steps as events."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, ClassVar
+
+from agent.events import EVENT_TYPES, Event, Usage, event_from_dict
+
+MODES = ("ask", "plain", "compare")
+LANES = ("main", "plain", "react")
+"""`main` for an ask or plain run; a compare run has a `plain` and a `react` lane."""
+FINAL_STATUSES = ("done", "max_rounds", "error", "cancelled")
+"""How `finish` may close a run; before it a run is `running`, after a crash `interrupted`."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The runs a caller may reach: a whole chat, or one user's runs in it (see bot.store)."""
+
+    chat_id: int
+    user_id: int | None = None
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: int
+    n: int
+    chat_id: int
+    user_id: int
+    user_name: str
+    mode: str
+    question: str
+    model: str
+    status: str
+    started_at: datetime
+    ended_at: datetime | None
+    duration_ms: int | None
+    usage: Usage
+    message_ids: tuple[int, ...]
+    parent_id: int | None
+    answer: str
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    runs: tuple[RunRecord, ...]
+    """Newest first."""
+    page: int
+    """The page shown: the one asked for, moved into 1..pages."""
+    pages: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownEvent(Event):
+    """A stored step of a type this version does not know (a newer Glassbox wrote it).
+
+    It comes back as stored, so nothing is lost; front ends that do not know it skip it.
+    """
+
+    type: ClassVar[str] = "unknown"
+    payload: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.payload)
+
+
+def event_from_row(payload: str) -> Event:
+    """A step's stored `to_dict()` JSON as an event again."""
+    data = json.loads(payload)
+    if data.get("type") in EVENT_TYPES:
+        return event_from_dict(data)
+    return UnknownEvent(round=data.get("round", 0), payload=data)
+
+
+def record_from_row(row: sqlite3.Row) -> RunRecord:
+    return RunRecord(
+        id=row["id"],
+        n=row["n"],
+        chat_id=row["chat_id"],
+        user_id=row["user_id"],
+        user_name=row["user_name"],
+        mode=row["mode"],
+        question=row["question"],
+        model=row["model"],
+        status=row["status"],
+        started_at=datetime.fromisoformat(row["started_at"]),
+        ended_at=datetime.fromisoformat(row["ended_at"]) if row["ended_at"] else None,
+        duration_ms=row["duration_ms"],
+        usage=Usage(row["prompt_tokens"], row["completion_tokens"], row["total_tokens"]),
+        message_ids=tuple(json.loads(row["message_ids"])),
+        parent_id=row["parent_id"],
+        answer=row["answer"],
+    )
