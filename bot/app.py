@@ -3,6 +3,7 @@ store and the tools opened in `post_init` and closed in `post_shutdown`."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 
@@ -35,12 +36,14 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] = (),
                        store=store, tools=tools, pacer=Pacer(limits), typing=Typing(app.bot))
         app.bot_data["services"] = svc
         await register_commands(app.bot)
-        app.create_task(recover_interrupted(svc), name="recover_interrupted")
+        svc.recovering = asyncio.create_task(recover_interrupted(svc))
 
     async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
         svc: Services | None = app.bot_data.get("services")
         if svc is not None:
             await svc.active.stop_all(lambda lang: text(lang, "shutdown"))
+            if svc.recovering is not None:
+                await svc.recovering
 
     async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
         svc: Services | None = app.bot_data.pop("services", None)

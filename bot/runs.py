@@ -24,10 +24,9 @@ from agent.prompts import Turn
 from bot.active import Active
 from bot.i18n import text
 from bot.live import LiveMessage
-from bot.render import render_compare, render_run, to_plain
+from bot.render_stub import Transcript, render_compare, render_run, to_plain
 from bot.services import Services
 from bot.store import RunRecord
-from bot.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
@@ -64,15 +63,15 @@ class View:
         self.answers: dict[str, str] = {}
 
     def apply(self, lane: str, event: Event) -> None:
-        self.lanes[lane] = self.lanes[lane].apply(event)
+        self.lanes[lane].apply(event)
         if isinstance(event, RunFinished):
             self.finished[lane] = event
         elif isinstance(event, Answer):
             self.answers[lane] = event.text
 
     def add_notice(self, notice: str) -> None:
-        for lane, transcript in self.lanes.items():
-            self.lanes[lane] = transcript.with_notice(notice)
+        for transcript in self.lanes.values():
+            transcript.notice = notice
 
     def pages(self, *, live: bool) -> list[str]:
         if self.mode == "compare":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,6 +49,8 @@ class Services:
     typing: Typing
     active: ActiveRuns = field(default_factory=ActiveRuns)
     examples: list[Example] = field(default_factory=load_examples)
+    recovering: asyncio.Task[None] | None = None
+    """Editing the messages of runs a restart interrupted (started in post_init)."""
 
 
 def services(context: CallbackContext) -> Services:  # type: ignore[type-arg]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.fakes.server import FakeServer, Reply, Request, wire
-from tests.fakes.telegram_html import EntityError, parse_html, utf16_len
+from tests.fakes.telegram_entities import EntityError, parse_html, utf16_len
 
 TOKEN = "7000000001:AAFakeTokenForTests-0123456789abcdef"
 BOT = {"id": 7000000001, "is_bot": True, "first_name": "Glassbox", "username": "GlassboxBot"}

@@ -1,0 +1,99 @@
+"""The real Application against the fake Bot API and the fake model: a harness for bot tests."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from telegram.ext import Application
+
+from agent.tool import Tool
+from bot.app import build_app
+from bot.pacer import Limits
+from bot.services import Services
+from bot.settings import BotSettings
+from tests.conftest import TEST_KEY
+from tests.fakes.model import FakeModel
+from tests.fakes.telegram import TOKEN, FakeTelegram, Message
+
+SCALE = 0.02
+"""Telegram's time limits, 50 times faster (the fake and the bot's pacer alike)."""
+GROUP, ALICE, BOB, ADMIN = -1001234567890, 111, 222, 999
+
+
+class AddArgs(BaseModel):
+    a: float
+    b: float
+
+
+class Add(Tool):
+    name = "add"
+    description = "Add two numbers."
+    Args = AddArgs
+
+    async def run(self, args: Any) -> str:
+        return f"{args.a + args.b:g}"
+
+
+@dataclass
+class Glassbox:
+    tg: FakeTelegram
+    model: FakeModel
+    app: Application  # type: ignore[type-arg]
+
+    @property
+    def svc(self) -> Services:
+        return self.app.bot_data["services"]  # type: ignore[no-any-return]
+
+    def replies_to(self, chat_id: int, message_id: int) -> list[Message]:
+        return [m for m in self.tg.bot_messages(chat_id) if m.reply_to == message_id]
+
+    async def answer_to(self, chat_id: int, message_id: int, timeout: float = 10) -> Message:
+        """The bot's message replying to `message_id`, once it is final (no ⏹ left)."""
+        def done() -> bool:
+            found = self.replies_to(chat_id, message_id)
+            return bool(found) and not found[0].buttons and not self.running(chat_id)
+        await self.tg.wait(done, timeout)
+        return self.replies_to(chat_id, message_id)[0]
+
+    def running(self, chat_id: int) -> bool:
+        return any(a.chat_id == chat_id for a in self.svc.active._by_key.values())
+
+
+def bot_settings(tg: FakeTelegram, model: FakeModel, db: Path, **extra: Any) -> BotSettings:
+    values: dict[str, Any] = {
+        "telegram_bot_token": TOKEN, "telegram_api_base_url": tg.base_url,
+        "openai_base_url": model.base_url, "openai_api_key": TEST_KEY, "llm_max_retries": 0,
+        "llm_timeout_s": 5, "database_path": db, "admin_user_ids": {ADMIN}, **extra}
+    return BotSettings(_env_file=None, **values)
+
+
+@contextlib.asynccontextmanager
+async def running(tg: FakeTelegram, model: FakeModel, db: Path, *, tools: Sequence[Tool] = (),
+                  **extra: Any) -> AsyncIterator[Glassbox]:
+    """Start the bot as `run_polling` does (hooks included), and stop it the same way."""
+    app = build_app(bot_settings(tg, model, db, **extra), tools=tools,
+                    limits=Limits().scaled(SCALE), poll_timeout_s=1)
+    async with app:
+        assert app.post_init and app.post_stop and app.post_shutdown and app.updater
+        await app.post_init(app)
+        await app.updater.start_polling(poll_interval=0.0, timeout=1)
+        await app.start()
+        try:
+            yield Glassbox(tg, model, app)
+        finally:
+            await app.updater.stop()
+            await app.stop()
+            await app.post_stop(app)
+    await app.post_shutdown(app)
+
+
+def people(tg: FakeTelegram) -> None:
+    tg.user(ALICE, "Alice", "en")
+    tg.user(BOB, "Bob", "zh-hans")
+    tg.user(ADMIN, "Teacher", "en")
+    tg.group(GROUP, "Class 3A")

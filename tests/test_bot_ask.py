@@ -1,0 +1,116 @@
+"""Asking: the live chain in private chats and groups, follow-ups, /plain and /compare."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox, people, running
+from tests.fakes.model import FakeModel, text_reply, tool_reply
+from tests.fakes.telegram import FakeTelegram
+
+
+@pytest.fixture
+async def gb(tmp_path: Path) -> AsyncIterator[Glassbox]:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        async with running(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as glassbox:
+            yield glassbox
+
+
+async def test_a_private_question_grows_live_into_the_chain_and_answer(gb: Glassbox) -> None:
+    gb.model.push(tool_reply(("add", {"a": 2, "b": 2}), content="I should add them."),
+                  text_reply("2 + 2 = **4**"))
+    asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
+    final = await gb.answer_to(ALICE, asked)
+
+    assert "Round 1" in final.text
+    assert "I should add them." in final.text
+    assert "add(" in final.text and "👀 4" in final.text
+    assert "✅ 2 + 2 =" in final.text
+    assert final.buttons == []
+    assert final.versions[0] != final.text  # it was edited as the chain grew
+    methods = gb.tg.methods(ALICE)
+    assert methods.index("sendChatAction") < methods.index("sendMessage")
+    assert methods.index("sendMessage") < methods.index("editMessageText")
+    run = await gb.svc.store.by_message(ALICE, final.message_id)
+    assert run is not None and run.status == "done" and "4" in run.answer
+
+
+async def test_in_a_group_only_commands_and_replies_to_the_bot_are_answered(
+        gb: Glassbox) -> None:
+    gb.model.push(text_reply("Four."))
+    gb.tg.send(GROUP, ALICE, "hello everyone")
+    gb.tg.send(GROUP, ALICE, "/ask@SomeOtherBot what is 2+2")
+    asked = gb.tg.send(GROUP, ALICE, "/ask@GlassboxBot what is 2+2")
+    final = await gb.answer_to(GROUP, asked)
+    assert "Four." in final.text
+    assert len(gb.tg.bot_messages(GROUP)) == 1
+    assert gb.model.bodies[0]["messages"][-1]["content"] == "what is 2+2"
+
+
+async def test_a_reply_to_an_answer_is_a_follow_up_with_that_run_as_history(
+        gb: Glassbox) -> None:
+    gb.model.push(text_reply("Paris."), text_reply("About 2.1 million."))
+    asked = gb.tg.send(GROUP, ALICE, "/ask What is the capital of France?")
+    first = await gb.answer_to(GROUP, asked)
+    follow = gb.tg.send(GROUP, BOB, "How many people live there?", reply_to=first.message_id)
+    second = await gb.answer_to(GROUP, follow)
+
+    assert "2.1 million" in second.text
+    sent = [(m["role"], m["content"]) for m in gb.model.bodies[1]["messages"][1:]]
+    assert sent == [("user", "What is the capital of France?"), ("assistant", "Paris."),
+                    ("user", "How many people live there?")]
+    parent = await gb.svc.store.by_message(GROUP, first.message_id)
+    child = await gb.svc.store.by_message(GROUP, second.message_id)
+    assert parent is not None and child is not None and child.parent_id == parent.id
+
+
+async def test_ask_as_a_reply_asks_about_that_message(gb: Glassbox) -> None:
+    gb.model.push(text_reply("No, it is in Paris."))
+    claim = gb.tg.send(GROUP, BOB, "The Eiffel Tower is in Rome.")
+    asked = gb.tg.send(GROUP, ALICE, "/ask is this true?", reply_to=claim)
+    await gb.answer_to(GROUP, asked)
+    question = gb.model.bodies[0]["messages"][-1]["content"]
+    assert question == "is this true?\n\n> The Eiffel Tower is in Rome."
+
+
+async def test_plain_uses_no_tools(gb: Glassbox) -> None:
+    gb.model.push(text_reply("Probably sunny."))
+    asked = gb.tg.send(ALICE, ALICE, "/plain weather in Hangzhou?")
+    final = await gb.answer_to(ALICE, asked)
+    assert "Probably sunny." in final.text
+    assert "tools" not in gb.model.bodies[0]
+
+
+async def test_compare_shows_both_answers_in_one_message(gb: Glassbox) -> None:
+    def by_request(body: dict) -> object:  # type: ignore[type-arg]
+        if "tools" not in body:
+            return text_reply("Roughly 100.")
+        if body["messages"][-1]["role"] == "tool":
+            return text_reply("Exactly 123.")
+        return tool_reply(("add", {"a": 100, "b": 23}))
+
+    gb.model.default = by_request  # type: ignore[assignment]
+    asked = gb.tg.send(GROUP, ALICE, "/compare what is 100+23?")
+    final = await gb.answer_to(GROUP, asked)
+    assert "Roughly 100." in final.text and "Exactly 123." in final.text
+    assert len(gb.tg.bot_messages(GROUP)) == 1
+    run = await gb.svc.store.by_message(GROUP, final.message_id)
+    assert run is not None and run.mode == "compare"
+    lanes = await gb.svc.store.events(run.id)
+    assert set(lanes) == {"plain", "react"}
+
+
+async def test_a_model_failure_is_explained_without_a_trace(gb: Glassbox,
+                                                           caplog: pytest.LogCaptureFixture
+                                                           ) -> None:
+    from tests.fakes.model import error
+    gb.model.push(error("openai/error_401_invalid_api_key.json", 401))
+    asked = gb.tg.send(ALICE, ALICE, "hi")
+    final = await gb.answer_to(ALICE, asked)
+    assert "rejected the API key" in final.text
+    assert "Traceback" not in final.text
+    assert gb.tg.token not in caplog.text
