@@ -155,3 +155,15 @@ async def test_live_messages_in_one_group_share_its_budget(tg: FakeTelegram, bot
     await asyncio.gather(*(run(n, m) for n, m in enumerate(messages)))
     assert sorted(m.text for m in tg.bot_messages(GROUP)) == [f"run {n} answer" for n in range(4)]
     assert tg.too_many == 0
+
+
+async def test_the_fake_refuses_what_telegram_refuses(tg: FakeTelegram, bot: Bot) -> None:
+    from telegram.error import BadRequest, RetryAfter
+    await bot.send_message(GROUP, "one")
+    with pytest.raises(RetryAfter):
+        await bot.send_message(GROUP, "two, too soon")
+    with pytest.raises(BadRequest, match="parse entities"):
+        await bot.send_message(ALICE, "<b>unclosed", parse_mode="HTML")
+    with pytest.raises(BadRequest, match="too long"):
+        await bot.send_message(ALICE, "😀" * 2049)
+    assert tg.too_many == 1
