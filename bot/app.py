@@ -85,7 +85,7 @@ class Redact(logging.Filter):
         message = record.getMessage()
         if record.exc_info and record.exc_info[1] is not None:
             message += "\n" + logging.Formatter().formatException(record.exc_info)
-            record.exc_info = None
+            record.exc_info = record.exc_text = None
         for secret in self.secrets:
             message = message.replace(secret, "[secret]")
         record.msg, record.args = message, None

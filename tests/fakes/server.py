@@ -122,7 +122,10 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
             if isinstance(reply.body, bytes):
                 self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
-                self.wfile.write(reply.body)
+                try:
+                    self.wfile.write(reply.body)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up waiting
+                    self.close_connection = True
                 return
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
