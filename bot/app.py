@@ -37,6 +37,9 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] = (),
         app.bot_data["services"] = svc
         await register_commands(app.bot)
         svc.recovering = asyncio.create_task(recover_interrupted(svc))
+        if settings.transcript_retention_days:
+            app.bot_data["pruning"] = asyncio.create_task(
+                _prune_daily(svc.store, settings.transcript_retention_days))
 
     async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
         svc: Services | None = app.bot_data.get("services")
@@ -46,6 +49,9 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] = (),
                 await svc.recovering
 
     async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
+        pruning: asyncio.Task[None] | None = app.bot_data.pop("pruning", None)
+        if pruning is not None:
+            pruning.cancel()
         svc: Services | None = app.bot_data.pop("services", None)
         if svc is not None:
             await svc.client.close()
@@ -65,6 +71,17 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] = (),
     register(app)
     app.add_error_handler(on_error)
     return app
+
+
+async def _prune_daily(store: Store, days: int) -> None:
+    """TRANSCRIPT_RETENTION_DAYS: delete old runs now, then once a day."""
+    while True:
+        try:
+            removed = await store.prune(days)
+            log.info("deleted %d transcripts older than %d days", removed, days)
+        except Exception:
+            log.exception("pruning old transcripts failed")
+        await asyncio.sleep(24 * 3600)
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:

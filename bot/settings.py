@@ -25,6 +25,13 @@ class BotSettings(AgentSettings):
     """Where the webhook server listens (PaaS platforms set PORT)."""
     webhook_secret: SecretStr = SecretStr("")
     """Sent by Telegram with every webhook call, so strangers cannot post fake updates."""
+    transcript_retention_days: int | None = Field(default=None, ge=1)
+    """Runs older than this are deleted once a day; empty keeps them forever."""
+
+    @field_validator("transcript_retention_days", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("allowed_chat_ids", "admin_user_ids", mode="before")
     @classmethod
