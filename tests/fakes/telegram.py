@@ -185,16 +185,13 @@ class FakeTelegram(FakeServer):
     def _dispatch(self, method: str, p: dict[str, Any], now: float) -> Any:
         if method in LIMITED:
             self._flood_check(int(p["chat_id"]), now)
+            result = self._message_call(method, p)
+            self._sent[int(p["chat_id"])].append(now)  # only what got through counts
+            self._all_sent.append(now)
+            return result
         if method == "getMe":
             return {**BOT, "can_join_groups": True, "can_read_all_group_messages": False,
                     "supports_inline_queries": False}
-        if method == "sendMessage":
-            return self._send_message(p)
-        if method == "editMessageText":
-            return self._edit(p, p["text"])
-        if method == "editMessageReplyMarkup":
-            msg = self.messages[int(p["chat_id"]), int(p["message_id"])]
-            return self._edit(p, msg.raw, msg.parse_mode)
         if method == "setMyCommands":
             self.commands.append({"commands": json.loads(p["commands"]),
                                   "scope": json.loads(p.get("scope", "null")),
@@ -204,6 +201,14 @@ class FakeTelegram(FakeServer):
                       "sendMessageDraft", "deleteMyCommands"}:
             return True
         raise ApiError(404, "Not Found")
+
+    def _message_call(self, method: str, p: dict[str, Any]) -> dict[str, Any]:
+        if method == "sendMessage":
+            return self._send_message(p)
+        if method == "editMessageText":
+            return self._edit(p, p["text"])
+        msg = self.messages[int(p["chat_id"]), int(p["message_id"])]
+        return self._edit(p, msg.raw, msg.parse_mode)
 
     def _flood_check(self, chat_id: int, now: float) -> None:
         sent = self._sent[chat_id]
@@ -220,8 +225,6 @@ class FakeTelegram(FakeServer):
         if waits:
             after = max(1, math.ceil(max(waits)))
             raise ApiError(429, f"Too Many Requests: retry after {after}", after)
-        sent.append(now)
-        self._all_sent.append(now)
 
     def _text(self, p: dict[str, Any], text: str) -> tuple[str, str]:
         mode = p.get("parse_mode", "")
