@@ -1,0 +1,1 @@
+"""Glassbox's Telegram front end: commands, live message, rendering, transcripts."""
