@@ -54,14 +54,15 @@ def to_html(spans: Iterable[Span]) -> str:
             continue
         if tags != stack:
             common = 0
-            limit = min(len(tags), len(stack))
-            while common < limit and tags[common] == stack[common]:
+            for was, now in zip(stack, tags, strict=False):
+                if was != now:
+                    break
                 common += 1
-            out.extend(closing(t) for t in reversed(stack[common:]))
+            out.extend([closing(tag) for tag in reversed(stack[common:])])
             out.extend(tags[common:])
             stack = tags
-        out.append(html.escape(text, quote=False))
-    out.extend(closing(t) for t in reversed(stack))
+        out.append(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    out.extend([closing(tag) for tag in reversed(stack)])
     return clean_text("".join(out))
 
 
@@ -70,26 +71,44 @@ def to_plain(page: str) -> str:
     return html.unescape(_TAG.sub("", page))
 
 
+def merge(spans: Iterable[Span]) -> list[Span]:
+    """Neighbouring spans with the same tags joined into one (fewer, longer spans are
+    cheaper to measure and escape)."""
+    out: list[Span] = []
+    texts: list[str] = []
+    current: Tags | None = None
+    for text, tags in spans:
+        if not text:
+            continue
+        if tags != current:
+            if texts:
+                out.append(("".join(texts), current or ()))
+            texts, current = [], tags
+        texts.append(text)
+    if texts:
+        out.append(("".join(texts), current or ()))
+    return out
+
+
 def paginate(spans: list[Span], limit: int = PAGE_LIMIT) -> list[list[Span]]:
     """Split spans into pages of at most `limit` visible UTF-16 units, losing nothing.
 
     A page ends at the last line break that keeps it at least half full, else at the
     last space (or CJK punctuation), else exactly at the limit."""
-    sizes = [utf16_len(text) for text, _ in spans]
-    if sum(sizes) <= limit:
+    spans = merge(spans)
+    if utf16_len("".join(text for text, _ in spans)) <= limit:
         return [spans]
     pages: list[list[Span]] = []
     page: list[Span] = []
     used = 0
-    pending = list(zip(spans, sizes, strict=True))
-    pending.reverse()  # a stack: the next span is at the end
+    pending = [(span, utf16_len(span[0])) for span in reversed(spans)]  # next span last
     while pending:
         span, size = pending.pop()
         if used + size <= limit:
             page.append(span)
             used += size
             continue
-        head, rest = _cut(page, span, limit - used, limit // 2)
+        head, rest = _cut(page, used, span, limit, limit // 2)
         pages.append(head)
         pending.extend((s, utf16_len(s[0])) for s in reversed(rest))
         page, used = [], 0
@@ -98,14 +117,16 @@ def paginate(spans: list[Span], limit: int = PAGE_LIMIT) -> list[list[Span]]:
     return pages
 
 
-def _cut(page: list[Span], span: Span, room: int, least: int) -> tuple[list[Span], list[Span]]:
-    """A full page from `page` plus what fits of `span`, and the spans left over."""
+def _cut(page: list[Span], used: int, span: Span, limit: int,
+         least: int) -> tuple[list[Span], list[Span]]:
+    """A full page from `page` (`used` units) plus what fits of `span`, and what is left."""
     text, tags = span
-    fits = utf16_prefix(text, room)
+    fits = utf16_prefix(text, limit - used)
     candidate = [*page, (fits, tags)] if fits else list(page)
+    total = used + utf16_len(fits)
     rest_of_span = (text[len(fits):], tags)
     for seps in _BREAKS:
-        where = _last_break(candidate, seps, least)
+        where = _last_break(candidate, total, seps, least)
         if where is not None:
             i, pos = where
             piece, piece_tags = candidate[i]
@@ -121,9 +142,10 @@ def _cut(page: list[Span], span: Span, room: int, least: int) -> tuple[list[Span
     return candidate, [rest_of_span] if rest_of_span[0] else []
 
 
-def _last_break(candidate: list[Span], seps: str, least: int) -> tuple[int, int] | None:
-    """(span index, position) of the last of `seps` that leaves at least `least` units."""
-    total = sum(utf16_len(text) for text, _ in candidate)
+def _last_break(candidate: list[Span], total: int, seps: str,
+                least: int) -> tuple[int, int] | None:
+    """(span index, position) of the last of `seps` in `candidate` (`total` units long)
+    that leaves at least `least` units before it."""
     for i in range(len(candidate) - 1, -1, -1):
         text = candidate[i][0]
         total -= utf16_len(text)
