@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from bot.spans import CODE, PRE, QUOTE, B, I, Span, Tags, link_tag, to_html
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)[^`]*$")
+_FENCE = re.compile(r"(\s*)(`{3,}|~{3,})\s*([\w+#.-]*)[^`]*$")  # also indented, in a list
 _HEADING = re.compile(r" {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
 _BULLET = re.compile(r"(\s*)[-*+]\s+(.*)$")
 _NUMBERED = re.compile(r"(\s*)(\d{1,9})[.)]\s+(.*)$")
@@ -61,12 +61,12 @@ def _block_lines(lines: list[str]) -> list[Line]:
         line = lines[i]
         fence = _FENCE.match(line)
         if fence:
+            indent, marks, lang = fence.groups()
             end = i + 1
-            while end < len(lines) and not lines[end].strip().startswith(fence.group(1)):
+            while end < len(lines) and not _closes_fence(lines[end], marks):
                 end += 1
-            lang = fence.group(2)
             tags: Tags = (PRE, f'<code class="language-{lang}">') if lang else (PRE,)
-            code = "\n".join(lines[i + 1 : end])
+            code = "\n".join(_dedent(body, len(indent)) for body in lines[i + 1 : end])
             result.append(([(code, tags)] if code else [], False))
             i = end + 1
             continue
@@ -76,6 +76,17 @@ def _block_lines(lines: list[str]) -> list[Line]:
         result.append(_line(line))
         i += 1
     return result
+
+
+def _closes_fence(line: str, marks: str) -> bool:
+    """A line of only the fence's character, at least as many as opened it."""
+    bare = line.strip()
+    return len(bare) >= len(marks) and bare == marks[0] * len(bare)
+
+
+def _dedent(line: str, indent: int) -> str:
+    """A code line without the indentation its fence had (a block inside a list item)."""
+    return line[min(indent, len(line) - len(line.lstrip(" "))):]
 
 
 def _line(line: str) -> Line:

@@ -112,8 +112,8 @@ def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool)
         out.append((text, (quote,)))
         return
     out.append((text[:LIVE_OBSERVATION_CHARS].rstrip() + "…", (QUOTE_EXPANDABLE,)))
-    note = pick(lang, f"（共 {len(text):,} 字，记录中保留全文）",
-                f" ({len(text):,} chars in all; the transcript keeps every one)")
+    note = pick(lang, f"（共 {len(text):,} 字，/show 可看全文）",
+                f" ({len(text):,} chars in all; /show shows every one)")
     out.append((note, (QUOTE_EXPANDABLE, I)))
 
 

@@ -204,6 +204,15 @@ def test_emoji_count_two_units_and_are_never_split_between_pages() -> None:
     assert "".join(to_plain(p) for p in pages).count("😀") == 3000
 
 
+def test_an_emoji_streamed_in_two_halves_is_sent_whole() -> None:
+    # A server that escapes an emoji as two \\u escapes may split them across chunks.
+    t = react(AnswerDelta(round=1, text="Sunny \ud83d"), AnswerDelta(round=1, text="\ude00!"))
+
+    page = render_run(t, "en")[0]
+
+    assert "Sunny 😀!" in parse_html(page).text  # parse_html also needs valid UTF-8
+
+
 def test_a_long_chinese_answer_breaks_after_punctuation() -> None:
     sentence = "杭州今天晴，气温二十五度，适合出门散步。"
     answer = sentence * 400  # 8,000 characters, no spaces or line breaks
