@@ -3,6 +3,8 @@ falling back after a 400 that rejects tools, and tool calls written into native 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 
 from agent import (
@@ -29,9 +31,9 @@ def text_settings(fake_model: FakeModel) -> AgentSettings:
 
 
 @pytest.fixture
-async def text_client(text_settings: AgentSettings) -> ModelClient:
+async def text_client(text_settings: AgentSettings) -> AsyncIterator[ModelClient]:
     client = ModelClient(text_settings)
-    yield client  # type: ignore[misc]
+    yield client
     await client.close()
 
 
