@@ -7,9 +7,9 @@ in further pages and nothing is ever dropped.
 
 from __future__ import annotations
 
-from agent.events import RunFinished
 from agent.lang import pick
 from agent.prompts import args_text
+from agent.summary import difference, figures, seconds
 from bot.markdown import md_spans
 from bot.spans import CODE, QUOTE, QUOTE_EXPANDABLE, B, I, Span, paginate, to_html, to_plain
 from bot.textlen import utf16_len
@@ -45,7 +45,7 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     _run_body(out, react, lang, live)
     if plain.finished and react.finished:
         out.append(("\n\n", ()))
-        _difference(out, plain.finished, react.finished, lang)
+        out.append(("📊 " + difference(plain.finished, react.finished, lang), ()))
     return _pages(out)
 
 
@@ -100,7 +100,7 @@ def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool)
         out.append((" ⏳" if running else " —", ()))
         return
     mark = "✅" if step.ok else "⚠️"
-    out.append((f" {mark} {_seconds(step.duration_ms, lang)}", ()))
+    out.append((f" {mark} {seconds(step.duration_ms, lang)}", ()))
     text = step.observation
     if not text:
         out.append(("\n", ()))
@@ -156,7 +156,7 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
         elif done.status == "cancelled":
             out.append(("⏹ " + (done.reason or pick(lang, "已停止。", "Stopped.")), ()))
         else:
-            out.append((_stats(done, lang), (I,)))
+            out.append(("⏱ " + figures(done, lang), (I,)))
             if done.status == "max_rounds":
                 limit = pick(lang, "已达到步骤上限", "Step limit reached")
                 out.append(("\n⚠️ " + (done.reason or limit), ()))
@@ -168,37 +168,3 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
     elif done is None:
         out.append(("\n\n", ()))
         out.append((pick(lang, "⚠️ 这次运行没有结束。", "⚠️ This run did not finish."), (I,)))
-
-
-def _stats(done: RunFinished, lang: str) -> str:
-    parts = [_seconds(done.duration_ms, lang),
-             pick(lang, f"{done.rounds} 轮", f"{done.rounds} round" + _s(done.rounds))]
-    if done.usage.total_tokens:
-        parts.append(f"{done.usage.total_tokens:,} tokens")
-    return "⏱ " + " · ".join(parts)
-
-
-def _difference(out: list[Span], plain: RunFinished, react: RunFinished, lang: str) -> None:
-    def pair(a: float | int, b: float | int, fmt: str) -> str:
-        return f"{a:{fmt}} → {b:{fmt}}"
-
-    parts = [
-        pick(lang, "轮数 ", "rounds ") + pair(plain.rounds, react.rounds, ","),
-        pick(lang, "工具调用 ", "tool calls ") + pair(plain.tool_calls, react.tool_calls, ","),
-        pick(lang, "用时（秒）", "seconds ")
-        + pair(plain.duration_ms / 1000, react.duration_ms / 1000, ",.1f"),
-        "tokens " + pair(plain.usage.total_tokens, react.usage.total_tokens, ","),
-    ]
-    out.append(("📊 ", ()))
-    out.append((pick(lang, "无工具 → ReAct", "No tools → ReAct"), (B,)))
-    out.append((pick(lang, "：", ": ") + " · ".join(parts), ()))
-
-
-def _seconds(ms: int, lang: str) -> str:
-    if ms < 1000:
-        return pick(lang, f"{ms} 毫秒", f"{ms} ms")
-    return pick(lang, f"{ms / 1000:,.1f} 秒", f"{ms / 1000:,.1f} s")
-
-
-def _s(n: int) -> str:
-    return "" if n == 1 else "s"
