@@ -60,6 +60,8 @@ def _question(out: list[Span], question: str) -> None:
 
 def _run_body(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
     running = t.finished is None and not t.notice
+    if t.plan:
+        _plan(out, t, lang)
     for view in t.rounds:
         if not (view.thought or view.steps):
             continue
@@ -72,6 +74,17 @@ def _run_body(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
     if t.answer:
         _answer(out, t, lang, running)
     _footer(out, t, lang, live, running)
+
+
+def _plan(out: list[Span], t: Transcript, lang: str) -> None:
+    out.append(("\n\n📋 ", ()))
+    out.append((pick(lang, "计划", "Plan"), (B,)))
+    for step, done in t.checklist():
+        name = pick(lang, "作答", "answer") if step.tool == "finish" else step.tool
+        out.append(("\n☑ " if done else "\n☐ ", ()))
+        out.append((name, (CODE,) if step.tool != "finish" else (B,)))
+        if step.why:
+            out.append((f" — {step.why}", ()))
 
 
 def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: bool) -> None:

@@ -16,6 +16,8 @@ from agent.events import (
     AnswerDelta,
     Event,
     Observation,
+    Plan,
+    PlanStep,
     RunFinished,
     RunStarted,
     Thought,
@@ -55,6 +57,24 @@ class Transcript:
     finished: RunFinished | None = None
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
+    plan: tuple[PlanStep, ...] = ()
+
+    def checklist(self) -> list[tuple[PlanStep, bool]]:
+        """The plan's steps, each ticked once a matching tool has run: the k-th step that
+        names a tool needs k successful calls of it; `finish` needs the final answer."""
+        ok_calls: dict[str, int] = {}
+        for view in self.rounds:
+            for step in view.steps:
+                if step.ok:
+                    ok_calls[step.tool] = ok_calls.get(step.tool, 0) + 1
+        seen: dict[str, int] = {}
+        ticked = []
+        for step in self.plan:
+            seen[step.tool] = seen.get(step.tool, 0) + 1
+            done = self.answer_final if step.tool == "finish" else (
+                ok_calls.get(step.tool, 0) >= seen[step.tool])
+            ticked.append((step, done))
+        return ticked
 
     @classmethod
     def from_events(cls, events: Iterable[Event]) -> Transcript:
@@ -92,6 +112,8 @@ class Transcript:
             self.model = event.model
         elif isinstance(event, RunFinished):
             self.finished = event
+        elif isinstance(event, Plan):
+            self.plan = event.steps
 
     def _round(self, number: int) -> RoundView:
         """The view of round `number`, made (in order) if it is new."""
