@@ -1,6 +1,7 @@
 """The immutable step events a run yields, in the order they happen.
 
-A run is: RunStarted, then rounds (round numbers start at 1), then RunFinished.
+A run is: RunStarted, then (with planning) a Plan, then rounds (round numbers start at
+1), then RunFinished.
 A round that uses tools is Thought, Action(s), Observation(s). The final round is
 Thought, AnswerDelta(s), Answer. AnswerDelta is provisional: if the model turns out to
 call tools after writing text, a second Thought for the same round follows and
@@ -92,6 +93,21 @@ class Answer(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class PlanStep:
+    tool: str
+    """A tool name, or "finish" for the step that answers."""
+    why: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan(Event):
+    """The plan made before acting (round 0); front ends show it as a checklist."""
+
+    type: ClassVar[str] = "plan"
+    steps: tuple[PlanStep, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished(Event):
     type: ClassVar[str] = "run_finished"
     status: Status
@@ -106,7 +122,7 @@ class RunFinished(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
-    for cls in (RunStarted, Thought, Action, Observation, AnswerDelta, Answer, RunFinished)
+    for cls in (RunStarted, Plan, Thought, Action, Observation, AnswerDelta, Answer, RunFinished)
 }
 
 
@@ -118,5 +134,10 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["usage"] = Usage(**values["usage"])
     if cls is RunStarted:
         values["tools"] = tuple(values.get("tools", ()))
+    if cls is Plan:
+        values["steps"] = tuple(
+            step if isinstance(step, PlanStep) else PlanStep(**step)
+            for step in values.get("steps", ())
+        )
     names = {f.name for f in dataclasses.fields(cls)}
     return cls(**{k: v for k, v in values.items() if k in names})

@@ -10,15 +10,17 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
 
+from agent.events import Action, Event, Observation
 from agent.lang import pick
 from agent.model import ToolCall
 from agent.prompts import loop_stop_note, repeated_note
+from agent.runner import RunStats
 from agent.tool import Tool, ToolError
 
 log = logging.getLogger(__name__)
@@ -69,11 +71,14 @@ class ToolRunner:
     _done: dict[tuple[str, str], asyncio.Task[tuple[str, bool]]] = field(default_factory=dict)
     _seen: dict[tuple[str, str], int] = field(default_factory=dict)
 
-    def count(self, parsed: ParsedCall) -> int:
-        """Register a call; return how many identical calls came before it."""
-        n = self._seen.get(parsed.key, 0)
-        self._seen[parsed.key] = n + 1
-        return n
+    def count(self, calls: Sequence[ParsedCall]) -> list[int]:
+        """Register calls; return, for each, how many identical calls came before it."""
+        counts = []
+        for parsed in calls:
+            n = self._seen.get(parsed.key, 0)
+            self._seen[parsed.key] = n + 1
+            counts.append(n)
+        return counts
 
     async def run(self, parsed: ParsedCall, earlier: int) -> tuple[str, bool, int]:
         """Text, ok and duration in ms of the observation for one call."""
@@ -136,3 +141,30 @@ class ToolRunner:
 
 def names_of(tools: Sequence[Tool]) -> dict[str, Tool]:
     return {tool.name: tool for tool in tools}
+
+
+async def act(
+    calls: Sequence[ParsedCall],
+    earlier: Sequence[int],
+    runner: ToolRunner,
+    rnd: int,
+    stats: RunStats,
+) -> AsyncIterator[Event]:
+    """Actions, then Observations as each call finishes (the calls run concurrently)."""
+    for parsed in calls:
+        stats.tool_calls += 1
+        yield Action(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
+                     arguments=parsed.arguments)
+
+    async def one(parsed: ParsedCall, n: int) -> Observation:
+        text, ok, ms = await runner.run(parsed, n)
+        return Observation(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
+                           text=text, ok=ok, duration_ms=ms)
+
+    tasks = [asyncio.create_task(one(p, n)) for p, n in zip(calls, earlier, strict=True)]
+    try:
+        for next_done in asyncio.as_completed(tasks):
+            yield await next_done
+    finally:
+        for task in tasks:
+            task.cancel()

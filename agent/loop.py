@@ -4,31 +4,49 @@ A round is one model call. If the model asks for tools: Thought, then an Action 
 Observation for each call (run concurrently), and the results go back to the model. If
 it does not: Thought and the Answer, streamed. The loop stops at the round cap or at a
 call repeated a third time, and then asks once more, without tools, for the best answer.
+
+How a round talks to the model is the protocol's business (`Rounds`): native function
+calling (agent/native.py) or the classic text format (agent/textloop.py). `AGENT_MODE=auto`
+starts native and, when the endpoint rejects `tools`, goes on in text for that model.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from agent.events import Action, Answer, AnswerDelta, Event, Observation, RunStarted, Thought
-from agent.executor import ParsedCall, ToolRunner, names_of, parse_call
+from agent.events import Event, Observation, RunStarted
+from agent.executor import ParsedCall, ToolRunner, act, names_of
 from agent.lang import detect_lang
-from agent.model import Completion, ContentDelta, ModelClient, ModelError
-from agent.prompts import (
-    SYSTEM_PLAIN,
-    SYSTEM_REACT,
-    Turn,
-    final_thought,
-    history_messages,
-    limit_message,
-    limit_thought,
-    tool_thought,
-)
+from agent.model import ModelClient, ModelError
+from agent.native import NativeRounds, answer_round
+from agent.planner import make_plan, plan_note
+from agent.prompts import SYSTEM_PLAIN, SYSTEM_REACT, Turn, history_messages
 from agent.runner import RunStats, drive
 from agent.settings import AgentSettings
+from agent.textloop import TextRounds
+from agent.textmode import text_system
 from agent.tool import Tool
+
+log = logging.getLogger(__name__)
+
+TEXT_ONLY_MODELS: set[str] = set()
+"""Models whose endpoint rejected `tools` in auto mode; they speak text while we live."""
+
+
+class Rounds(Protocol):
+    """How one protocol runs a round, records tool results and asks for a last answer."""
+
+    def round(self, rnd: int, calls: list[ParsedCall]) -> AsyncIterator[Event]:
+        """Yield the round's events; put the calls to run in `calls` (none: answered)."""
+
+    def record(self, calls: list[ParsedCall], results: list[str]) -> None:
+        """Add the calls and their results (in call order) to the history."""
+
+    def last_round(self, rnd: int) -> AsyncIterator[Event]:
+        """Ask, without tools, for the best answer (after the round cap or a loop)."""
 
 
 def run_react(
@@ -39,11 +57,14 @@ def run_react(
     tools: Sequence[Tool] = (),
     history: Sequence[Turn] = (),
     cancel: asyncio.Event | None = None,
+    planner: bool | None = None,
 ) -> AsyncIterator[Event]:
-    """Answer `question` with tools, yielding every step as it happens."""
+    """Answer `question` with tools, yielding every step as it happens. `planner` makes
+    a plan first (None: the AGENT_PLANNER setting)."""
     lang = detect_lang(question)
     stats = RunStats()
-    steps = _react(question, client, settings, tools, history, lang, stats)
+    plan_first = settings.agent_planner if planner is None else planner
+    steps = _react(question, client, settings, tools, history, lang, stats, plan_first)
     return drive(steps, stats, lang, cancel)
 
 
@@ -74,7 +95,7 @@ async def _plain(
     messages = _opening(SYSTEM_PLAIN, question, history, settings)
     try:
         stats.rounds = 1
-        async for event in _answer_round(client, messages, 1, stats, thought=None):
+        async for event in answer_round(client, messages, 1, stats, thought=None):
             yield event
     except ModelError as err:
         yield stats.finished("error", err.reason(lang), err.kind)
@@ -90,158 +111,86 @@ async def _react(
     history: Sequence[Turn],
     lang: str,
     stats: RunStats,
+    plan_first: bool,
 ) -> AsyncIterator[Event]:
     toolmap = names_of(tools)
-    schemas = [tool.schema() for tool in tools]
     yield RunStarted(round=0, mode="react", question=question, model=client.model,
                      tools=tuple(toolmap))
-    messages = _opening(SYSTEM_REACT, question, history, settings)
     runner = ToolRunner(toolmap, lang, settings.tool_timeout_s, settings.max_observation_chars)
-    status = "done"
+    status: list[str] = []
     try:
-        for rnd in range(1, settings.agent_max_rounds + 1):
-            stats.rounds = rnd
-            box: list[Completion] = []
-            drafted = False
-            async for event in _stream(client, messages, rnd, stats, schemas, box,
-                                       final_thought(lang, observed=rnd > 1)):
-                drafted = drafted or isinstance(event, AnswerDelta)
-                yield event
-            done = box[0]
-            if not done.tool_calls:
-                yield _answer(done, rnd)
-                break
-            calls = [parse_call(call, lang) for call in done.tool_calls]
-            if drafted or not done.reasoning:  # else the reasoning was this round's Thought
-                text = done.reasoning or done.content.strip()
-                yield Thought(round=rnd, text=text or tool_thought(
-                    lang, [(c.call.name, c.arguments) for c in calls]), synthesized=not text)
-            looping = False
-            async for event in _act(calls, runner, rnd, stats, messages, done.content):
-                looping = looping or event is _LOOPING
-                if isinstance(event, Event):
-                    yield event
-            if looping:
-                status = "max_rounds"
-                break
+        note = ""
+        if plan_first:
+            plan = await make_plan(_opening("", question, history, settings), client,
+                                   toolmap, stats)
+            if plan is not None:
+                note = "\n\n" + plan_note(plan)
+                yield plan
+
+        def text_rounds() -> TextRounds:
+            system = text_system(tools) + note
+            return TextRounds(client, _opening(system, question, history, settings),
+                              toolmap, lang, stats)
+
+        mode = settings.agent_mode
+        if mode == "auto":
+            mode = "text" if client.model in TEXT_ONLY_MODELS else "native"
+        if mode == "text":
+            rounds: Rounds = text_rounds()
         else:
-            status = "max_rounds"
-        if status == "max_rounds":
-            stats.rounds += 1
-            messages.append({"role": "user", "content": limit_message(lang)})
-            async for event in _answer_round(client, messages, stats.rounds, stats,
-                                             thought=limit_thought(lang),
-                                             tools=schemas, tool_choice="none"):
+            rounds = NativeRounds(client, _opening(SYSTEM_REACT + note, question, history,
+                                                   settings), toolmap, lang, stats)
+        started = False
+        try:
+            async for event in _rounds(rounds, runner, settings, stats, status):
+                started = True
+                yield event
+        except ModelError as err:
+            if started or err.kind != "tools_unsupported" or settings.agent_mode != "auto":
+                raise
+            log.info("endpoint rejected tools for model %s: going on in text mode",
+                     client.model)
+            TEXT_ONLY_MODELS.add(client.model)
+            status.clear()
+            async for event in _rounds(text_rounds(), runner, settings, stats, status):
                 yield event
     except ModelError as err:
         yield stats.finished("error", err.reason(lang), err.kind)
         return
     finally:
         await runner.aclose()
-    yield stats.finished(status)
+    yield stats.finished("max_rounds" if status == ["max_rounds"] else "done")
 
 
-_LOOPING = object()
-
-
-async def _act(
-    calls: list[ParsedCall],
+async def _rounds(
+    rounds: Rounds,
     runner: ToolRunner,
-    rnd: int,
+    settings: AgentSettings,
     stats: RunStats,
-    messages: list[dict[str, Any]],
-    content: str,
-) -> AsyncIterator[object]:
-    """Actions, then Observations as each call finishes; history gets both, in call order."""
-    earlier = [runner.count(parsed) for parsed in calls]
-    for parsed in calls:
-        stats.tool_calls += 1
-        yield Action(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
-                     arguments=parsed.arguments)
-    messages.append({
-        "role": "assistant",
-        "content": content or None,
-        "tool_calls": [
-            {"id": p.call.id, "type": "function",
-             "function": {"name": p.call.name, "arguments": p.wire_arguments()}}
-            for p in calls
-        ],
-    })
-    results: dict[str, str] = {}
-
-    async def one(parsed: ParsedCall, n: int) -> Observation:
-        text, ok, ms = await runner.run(parsed, n)
-        results[parsed.call.id] = text
-        return Observation(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
-                           text=text, ok=ok, duration_ms=ms)
-
-    tasks = [asyncio.create_task(one(p, n)) for p, n in zip(calls, earlier, strict=True)]
-    try:
-        for next_done in asyncio.as_completed(tasks):
-            yield await next_done
-    finally:
-        for task in tasks:
-            task.cancel()
-    for parsed in calls:
-        messages.append({"role": "tool", "tool_call_id": parsed.call.id,
-                         "content": results[parsed.call.id]})
-    if any(n >= 2 for n in earlier):
-        yield _LOOPING
-
-
-async def _stream(
-    client: ModelClient,
-    messages: list[dict[str, Any]],
-    rnd: int,
-    stats: RunStats,
-    schemas: list[dict[str, Any]] | None,
-    box: list[Completion],
-    answering_thought: str | None,
-    **extra: Any,
+    status: list[str],
 ) -> AsyncIterator[Event]:
-    """One model call. Yields this round's Thought once it is known and the answer as it
-    streams; puts the Completion in `box`. A model's reasoning is the best Thought."""
-    reasoning: list[str] = []
-    thought_sent = False
-    async for item in client.stream(messages, tools=schemas, **extra):
-        if isinstance(item, Completion):
-            stats.usage = stats.usage + item.usage
-            if item.tool_calls and item.reasoning and not thought_sent:
-                yield Thought(round=rnd, text=item.reasoning)
-            box.append(item)
-        elif isinstance(item, ContentDelta):
-            if not thought_sent:
-                thought_sent = True
-                if reasoning:
-                    yield Thought(round=rnd, text="".join(reasoning))
-                elif answering_thought:
-                    yield Thought(round=rnd, text=answering_thought, synthesized=True)
-            yield AnswerDelta(round=rnd, text=item.text)
-        else:
-            reasoning.append(item.text)
-
-
-async def _answer_round(
-    client: ModelClient,
-    messages: list[dict[str, Any]],
-    rnd: int,
-    stats: RunStats,
-    thought: str | None,
-    tools: list[dict[str, Any]] | None = None,
-    **extra: Any,
-) -> AsyncIterator[Event]:
-    """A call whose text is the answer, whatever else the model sends."""
-    box: list[Completion] = []
-    async for event in _stream(client, messages, rnd, stats, tools, box, thought, **extra):
+    """Rounds until an answer, the round cap or a loop; puts "max_rounds" in `status`
+    when the last answer had to be asked for."""
+    for rnd in range(1, settings.agent_max_rounds + 1):
+        stats.rounds = rnd
+        calls: list[ParsedCall] = []
+        async for event in rounds.round(rnd, calls):
+            yield event
+        if not calls:
+            return
+        earlier = runner.count(calls)
+        results: dict[str, str] = {}
+        async for event in act(calls, earlier, runner, rnd, stats):
+            if isinstance(event, Observation):
+                results[event.call_id] = event.text
+            yield event
+        rounds.record(calls, [results[p.call.id] for p in calls])
+        if any(n >= 2 for n in earlier):
+            break
+    status.append("max_rounds")
+    stats.rounds += 1
+    async for event in rounds.last_round(stats.rounds):
         yield event
-    yield _answer(box[0], rnd)
-
-
-def _answer(done: Completion, rnd: int) -> Answer:
-    text = done.content.strip()
-    if not text:
-        raise ModelError("empty")
-    return Answer(round=rnd, text=text)
 
 
 def _opening(system: str, question: str, history: Sequence[Turn],
@@ -251,3 +200,5 @@ def _opening(system: str, question: str, history: Sequence[Turn],
         *history_messages(history, settings.history_max_chars),
         {"role": "user", "content": question},
     ]
+
+

@@ -6,7 +6,7 @@ The bot's settings extend this model, so one `.env` configures both front ends.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -37,6 +37,13 @@ class AgentSettings(BaseSettings):
 
     database_path: Path = Path("data/glassbox.sqlite3")
     """The bot's SQLite file; the course-notes index lives in it too."""
+
+    # --- Text-format ReAct and planning (issue 6) ---
+    agent_mode: Literal["auto", "native", "text"] = "auto"
+    """native: function calling; text: the classic Thought/Action text protocol; auto:
+    native until the endpoint rejects `tools`, then text for that model."""
+    agent_planner: bool = False
+    """Make a JSON plan before acting (AGENT_PLANNER=on|off)."""
 
 
 # Names a person types in `.env`, for the one settings model field that has several.

@@ -1,1 +1,1 @@
-"""Glassbox's Telegram front end: commands, live message, rendering, transcripts in SQLite."""
+"""Glassbox on Telegram: commands, the live message, rendering, transcripts in SQLite."""

@@ -1,7 +1,7 @@
 """A stored run as one self-contained HTML file: readable offline, printable.
 
-Inline CSS only (no scripts, fonts or images to fetch), every stored text escaped. Like the
-live message, a round shows its last Thought (a later one supersedes a draft). The answer
+Inline CSS only (no scripts, fonts or images to fetch), every stored text escaped. Events are
+folded by bot.transcript, as for the live message and /show. The answer
 is shown as preformatted text: Markdown stays readable that way and needs no converter.
 """
 
@@ -10,12 +10,13 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC
 
-from agent.events import Action, Answer, Event, Observation, RunFinished, RunStarted, Thought
+from agent.events import Event, RunFinished
 from agent.lang import pick
-from bot.store_records import LANES, RunRecord
+from agent.summary import figures, seconds
+from bot.store_records import LANES, RunRecord, UnknownEvent
+from bot.transcript import RoundView, ToolStep, Transcript
 
 _STATUS = {
     "running": ("进行中", "running"),
@@ -53,13 +54,6 @@ h2, h3 { page-break-after: avoid; }
 """
 
 
-@dataclass
-class _Round:
-    number: int
-    thought: Thought | None = None
-    steps: list[Event] = field(default_factory=list)
-
-
 def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str) -> str:
     """The whole transcript of `record` (its `events` by lane) as an HTML document."""
     title = pick(lang, f"Glassbox 记录 #{record.n}", f"Glassbox transcript #{record.n}")
@@ -89,7 +83,7 @@ def _meta(record: RunRecord, lang: str) -> str:
         (pick(lang, "状态", "Status"), _status(record.status, lang)),
     ]
     if record.duration_ms is not None:
-        rows.append((pick(lang, "用时", "Duration"), _seconds(record.duration_ms)))
+        rows.append((pick(lang, "用时", "Duration"), seconds(record.duration_ms, lang)))
     rows.append((pick(lang, "令牌", "Tokens"), _tokens(record.usage.prompt_tokens,
                                                      record.usage.completion_tokens, lang)))
     cells = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows)
@@ -97,69 +91,63 @@ def _meta(record: RunRecord, lang: str) -> str:
 
 
 def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
-    rounds: dict[int, _Round] = {}
-    answer: Answer | None = None
-    finished: RunFinished | None = None
-    for event in events:
-        if isinstance(event, RunStarted):
-            continue
-        if isinstance(event, Answer):
-            answer = event
-        elif isinstance(event, RunFinished):
-            finished = event
-        elif isinstance(event, Thought):
-            rounds.setdefault(event.round, _Round(event.round)).thought = event
-        else:
-            rounds.setdefault(event.round, _Round(event.round)).steps.append(event)
+    """One lane, folded by the same rules as the live message."""
+    t = Transcript.from_events(events)
     title = pick(lang, *_LANE[lane])
     out = [f"<h2>{_e(title)}</h2>"] if title else []
-    out += [_round(r, lang) for r in sorted(rounds.values(), key=lambda r: r.number)]
-    if answer is not None:
+    if t.plan:
+        items = "".join(f"<li>{'☑' if done else '☐'} {_e(step.tool)}"
+                        f"{_e(' — ' + step.why) if step.why else ''}</li>"
+                        for step, done in t.checklist())
+        out.append(f'<section class="round"><h3>📋 {_e(pick(lang, "计划", "Plan"))}</h3>'
+                   f"<ul>{items}</ul></section>")
+    out += [_round(view, lang) for view in t.rounds]
+    out += [_unknown(event) for event in events if isinstance(event, UnknownEvent)]
+    if t.answer:
         out.append(f'<section class="answer"><h3>✅ {_e(pick(lang, "回答", "Answer"))}</h3>'
-                   f"<pre>{_e(answer.text)}</pre></section>")
-    if finished is not None:
-        out.append(_summary(finished, lang))
+                   f"<pre>{_e(t.answer)}</pre></section>")
+    if t.finished is not None:
+        out.append(_summary(t.finished, lang))
     return "\n".join(out)
 
 
-def _round(r: _Round, lang: str) -> str:
-    out = [f'<section class="round"><h3>{_e(pick(lang, f"第 {r.number} 轮", f"Round {r.number}"))}'
-           "</h3>"]
-    if r.thought is not None:
+def _round(view: RoundView, lang: str) -> str:
+    heading = pick(lang, f"第 {view.number} 轮", f"Round {view.number}")
+    out = [f'<section class="round"><h3>{_e(heading)}</h3>']
+    if view.thought:
         note = (f' <span class="note">({_e(pick(lang, "由 Glassbox 补写", "written by Glassbox"))})'
-                "</span>" if r.thought.synthesized else "")
+                "</span>" if view.synthesized else "")
         out.append(f'<div class="step"><span class="label">💭 {_e(pick(lang, "思考", "Thought"))}'
-                   f"</span>{note}<pre>{_e(r.thought.text)}</pre></div>")
-    out += [_step(step, lang) for step in r.steps]
+                   f"</span>{note}<pre>{_e(view.thought)}</pre></div>")
+    out += [_step(step, lang) for step in view.steps]
     out.append("</section>")
     return "\n".join(out)
 
 
-def _step(event: Event, lang: str) -> str:
-    if isinstance(event, Action):
-        args = event.arguments if isinstance(event.arguments, str) else json.dumps(
-            event.arguments, ensure_ascii=False, indent=2)
-        return (f'<div class="step"><span class="label">🔧 {_e(pick(lang, "行动", "Action"))}: '
-                f"{_e(event.tool)}</span><pre>{_e(args)}</pre></div>")
-    if isinstance(event, Observation):
-        mark = "" if event.ok else " ⚠️ " + pick(lang, "失败", "failed")
-        return (f'<div class="step{"" if event.ok else " failed"}"><span class="label">👀 '
-                f"{_e(pick(lang, '观察', 'Observation'))}: {_e(event.tool)}{_e(mark)}</span> "
-                f'<span class="note">{_seconds(event.duration_ms)}</span>'
-                f"<pre>{_e(event.text)}</pre></div>")
+def _step(step: ToolStep, lang: str) -> str:
+    args = step.arguments if isinstance(step.arguments, str) else json.dumps(
+        step.arguments, ensure_ascii=False, indent=2)
+    out = (f'<div class="step"><span class="label">🔧 {_e(pick(lang, "行动", "Action"))}: '
+           f"{_e(step.tool)}</span><pre>{_e(args)}</pre></div>")
+    if step.observation is not None:
+        mark = "" if step.ok else " ⚠️ " + pick(lang, "失败", "failed")
+        out += (f'\n<div class="step{"" if step.ok else " failed"}"><span class="label">👀 '
+                f"{_e(pick(lang, '观察', 'Observation'))}: {_e(step.tool)}{_e(mark)}</span> "
+                f'<span class="note">{_e(seconds(step.duration_ms, lang))}</span>'
+                f"<pre>{_e(step.observation)}</pre></div>")
+    return out
+
+
+def _unknown(event: UnknownEvent) -> str:
     data = event.to_dict()
     return (f'<div class="step"><span class="label">{_e(str(data.get("type")))}</span>'
             f"<pre>{_e(json.dumps(data, ensure_ascii=False, indent=2))}</pre></div>")
 
 
 def _summary(finished: RunFinished, lang: str) -> str:
-    parts = [
-        _status(finished.status, lang),
-        _seconds(finished.duration_ms),
-        pick(lang, f"{finished.rounds} 轮", f"{finished.rounds} rounds"),
-        pick(lang, f"{finished.tool_calls} 次工具调用", f"{finished.tool_calls} tool calls"),
-        _tokens(finished.usage.prompt_tokens, finished.usage.completion_tokens, lang),
-    ]
+    calls = pick(lang, f"{finished.tool_calls} 次工具调用", f"{finished.tool_calls} tool calls")
+    parts = [_status(finished.status, lang), figures(finished, lang), calls,
+             _tokens(finished.usage.prompt_tokens, finished.usage.completion_tokens, lang)]
     reason = f"<br>{_e(finished.reason)}" if finished.reason else ""
     return f'<p class="note">{_e(" · ".join(parts))}{reason}</p>'
 
@@ -171,10 +159,6 @@ def _status(status: str, lang: str) -> str:
 def _tokens(prompt: int, completion: int, lang: str) -> str:
     return pick(lang, f"输入 {prompt} · 输出 {completion} 令牌",
                 f"{prompt} in · {completion} out tokens")
-
-
-def _seconds(ms: int) -> str:
-    return f"{ms / 1000:.1f} s"
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -19,7 +19,7 @@ from agent.lang import Lang
 from agent.prompts import Turn
 from bot.i18n import MAX_QUESTION_CHARS, lang_of, text
 from bot.live import LiveMessage
-from bot.render_stub import to_plain
+from bot.render import to_plain
 from bot.runs import Mode, Question, execute
 from bot.services import Services, services
 

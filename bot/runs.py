@@ -24,9 +24,10 @@ from agent.prompts import Turn
 from bot.active import Active
 from bot.i18n import text
 from bot.live import LiveMessage
-from bot.render_stub import Transcript, render_compare, render_run, to_plain
+from bot.render import render_compare, render_run, to_plain
 from bot.services import Services
 from bot.store import RunRecord
+from bot.transcript import Transcript
 
 log = logging.getLogger(__name__)
 

@@ -28,8 +28,11 @@ async def test_a_private_question_grows_live_into_the_chain_and_answer(gb: Glass
 
     assert "Round 1" in final.text
     assert "I should add them." in final.text
-    assert "add(" in final.text and "👀 4" in final.text
-    assert "✅ 2 + 2 =" in final.text
+    assert "🔧 Action add(a=2, b=2)" in final.text
+    assert "👀 Observation" in final.text
+    assert "✅ Answer\n2 + 2 = 4" in final.text
+    assert "<b>4</b>" in final.raw  # the answer's Markdown shows as Telegram formatting
+    assert "2 rounds" in final.text and "165 tokens" in final.text
     assert final.buttons == []
     assert final.versions[0] != final.text  # it was edited as the chain grew
     methods = gb.tg.methods(ALICE)

@@ -85,7 +85,7 @@ def test_the_whole_chain_is_in_the_file() -> None:
     for text in ("What does the notes say? " + HOSTILE, "李雷 " + HOSTILE, "2025-03-01 08:00:05",
                  "qwen-plus", "12.3 s", "1200 in · 345 out tokens", "Round 1", "Round 2",
                  "I should search the notes " + HOSTILE, "notes", '"query": "<b>bold</b>',
-                 LONG + HOSTILE, '{"city": broken', "no such city", "failed", "0.4 s",
+                 LONG + HOSTILE, '{"city": broken', "no such city", "failed", "420 ms",
                  "written by Glassbox", "It says **ReAct** " + HOSTILE, "2 rounds",
                  "2 tool calls"):
         assert text in page.text, text

@@ -119,26 +119,35 @@ async def test_compare_run_keeps_its_two_lanes(store: Store) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class Plan(Event):
-    """An event type from the future (another issue adds it)."""
+class Poll(Event):
+    """An event type from the future (a later version adds it)."""
 
-    type: ClassVar[str] = "plan"
-    steps: tuple[str, ...]
+    type: ClassVar[str] = "poll"
+    options: tuple[str, ...]
 
 
 async def test_event_types_from_the_future_are_kept(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run = await new_run(store)
-    await store.append(run.id, Plan(round=1, steps=("search", "answer")))
+    await store.append(run.id, Poll(round=1, options=("search", "answer")))
 
     (unknown,) = (await store.events(run.id))["main"]
     assert isinstance(unknown, UnknownEvent)
-    assert unknown.to_dict() == {"type": "plan", "round": 1, "steps": ["search", "answer"]}
+    assert unknown.to_dict() == {"type": "poll", "round": 1, "options": ["search", "answer"]}
 
-    monkeypatch.setitem(EVENT_TYPES, "plan", Plan)  # the version that knows it
-    (plan,) = (await store.events(run.id))["main"]
-    assert plan == Plan(round=1, steps=["search", "answer"])  # type: ignore[arg-type]
+    monkeypatch.setitem(EVENT_TYPES, "poll", Poll)  # the version that knows it
+    (poll,) = (await store.events(run.id))["main"]
+    assert poll == Poll(round=1, options=["search", "answer"])  # type: ignore[arg-type]
+
+
+async def test_plan_events_round_trip(store: Store) -> None:
+    from agent.events import Plan, PlanStep
+
+    run = await new_run(store)
+    plan = Plan(round=0, steps=(PlanStep("get_weather", "need it"), PlanStep("finish")))
+    await store.append(run.id, plan)
+    assert (await store.events(run.id))["main"] == [plan]
 
 
 async def test_fifty_runs_writing_at_once(store: Store) -> None:

@@ -35,8 +35,10 @@ class Request:
         """A form or JSON body as a flat dict of strings (as python-telegram-bot posts)."""
         ctype = self.headers.get("content-type", "")
         if "json" in ctype:
-            return {k: v if isinstance(v, str) else json.dumps(v)
-                    for k, v in (self.json() or {}).items()}
+            return {
+                k: v if isinstance(v, str) else json.dumps(v)
+                for k, v in (self.json() or {}).items()
+            }
         if "multipart" in ctype:
             return _multipart(self.body, ctype)
         return {k: v[0] for k, v in parse_qs(self.body.decode()).items()}
@@ -70,7 +72,9 @@ class FakeServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -104,8 +108,13 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             parts = urlsplit(self.path)
-            request = Request(self.command, parts.path, parse_qs(parts.query),
-                              {k.lower(): v for k, v in self.headers.items()}, body)
+            request = Request(
+                self.command,
+                parts.path,
+                parse_qs(parts.query),
+                {k.lower(): v for k, v in self.headers.items()},
+                body,
+            )
             fake.requests.append(request)
             try:
                 reply = fake.handler(request)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.fakes.server import FakeServer, Reply, Request, wire
-from tests.fakes.telegram_entities import EntityError, parse_html, utf16_len
+from tests.fakes.telegram_html import CantParseEntities, parse_html, utf16_units
 
 TOKEN = "7000000001:AAFakeTokenForTests-0123456789abcdef"
 BOT = {"id": 7000000001, "is_bot": True, "first_name": "Glassbox", "username": "GlassboxBot"}
@@ -115,7 +115,7 @@ class FakeTelegram(FakeServer):
             data = self._message_json(msg)
             if text.startswith("/"):
                 command = text.split(maxsplit=1)[0]
-                data["entities"] = [{"offset": 0, "length": utf16_len(command),
+                data["entities"] = [{"offset": 0, "length": utf16_units(command),
                                      "type": "bot_command"}]
             self._queue({"message": data})
         return msg.message_id
@@ -229,12 +229,14 @@ class FakeTelegram(FakeServer):
     def _text(self, p: dict[str, Any], text: str) -> tuple[str, str]:
         mode = p.get("parse_mode", "")
         try:
-            shown = parse_html(text) if mode.upper() == "HTML" else text.strip()
-        except EntityError as err:
+            shown = (parse_html(text).text if mode.upper() == "HTML" else text).strip()
+        except CantParseEntities as err:
+            if "too long" in str(err):
+                raise ApiError(400, "Bad Request: message is too long") from None
             raise ApiError(400, f"Bad Request: can't parse entities: {err}") from None
         if not shown:
             raise ApiError(400, "Bad Request: message text is empty")
-        if utf16_len(shown) > 4096:
+        if utf16_units(shown) > 4096:
             raise ApiError(400, "Bad Request: message is too long")
         return shown, mode
 

@@ -1,0 +1,163 @@
+"""Rounds over the classic ReAct text protocol, for models without function calling.
+
+The model writes `Thought:` and `Action: tool[input]` and stops; the loop runs the tool
+and answers with `Observation: ...` as a user message. The answer streams once its
+label is seen. A reply that cannot be read gets one corrective message; a second one
+ends the run with the raw text as the answer, marked unparsed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agent.events import Answer, AnswerDelta, Event, Thought
+from agent.executor import ParsedCall, parse_call
+from agent.lang import pick
+from agent.model import Completion, ContentDelta, ModelClient, ModelError, ToolCall
+from agent.prompts import final_thought, limit_message, limit_thought, tool_thought
+from agent.runner import RunStats
+from agent.textmode import (
+    STOP,
+    Act,
+    Final,
+    Step,
+    Unparsed,
+    answer_start,
+    arguments_for,
+    correction,
+    cut_observation,
+    parse_reply,
+)
+from agent.tool import Tool
+
+log = logging.getLogger(__name__)
+
+_HELD = ("observation", "观察")
+
+
+@dataclass(frozen=True, slots=True)
+class _Reply:
+    text: str
+    """The model's text, cut at a model-written Observation."""
+    reasoning: str
+    step: Step
+    streamed: str
+    """The part of the answer already sent as AnswerDeltas."""
+    thought_sent: bool
+
+
+class TextRounds:
+    """One protocol of the loop (see `agent.loop.Rounds`)."""
+
+    def __init__(self, client: ModelClient, messages: list[dict[str, Any]],
+                 tools: Mapping[str, Tool], lang: str, stats: RunStats) -> None:
+        self.client, self.messages, self.tools = client, messages, tools
+        self.lang, self.stats = lang, stats
+
+    async def round(self, rnd: int, calls: list[ParsedCall]) -> AsyncIterator[Event]:
+        fallback = final_thought(self.lang, observed=rnd > 1)
+        for attempt in (1, 2):
+            box: list[_Reply] = []
+            async for event in self._call(rnd, box, fallback):
+                yield event
+            reply = box[0]
+            if not isinstance(reply.step, Unparsed) or attempt == 2:
+                break
+            log.info("text-mode reply not parsed (%s); asking once more", reply.step.problem)
+            self.messages.append({"role": "assistant", "content": reply.text or "…"})
+            self.messages.append({"role": "user", "content": correction(self.lang)})
+        step = reply.step
+        if isinstance(step, Act):
+            tool = self.tools.get(step.tool)
+            args = arguments_for(step.input, tool)
+            wire = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+            parsed = parse_call(ToolCall(f"call_text_{rnd}", step.tool, wire), self.lang)
+            text = step.thought or reply.reasoning
+            yield Thought(round=rnd, text=text or tool_thought(
+                self.lang, [(step.tool, parsed.arguments)]), synthesized=not text)
+            self.messages.append({"role": "assistant", "content": reply.text})
+            calls.append(parsed)
+            return
+        async for event in self._finish(rnd, reply, fallback):
+            yield event
+
+    def record(self, calls: list[ParsedCall], results: list[str]) -> None:
+        self.messages.append({"role": "user", "content": "\n".join(
+            f"Observation: {text}" for text in results)})
+
+    async def last_round(self, rnd: int) -> AsyncIterator[Event]:
+        self.messages.append({"role": "user", "content": limit_message(self.lang) + pick(
+            self.lang, "请以 `Final Answer:` 开头作答。", " Start with `Final Answer:`.")})
+        box: list[_Reply] = []
+        fallback = limit_thought(self.lang)
+        async for event in self._call(rnd, box, fallback):
+            yield event
+        async for event in self._finish(rnd, box[0], fallback):
+            yield event
+
+    async def _finish(self, rnd: int, reply: _Reply, fallback: str) -> AsyncIterator[Event]:
+        """The answer events for a reply that ends the run (read or not)."""
+        step = reply.step
+        if isinstance(step, Final):
+            answer, unparsed, thought = step.answer, False, step.thought
+        else:
+            answer, unparsed, thought = reply.text, True, ""
+            fallback = pick(self.lang, "模型的回复不符合 ReAct 格式，下面是它的原文。",
+                            "The model's reply did not follow the ReAct format; "
+                            "here it is as written.")
+        if not answer:
+            raise ModelError("empty")
+        if not reply.thought_sent:
+            text = thought or reply.reasoning
+            yield Thought(round=rnd, text=text or fallback, synthesized=not text)
+        rest = answer[len(reply.streamed):] if answer.startswith(reply.streamed) else answer
+        if rest:
+            yield AnswerDelta(round=rnd, text=rest)
+        yield Answer(round=rnd, text=answer, unparsed=unparsed)
+
+    async def _call(self, rnd: int, box: list[_Reply], fallback: str) -> AsyncIterator[Event]:
+        """One model call; streams the Thought and the answer once an answer label is seen."""
+        parts: list[str] = []
+        reasoning: list[str] = []
+        start: int | None = None
+        sent = ""
+        done: Completion | None = None
+        async for item in self.client.stream(self.messages, stop=STOP):
+            if isinstance(item, Completion):
+                self.stats.usage = self.stats.usage + item.usage
+                done = item
+            elif isinstance(item, ContentDelta):
+                parts.append(item.text)
+                text = cut_observation("".join(parts))
+                if start is None:
+                    found = answer_start(text)
+                    if found is None:
+                        continue
+                    thought, start = found
+                    thought = thought or "".join(reasoning).strip()
+                    yield Thought(round=rnd, text=thought or fallback, synthesized=not thought)
+                body = _settled(text[start:])
+                if len(body) > len(sent) and body.startswith(sent):
+                    yield AnswerDelta(round=rnd, text=body[len(sent):])
+                    sent = body
+            else:
+                reasoning.append(item.text)
+        assert done is not None  # the client always ends with a Completion
+        text = cut_observation(done.content).strip()
+        box.append(_Reply(text, done.reasoning.strip(), parse_reply(text), sent,
+                          start is not None))
+
+
+def _settled(body: str) -> str:
+    """The part of a growing answer safe to show: without a last line that may be the
+    start of a model-written `Observation:` still being generated."""
+    body = body.strip()
+    head, sep, last = body.rpartition("\n")
+    word = last.strip(" \t>*#_`-").lower()
+    if sep and any(w.startswith(word) or word.startswith(w) for w in _HELD):
+        return head.rstrip()
+    return body

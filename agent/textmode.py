@@ -1,0 +1,260 @@
+"""The classic ReAct text protocol: the system prompt, and a parser tolerant of how real
+models break the format.
+
+A reply is read as one of: an action to run (`Act`), the answer (`Final`), or `Unparsed`.
+Everything from a model-written `Observation:` on is discarded first: a model never
+observes for itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent.lang import pick
+from agent.prompts import SYSTEM_REACT
+from agent.tool import Tool
+
+STOP = ["Observation:", "\nObservation"]
+
+_LABELS = {
+    "thought": ("thought", "思考", "想法"),
+    "input": (r"action\s+input", "行动输入", "动作输入"),
+    "action": ("action", "行动", "动作"),
+    "observation": ("observation", "观察"),
+    "answer": (r"final\s+answer", "answer", "最终答案", "最终回答", "答案"),
+}
+_KIND_OF = {word.replace(r"\s+", " "): kind for kind, words in _LABELS.items() for word in words}
+# At a line start, maybe under Markdown (`**Thought 2:**`), numbered, with `:` or `：`.
+_LABEL = re.compile(
+    r"^[ \t>*#_`-]*(?P<word>" + "|".join(
+        word for words in _LABELS.values() for word in words) + r")"
+    r"[ \t]*(?:#?\d+)?[ \t]*[*_]*[ \t]*[:：][*_]*[ \t]*",
+    re.IGNORECASE | re.MULTILINE,
+)
+_CALL = re.compile(r"(?P<name>[\w.\-]+)\s*(?P<open>[\[(])", re.DOTALL)
+_NAME = re.compile(r"[\w.\-]+")
+_FENCE = re.compile(r"^```[\w-]*[ \t]*\n?(?P<body>.*?)\n?```$", re.DOTALL)
+_NONE = {"none", "null", "n/a", "no action", "nothing", "无", "不需要"}
+_FINISH = {"finish", "final answer", "answer"}
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    thought: str
+    tool: str
+    input: str
+    """The tool input as written, fences and quotes stripped (JSON or plain text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Final:
+    thought: str
+    answer: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unparsed:
+    problem: str
+
+
+Step = Act | Final | Unparsed
+
+
+def _kind(match: re.Match[str]) -> str:
+    return _KIND_OF[" ".join(match.group("word").lower().split())]
+
+
+def cut_observation(text: str) -> str:
+    """The text before a model-written `Observation:` (servers may ignore `stop`)."""
+    for match in _LABEL.finditer(text):
+        if _kind(match) == "observation":
+            return text[: match.start()]
+    return text
+
+
+def answer_start(text: str) -> tuple[str, int] | None:
+    """(thought, index where the answer begins) once an answer label comes before any
+    action label in `text`; used to stream the answer while it is written."""
+    for match in _LABEL.finditer(text):
+        kind = _kind(match)
+        if kind in ("action", "input"):
+            return None
+        if kind == "answer":
+            head = text[: match.start()]
+            return _thought(head, _LABEL.finditer(head)), match.end()
+    return None
+
+
+def _thought(text: str, labels: Iterable[re.Match[str]]) -> str:
+    """The thought of a reply: free text before any label, and its Thought sections."""
+    found = list(labels)
+    parts = [text[: found[0].start()].strip()] if found else [text.strip()]
+    for i, match in enumerate(found):
+        end = found[i + 1].start() if i + 1 < len(found) else len(text)
+        if _kind(match) == "thought":
+            parts.append(text[match.end(): end].strip())
+    return "\n".join(p for p in parts if p)
+
+
+def parse_reply(text: str) -> Step:
+    """Read one reply of the text protocol."""
+    text = cut_observation(text).strip()
+    if not text:
+        return Unparsed("empty reply")
+    labels = list(_LABEL.finditer(text))
+    if not labels:
+        return Final("", text)  # plain text with no labels is the answer
+    for i, match in enumerate(labels):
+        kind = _kind(match)
+        if kind == "answer":
+            answer = text[match.end():].strip()
+            thought = _thought(text[: match.start()], labels[:i])
+            return Final(thought, answer) if answer else Unparsed("empty Final Answer")
+        if kind == "action":
+            step = _action(text, labels, i)
+            if step is not None:
+                return step
+    return Unparsed("no Action and no Final Answer")
+
+
+def _section(text: str, labels: list[re.Match[str]], i: int) -> str:
+    end = labels[i + 1].start() if i + 1 < len(labels) else len(text)
+    return text[labels[i].end(): end].strip()
+
+
+def _action(text: str, labels: list[re.Match[str]], i: int) -> Step | None:
+    """The step an action label at `labels[i]` makes; None for `Action: None`."""
+    thought = _thought(text[: labels[i].start()], labels[:i])
+    body = _section(text, labels, i).strip("`").strip()
+    if body.lower().rstrip(".") in _NONE:
+        return None
+    call = _CALL.match(body)
+    if call:
+        close = "]" if call.group("open") == "[" else ")"
+        end = body.rfind(close)
+        if end < call.end():
+            return Unparsed(f"unclosed {call.group('open')} in Action")
+        name, raw = call.group("name"), body[call.end(): end]
+    elif _NAME.fullmatch(body):
+        following = labels[i + 1] if i + 1 < len(labels) else None
+        given = following is not None and _kind(following) == "input"
+        name, raw = body, _section(text, labels, i + 1) if given else ""
+    else:
+        return Unparsed("cannot read the Action")
+    if name.lower().replace("_", " ") in _FINISH:
+        return Final(thought, _unquote(clean_input(raw)))
+    return Act(thought, name, clean_input(raw))
+
+
+def clean_input(raw: str) -> str:
+    """Tool input without code fences or surrounding whitespace."""
+    raw = raw.strip()
+    fenced = _FENCE.match(raw)
+    return fenced.group("body").strip() if fenced else raw
+
+
+def _unquote(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        try:
+            value = json.loads(text) if text[0] == '"' else text[1:-1]
+        except json.JSONDecodeError:
+            return text[1:-1]
+        return value if isinstance(value, str) else text
+    return text
+
+
+def arguments_for(raw: str, tool: Tool | None) -> dict[str, Any] | str:
+    """The arguments dict an `Act` input means for `tool`: a JSON object, `key=value`
+    pairs, or, for a tool with one (required) field, the plain value of that field.
+    Anything else is returned as text, for the runner to report."""
+    if not raw:
+        return {}
+    try:
+        value: Any = json.loads(raw)
+    except json.JSONDecodeError:
+        value = _kwargs(raw)
+        if value is None:
+            value = _unquote(raw)
+    if isinstance(value, dict):
+        return value
+    field = _single_field(tool)
+    return {field: value} if field else raw
+
+
+def _kwargs(raw: str) -> dict[str, Any] | None:
+    """`city="Paris", days=2` (the `tool(...)` form) as a dict, or None."""
+    if "=" not in raw:
+        return None
+    try:
+        call = ast.parse(f"f({raw})", mode="eval").body
+        if not isinstance(call, ast.Call) or call.args:
+            return None
+        return {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _single_field(tool: Tool | None) -> str | None:
+    if tool is None:
+        return None
+    fields = tool.Args.model_fields
+    if len(fields) == 1:
+        return next(iter(fields))
+    required = [name for name, info in fields.items() if info.is_required()]
+    return required[0] if len(required) == 1 else None
+
+
+_FORMAT = """You can use these tools:
+
+{tools}
+
+Use exactly this format:
+
+Thought: one short sentence: what you need and why
+Action: tool_name[input]
+Observation: the tool's result (the system writes this, never you)
+... (Thought, Action and Observation may repeat)
+Thought: I have what I need.
+Final Answer: the answer to the question
+
+The input of a tool with one argument is its plain value; for a tool with several
+arguments it is a JSON object, e.g. tool_name[{{"a": 1, "b": "x"}}]. Write one Action,
+then stop and wait for the Observation. If no tool is needed, write the Thought and the
+Final Answer at once.
+
+Example (the tool in it is only an illustration):
+Question: How warm is it in Paris?
+Thought: I need the current weather in Paris.
+Action: get_weather[Paris]
+Observation: Paris: 21°C, clear
+Thought: I have what I need.
+Final Answer: It is 21°C and clear in Paris."""
+
+
+def text_system(tools: Sequence[Tool]) -> str:
+    """The text protocol's system prompt: who we are, the tools with their argument
+    schemas, the format and one worked example."""
+    listing = "\n".join(_describe(tool) for tool in tools) or "(none)"
+    return SYSTEM_REACT + "\n\n" + _FORMAT.format(tools=listing)
+
+
+def _describe(tool: Tool) -> str:
+    params = tool.schema()["function"]["parameters"]
+    return (f"- {tool.name}: {tool.description}\n"
+            f"  arguments: {json.dumps(params, ensure_ascii=False)}")
+
+
+def correction(lang: str) -> str:
+    """The one corrective message after a reply that could not be read."""
+    return pick(
+        lang,
+        "你的回复不符合格式。请只写 `Thought: ...` 再写 `Action: 工具名[输入]`，"
+        "或者写 `Final Answer: ...` 给出回答。",
+        "Your reply did not follow the format. Write `Thought: ...` then "
+        "`Action: tool_name[input]`, or write `Final Answer: ...` with the answer.",
+    )

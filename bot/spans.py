@@ -1,0 +1,155 @@
+"""Styled text as spans, turned into Telegram HTML pages of bounded visible length.
+
+A span is raw (unescaped) text and the opening tags that wrap it, outermost first. Keeping
+text and markup apart makes the visible length exact (Telegram counts the text after
+parsing, in UTF-16 units) and lets a page be cut anywhere: each page closes the tags it
+opened, and the next page opens them again, so every page is balanced.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+
+from bot.textlen import clean_text, utf16_len, utf16_prefix
+
+Tags = tuple[str, ...]
+Span = tuple[str, Tags]
+
+PAGE_LIMIT = 4096
+"""Telegram's limit on a message's text, in UTF-16 units after entity parsing."""
+
+B = "<b>"
+I = "<i>"  # noqa: E741
+CODE = "<code>"
+PRE = "<pre>"
+QUOTE = "<blockquote>"
+QUOTE_EXPANDABLE = "<blockquote expandable>"
+
+_BREAKS = ("\n", " 。！？；，、")
+"""Where a page may end, best first: a line break, else a space or CJK punctuation."""
+_CLOSING: dict[str, str] = {}
+_TAG = re.compile(r"<[^>]*>")
+
+
+def closing(tag: str) -> str:
+    """`</name>` for an opening tag such as `<a href="...">`."""
+    end = _CLOSING.get(tag)
+    if end is None:
+        end = _CLOSING[tag] = "</" + tag[1:].split(" ", 1)[0].rstrip(">") + ">"
+    return end
+
+
+def link_tag(url: str) -> str:
+    return f'<a href="{html.escape(url, quote=True)}">'
+
+
+def to_html(spans: Iterable[Span]) -> str:
+    """The spans as one balanced HTML string, every text escaped."""
+    out: list[str] = []
+    stack: Tags = ()
+    for text, tags in spans:
+        if not text:
+            continue
+        if tags != stack:
+            common = 0
+            for was, now in zip(stack, tags, strict=False):
+                if was != now:
+                    break
+                common += 1
+            out.extend([closing(tag) for tag in reversed(stack[common:])])
+            out.extend(tags[common:])
+            stack = tags
+        out.append(text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;"))
+    out.extend([closing(tag) for tag in reversed(stack)])
+    return clean_text("".join(out))
+
+
+def to_plain(page: str) -> str:
+    """A page's text without markup, as Telegram would show it with no parse mode."""
+    return html.unescape(_TAG.sub("", page))
+
+
+def merge(spans: Iterable[Span]) -> list[Span]:
+    """Neighbouring spans with the same tags joined into one (fewer, longer spans are
+    cheaper to measure and escape)."""
+    out: list[Span] = []
+    texts: list[str] = []
+    current: Tags | None = None
+    for text, tags in spans:
+        if not text:
+            continue
+        if tags != current:
+            if texts:
+                out.append(("".join(texts), current or ()))
+            texts, current = [], tags
+        texts.append(text)
+    if texts:
+        out.append(("".join(texts), current or ()))
+    return out
+
+
+def paginate(spans: list[Span], limit: int = PAGE_LIMIT) -> list[list[Span]]:
+    """Split spans into pages of at most `limit` visible UTF-16 units, losing nothing.
+
+    A page ends at the last line break that keeps it at least half full, else at the
+    last space (or CJK punctuation), else exactly at the limit."""
+    spans = merge(spans)
+    if utf16_len("".join(text for text, _ in spans)) <= limit:
+        return [spans]
+    pages: list[list[Span]] = []
+    page: list[Span] = []
+    used = 0
+    pending = [(span, utf16_len(span[0])) for span in reversed(spans)]  # next span last
+    while pending:
+        span, size = pending.pop()
+        if used + size <= limit:
+            page.append(span)
+            used += size
+            continue
+        head, rest = _cut(page, used, span, limit, limit // 2)
+        pages.append(head)
+        pending.extend((s, utf16_len(s[0])) for s in reversed(rest))
+        page, used = [], 0
+    if page:
+        pages.append(page)
+    return pages
+
+
+def _cut(page: list[Span], used: int, span: Span, limit: int,
+         least: int) -> tuple[list[Span], list[Span]]:
+    """A full page from `page` (`used` units) plus what fits of `span`, and what is left."""
+    text, tags = span
+    fits = utf16_prefix(text, limit - used)
+    candidate = [*page, (fits, tags)] if fits else list(page)
+    total = used + utf16_len(fits)
+    rest_of_span = (text[len(fits):], tags)
+    for seps in _BREAKS:
+        where = _last_break(candidate, total, seps, least)
+        if where is not None:
+            i, pos = where
+            piece, piece_tags = candidate[i]
+            head = [*candidate[:i], (piece[: pos + 1], piece_tags)]
+            tail = [(piece[pos + 1 :], piece_tags), *candidate[i + 1 :]]
+            if fits:  # the span's fitting part was the last candidate; rejoin its rest
+                tail[-1] = (tail[-1][0] + rest_of_span[0], tags)
+            else:
+                tail.append(rest_of_span)
+            return head, [s for s in tail if s[0]]
+    if not candidate:  # nothing fits at all: cannot happen with limit >= 2
+        raise ValueError("page limit too small")
+    return candidate, [rest_of_span] if rest_of_span[0] else []
+
+
+def _last_break(candidate: list[Span], total: int, seps: str,
+                least: int) -> tuple[int, int] | None:
+    """(span index, position) of the last of `seps` in `candidate` (`total` units long)
+    that leaves at least `least` units before it."""
+    for i in range(len(candidate) - 1, -1, -1):
+        text = candidate[i][0]
+        total -= utf16_len(text)
+        pos = max(text.rfind(sep) for sep in seps)
+        if pos >= 0:
+            return (i, pos) if total + utf16_len(text[: pos + 1]) >= least else None
+    return None

@@ -1,0 +1,141 @@
+"""The fold: a run's events applied in order to one mutable view of the chain.
+
+The live message, `/show` (events rebuilt from the store) and the tests all fold the same
+events with the same rules, so a replay looks exactly as the run did live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.events import (
+    Action,
+    Answer,
+    AnswerDelta,
+    Event,
+    Observation,
+    Plan,
+    PlanStep,
+    RunFinished,
+    RunStarted,
+    Thought,
+)
+
+
+@dataclass
+class ToolStep:
+    """One tool call of a round and, once it came back, its observation."""
+
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] | str
+    observation: str | None = None
+    ok: bool | None = None
+    duration_ms: int = 0
+
+
+@dataclass
+class RoundView:
+    number: int
+    thought: str = ""
+    synthesized: bool = False
+    steps: list[ToolStep] = field(default_factory=list)
+
+
+@dataclass
+class Transcript:
+    mode: str = "react"
+    question: str = ""
+    model: str = ""
+    rounds: list[RoundView] = field(default_factory=list)
+    answer: str = ""
+    """The draft while the answer streams (AnswerDelta), the final text after Answer."""
+    answer_final: bool = False
+    unparsed: bool = False
+    finished: RunFinished | None = None
+    notice: str = ""
+    """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
+    plan: tuple[PlanStep, ...] = ()
+
+    def checklist(self) -> list[tuple[PlanStep, bool]]:
+        """The plan's steps, each ticked once a matching tool has run: the k-th step that
+        names a tool needs k successful calls of it; `finish` needs the final answer."""
+        ok_calls: dict[str, int] = {}
+        for view in self.rounds:
+            for step in view.steps:
+                if step.ok:
+                    ok_calls[step.tool] = ok_calls.get(step.tool, 0) + 1
+        seen: dict[str, int] = {}
+        ticked = []
+        for step in self.plan:
+            seen[step.tool] = seen.get(step.tool, 0) + 1
+            done = self.answer_final if step.tool == "finish" else (
+                ok_calls.get(step.tool, 0) >= seen[step.tool])
+            ticked.append((step, done))
+        return ticked
+
+    @classmethod
+    def from_events(cls, events: Iterable[Event]) -> Transcript:
+        transcript = cls()
+        for event in events:
+            transcript.apply(event)
+        return transcript
+
+    def apply(self, event: Event) -> None:
+        """Fold one event in. Event types this version does not know are ignored."""
+        if isinstance(event, Thought):
+            view = self._round(event.round)
+            view.thought = event.text
+            view.synthesized = event.synthesized
+            if not self.answer_final:  # text streamed before a Thought was a thought
+                self.answer = ""
+        elif isinstance(event, AnswerDelta):
+            if not self.answer_final:
+                self.answer += event.text
+        elif isinstance(event, Answer):
+            self.answer = event.text
+            self.answer_final = True
+            self.unparsed = event.unparsed
+        elif isinstance(event, Action):
+            self._round(event.round).steps.append(
+                ToolStep(event.call_id, event.tool, event.arguments))
+        elif isinstance(event, Observation):
+            step = self._step_for(event)
+            step.observation = event.text
+            step.ok = event.ok
+            step.duration_ms = event.duration_ms
+        elif isinstance(event, RunStarted):
+            self.mode = event.mode
+            self.question = event.question
+            self.model = event.model
+        elif isinstance(event, RunFinished):
+            self.finished = event
+        elif isinstance(event, Plan):
+            self.plan = event.steps
+
+    def _round(self, number: int) -> RoundView:
+        """The view of round `number`, made (in order) if it is new."""
+        for view in reversed(self.rounds):
+            if view.number == number:
+                return view
+            if view.number < number:
+                break
+        view = RoundView(number)
+        self.rounds.append(view)
+        self.rounds.sort(key=lambda r: r.number)
+        return view
+
+    def _step_for(self, obs: Observation) -> ToolStep:
+        """The Action an Observation answers: same round and call id, still waiting.
+
+        Some servers reuse call ids across rounds, so the round is matched first; an
+        Observation with no Action (a damaged stored run) gets a step of its own."""
+        steps = self._round(obs.round).steps
+        for step in steps:
+            if step.call_id == obs.call_id and step.observation is None:
+                return step
+        step = ToolStep(obs.call_id, obs.tool, {})
+        steps.append(step)
+        return step

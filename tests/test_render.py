@@ -1,0 +1,297 @@
+"""What a user sees of a run: the chain, the answer, the footer, over as many pages as needed."""
+
+from __future__ import annotations
+
+from agent.events import (
+    Action,
+    Answer,
+    AnswerDelta,
+    Event,
+    Observation,
+    RunFinished,
+    RunStarted,
+    Status,
+    Thought,
+    Usage,
+)
+from bot.render import render_compare, render_run, to_plain, utf16_len
+from bot.transcript import Transcript
+from tests.fakes.telegram_html import parse_html
+from tests.test_transcript import weather_run
+
+
+def shown(pages: list[str]) -> str:
+    """All pages as a user reads them, checking each the way Telegram would."""
+    return "".join(parse_html(page).text for page in pages)
+
+
+def finished(status: Status = "done", reason: str = "", rounds: int = 2) -> RunFinished:
+    return RunFinished(round=rounds, status=status, usage=Usage(1000, 234, 1234),
+                       duration_ms=3200, rounds=rounds, tool_calls=2, reason=reason)
+
+
+def react(*events: Event, question: str = "Weather in Hangzhou?") -> Transcript:
+    return Transcript.from_events([
+        RunStarted(round=0, mode="react", question=question, model="qwen-plus"), *events])
+
+
+def test_a_finished_chain_shows_every_step_in_english() -> None:
+    pages = render_run(Transcript.from_events(weather_run()), "en")
+
+    assert len(pages) == 1
+    text = shown(pages)
+    assert text.startswith("❓ Weather in Hangzhou?")
+    order = ["Round 1", "💭 Thought: I need the current weather.",
+             '🔧 Action weather(city="Hangzhou")', "👀 Observation ✅ 420 ms", "Sunny, 25 °C",
+             '🔧 Action calculator(expr="25*9/5+32")', "👀 Observation ✅ 3 ms", "77",
+             "Round 2", "💭 Thought (synthesised): I have what I need.",
+             "✅ Answer", "It is sunny, 25 °C (77 °F).", "⏱ 3.2 s · 2 rounds · 150 tokens"]
+    positions = [text.index(piece) for piece in order]
+    assert positions == sorted(positions)
+    assert "Working" not in text
+    assert "<i>I have what I need.</i>" in pages[0]  # the synthesised thought is set apart
+
+
+def test_the_same_chain_in_chinese() -> None:
+    text = shown(render_run(Transcript.from_events(weather_run()), "zh"))
+
+    for piece in ("第 1 轮", "💭 思考：I need the current weather.", "🔧 行动", "👀 观察 ✅",
+                  "第 2 轮", "思考（推断）", "✅ 回答", "⏱ 3.2 秒 · 2 轮 · 150 tokens"):
+        assert piece in text
+
+
+def test_while_running_a_pending_observation_and_a_working_line_show() -> None:
+    t = Transcript.from_events(weather_run()[:5])
+
+    text = shown(render_run(t, "en"))
+
+    assert '🔧 Action weather(city="Hangzhou")\n👀 Observation ⏳' in text
+    assert text.endswith("⏳ Working…")
+    assert shown(render_run(t, "zh")).endswith("⏳ 正在思考…")
+
+
+def test_a_streaming_answer_shows_as_a_draft_with_its_formatting() -> None:
+    t = react(Thought(round=1, text="No tool needed.", synthesized=True),
+              AnswerDelta(round=1, text="It is **sunny** and"))
+
+    page = render_run(t, "en")[0]
+
+    assert "✍️ Answer (writing…)\nIt is sunny and" in shown([page])
+    assert "<b>sunny</b>" in page
+
+
+def test_text_taken_back_as_a_thought_no_longer_shows_as_the_answer() -> None:
+    t = react(Thought(round=1, text="No tool needed.", synthesized=True),
+              AnswerDelta(round=1, text="Let me look it up."),
+              Thought(round=1, text="Let me look it up."),
+              Action(round=1, call_id="c", tool="weather", arguments={"city": "Hangzhou"}))
+
+    text = shown(render_run(t, "en"))
+
+    assert "Answer" not in text
+    assert text.count("Let me look it up.") == 1
+
+
+def test_long_observations_are_shortened_live_and_whole_in_show() -> None:
+    long = "Hangzhou is the capital of Zhejiang. " * 40
+    t = react(Action(round=1, call_id="c", tool="wikipedia", arguments={"title": "Hangzhou"}),
+              Observation(round=1, call_id="c", tool="wikipedia", text=long, ok=True,
+                          duration_ms=1500))
+
+    live = render_run(t, "en")
+    full = render_run(t, "en", live=False)
+
+    assert long not in shown(live)
+    assert f"({len(long):,} chars in all" in shown(live)
+    assert "<blockquote expandable>Hangzhou is the capital" in live[0]
+    assert long in shown(full)
+    assert "<blockquote expandable>" in full[0]
+
+
+def test_a_failed_tool_is_marked() -> None:
+    t = react(Action(round=1, call_id="c", tool="fx", arguments="{bad json"),
+              Observation(round=1, call_id="c", tool="fx", text="The arguments are not valid",
+                          ok=False, duration_ms=0))
+
+    assert "🔧 Action fx({bad json)\n👀 Observation ⚠️ 0 ms" in shown(render_run(t, "en"))
+
+
+def test_errors_stops_and_the_step_limit_are_marked_with_their_reason() -> None:
+    quota = react(finished("error", "The model service's quota is used up."))
+    stopped = react(Action(round=1, call_id="c", tool="weather", arguments={}),
+                    finished("cancelled", "Stopped."))
+    limit = react(Answer(round=7, text="Best guess."), finished("max_rounds", rounds=7))
+
+    assert shown(render_run(quota, "en")).endswith("❌ The model service's quota is used up.")
+    stopped_text = shown(render_run(stopped, "en"))
+    assert stopped_text.endswith("⏹ Stopped.")
+    assert "👀 Observation —" in stopped_text  # no result, and no hourglass
+    limit_text = shown(render_run(limit, "zh"))
+    assert "⏱ 3.2 秒 · 7 轮 · 1,234 tokens\n⚠️ 已达到步骤上限" in limit_text
+
+
+def test_a_notice_from_the_bot_replaces_the_working_line() -> None:
+    t = react(Thought(round=1, text="Checking."))
+    t.notice = "Interrupted by a restart."
+
+    text = shown(render_run(t, "en"))
+
+    assert text.endswith("⚠️ Interrupted by a restart.")
+    assert "Working" not in text
+
+
+def test_a_plain_run_has_no_round_headings() -> None:
+    t = Transcript.from_events([
+        RunStarted(round=0, mode="plain", question="What is 2+2?", model="m"),
+        Thought(round=1, text="Simple sum."), AnswerDelta(round=1, text="4"),
+        Answer(round=1, text="4"), finished(rounds=1)])
+
+    text = shown(render_run(t, "en"))
+
+    assert "Round" not in text
+    assert "💭 Thought: Simple sum.\n\n✅ Answer\n4" in text
+    assert "1 round ·" in text
+
+
+def test_hostile_text_everywhere_is_escaped_and_shown_literally() -> None:
+    hostile = '<b>x</b></blockquote>&amp; <a href="javascript:1">`**'
+    t = react(Thought(round=1, text=hostile),
+              Action(round=1, call_id="c", tool="echo", arguments={"q": hostile}),
+              Observation(round=1, call_id="c", tool="echo", text=hostile, ok=True,
+                          duration_ms=1),
+              Answer(round=2, text=hostile), finished("error", hostile), question=hostile)
+    t.notice = hostile
+
+    for live in (True, False):
+        text = shown(render_run(t, "en", live=live))  # parse_html raises on broken markup
+        # question, thought, observation, answer (unclosed ` and ** stay), reason, notice
+        assert text.count(hostile) == 6
+
+
+def test_bidi_zero_width_and_emoji_only_questions_render() -> None:
+    for question in ("\u202eالطقس\u202c؟\u200f\u200b", "😀😀😀👨‍👩‍👧", "\u2066\u2069\ufeff"):
+        t = react(Answer(round=1, text=question), finished(rounds=1), question=question)
+        pages = render_run(t, "en")
+
+        assert len(pages) == 1
+        assert shown(pages).count(question) == 2
+
+
+def test_a_10000_character_answer_continues_on_more_pages_losing_nothing() -> None:
+    answer = " ".join(f"word{i}" for i in range(1700))
+    assert len(answer) > 14_000
+    t = react(Answer(round=1, text=answer), finished(rounds=1))
+
+    pages = render_run(t, "en")
+
+    sizes = [utf16_len(parse_html(p).text) for p in pages]
+    assert len(pages) == 4
+    assert all(4000 < size <= 4096 for size in sizes[:-1])  # cut at a space near the limit
+    assert pages[0].startswith("❓ <b>Weather in Hangzhou?</b>")
+    joined = "".join(to_plain(p) for p in pages)
+    assert answer in joined
+    assert joined.endswith("⏱ 3.2 s · 1 round · 1,234 tokens")
+
+
+def test_emoji_count_two_units_and_are_never_split_between_pages() -> None:
+    answer = "😀" * 3000  # 6,000 UTF-16 units, no spaces to break at
+    t = react(Answer(round=1, text=answer), finished(rounds=1))
+
+    pages = render_run(t, "en")
+
+    assert len(pages) == 2
+    assert all(utf16_len(parse_html(p).text) <= 4096 for p in pages)  # also valid UTF-8
+    assert "".join(to_plain(p) for p in pages).count("😀") == 3000
+
+
+def test_an_emoji_streamed_in_two_halves_is_sent_whole() -> None:
+    # A server that escapes an emoji as two \\u escapes may split them across chunks.
+    t = react(AnswerDelta(round=1, text="Sunny \ud83d"), AnswerDelta(round=1, text="\ude00!"))
+
+    page = render_run(t, "en")[0]
+
+    assert "Sunny 😀!" in parse_html(page).text  # parse_html also needs valid UTF-8
+
+
+def test_a_long_chinese_answer_breaks_after_punctuation() -> None:
+    sentence = "杭州今天晴，气温二十五度，适合出门散步。"
+    answer = sentence * 400  # 8,000 characters, no spaces or line breaks
+    t = react(Answer(round=1, text=answer), finished(rounds=1), question="杭州天气？")
+
+    pages = render_run(t, "zh")
+
+    assert len(pages) >= 2
+    texts = [parse_html(p).text for p in pages]
+    assert all(utf16_len(text) <= 4096 for text in texts)
+    assert texts[0].endswith(("。", "，"))
+    assert answer in "".join(texts)
+
+
+def test_a_code_block_straddling_the_page_limit_is_closed_and_reopened() -> None:
+    code = "\n".join(f"print({i} < {i + 1})  # line {i}" for i in range(300))
+    answer = "Here is the program:\n\n```python\n" + code + "\n```\n\n**Done.**"
+    t = react(Answer(round=1, text=answer), finished(rounds=1))
+
+    pages = render_run(t, "en")
+
+    assert len(pages) >= 2
+    for page in pages:
+        assert '<pre><code class="language-python">' in page
+        assert parse_html(page)  # balanced: every page closes the block it opened
+    joined = "".join(to_plain(p) for p in pages)
+    assert code in joined
+    assert joined.index(code) < joined.index("Done.")
+
+
+def test_a_long_observation_in_show_is_split_inside_its_quote() -> None:
+    observation = "\n".join(f"row {i}: <data> & more" for i in range(600))
+    t = react(Action(round=1, call_id="c", tool="db", arguments={}),
+              Observation(round=1, call_id="c", tool="db", text=observation, ok=True,
+                          duration_ms=10), Answer(round=2, text="Done."), finished())
+
+    pages = render_run(t, "en", live=False)
+
+    assert len(pages) >= 3
+    assert all(p.count("<blockquote expandable>") == 1 for p in pages[:-1])
+    assert observation in "".join(to_plain(p) for p in pages)
+    assert len(render_run(t, "en")) == 1  # live: shortened
+
+
+def test_compare_shows_both_answers_and_one_line_of_difference() -> None:
+    plain = Transcript.from_events([
+        RunStarted(round=0, mode="plain", question="Weather in Hangzhou?", model="qwen-plus"),
+        Answer(round=1, text="I cannot know the *current* weather."),
+        RunFinished(round=1, status="done", usage=Usage(20, 10, 30), duration_ms=1200,
+                    rounds=1, tool_calls=0)])
+    react_run = Transcript.from_events(weather_run())
+
+    text = shown(render_compare(plain, react_run, "en"))
+
+    order = ["❓ Weather in Hangzhou?", "🧠 Model alone, no tools", "I cannot know the current",
+             "⏱ 1.2 s · 1 round · 30 tokens", "🔍 ReAct, with tools", "Round 1",
+             "It is sunny, 25 °C (77 °F).", "⏱ 3.2 s · 2 rounds · 150 tokens"]
+    positions = [text.index(piece) for piece in order]
+    assert positions == sorted(positions)
+    assert text.endswith("📊 No tools → ReAct: rounds 1 → 2 · tool calls 0 → 2 · "
+                         "seconds 1.2 → 3.2 · tokens 30 → 150")
+    zh = shown(render_compare(plain, react_run, "zh"))
+    assert zh.endswith("📊 无工具 → ReAct：轮数 1 → 2 · 工具调用 0 → 2 · "
+                       "用时（秒）1.2 → 3.2 · tokens 30 → 150")
+
+
+def test_compare_while_one_side_runs_has_no_summary_yet() -> None:
+    plain = Transcript.from_events([
+        RunStarted(round=0, mode="plain", question="q", model="m"), Answer(round=1, text="A"),
+        finished(rounds=1)])
+    running = Transcript.from_events(weather_run()[:3])
+
+    text = shown(render_compare(plain, running, "en"))
+
+    assert "📊" not in text
+    assert text.endswith("⏳ Working…")
+
+
+def test_to_plain_and_utf16_len() -> None:
+    assert to_plain("<b>a &lt;b&gt; &amp;</b> <a href=\"https://x\">l</a>") == "a <b> & l"
+    assert utf16_len("a😀中") == 4
+    assert utf16_len("👨‍👩‍👧") == 8

@@ -1,0 +1,247 @@
+"""Text-format ReAct end to end against the fake model server: AGENT_MODE=text, auto
+falling back after a 400 that rejects tools, and tool calls written into native text."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from agent import (
+    Action,
+    AgentSettings,
+    Answer,
+    AnswerDelta,
+    ModelClient,
+    Observation,
+    RunFinished,
+    RunStarted,
+    Thought,
+)
+from agent.textmode import STOP
+from tests.conftest import agent_settings
+from tests.fakes.model import FakeModel, error, text_reply, tool_reply
+from tests.test_loop import Weather, events_of, of, react
+from tests.test_text_parser import Convert
+
+
+@pytest.fixture
+def text_settings(fake_model: FakeModel) -> AgentSettings:
+    return agent_settings(fake_model.base_url, agent_mode="text")
+
+
+@pytest.fixture
+async def text_client(text_settings: AgentSettings) -> AsyncIterator[ModelClient]:
+    client = ModelClient(text_settings)
+    yield client
+    await client.close()
+
+
+async def test_text_mode_full_chain(fake_model: FakeModel, text_client: ModelClient,
+                                    text_settings: AgentSettings) -> None:
+    weather = Weather()
+    fake_model.push(
+        # This server ignores `stop`: the model goes on with a made-up observation.
+        text_reply("Thought: I need the weather in Paris.\nAction: get_weather[Paris]\n"
+                   "Observation: Paris is 35°C\nThought: hot\nFinal Answer: 35°C"),
+        text_reply("Thought: I have what I need.\nFinal Answer: Paris is 21°C and clear, "
+                   "a fine day for a walk along the Seine.", pieces=8),
+    )
+    events = await events_of(react("Weather in Paris?", text_client, text_settings, [weather]))
+    kinds = [e.type for e in events]
+    assert kinds[:5] == ["run_started", "thought", "action", "observation", "thought"]
+    assert kinds[-2:] == ["answer", "run_finished"]
+    assert kinds.count("answer_delta") >= 3  # the answer streams once its label is seen
+    first, final = of(events, Thought)
+    assert (first.text, first.synthesized) == ("I need the weather in Paris.", False)
+    assert (final.text, final.round) == ("I have what I need.", 2)
+    (action,) = of(events, Action)
+    assert (action.tool, action.arguments) == ("get_weather", {"city": "Paris"})
+    (obs,) = of(events, Observation)
+    assert (obs.text, obs.ok) == ("Paris: 21°C, clear", True)
+    assert weather.calls == ["Paris"]
+    answer = of(events, Answer)[0]
+    assert answer.text == ("Paris is 21°C and clear, a fine day for a walk along the Seine.")
+    assert not answer.unparsed
+    assert "".join(d.text for d in of(events, AnswerDelta)) == answer.text
+    done = events[-1]
+    assert isinstance(done, RunFinished)
+    assert (done.status, done.rounds, done.tool_calls) == ("done", 2, 1)
+    assert done.usage.total_tokens == 140
+    first_body, second_body = fake_model.bodies
+    assert "tools" not in first_body and first_body["stop"] == STOP
+    system = first_body["messages"][0]["content"]
+    assert "- get_weather: Current weather of a city." in system and '"city"' in system
+    # History: the model's text cut at its own Observation, then the real one.
+    assistant, observation = second_body["messages"][-2:]
+    assert assistant == {"role": "assistant", "content":
+                         "Thought: I need the weather in Paris.\nAction: get_weather[Paris]"}
+    assert observation == {"role": "user", "content": "Observation: Paris: 21°C, clear"}
+
+
+async def test_streamed_answer_never_shows_a_made_up_observation(
+    fake_model: FakeModel, text_client: ModelClient, text_settings: AgentSettings
+) -> None:
+    fake_model.push(text_reply("Thought: easy\nFinal Answer: Four.\nObservation: none\nmore",
+                               pieces=12))
+    events = await events_of(react("2+2?", text_client, text_settings, [Weather()]))
+    deltas = "".join(d.text for d in of(events, AnswerDelta))
+    assert deltas == "Four." == of(events, Answer)[0].text
+
+
+async def test_json_input_for_a_tool_with_several_arguments(
+    fake_model: FakeModel, text_client: ModelClient, text_settings: AgentSettings
+) -> None:
+    fake_model.push(
+        text_reply('Thought: convert.\nAction: convert\nAction Input: ```json\n'
+                   '{"amount": 5, "base": "USD"}\n```'),
+        text_reply("Final Answer: 35 CNY"),
+    )
+    events = await events_of(react("5 USD in CNY?", text_client, text_settings, [Convert()]))
+    (action,) = of(events, Action)
+    assert action.arguments == {"amount": 5, "base": "USD"}
+    assert of(events, Observation)[0].text == "5.0 USD = 35.0 CNY"
+    final = of(events, Thought)[-1]
+    assert final.synthesized and "observations" in final.text
+
+
+async def test_unreadable_reply_gets_one_correction(
+    fake_model: FakeModel, text_client: ModelClient, text_settings: AgentSettings
+) -> None:
+    fake_model.push(text_reply("Thought: let me see\nAction: I will look this up online"),
+                    text_reply("Thought: no tool needed\nFinal Answer: 42"))
+    events = await events_of(react("Meaning?", text_client, text_settings, [Weather()]))
+    assert [e.type for e in events] == [
+        "run_started", "thought", "answer_delta", "answer", "run_finished"]
+    assert of(events, Answer)[0].text == "42" and not of(events, Answer)[0].unparsed
+    retry = fake_model.bodies[1]["messages"]
+    assert retry[-2]["content"] == "Thought: let me see\nAction: I will look this up online"
+    assert "did not follow the format" in retry[-1]["content"]
+    assert events[-1].rounds == 1
+
+
+async def test_second_unreadable_reply_is_the_answer_marked_unparsed(
+    fake_model: FakeModel, text_client: ModelClient, text_settings: AgentSettings
+) -> None:
+    garbled = "Thought: hmm\nAction: ask my friend about Paris"
+    fake_model.push(text_reply("Thought: weather first\nAction: get_weather[Paris]"),
+                    text_reply(garbled), text_reply(garbled + " again"))
+    events = await events_of(react("Paris?", text_client, text_settings, [Weather()]))
+    # The chain so far is kept; the run ends with the raw text, marked.
+    assert [e.type for e in events] == [
+        "run_started", "thought", "action", "observation",
+        "thought", "answer_delta", "answer", "run_finished"]
+    answer = of(events, Answer)[0]
+    assert (answer.text, answer.unparsed) == (garbled + " again", True)
+    assert of(events, Thought)[-1].synthesized
+    assert events[-1].status == "done"
+
+
+async def test_text_mode_round_cap_asks_for_a_final_answer(fake_model: FakeModel) -> None:
+    settings = agent_settings(fake_model.base_url, agent_mode="text", agent_max_rounds=1)
+    fake_model.push(text_reply("Thought: a\nAction: get_weather[A]"),
+                    text_reply("Final Answer: A is mild."))
+    client = ModelClient(settings)
+    try:
+        events = await events_of(react("A?", client, settings, [Weather()]))
+    finally:
+        await client.close()
+    assert of(events, Answer)[0].text == "A is mild."
+    done = events[-1]
+    assert (done.status, done.rounds) == ("max_rounds", 2)
+    last = fake_model.bodies[1]
+    assert "step limit" in last["messages"][-1]["content"] and "tools" not in last
+
+
+OLLAMA_400 = {"error": {"message": "registry.ollama.ai/library/qwen:4b does not support tools",
+                        "type": "api_error", "param": None, "code": None}}
+VLLM_400 = {"object": "error", "message": '"auto" tool choice requires '
+            "--enable-auto-tool-choice and --tool-call-parser to be set",
+            "type": "BadRequestError", "param": None, "code": 400}
+
+
+@pytest.mark.parametrize(("model", "body"), [("ollama-qwen-4b", OLLAMA_400),
+                                             ("vllm-no-parser", VLLM_400)])
+async def test_auto_falls_back_to_text_and_remembers(
+    fake_model: FakeModel, model: str, body: dict[str, object]
+) -> None:
+    settings = agent_settings(fake_model.base_url, llm_model=model)
+    assert settings.agent_mode == "auto"
+    fake_model.push(
+        error(body, 400),
+        text_reply("Thought: need Oslo.\nAction: get_weather[Oslo]"),
+        text_reply("Final Answer: Oslo is 21°C."),
+        text_reply("Final Answer: Still 21°C."),
+    )
+    client = ModelClient(settings)
+    try:
+        events = await events_of(react("Oslo?", client, settings, [Weather()]))
+        again = await events_of(react("And now?", client, settings, [Weather()]))
+    finally:
+        await client.close()
+    assert [e.type for e in events if not isinstance(e, AnswerDelta)] == [
+        "run_started", "thought", "action", "observation", "thought", "answer", "run_finished"]
+    assert len(of(events, RunStarted)) == 1
+    assert of(events, Answer)[0].text == "Oslo is 21°C."
+    assert (events[-1].status, events[-1].rounds) == ("done", 2)
+    assert "tools" in fake_model.bodies[0]
+    assert "tools" not in fake_model.bodies[1] and fake_model.bodies[1]["stop"] == STOP
+    # The process remembers: the next run with this model starts in text.
+    assert of(again, Answer)[0].text == "Still 21°C."
+    assert len(fake_model.bodies) == 4 and "tools" not in fake_model.bodies[3]
+
+
+async def test_auto_does_not_fall_back_on_other_400s(fake_model: FakeModel) -> None:
+    settings = agent_settings(fake_model.base_url, llm_model="auto-other-400")
+    fake_model.push(error("openai/error_400_context_length_exceeded.json", 400))
+    client = ModelClient(settings)
+    try:
+        events = await events_of(react("Hi", client, settings, [Weather()]))
+    finally:
+        await client.close()
+    assert (events[-1].status, events[-1].error_kind) == ("error", "context_length")
+    assert len(fake_model.bodies) == 1
+
+
+async def test_native_mode_reports_tools_unsupported(fake_model: FakeModel) -> None:
+    settings = agent_settings(fake_model.base_url, agent_mode="native", llm_model="native-only")
+    fake_model.push(error(OLLAMA_400, 400))
+    client = ModelClient(settings)
+    try:
+        events = await events_of(react("Hi", client, settings, [Weather()]))
+    finally:
+        await client.close()
+    assert (events[-1].status, events[-1].error_kind) == ("error", "tools_unsupported")
+    assert "tool calling" in events[-1].reason
+
+
+async def test_native_call_written_into_text_is_run(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    written = ('I will check.\n<tool_call>\n{"name": "get_weather", "arguments": '
+               '{"city": "Lima"}}\n</tool_call>')
+    fake_model.push(text_reply(written), text_reply("Lima: 21°C."))
+    weather = Weather()
+    events = await events_of(react("Lima?", client, settings, [weather]))
+    assert weather.calls == ["Lima"]
+    round_one = [e.type for e in events if e.round == 1]
+    assert round_one[-3:] == ["thought", "action", "observation"]
+    thought = [e for e in events if isinstance(e, Thought) and e.round == 1][-1]
+    assert (thought.text, thought.synthesized) == ("I will check.", False)
+    assert of(events, Answer)[0].text == "Lima: 21°C."
+    assistant, result = fake_model.bodies[1]["messages"][-2:]
+    assert assistant == {"role": "assistant", "content": written}
+    assert result == {"role": "user",
+                      "content": "<tool_response>\nLima: 21°C, clear\n</tool_response>"}
+
+
+async def test_native_tool_calls_unchanged_by_text_support(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    fake_model.push(tool_reply(("get_weather", {"city": "Kyiv"})), text_reply("Kyiv: mild."))
+    events = await events_of(react("Kyiv?", client, settings, [Weather()]))
+    assert of(events, Action)[0].arguments == {"city": "Kyiv"}
+    assert fake_model.bodies[1]["messages"][-1]["role"] == "tool"
+    assert "stop" not in fake_model.bodies[0]
+
+

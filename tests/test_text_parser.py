@@ -1,0 +1,172 @@
+"""The text protocol's parser, on the ways real models break the ReAct format, and the
+tool calls models write into their text in native mode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from agent.embedded_calls import extract_calls
+from agent.model import ToolCall
+from agent.textmode import (
+    Act,
+    Final,
+    Step,
+    Unparsed,
+    answer_start,
+    arguments_for,
+    cut_observation,
+    parse_reply,
+    text_system,
+)
+from agent.tool import Tool
+from tests.test_loop import Weather
+
+
+class ConvertArgs(BaseModel):
+    amount: float
+    base: str
+    quote: str = "CNY"
+
+
+class Convert(Tool):
+    name = "convert"
+    description = "Convert money between currencies."
+    Args = ConvertArgs
+
+    async def run(self, args: ConvertArgs) -> str:
+        return f"{args.amount} {args.base} = {args.amount * 7} {args.quote}"
+
+
+PARSES: list[tuple[str, str, Step]] = [
+    ("classic", "Thought: I need the weather.\nAction: get_weather[Paris]",
+     Act("I need the weather.", "get_weather", "Paris")),
+    ("numbered labels", "Thought 2: Now Berlin.\nAction 2: get_weather[Berlin]",
+     Act("Now Berlin.", "get_weather", "Berlin")),
+    ("Action + Action Input", "Thought: x\nAction: get_weather\nAction Input: Paris",
+     Act("x", "get_weather", "Paris")),
+    ("tool(...) with kwargs", 'Thought: convert it\nAction: convert(amount=5, base="USD")',
+     Act("convert it", "convert", 'amount=5, base="USD"')),
+    ("nested brackets", "Thought: t\nAction: calculate[(2+3)*[4][0]]",
+     Act("t", "calculate", "(2+3)*[4][0]")),
+    ("nested JSON in brackets",
+     'Thought: t\nAction: convert[{"amount": 5, "base": "USD", "x": [1, [2]]}]',
+     Act("t", "convert", '{"amount": 5, "base": "USD", "x": [1, [2]]}')),
+    ("code fence around JSON",
+     'Thought: t\nAction: convert\nAction Input: ```json\n{"amount": 5, "base": "USD"}\n```',
+     Act("t", "convert", '{"amount": 5, "base": "USD"}')),
+    ("code fence inside brackets", 'Action: convert[```{"amount": 1, "base": "EUR"}```]',
+     Act("", "convert", '{"amount": 1, "base": "EUR"}')),
+    ("full-width colons", "Thought：我需要杭州的天气。\nAction：get_weather[杭州]",
+     Act("我需要杭州的天气。", "get_weather", "杭州")),
+    ("Chinese labels", "思考：不需要工具。\n最终答案：2 加 2 等于 4。",
+     Final("不需要工具。", "2 加 2 等于 4。")),
+    ("own Observation is discarded",
+     "Thought: t\nAction: get_weather[Paris]\nObservation: Paris is 35°C\n"
+     "Thought: done\nFinal Answer: 35°C",
+     Act("t", "get_weather", "Paris")),
+    ("numbered own Observation", "Thought 1: t\nAction 1: get_weather[Oslo]\nObservation 1: x",
+     Act("t", "get_weather", "Oslo")),
+    ("Action: None then Final Answer", "Thought: no tool needed\nAction: None\nFinal Answer: 4",
+     Final("no tool needed", "4")),
+    ("Action: None alone", "Thought: no tool needed\nAction: None",
+     Unparsed("no Action and no Final Answer")),
+    ("missing Final Answer: plain text", "Paris is the capital of France.",
+     Final("", "Paris is the capital of France.")),
+    ("Final Answer, multi-line", "Thought: I know.\nFinal Answer: Line one.\n\n- two\n- three",
+     Final("I know.", "Line one.\n\n- two\n- three")),
+    ("Answer: label", "Thought: easy\nAnswer: 42", Final("easy", "42")),
+    ("finish[...]", 'Thought: done\nAction: finish["It is 21°C."]', Final("done", "It is 21°C.")),
+    ("Markdown labels", "**Thought:** bold\n**Final Answer:** yes", Final("bold", "yes")),
+    ("label in bold before colon", "**Thought**: b\n**Action**: get_weather[Rome]",
+     Act("b", "get_weather", "Rome")),
+    ("free text before Action", "Let me check Rome.\nAction: `get_weather[Rome]`",
+     Act("Let me check Rome.", "get_weather", "Rome")),
+    ("bare tool name, no input", "Thought: what time?\nAction: now", Act("what time?", "now", "")),
+    ("Thought only", "Thought: hmm, let me think", Unparsed("no Action and no Final Answer")),
+    ("unreadable Action", "Thought: t\nAction: I will search the web",
+     Unparsed("cannot read the Action")),
+    ("unclosed bracket", "Action: get_weather[Paris", Unparsed("unclosed [ in Action")),
+    ("empty Final Answer", "Thought: t\nFinal Answer:", Unparsed("empty Final Answer")),
+    ("empty reply", "  \n", Unparsed("empty reply")),
+    ("only a fake Observation", "Observation: it is sunny", Unparsed("empty reply")),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), [(t, e) for _, t, e in PARSES],
+                         ids=[name for name, _, _ in PARSES])
+def test_parse_reply(text: str, expected: Step) -> None:
+    assert parse_reply(text) == expected
+
+
+def test_cut_observation_keeps_what_came_before() -> None:
+    text = "Thought: t\nAction: a[b]\n  Observation： made up\nFinal Answer: no"
+    assert cut_observation(text) == "Thought: t\nAction: a[b]\n"
+    assert cut_observation("No labels at all: fine") == "No labels at all: fine"
+
+
+def test_answer_start_only_before_any_action() -> None:
+    text = "Thought: I know this.\nFinal Answer: Par"
+    thought, start = answer_start(text) or ("", -1)
+    assert (thought, text[start:]) == ("I know this.", "Par")
+    assert answer_start("Thought: t\nAction: a[b]\nFinal Answer: x") is None
+    assert answer_start("Thought: t\nFinal Ans") is None
+
+
+ARGUMENTS: list[tuple[str, Tool | None, dict[str, Any] | str]] = [
+    ("Paris", Weather(), {"city": "Paris"}),
+    ('"Paris"', Weather(), {"city": "Paris"}),
+    ('{"city": "Oslo"}', Weather(), {"city": "Oslo"}),
+    ('city="Rome"', Weather(), {"city": "Rome"}),
+    ("", Weather(), {}),
+    ('{"amount": 5, "base": "USD"}', Convert(), {"amount": 5, "base": "USD"}),
+    ('amount=5, base="USD"', Convert(), {"amount": 5, "base": "USD"}),
+    ("5 USD", Convert(), "5 USD"),
+    ("Paris", None, "Paris"),
+]
+
+
+@pytest.mark.parametrize(("raw", "tool", "expected"), ARGUMENTS)
+def test_arguments_for(raw: str, tool: Tool | None, expected: dict[str, Any] | str) -> None:
+    assert arguments_for(raw, tool) == expected
+
+
+def test_system_prompt_lists_tools_with_schemas_and_an_example() -> None:
+    prompt = text_system([Weather(), Convert()])
+    assert "- get_weather: Current weather of a city." in prompt
+    assert '"required": ["amount", "base"]' in prompt
+    assert "Action: tool_name[input]" in prompt and "Final Answer:" in prompt
+    assert "Example" in prompt and "Observation: Paris: 21°C, clear" in prompt
+
+
+TOOLS = {"get_weather", "convert"}
+EMBEDDED: list[tuple[str, str, list[tuple[str, str]], str]] = [
+    ("Qwen tags", 'Let me check.\n<tool_call>\n{"name": "get_weather", "arguments": '
+     '{"city": "Paris"}}\n</tool_call>', [("get_weather", '{"city": "Paris"}')], "Let me check."),
+    ("unclosed tag (stopped at it)", '<tool_call>{"name": "get_weather", "arguments": '
+     '{"city": "Oslo"}}', [("get_weather", '{"city": "Oslo"}')], ""),
+    ("two tags", '<tool_call>{"name": "get_weather", "arguments": {"city": "A"}}</tool_call>'
+     '<tool_call>{"name": "get_weather", "arguments": {"city": "B"}}</tool_call>',
+     [("get_weather", '{"city": "A"}'), ("get_weather", '{"city": "B"}')], ""),
+    ("tag with unknown tool is still a call", '<tool_call>{"name": "search", "arguments": '
+     '{"q": "x"}}</tool_call>', [("search", '{"q": "x"}')], ""),
+    ("arguments as a JSON string", '<tool_call>{"name": "convert", "arguments": '
+     '"{\\"amount\\": 1}"}</tool_call>', [("convert", '{"amount": 1}')], ""),
+    ("bare blob in a fence", 'I will convert.\n```json\n{"name": "convert", "parameters": '
+     '{"amount": 5, "base": "USD"}}\n```', [("convert", '{"amount": 5, "base": "USD"}')],
+     "I will convert."),
+    ("bare blob naming no tool is an answer", 'Example: {"name": "Alice", "arguments": []}',
+     [], 'Example: {"name": "Alice", "arguments": []}'),
+    ("plain answer", "It is sunny.", [], "It is sunny."),
+]
+
+
+@pytest.mark.parametrize(("content", "calls", "rest"), [(c, k, r) for _, c, k, r in EMBEDDED],
+                         ids=[name for name, *_ in EMBEDDED])
+def test_extract_calls(content: str, calls: list[tuple[str, str]], rest: str) -> None:
+    found, left = extract_calls(content, TOOLS)
+    assert [(c.name, c.arguments) for c in found] == calls
+    assert all(isinstance(c, ToolCall) and c.id for c in found)
+    assert left == rest

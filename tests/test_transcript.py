@@ -1,0 +1,145 @@
+"""The fold: events applied in order give the chain a user should see."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from agent.events import (
+    Action,
+    Answer,
+    AnswerDelta,
+    Event,
+    Observation,
+    RunFinished,
+    RunStarted,
+    Thought,
+    Usage,
+    event_from_dict,
+)
+from bot.transcript import ToolStep, Transcript
+
+
+def weather_run() -> list[Event]:
+    return [
+        RunStarted(round=0, mode="react", question="Weather in Hangzhou?", model="qwen-plus",
+                   tools=("weather", "calculator")),
+        Thought(round=1, text="I need the current weather."),
+        Action(round=1, call_id="call_a", tool="weather", arguments={"city": "Hangzhou"}),
+        Action(round=1, call_id="call_b", tool="calculator", arguments={"expr": "25*9/5+32"}),
+        Observation(round=1, call_id="call_b", tool="calculator", text="77", ok=True,
+                    duration_ms=3),
+        Observation(round=1, call_id="call_a", tool="weather", text="Sunny, 25 °C", ok=True,
+                    duration_ms=420),
+        Thought(round=2, text="I have what I need.", synthesized=True),
+        AnswerDelta(round=2, text="It is sunny, "),
+        AnswerDelta(round=2, text="25 °C (77 °F)."),
+        Answer(round=2, text="It is sunny, 25 °C (77 °F)."),
+        RunFinished(round=2, status="done", usage=Usage(100, 50, 150), duration_ms=3200,
+                    rounds=2, tool_calls=2),
+    ]
+
+
+def test_a_whole_run_folds_into_rounds_steps_and_the_answer() -> None:
+    t = Transcript.from_events(weather_run())
+
+    assert (t.mode, t.question, t.model) == ("react", "Weather in Hangzhou?", "qwen-plus")
+    assert [r.number for r in t.rounds] == [1, 2]
+    assert t.rounds[0].thought == "I need the current weather."
+    assert not t.rounds[0].synthesized
+    assert t.rounds[0].steps == [
+        ToolStep("call_a", "weather", {"city": "Hangzhou"}, "Sunny, 25 °C", True, 420),
+        ToolStep("call_b", "calculator", {"expr": "25*9/5+32"}, "77", True, 3),
+    ]
+    assert t.rounds[1].synthesized
+    assert t.answer == "It is sunny, 25 °C (77 °F)."
+    assert t.answer_final
+    assert t.finished is not None and t.finished.usage.total_tokens == 150
+
+
+def test_the_draft_grows_with_each_delta_before_the_answer_is_final() -> None:
+    t = Transcript.from_events(weather_run()[:8])
+
+    assert t.answer == "It is sunny, "
+    assert not t.answer_final
+    assert t.finished is None
+
+
+def test_a_later_thought_replaces_the_earlier_one_and_clears_the_draft() -> None:
+    t = Transcript.from_events([
+        RunStarted(round=0, mode="react", question="q", model="m"),
+        Thought(round=1, text="No tool needed.", synthesized=True),
+        AnswerDelta(round=1, text="Let me check the weather first."),
+        Thought(round=1, text="Let me check the weather first."),
+        Action(round=1, call_id="c1", tool="weather", arguments={"city": "Paris"}),
+    ])
+
+    assert len(t.rounds) == 1
+    assert t.rounds[0].thought == "Let me check the weather first."
+    assert not t.rounds[0].synthesized
+    assert t.answer == ""
+    assert [s.tool for s in t.rounds[0].steps] == ["weather"]
+
+
+def test_a_thought_does_not_clear_a_final_answer() -> None:
+    t = Transcript.from_events([Answer(round=1, text="42"), Thought(round=1, text="late")])
+
+    assert t.answer == "42"
+
+
+def test_observations_attach_to_their_action_by_call_id_within_the_round() -> None:
+    # Some servers number calls afresh each round: the same id in rounds 1 and 2.
+    t = Transcript.from_events([
+        Action(round=1, call_id="call_0", tool="weather", arguments={"city": "Oslo"}),
+        Observation(round=1, call_id="call_0", tool="weather", text="cold", ok=True,
+                    duration_ms=1),
+        Action(round=2, call_id="call_0", tool="weather", arguments={"city": "Rome"}),
+        Action(round=2, call_id="call_1", tool="fx", arguments="not json"),
+        Observation(round=2, call_id="call_1", tool="fx", text="bad arguments", ok=False,
+                    duration_ms=0),
+        Observation(round=2, call_id="call_0", tool="weather", text="warm", ok=True,
+                    duration_ms=2),
+    ])
+
+    assert [s.observation for s in t.rounds[0].steps] == ["cold"]
+    assert [(s.observation, s.ok) for s in t.rounds[1].steps] == [("warm", True),
+                                                                   ("bad arguments", False)]
+    assert t.rounds[1].steps[1].arguments == "not json"
+
+
+def test_an_observation_without_its_action_is_kept_not_lost() -> None:
+    t = Transcript.from_events([
+        Observation(round=1, call_id="x", tool="wiki", text="text", ok=True, duration_ms=5),
+    ])
+
+    assert t.rounds[0].steps == [ToolStep("x", "wiki", {}, "text", True, 5)]
+
+
+def test_unknown_future_event_types_are_ignored() -> None:
+    @dataclass(frozen=True, slots=True)
+    class Plan(Event):
+        type: ClassVar[str] = "plan"
+        steps: tuple[str, ...] = ()
+
+    events = weather_run()
+    events.insert(1, Plan(round=0, steps=("look up", "answer")))
+
+    assert Transcript.from_events(events) == Transcript.from_events(weather_run())
+
+
+def test_stored_events_rebuilt_from_dicts_fold_to_the_same_transcript() -> None:
+    stored = [event_from_dict(e.to_dict()) for e in weather_run()]
+
+    assert Transcript.from_events(stored) == Transcript.from_events(weather_run())
+
+
+def test_plain_runs_record_their_mode() -> None:
+    t = Transcript.from_events([
+        RunStarted(round=0, mode="plain", question="q", model="m"),
+        AnswerDelta(round=1, text="A"),
+        Answer(round=1, text="A"),
+    ])
+
+    assert t.mode == "plain"
+    assert t.rounds == []
+    assert t.answer == "A"
