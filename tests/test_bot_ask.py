@@ -117,3 +117,19 @@ async def test_a_model_failure_is_explained_without_a_trace(gb: Glassbox,
     assert "rejected the API key" in final.text
     assert "Traceback" not in final.text
     assert gb.tg.token not in caplog.text
+
+
+async def test_a_chain_longer_than_one_message_continues_in_replies(gb: Glassbox) -> None:
+    long_args = {"a": 1, "b": 2}
+    gb.model.push(*(tool_reply(("add", {**long_args, "a": n}), content="x" * 1500 + f" step {n}")
+                    for n in range(4)),
+                  text_reply("The sum is **done**. " + "Really done. " * 50 + "THE END"))
+    asked = gb.tg.send(ALICE, ALICE, "Add things for a long time")
+    first = await gb.answer_to(ALICE, asked, timeout=20)
+    pages = gb.tg.bot_messages(ALICE)
+    assert len(pages) >= 2
+    assert all(p.reply_to == first.message_id for p in pages[1:])
+    assert all(p.buttons == [] for p in pages)
+    whole = "\n".join(p.text for p in pages)
+    assert "THE END" in pages[-1].text and whole.count("step 3") == 1
+    assert gb.tg.too_many == 0
