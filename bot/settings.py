@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode
 
 from agent.settings import AgentSettings
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """At most `runs` questions per user in any `window_s` seconds."""
+
+    runs: int
+    window_s: int
+
+    @classmethod
+    def parse(cls, value: str) -> RateLimit | None:
+        """`5/10m` (also `s`, `h`, `d`; a bare number is seconds); `off`, `0` or empty: none."""
+        value = value.strip().lower()
+        if value in ("", "off", "0", "none"):
+            return None
+        found = re.fullmatch(r"(\d+)\s*/\s*(\d+)\s*([smhd]?)", value)
+        if found is None or int(found[1]) < 1 or int(found[2]) < 1:
+            raise ValueError("expected runs/window such as 5/10m, or off")
+        return cls(int(found[1]), int(found[2]) * _UNITS[found[3] or "s"])
 
 
 class BotSettings(AgentSettings):
@@ -28,7 +51,19 @@ class BotSettings(AgentSettings):
     transcript_retention_days: int | None = Field(default=None, ge=1)
     """Runs older than this are deleted once a day; empty keeps them forever."""
 
-    @field_validator("transcript_retention_days", mode="before")
+
+    # --- Abuse and access (issue 7) ---
+    user_rate_limit: Annotated[RateLimit | None, NoDecode] = RateLimit(5, 600)
+    """Questions one user may start per window (USER_RATE_LIMIT=5/10m); None: no limit."""
+    chat_daily_token_budget: int | None = Field(default=1_000_000, ge=1)
+    """Tokens one chat may use per UTC day, counted from the store; None: no budget."""
+
+    @field_validator("user_rate_limit", mode="before")
+    @classmethod
+    def _rate(cls, value: Any) -> Any:
+        return RateLimit.parse(value) if isinstance(value, str) else value
+
+    @field_validator("transcript_retention_days", "chat_daily_token_budget", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value

@@ -187,6 +187,20 @@ class Store:
             lanes.setdefault(lane, []).append(event_from_row(payload))
         return lanes
 
+    async def starts_since(self, user_id: int, since: datetime) -> list[datetime]:
+        """When a user's runs (in any chat) started from `since` on, oldest first."""
+        rows = await self._db.execute_fetchall(
+            "SELECT started_at FROM runs WHERE user_id = ? AND started_at >= ?"
+            " ORDER BY started_at", (user_id, _iso(since)))
+        return [datetime.fromisoformat(row[0]) for row in rows]
+
+    async def tokens_since(self, chat_id: int, since: datetime) -> int:
+        """Tokens used by a chat's runs started from `since` on."""
+        rows = await self._db.execute_fetchall(
+            "SELECT coalesce(sum(total_tokens), 0) FROM runs WHERE chat_id = ? AND started_at >= ?",
+            (chat_id, _iso(since)))
+        return int(next(iter(rows))[0])
+
     async def history(
         self, scope: Scope, *, page: int = 1, keyword: str = "", per_page: int = 10
     ) -> HistoryPage:

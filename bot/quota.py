@@ -1,0 +1,50 @@
+"""Fair use: a per-user rate limit (USER_RATE_LIMIT) and a per-chat daily token budget
+(CHAT_DAILY_TOKEN_BUDGET).
+
+Both are counted from the store, so a restart resets neither: the rate limit from when the
+user's runs started, the budget from the tokens of the runs the chat started today (UTC).
+A running run's tokens count once it finishes. Admins (ADMIN_USER_IDS) have no rate limit;
+the budget holds for everyone, since it is about the bill.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+from agent.lang import Lang
+from bot.i18n import text
+from bot.settings import BotSettings
+from bot.store import Store
+
+
+async def refusal(store: Store, settings: BotSettings, chat_id: int, user_id: int,
+                  lang: Lang, now: datetime | None = None) -> str | None:
+    """The polite line saying why a new question may not start now and when it may;
+    None if it may."""
+    now = now or datetime.now(UTC)
+    limit = settings.user_rate_limit
+    if limit is not None and not settings.is_admin(user_id):
+        window = timedelta(seconds=limit.window_s)
+        starts = await store.starts_since(user_id, now - window)
+        if len(starts) >= limit.runs:
+            frees = starts[len(starts) - limit.runs] + window
+            return text(lang, "rate_limited", count=len(starts),
+                        window=wait_text(window, lang), wait=wait_text(frees - now, lang))
+    budget = settings.chat_daily_token_budget
+    if budget is not None:
+        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        if await store.tokens_since(chat_id, midnight) >= budget:
+            return text(lang, "over_budget", budget=f"{budget:,}",
+                        wait=wait_text(midnight + timedelta(days=1) - now, lang))
+    return None
+
+
+def wait_text(span: timedelta, lang: Lang) -> str:
+    """A span rounded up to whole minutes: `7 min`, `3 h 12 min` (`7 分钟`, `3 小时 12 分钟`)."""
+    minutes = max(1, math.ceil(span.total_seconds() / 60))
+    hours, minutes = divmod(minutes, 60)
+    h, m = ("小时", "分钟") if lang == "zh" else ("h", "min")
+    if not hours:
+        return f"{minutes} {m}"
+    return f"{hours} {h}" + (f" {minutes} {m}" if minutes else "")
