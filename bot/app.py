@@ -8,11 +8,13 @@ import logging
 from collections.abc import Sequence
 
 from telegram import Update
+from telegram.error import Conflict, NetworkError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes
 
 from agent.model import ModelClient
 from agent.tool import Tool
 from bot.commands import register_commands
+from bot.guards import register_fallbacks, register_gate
 from bot.handlers import register
 from bot.i18n import text
 from bot.pacer import Limits, Pacer
@@ -26,9 +28,10 @@ log = logging.getLogger(__name__)
 
 
 def build_app(settings: BotSettings, *, tools: Sequence[Tool] = (),
-              limits: Limits | None = None,
-              poll_timeout_s: float = 10.0) -> Application:  # type: ignore[type-arg]
-    """The Application, ready for `run_polling`/`run_webhook` (or a test's own start)."""
+              limits: Limits | None = None, poll_timeout_s: float = 10.0,
+              request_timeout_s: float = 5.0) -> Application:  # type: ignore[type-arg]
+    """The Application, ready for `run_polling`/`run_webhook` (or a test's own start).
+    `request_timeout_s`: how long one Bot API call may take to connect, send or answer."""
 
     async def post_init(app: Application) -> None:  # type: ignore[type-arg]
         store = await Store.open(settings.database_path)
@@ -62,13 +65,18 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] = (),
         .token(settings.telegram_bot_token.get_secret_value())
         .base_url(settings.telegram_api_base_url)
         .concurrent_updates(True)
+        .connect_timeout(request_timeout_s)
+        .read_timeout(request_timeout_s)
+        .write_timeout(request_timeout_s)
         .get_updates_read_timeout(poll_timeout_s + 5)
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)
         .build()
     )
+    register_gate(app)
     register(app)
+    register_fallbacks(app)  # after every other handler: they take what none of those took
     app.add_error_handler(on_error)
     return app
 
@@ -85,7 +93,15 @@ async def _prune_daily(store: Store, days: int) -> None:
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Log what failed (the log is redacted); a chat never sees a trace."""
+    """Log what failed (the log is redacted); a chat never sees a trace. Errors while
+    fetching updates come without an update: one clear line each, polling goes on."""
+    if update is None and isinstance(context.error, Conflict):
+        log.error("Telegram answered 409 Conflict: another bot instance is fetching updates "
+                  "with this token. Only one may run; stop the other one (retrying meanwhile).")
+        return
+    if update is None and isinstance(context.error, NetworkError):
+        log.warning("fetching updates failed (%s); retrying", context.error)
+        return
     update_id = update.update_id if isinstance(update, Update) else None
     log.error("update %s failed: %s", update_id, type(context.error).__name__,
               exc_info=context.error)

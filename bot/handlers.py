@@ -6,12 +6,10 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.ext import (
     Application,
-    ApplicationHandlerStop,
     CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
     MessageHandler,
-    TypeHandler,
     filters,
 )
 
@@ -19,6 +17,7 @@ from agent.lang import Lang
 from agent.prompts import Turn
 from bot.i18n import MAX_QUESTION_CHARS, lang_of, text
 from bot.live import LiveMessage
+from bot.quota import refusal
 from bot.render import to_plain
 from bot.runs import Mode, Question, execute
 from bot.services import Services, services
@@ -28,7 +27,6 @@ MODES: tuple[Mode, ...] = ("ask", "plain", "compare")
 
 
 def register(app: Application) -> None:  # type: ignore[type-arg]
-    app.add_handler(TypeHandler(Update, gate), group=-1)
     app.add_handler(CommandHandler(["start", "help"], help_command))
     app.add_handler(CommandHandler(list(MODES), ask_command))
     app.add_handler(CommandHandler("examples", examples_command))
@@ -46,13 +44,6 @@ async def say(svc: Services, chat_id: int, reply_to: int | None, html: str,
     """Send one message of the bot's own, paced like every other message in the chat."""
     live = LiveMessage(svc.bot, svc.pacer, chat_id, reply_to, button=None, to_plain=to_plain)
     return await live.finish([html], markup)
-
-
-async def gate(update: Update, context: Context) -> None:
-    """Chats outside ALLOWED_CHAT_IDS get no answer at all."""
-    chat = update.effective_chat
-    if chat is not None and not services(context).settings.chat_allowed(chat.id):
-        raise ApplicationHandlerStop
 
 
 async def help_command(update: Update, context: Context) -> None:
@@ -104,6 +95,10 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     if len(question) > MAX_QUESTION_CHARS:
         await say(svc, msg.chat_id, reply_to, text(lang, "too_long", length=len(question)))
         return
+    refused = await refusal(svc.store, svc.settings, msg.chat_id, user.id, lang)
+    if refused is not None:
+        await say(svc, msg.chat_id, reply_to, refused)
+        return
     active = svc.active.claim(msg.chat_id, user.id, lang)
     if active is None:
         await say(svc, msg.chat_id, reply_to, text(lang, "busy"))
@@ -152,7 +147,7 @@ async def example_tapped(update: Update, context: Context) -> None:
     svc = services(context)
     lang = lang_of(query.from_user)
     example = next((ex for ex in svc.examples if f"ex:{ex.id}" == query.data), None)
-    await query.answer()
+    await query.answer(None if example else text(lang, "stale_button"))
     if example is None or not isinstance(query.message, Message):
         return
     await start_question(update, context, "ask", example.in_lang(lang)[1], query.message,
@@ -182,7 +177,7 @@ async def stop_tapped(update: Update, context: Context) -> None:
         await query.answer(text(lang, "not_running"))
         return
     user = query.from_user
-    if user.id != active.user_id and not svc.settings.is_admin(user.id):
+    if user.id != active.user_id and not await svc.admins.is_admin(active.chat_id, user.id):
         await query.answer(text(lang, "not_yours"), show_alert=True)
         return
     notice = "" if user.id == active.user_id else text(active.lang, "stopped_by",

@@ -71,6 +71,20 @@ _TEXTS: dict[str, tuple[str, str]] = {
                     "Glassbox restarted before this question was finished. Please ask again."),
     "failed": ("出了点问题，这个回答没能完成。请再试一次。",
                "Something went wrong and this answer could not be finished. Please try again."),
+    # --- Abuse, access and odd input (issue 7) ---
+    "rate_limited": ("你在 {window} 内已经问了 {count} 个问题，请休息一下，{wait}后可以再问。",
+                     "You have asked {count} questions in the last {window}. Please take a "
+                     "break: you can ask again in {wait}."),
+    "over_budget": ("这个聊天今天的额度（{budget} 个 token）已经用完了，{wait}后（UTC 0 点）恢复。",
+                    "This chat has used up today's budget of {budget} tokens. It frees up in "
+                    "{wait} (at 00:00 UTC)."),
+    "not_allowed": ("这个聊天没有开通 Glassbox。", "Glassbox is not enabled in this chat."),
+    "unknown_command": ("我不认识这个命令。发送 /help 看看我能做什么。",
+                        "I don't know that command. Send /help to see what I can do."),
+    "text_only": ("我只能读文字消息。请把问题用文字发给我，例如：\n/ask 杭州现在天气怎么样？",
+                  "I can only read text messages. Please send the question as text, e.g.\n"
+                  "/ask What is the weather in Hangzhou?"),
+    "stale_button": ("这个按钮已经失效了。", "This button no longer works."),
 }
 
 

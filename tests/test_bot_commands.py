@@ -117,7 +117,7 @@ async def test_examples_are_buttons_and_a_tap_runs_one(gb: Glassbox) -> None:
     assert menu.buttons  # the menu stays for the next tap
 
 
-async def test_chats_outside_allowed_chat_ids_get_no_answer(tmp_path: Path) -> None:
+async def test_chats_outside_allowed_chat_ids_get_one_line(tmp_path: Path) -> None:
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
         people(tg)
         async with running(tg, model, tmp_path / "g.sqlite3", allowed_chat_ids={GROUP}) as gb:
@@ -125,4 +125,6 @@ async def test_chats_outside_allowed_chat_ids_get_no_answer(tmp_path: Path) -> N
             gb.tg.send(ALICE, ALICE, "/ask hello")
             asked = gb.tg.send(GROUP, ALICE, "/ask hello")
             await gb.answer_to(GROUP, asked)
-            assert gb.tg.bot_messages(ALICE) == []
+            [refused] = gb.tg.bot_messages(ALICE)
+            assert refused.text == "Glassbox is not enabled in this chat."
+            assert len(gb.model.bodies) == 1

@@ -1,0 +1,88 @@
+"""What the bot refuses, and how: updates it never acts on, chats it does not serve, and
+input no other handler takes (unknown commands, stale or forged buttons, photos and
+stickers). Each gets one short line or nothing, never a trace or a half-started run.
+"""
+
+from __future__ import annotations
+
+from telegram import Message, Update
+from telegram.constants import ChatType
+from telegram.ext import (
+    Application,
+    ApplicationHandlerStop,
+    CallbackQueryHandler,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
+
+from bot.commands import PRIVATE
+from bot.handlers import Context, say
+from bot.i18n import lang_of, text
+from bot.services import services
+
+
+def register_gate(app: Application) -> None:  # type: ignore[type-arg]
+    """Before every other handler (group -1)."""
+    app.add_handler(TypeHandler(Update, gate), group=-1)
+
+
+def register_fallbacks(app: Application) -> None:  # type: ignore[type-arg]
+    """After every other handler of group 0: these take only what none of them took."""
+    app.add_handler(CallbackQueryHandler(stale_button))
+    app.add_handler(MessageHandler(filters.COMMAND, unknown_command))
+    not_text = ~filters.TEXT & ~filters.StatusUpdate.ALL
+    where = filters.ChatType.PRIVATE | filters.CaptionRegex("^/")
+    app.add_handler(MessageHandler(not_text & where, text_only))
+
+
+def addressed_to_us(msg: Message, username: str) -> bool:
+    """In a private chat, everything; in a group, a command naming us (`/x@GlassboxBot`)
+    or one of our commands without a name (text or caption)."""
+    if msg.chat.type == ChatType.PRIVATE:
+        return True
+    first = (msg.text or msg.caption or "").split(maxsplit=1)[:1]
+    if not first or not first[0].startswith("/"):
+        return False
+    name, _, target = first[0][1:].partition("@")
+    return target.lower() == username.lower() if target else name.lower() in PRIVATE
+
+
+async def gate(update: Update, context: Context) -> None:
+    """Edits and channel posts are never acted on (an edited question does not run again).
+    Chats outside ALLOWED_CHAT_IDS get one line when they address the bot, nothing more."""
+    if update.edited_message or update.channel_post or update.edited_channel_post:
+        raise ApplicationHandlerStop
+    chat = update.effective_chat
+    if chat is None or services(context).settings.chat_allowed(chat.id):
+        return
+    line = text(lang_of(update.effective_user), "not_allowed")
+    if update.callback_query is not None:
+        await update.callback_query.answer(line)
+    elif update.message is not None and addressed_to_us(update.message, context.bot.username):
+        await say(services(context), chat.id, update.message.message_id, line)
+    raise ApplicationHandlerStop
+
+
+async def unknown_command(update: Update, context: Context) -> None:
+    msg = update.effective_message
+    assert msg is not None
+    if addressed_to_us(msg, context.bot.username):
+        await say(services(context), msg.chat_id, msg.message_id,
+                  text(lang_of(update.effective_user), "unknown_command"))
+
+
+async def text_only(update: Update, context: Context) -> None:
+    """A photo, sticker or voice message in a private chat, or a command in a caption."""
+    msg = update.effective_message
+    assert msg is not None
+    if addressed_to_us(msg, context.bot.username):
+        await say(services(context), msg.chat_id, msg.message_id,
+                  text(lang_of(update.effective_user), "text_only"))
+
+
+async def stale_button(update: Update, context: Context) -> None:
+    """A button no handler knows: from an older version, or forged by a client."""
+    query = update.callback_query
+    assert query is not None
+    await query.answer(text(lang_of(query.from_user), "stale_button"))
