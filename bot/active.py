@@ -24,6 +24,8 @@ class Active:
     notice: str = ""
     """Why it was stopped, when not by the asker (an admin, a restart)."""
     task: asyncio.Task[None] | None = None
+    interrupted: bool = False
+    """Stopped by a shutdown, not by a person: the run is stored as `interrupted`."""
 
     def stop(self, notice: str = "") -> None:
         self.notice = self.notice or notice
@@ -62,9 +64,10 @@ class ActiveRuns:
         active.task = asyncio.create_task(wrapped())
 
     async def stop_all(self, notice: Callable[[Lang], str]) -> None:
-        """Stop every run and wait until each has delivered its final message."""
+        """Stop every run (a shutdown) and wait until each has delivered its final message."""
         running = list(self._by_key.values())
         for active in running:
+            active.interrupted = True
             active.stop(notice(active.lang))
         for active in running:
             if active.task is not None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from telegram import Bot, InlineKeyboardMarkup, LinkPreviewOptions, Message, ReplyParameters
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.pacer import Pacer
@@ -192,6 +192,9 @@ class LiveMessage:
                     return True
                 await asyncio.sleep(delay)
                 delay *= 2
+            except TelegramError as err:  # e.g. an unreadable reply: skip this call, go on
+                log.error("chat %s: Telegram call failed (%s)", self.chat_id, err)
+                return True
         return True
 
 

@@ -106,13 +106,16 @@ async def execute(svc: Services, q: Question, active: Active) -> None:
                 view.apply(lane, event)
                 await svc.store.append(record.id, event, lane=lane)
                 live.show(view.pages(live=True))
+                if live.gone:  # kicked or blocked: no one will see the rest
+                    active.stop()
         end = view.outcome()
-        await svc.store.finish(record.id, status=end.status, usage=end.usage,
-                               duration_ms=end.duration_ms,
-                               answer="\n\n".join(view.answers.values()))
     except Exception:
         log.exception("run %s failed", record.id)
         view.add_notice(text(q.lang, "failed"))
+        end = RunFinished(round=0, status="error")
+    status = "interrupted" if active.interrupted and end.status == "cancelled" else end.status
+    await svc.store.finish(record.id, status=status, usage=end.usage,
+                           duration_ms=end.duration_ms, answer="\n\n".join(view.answers.values()))
     if active.notice:
         view.add_notice(active.notice)
     ids = await live.finish(view.pages(live=False))

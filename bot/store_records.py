@@ -13,8 +13,9 @@ from agent.events import EVENT_TYPES, Event, Usage, event_from_dict
 MODES = ("ask", "plain", "compare")
 LANES = ("main", "plain", "react")
 """`main` for an ask or plain run; a compare run has a `plain` and a `react` lane."""
-FINAL_STATUSES = ("done", "max_rounds", "error", "cancelled")
-"""How `finish` may close a run; before it a run is `running`, after a crash `interrupted`."""
+FINAL_STATUSES = ("done", "max_rounds", "error", "cancelled", "interrupted")
+"""How `finish` may close a run; before it a run is `running`. `interrupted`: a shutdown
+stopped it (or, found `running` at start-up, a crash did)."""
 
 
 @dataclass(frozen=True)
