@@ -3,6 +3,8 @@ check it, and start the run in the background (so no update waits for an answer)
 
 from __future__ import annotations
 
+import unicodedata
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.ext import (
     Application,
@@ -89,7 +91,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     question, history, parent = await _resolve(svc, msg if replies_count else None, typed,
                                                context.bot.id)
     reply_to = msg.message_id
-    if not question.strip():
+    if not visible(question):
         await say(svc, msg.chat_id, reply_to, text(lang, "usage", command=mode))
         return
     if len(question) > MAX_QUESTION_CHARS:
@@ -106,6 +108,11 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     q = Question(mode, question.strip(), msg.chat_id, user.id, user.full_name, lang, reply_to,
                  history, parent)
     svc.active.run(active, execute(svc, q, active))
+
+
+def visible(question: str) -> bool:
+    """Whether anything shows: zero-width and bidi control characters alone do not."""
+    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in question)
 
 
 async def _resolve(svc: Services, msg: Message | None, typed: str,
