@@ -74,10 +74,11 @@ def bot_settings(tg: FakeTelegram, model: FakeModel, db: Path, **extra: Any) -> 
 
 @contextlib.asynccontextmanager
 async def running(tg: FakeTelegram, model: FakeModel, db: Path, *, tools: Sequence[Tool] = (),
-                  **extra: Any) -> AsyncIterator[Glassbox]:
+                  request_timeout_s: float = 5.0, **extra: Any) -> AsyncIterator[Glassbox]:
     """Start the bot as `run_polling` does (hooks included), and stop it the same way."""
     app = build_app(bot_settings(tg, model, db, **extra), tools=tools,
-                    limits=Limits().scaled(SCALE), poll_timeout_s=1)
+                    limits=Limits().scaled(SCALE), poll_timeout_s=1,
+                    request_timeout_s=request_timeout_s)
     async with app:
         assert app.post_init and app.post_stop and app.post_shutdown and app.updater
         await app.post_init(app)

@@ -4,6 +4,8 @@ returns a Reply; replies can stream in timed pieces, stall, or cut the connectio
 from __future__ import annotations
 
 import json
+import socket
+import struct
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -52,6 +54,8 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     cut: bool = False
     """Close the connection after the pieces, without ending the body."""
+    reset: bool = False
+    """Answer nothing: reset the connection (TCP RST) instead."""
 
     @classmethod
     def json(cls, value: Any, status: int = 200, **headers: str) -> Reply:
@@ -125,6 +129,11 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
         do_GET = do_POST = _serve
 
         def _write(self, reply: Reply) -> None:
+            if reply.reset:
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                           struct.pack("ii", 1, 0))
+                self.close_connection = True
+                return
             self.send_response(reply.status)
             for name, value in reply.headers.items():
                 self.send_header(name, value)

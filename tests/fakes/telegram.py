@@ -82,6 +82,7 @@ class FakeTelegram(FakeServer):
         self.chats: dict[int, dict[str, Any]] = {}
         self.users: dict[int, dict[str, Any]] = {}
         self.commands: list[dict[str, Any]] = []
+        self.members: dict[tuple[int, int], str] = {}
         self.errors: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
         self.too_many = 0
         self._updates: list[dict[str, Any]] = []
@@ -107,6 +108,10 @@ class FakeTelegram(FakeServer):
     def group(self, chat_id: int, title: str = "Class") -> int:
         self.chats[chat_id] = {"id": chat_id, "title": title, "type": "supergroup"}
         return chat_id
+
+    def member(self, chat_id: int, user_id: int, status: str) -> None:
+        """Set what getChatMember says: creator, administrator, member, left, kicked…"""
+        self.members[chat_id, user_id] = status
 
     def send(self, chat_id: int, user_id: int, text: str, reply_to: int | None = None) -> int:
         """A user writes in a chat; returns the new message's id."""
@@ -197,10 +202,28 @@ class FakeTelegram(FakeServer):
                                   "scope": json.loads(p.get("scope", "null")),
                                   "language_code": p.get("language_code", "")})
             return True
+        if method == "getChatMember":
+            return self._chat_member(int(p["chat_id"]), int(p["user_id"]))
         if method in {"deleteWebhook", "setWebhook", "sendChatAction", "answerCallbackQuery",
                       "sendMessageDraft", "deleteMyCommands"}:
             return True
         raise ApiError(404, "Not Found")
+
+    def _chat_member(self, chat_id: int, user_id: int) -> dict[str, Any]:
+        """A ChatMember in the Bot API's shape: `status` and `user` (plus flags for admins)."""
+        if user_id not in self.users:
+            raise ApiError(400, "Bad Request: user not found")
+        status = self.members.get((chat_id, user_id), "member")
+        member: dict[str, Any] = {"user": self.users[user_id], "status": status}
+        if status == "administrator":
+            member.update(can_be_edited=False, is_anonymous=False, can_manage_chat=True,
+                          can_delete_messages=True, can_manage_video_chats=True,
+                          can_restrict_members=True, can_promote_members=False,
+                          can_change_info=True, can_invite_users=True, can_post_stories=False,
+                          can_edit_stories=False, can_delete_stories=False)
+        elif status == "creator":
+            member["is_anonymous"] = False
+        return member
 
     def _message_call(self, method: str, p: dict[str, Any]) -> dict[str, Any]:
         if method == "sendMessage":

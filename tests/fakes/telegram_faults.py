@@ -1,0 +1,118 @@
+"""The fake Bot API with the faults and odd updates of a real class: connections that
+reset or stall, messages deleted by someone, edits, channel posts, photos with captions,
+anonymous admins, 409 Conflict while another instance polls."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict, deque
+from typing import Any
+
+from tests.fakes.server import Reply, Request
+from tests.fakes.telegram import FakeTelegram, Message
+from tests.fakes.telegram_html import utf16_units
+
+ANONYMOUS_ADMIN = {"id": 1087968824, "is_bot": True, "first_name": "Group",
+                   "username": "GroupAnonymousBot"}
+"""Who a message from an anonymous group admin is `from` (its `sender_chat` is the group)."""
+
+
+class FaultyTelegram(FakeTelegram):
+    def __init__(self, scale: float = 1.0) -> None:
+        super().__init__(scale)
+        self.breaks: dict[str, deque[str | Reply]] = defaultdict(deque)
+        self.stall_s = 1.0
+        self.broken: list[str] = []
+        """The methods of the calls that were reset or stalled, in order."""
+
+    def break_next(self, method: str, fault: str | Reply, times: int = 1) -> None:
+        """The next `times` calls of `method` are not served: `reset` cuts the connection
+        at once, `stall` after `stall_s` (longer than the bot's request timeout); a Reply
+        (say a proxy's HTML 502 page) is sent instead of the Bot API's answer."""
+        assert isinstance(fault, Reply) or fault in ("reset", "stall")
+        self.breaks[method].extend([fault] * times)
+
+    def conflict(self, times: int) -> None:
+        """The next `times` getUpdates calls answer 409: another instance is polling."""
+        self.fail("getUpdates", "error_409_conflict_getupdates.json", times)
+
+    # -- updates a real chat produces ---------------------------------------------------
+
+    def post(self, chat_id: int, sender: dict[str, Any], **fields: Any) -> int:
+        """A message of any kind (`text`, `photo` with `caption`, `sticker`, `sender_chat`…)."""
+        with self.lock:
+            msg = self._store(chat_id, sender, fields.get("text", fields.get("caption", "")),
+                              "", None)
+            data = {**self._message_json(msg), **fields}
+            if "text" not in fields:
+                data.pop("text")
+            words = (fields.get("text") or fields.get("caption") or "").split(maxsplit=1)
+            if words and words[0].startswith("/"):
+                key = "entities" if "text" in fields else "caption_entities"
+                data[key] = [{"offset": 0, "length": utf16_units(words[0]),
+                              "type": "bot_command"}]
+            self._queue({"message": data})
+        return msg.message_id
+
+    def photo(self, chat_id: int, user_id: int, caption: str = "") -> int:
+        size = {"file_id": "AgACAgIAAxkBAAIBZ2fake", "file_unique_id": "AQADfake",
+                "width": 90, "height": 90, "file_size": 1200}
+        fields: dict[str, Any] = {"photo": [size]}
+        if caption:
+            fields["caption"] = caption
+        return self.post(chat_id, self.users[user_id], **fields)
+
+    def edit_by_user(self, chat_id: int, message_id: int, text: str) -> None:
+        """The author edits their message: Telegram sends an `edited_message`."""
+        with self.lock:
+            msg = self.messages[chat_id, message_id]
+            msg.text = text
+            data = {**self._message_json(msg), "edit_date": int(time.time())}
+            if text.startswith("/"):
+                data["entities"] = [{"offset": 0, "length": utf16_units(text.split()[0]),
+                                     "type": "bot_command"}]
+            self._queue({"edited_message": data})
+
+    def channel_post(self, chat_id: int, text: str) -> None:
+        """A post in a channel the bot is in (no `from`, a `sender_chat`)."""
+        with self.lock:
+            self.chats[chat_id] = {"id": chat_id, "title": "Course news", "type": "channel"}
+            self._next_id[chat_id] += 1
+            self._queue({"channel_post": {
+                "message_id": self._next_id[chat_id], "sender_chat": self.chats[chat_id],
+                "chat": self.chats[chat_id], "date": int(time.time()), "text": text,
+                "entities": [{"offset": 0, "length": utf16_units(text.split()[0]),
+                              "type": "bot_command"}] if text.startswith("/") else []}})
+
+    def delete(self, chat_id: int, message_id: int) -> None:
+        """Someone deletes a message (an admin tidying the group)."""
+        with self.lock:
+            del self.messages[chat_id, message_id]
+
+    def answers_to_taps(self) -> list[str]:
+        """The texts of the bot's answerCallbackQuery calls, in order."""
+        with self.lock:
+            return [c.params.get("text", "") for c in self.calls
+                    if c.method == "answerCallbackQuery"]
+
+    # -- the bot's side -----------------------------------------------------------------
+
+    def _handle(self, request: Request) -> Reply:
+        method = request.path.rsplit("/", 1)[-1]
+        with self.lock:
+            fault = self.breaks[method].popleft() if self.breaks[method] else None
+            if fault:
+                self.broken.append(method)
+        if isinstance(fault, Reply):
+            return fault
+        if fault == "stall":
+            self.stopping.wait(self.stall_s)
+        if fault:
+            return Reply(reset=True)
+        return super()._handle(request)
+
+
+def bot_said(messages: list[Message]) -> list[str]:
+    """Every text the bot's messages ever showed (all versions)."""
+    return [version for m in messages for version in m.versions]
+

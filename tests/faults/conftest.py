@@ -1,0 +1,28 @@
+"""Fixtures of the fault suite (the harness is in kit.py)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.botkit import Glassbox
+from tests.faults.kit import glassbox
+
+
+@pytest.fixture
+async def gb(tmp_path: Path) -> AsyncIterator[Glassbox]:
+    async with glassbox(tmp_path) as bot:
+        yield bot
+
+
+@pytest.fixture
+def no_crash(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """Fails the test if anything was logged as an error (a handler that raised, a page
+    Telegram refused)."""
+    caplog.set_level(logging.INFO)
+    yield
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == []

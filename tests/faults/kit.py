@@ -1,0 +1,46 @@
+"""The fault suite's harness: the real bot against a fake Bot API that can misbehave, the
+fake model, and the check every case ends with: the next question is still answered."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, cast
+
+from bot.store import RunRecord, Scope
+from tests.botkit import ALICE, SCALE, Add, Glassbox, people, running
+from tests.fakes.model import FakeModel, text_reply
+from tests.fakes.telegram import Message
+from tests.fakes.telegram_faults import FaultyTelegram
+
+REQUEST_TIMEOUT_S = 0.5
+"""The bot's Bot API timeout here, so a stalled call times out quickly."""
+
+
+@contextlib.asynccontextmanager
+async def glassbox(tmp_path: Path, **extra: Any) -> AsyncIterator[Glassbox]:
+    """The bot with the `add` tool; `extra` are settings (e.g. llm_timeout_s=0.5)."""
+    with FaultyTelegram(scale=SCALE) as tg, FakeModel() as model:
+        people(tg)
+        async with running(tg, model, tmp_path / "g.sqlite3", tools=[Add()],
+                           request_timeout_s=REQUEST_TIMEOUT_S, **extra) as gb:
+            yield gb
+
+
+def faulty(gb: Glassbox) -> FaultyTelegram:
+    return cast(FaultyTelegram, gb.tg)
+
+
+async def still_answers(gb: Glassbox, chat_id: int = ALICE, user_id: int = ALICE) -> Message:
+    """Every case ends here: the next question in `chat_id` gets its answer."""
+    gb.model.push(text_reply("Still here."))
+    asked = gb.tg.send(chat_id, user_id, "/ask are you still there?")
+    final = await gb.answer_to(chat_id, asked)
+    assert "Still here." in final.text
+    return final
+
+
+async def runs_of(gb: Glassbox, chat_id: int) -> list[RunRecord]:
+    """A chat's stored runs, oldest first."""
+    return list(reversed((await gb.svc.store.history(Scope(chat_id), per_page=100)).runs))

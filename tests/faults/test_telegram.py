@@ -1,0 +1,117 @@
+"""Telegram misbehaving: flood control again and again, 5xx, resets, timeouts, a deleted
+message, being kicked. Every run still ends in a visible final state (or, kicked, quietly
+and stored), and the next question is answered."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.botkit import ALICE, GROUP, Glassbox
+from tests.fakes.model import DashScope, sse, tool_reply
+from tests.fakes.server import Reply
+from tests.faults.kit import faulty, runs_of, still_answers
+
+
+def api_error(code: int, description: str, **parameters: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"ok": False, "error_code": code, "description": description}
+    if parameters:
+        body["parameters"] = parameters
+    return body
+
+
+def two_rounds(answer: str = "2 + 2 = 4") -> tuple[Reply, Reply]:
+    """A tool round, then the answer a little later (so the message is edited)."""
+    return (tool_reply(("add", {"a": 2, "b": 2})),
+            sse(DashScope().text(answer), first_delay=0.2))
+
+
+async def test_429_three_times_in_a_row_then_the_final_state_lands(gb: Glassbox) -> None:
+    gb.model.push(*two_rounds())
+    gb.tg.fail("editMessageText", api_error(429, "Too Many Requests: retry after 1",
+                                            retry_after=1), times=3)
+    asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
+    final = await gb.answer_to(ALICE, asked, timeout=15)
+    assert "2 + 2 = 4" in final.text and final.buttons == []
+    assert gb.tg.too_many >= 3
+    await still_answers(gb)
+
+
+async def test_5xx_json_and_html_are_retried(gb: Glassbox) -> None:
+    gb.model.push(*two_rounds())
+    gb.tg.fail("sendMessage", api_error(502, "Bad Gateway"))
+    faulty(gb).break_next("editMessageText", Reply(
+        502, b"<html><body><h1>502 Bad Gateway</h1></body></html>",
+        {"Content-Type": "text/html"}), times=2)
+    asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
+    final = await gb.answer_to(ALICE, asked)
+    assert "2 + 2 = 4" in final.text
+    assert len(gb.tg.bot_messages(ALICE)) == 1
+    assert faulty(gb).broken == ["editMessageText"] * 2
+    await still_answers(gb)
+
+
+async def test_a_connection_reset_is_retried_without_a_duplicate(gb: Glassbox) -> None:
+    gb.model.push(*two_rounds())
+    faulty(gb).break_next("sendMessage", "reset", times=2)
+    faulty(gb).break_next("editMessageText", "reset")
+    asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
+    final = await gb.answer_to(ALICE, asked)
+    assert "2 + 2 = 4" in final.text
+    assert len(gb.tg.bot_messages(ALICE)) == 1
+    await still_answers(gb)
+
+
+async def test_a_call_that_times_out_is_retried(gb: Glassbox) -> None:
+    gb.model.push(*two_rounds())
+    faulty(gb).break_next("editMessageText", "stall")
+    asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
+    final = await gb.answer_to(ALICE, asked)
+    assert "2 + 2 = 4" in final.text
+    assert faulty(gb).broken == ["editMessageText"]
+    await still_answers(gb)
+
+
+async def test_a_deleted_message_is_sent_again(gb: Glassbox) -> None:
+    gb.model.push(tool_reply(("add", {"a": 2, "b": 2})),
+                  sse(DashScope().text("2 + 2 = 4"), first_delay=0.5))
+    asked = gb.tg.send(GROUP, ALICE, "/ask What is 2+2?")
+    await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, asked)))
+    first = gb.replies_to(GROUP, asked)[0]
+    faulty(gb).delete(GROUP, first.message_id)
+    final = await gb.answer_to(GROUP, asked)
+    assert final.message_id != first.message_id
+    assert "2 + 2 = 4" in final.text and "Round 1" in final.text
+    assert "message to edit not found" in " ".join(c.error for c in gb.tg.calls)
+    record = await gb.svc.store.by_message(GROUP, final.message_id)
+    assert record is not None and record.status == "done"  # a reply to it follows up
+    await still_answers(gb, GROUP)
+
+
+async def test_kicked_from_the_group_the_run_ends_quietly_and_is_stored(gb: Glassbox) -> None:
+    gb.model.push(tool_reply(("add", {"a": 2, "b": 2})),
+                  sse(DashScope().text("nobody reads this"), first_delay=1.0))
+    gb.tg.fail("sendMessage", "error_403_bot_kicked_from_supergroup.json")
+    gb.tg.send(GROUP, ALICE, "/ask What is 2+2?")
+    await gb.tg.wait(lambda: gb.tg.methods(GROUP).count("sendMessage") == 1)
+    await gb.tg.wait(lambda: not gb.running(GROUP))
+    assert gb.tg.bot_messages(GROUP) == []
+    [run] = await runs_of(gb, GROUP)
+    assert run.status == "cancelled"  # stopped: no one could see the rest
+    kinds = [e.type for e in (await gb.svc.store.events(run.id))["main"]]
+    assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
+    assert len(gb.model.bodies) <= 2
+    await still_answers(gb, GROUP)  # added back: it answers again
+
+
+async def test_blocked_mid_answer_the_run_stops_and_is_stored(gb: Glassbox) -> None:
+    gb.model.push(tool_reply(("add", {"a": 2, "b": 2})),
+                  sse(DashScope().text("nobody reads this"), first_delay=0.5))
+    asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
+    await gb.tg.wait(lambda: bool(gb.replies_to(ALICE, asked)))
+    gb.tg.fail("editMessageText", "error_403_bot_blocked_by_user.json", times=50)
+    await gb.tg.wait(lambda: not gb.running(ALICE))
+    gb.tg.errors["editMessageText"].clear()  # unblocked
+    [run] = await runs_of(gb, ALICE)
+    assert run.status in ("cancelled", "done")
+    assert "nobody reads this" not in gb.replies_to(ALICE, asked)[0].text
+    await still_answers(gb)
