@@ -26,7 +26,7 @@ from tests.fakes.telegram_html import CantParseEntities, parse_html, utf16_units
 
 TOKEN = "7000000001:AAFakeTokenForTests-0123456789abcdef"
 BOT = {"id": 7000000001, "is_bot": True, "first_name": "Glassbox", "username": "GlassboxBot"}
-LIMITED = {"sendMessage", "editMessageText", "editMessageReplyMarkup"}
+LIMITED = {"sendMessage", "sendDocument", "editMessageText", "editMessageReplyMarkup"}
 PER_CHAT_S, GROUP_WINDOW_S, GROUP_MAX, GLOBAL_WINDOW_S, GLOBAL_MAX = 1.0, 60.0, 20, 1.0, 30
 
 
@@ -36,6 +36,15 @@ class ApiError(Exception):
         self.reply = {"ok": False, "error_code": code, "description": description}
         if retry_after is not None:
             self.reply["parameters"] = {"retry_after": retry_after}
+
+
+@dataclass(frozen=True)
+class Document:
+    """A file the bot sent, as received: its name, type and bytes."""
+
+    file_name: str
+    mime_type: str
+    content: bytes
 
 
 @dataclass
@@ -51,6 +60,8 @@ class Message:
     reply_markup: dict[str, Any] | None = None
     versions: list[str] = field(default_factory=list)
     """Every text it showed, first to last."""
+    document: Document | None = None
+    """A document message's file (`text` is then its caption)."""
 
     @property
     def buttons(self) -> list[str]:
@@ -82,6 +93,7 @@ class FakeTelegram(FakeServer):
         self.chats: dict[int, dict[str, Any]] = {}
         self.users: dict[int, dict[str, Any]] = {}
         self.commands: list[dict[str, Any]] = []
+        self.admins: set[tuple[int, int]] = set()
         self.errors: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
         self.too_many = 0
         self._updates: list[dict[str, Any]] = []
@@ -107,6 +119,10 @@ class FakeTelegram(FakeServer):
     def group(self, chat_id: int, title: str = "Class") -> int:
         self.chats[chat_id] = {"id": chat_id, "title": title, "type": "supergroup"}
         return chat_id
+
+    def admin(self, chat_id: int, user_id: int) -> None:
+        """Make a user an administrator of a group (getChatMember says so)."""
+        self.admins.add((chat_id, user_id))
 
     def send(self, chat_id: int, user_id: int, text: str, reply_to: int | None = None) -> int:
         """A user writes in a chat; returns the new message's id."""
@@ -162,6 +178,7 @@ class FakeTelegram(FakeServer):
             return Reply.json(json.loads(wire("telegram/error_401_unauthorized.json")), 401)
         method = request.path[len(prefix):]
         params = request.form()
+        files = request.files()
         if method == "getUpdates":
             return self._ok(self._get_updates(params))
         with self.lock:
@@ -172,7 +189,7 @@ class FakeTelegram(FakeServer):
                     body = self.errors[method].popleft()
                     raise ApiError(body["error_code"], body["description"],
                                    body.get("parameters", {}).get("retry_after"))
-                result = self._dispatch(method, params, call.at)
+                result = self._dispatch(method, params, call.at, files)
             except ApiError as err:
                 call.ok, call.error = False, str(err)
                 self.too_many += err.reply["error_code"] == 429
@@ -182,10 +199,11 @@ class FakeTelegram(FakeServer):
     def _ok(self, result: Any) -> Reply:
         return Reply.json({"ok": True, "result": result})
 
-    def _dispatch(self, method: str, p: dict[str, Any], now: float) -> Any:
+    def _dispatch(self, method: str, p: dict[str, Any], now: float,
+                  files: dict[str, tuple[str, bytes]]) -> Any:
         if method in LIMITED:
             self._flood_check(int(p["chat_id"]), now)
-            result = self._message_call(method, p)
+            result = self._message_call(method, p, files)
             self._sent[int(p["chat_id"])].append(now)  # only what got through counts
             self._all_sent.append(now)
             return result
@@ -197,14 +215,19 @@ class FakeTelegram(FakeServer):
                                   "scope": json.loads(p.get("scope", "null")),
                                   "language_code": p.get("language_code", "")})
             return True
+        if method == "getChatMember":
+            return self._chat_member(int(p["chat_id"]), int(p["user_id"]))
         if method in {"deleteWebhook", "setWebhook", "sendChatAction", "answerCallbackQuery",
                       "sendMessageDraft", "deleteMyCommands"}:
             return True
         raise ApiError(404, "Not Found")
 
-    def _message_call(self, method: str, p: dict[str, Any]) -> dict[str, Any]:
+    def _message_call(self, method: str, p: dict[str, Any],
+                      files: dict[str, tuple[str, bytes]]) -> dict[str, Any]:
         if method == "sendMessage":
             return self._send_message(p)
+        if method == "sendDocument":
+            return self._send_document(p, files)
         if method == "editMessageText":
             return self._edit(p, p["text"])
         msg = self.messages[int(p["chat_id"]), int(p["message_id"])]
@@ -250,6 +273,36 @@ class FakeTelegram(FakeServer):
         msg.reply_markup = json.loads(p["reply_markup"]) if "reply_markup" in p else None
         return self._message_json(msg)
 
+    def _send_document(self, p: dict[str, Any],
+                       files: dict[str, tuple[str, bytes]]) -> dict[str, Any]:
+        """A new upload (multipart), shown with its caption (HTML parsed if asked)."""
+        if "document" not in files:
+            raise ApiError(400, "Bad Request: there is no document in the request")
+        name, content = files["document"]
+        caption, mode = self._text(p, p["caption"]) if p.get("caption") else ("", "")
+        reply = json.loads(p["reply_parameters"])["message_id"] if "reply_parameters" in p \
+            else None
+        msg = self._store(int(p["chat_id"]), BOT, caption, p.get("caption", ""), reply)
+        msg.parse_mode = mode
+        msg.document = Document(name, "text/html" if name.endswith(".html") else
+                                "application/octet-stream", content)
+        return self._message_json(msg)
+
+    def _chat_member(self, chat_id: int, user_id: int) -> dict[str, Any]:
+        """A ChatMember in the Bot API's shapes: administrator (with its rights) or member."""
+        if user_id not in self.users or chat_id not in self.chats:
+            raise ApiError(400, "Bad Request: user not found")
+        user = self.users[user_id]
+        if (chat_id, user_id) not in self.admins:
+            return {"user": user, "status": "member"}
+        rights = ("can_manage_chat", "can_delete_messages", "can_manage_video_chats",
+                  "can_restrict_members", "can_promote_members", "can_change_info",
+                  "can_invite_users", "can_post_stories", "can_edit_stories",
+                  "can_delete_stories", "can_pin_messages")
+        return {"user": user, "status": "administrator", "can_be_edited": False,
+                "is_anonymous": False, **{right: right != "can_promote_members"
+                                          for right in rights}}
+
     def _edit(self, p: dict[str, Any], text: str, mode: str | None = None) -> dict[str, Any]:
         key = int(p["chat_id"]), int(p["message_id"])
         if key not in self.messages:
@@ -274,8 +327,17 @@ class FakeTelegram(FakeServer):
 
     def _message_json(self, msg: Message, nested: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {"message_id": msg.message_id, "from": msg.sender,
-                                "chat": self.chats[msg.chat_id], "date": int(time.time()),
-                                "text": msg.text}
+                                "chat": self.chats[msg.chat_id], "date": int(time.time())}
+        if msg.document is None:
+            data["text"] = msg.text
+        else:
+            data["document"] = {"file_name": msg.document.file_name,
+                                "mime_type": msg.document.mime_type,
+                                "file_id": f"BQACAgIAAxkDAAI{msg.message_id:05d}",
+                                "file_unique_id": f"AgAD{msg.message_id:05d}",
+                                "file_size": len(msg.document.content)}
+            if msg.text:
+                data["caption"] = msg.text
         if msg.reply_markup:
             data["reply_markup"] = msg.reply_markup
         if msg.reply_to is not None and not nested and (msg.chat_id, msg.reply_to) in self.messages:
