@@ -18,68 +18,23 @@ import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from tests.fakes.server import FakeServer, Reply, Request, wire
 from tests.fakes.telegram_html import CantParseEntities, parse_html, utf16_units
+from tests.fakes.telegram_objects import (
+    ApiError,
+    Call,
+    Document,
+    Message,
+    chat_member,
+    document_json,
+)
 
 TOKEN = "7000000001:AAFakeTokenForTests-0123456789abcdef"
 BOT = {"id": 7000000001, "is_bot": True, "first_name": "Glassbox", "username": "GlassboxBot"}
 LIMITED = {"sendMessage", "sendDocument", "editMessageText", "editMessageReplyMarkup"}
 PER_CHAT_S, GROUP_WINDOW_S, GROUP_MAX, GLOBAL_WINDOW_S, GLOBAL_MAX = 1.0, 60.0, 20, 1.0, 30
-
-
-class ApiError(Exception):
-    def __init__(self, code: int, description: str, retry_after: int | None = None) -> None:
-        super().__init__(description)
-        self.reply = {"ok": False, "error_code": code, "description": description}
-        if retry_after is not None:
-            self.reply["parameters"] = {"retry_after": retry_after}
-
-
-@dataclass(frozen=True)
-class Document:
-    """A file the bot sent, as received: its name, type and bytes."""
-
-    file_name: str
-    mime_type: str
-    content: bytes
-
-
-@dataclass
-class Message:
-    chat_id: int
-    message_id: int
-    sender: dict[str, Any]
-    text: str
-    """As the chat shows it: entities parsed, or the raw text without parse_mode."""
-    raw: str = ""
-    parse_mode: str = ""
-    reply_to: int | None = None
-    reply_markup: dict[str, Any] | None = None
-    versions: list[str] = field(default_factory=list)
-    """Every text it showed, first to last."""
-    document: Document | None = None
-    """A document message's file (`text` is then its caption)."""
-
-    @property
-    def buttons(self) -> list[str]:
-        rows = (self.reply_markup or {}).get("inline_keyboard", [])
-        return [button["text"] for row in rows for button in row]
-
-    def button_data(self, text: str) -> str:
-        rows = (self.reply_markup or {}).get("inline_keyboard", [])
-        return next(b["callback_data"] for row in rows for b in row if b["text"] == text)
-
-
-@dataclass
-class Call:
-    method: str
-    params: dict[str, Any]
-    at: float
-    ok: bool = True
-    error: str = ""
 
 
 class FakeTelegram(FakeServer):
@@ -292,16 +247,7 @@ class FakeTelegram(FakeServer):
         """A ChatMember in the Bot API's shapes: administrator (with its rights) or member."""
         if user_id not in self.users or chat_id not in self.chats:
             raise ApiError(400, "Bad Request: user not found")
-        user = self.users[user_id]
-        if (chat_id, user_id) not in self.admins:
-            return {"user": user, "status": "member"}
-        rights = ("can_manage_chat", "can_delete_messages", "can_manage_video_chats",
-                  "can_restrict_members", "can_promote_members", "can_change_info",
-                  "can_invite_users", "can_post_stories", "can_edit_stories",
-                  "can_delete_stories", "can_pin_messages")
-        return {"user": user, "status": "administrator", "can_be_edited": False,
-                "is_anonymous": False, **{right: right != "can_promote_members"
-                                          for right in rights}}
+        return chat_member(self.users[user_id], admin=(chat_id, user_id) in self.admins)
 
     def _edit(self, p: dict[str, Any], text: str, mode: str | None = None) -> dict[str, Any]:
         key = int(p["chat_id"]), int(p["message_id"])
@@ -331,11 +277,7 @@ class FakeTelegram(FakeServer):
         if msg.document is None:
             data["text"] = msg.text
         else:
-            data["document"] = {"file_name": msg.document.file_name,
-                                "mime_type": msg.document.mime_type,
-                                "file_id": f"BQACAgIAAxkDAAI{msg.message_id:05d}",
-                                "file_unique_id": f"AgAD{msg.message_id:05d}",
-                                "file_size": len(msg.document.content)}
+            data["document"] = document_json(msg.message_id, msg.document)
             if msg.text:
                 data["caption"] = msg.text
         if msg.reply_markup:
