@@ -25,12 +25,13 @@ _MARK = {"running": "⏳", "done": "✅", "max_rounds": "⚠️", "error": "❌"
 
 def history_text(page: HistoryPage, lang: Lang, keyword: str) -> str:
     """The page as HTML: a title line, then two lines a run, newest first."""
+    shown = shorten(keyword, QUESTION_CHARS)  # a keyword can be as long as a message
     if not page.runs:
         if keyword:
-            return text(lang, "history_nothing_found", keyword=keyword)
+            return text(lang, "history_nothing_found", keyword=shown)
         return text(lang, "history_empty")
     numbers = {"page": page.page, "pages": page.pages, "total": page.total}
-    title = (text(lang, "history_found", keyword=keyword, **numbers) if keyword
+    title = (text(lang, "history_found", keyword=shown, **numbers) if keyword
              else text(lang, "history_title", **numbers))
     rows = [_row(record, lang) for record in page.runs]
     return "\n\n".join([title, *rows, f"<i>{text(lang, 'history_hint')}</i>"])

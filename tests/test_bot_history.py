@@ -99,6 +99,8 @@ async def test_a_search_keeps_its_keyword_across_pages(gb: Glassbox) -> None:
     none = await reply(gb, GROUP, ALICE, "/history London")
     assert none.text == "No question or answer contains “London”."
     assert none.buttons == []
+    huge = await reply(gb, GROUP, ALICE, "/history " + "天气" * 1500)
+    assert huge.text.startswith("No question or answer contains “天气天气") and len(huge.text) < 200
 
 
 async def test_show_replays_the_chain_as_it_looked_live(gb: Glassbox) -> None:
@@ -153,3 +155,12 @@ async def test_export_sends_a_self_contained_html_document(gb: Glassbox) -> None
                  "add", "&quot;a&quot;: 2", "It is 4.", "Alice"):
         assert part in page
     assert "<script" not in page and "http" not in page  # nothing to fetch: works offline
+
+
+async def test_show_replays_a_compare_run_with_both_lanes(gb: Glassbox) -> None:
+    gb.model.push(text_reply("Four."), text_reply("Four."))
+    asked = gb.tg.send(GROUP, ALICE, "/compare What is 2+2?")
+    live = await gb.answer_to(GROUP, asked)
+    assert "🧠 Model alone, no tools" in live.text and "🔍 ReAct, with tools" in live.text
+    shown = await reply(gb, GROUP, ALICE, "/show 1")
+    assert shown.text.partition("\n\n")[2] == live.text
