@@ -62,11 +62,13 @@ def split_passages(text: str) -> list[tuple[str, str]]:
 
 
 def match_query(query: str) -> tuple[str, list[str]]:
-    """The FTS5 MATCH expression for `query`, and its terms too short for trigrams.
+    """The FTS5 MATCH expression for `query`, and its two-character Chinese words.
 
     Words of three or more characters are matched as phrases; a run of Chinese is cut
     into overlapping three-character pieces, so '什么是思维链' finds '思维链'. Every
     piece is OR'ed and bm25 ranks the passages with the most (and rarest) pieces first.
+    Two-character Chinese words ('工具') are too short for trigrams; shorter English
+    words ('is', 'AI') are dropped: as substrings they would match almost anything.
     """
     pieces: list[str] = []
     short: list[str] = []
@@ -78,7 +80,7 @@ def match_query(query: str) -> tuple[str, list[str]]:
                 pieces.extend(part[i:i + 3] for i in range(len(part) - 2))
             elif len(part) >= 3:
                 pieces.append(part)
-            else:
+            elif len(part) == 2 and _CJK.fullmatch(part):
                 short.append(part)
     unique = list(dict.fromkeys(pieces))
     return " OR ".join('"' + p.replace('"', '""') + '"' for p in unique), short
@@ -153,17 +155,18 @@ class NotesIndex:
         """The best `limit` passages for `query`, best first."""
         await self.refresh()
         expression, short = match_query(query)
+        # How many of the two-character words a passage holds: they rank first among the
+        # trigram matches, and alone they select passages by a (small) scan.
+        hits = " + ".join(["(instr(lower(heading || ' ' || body), ?) > 0)"] * len(short))
         if expression:
-            sql = ("SELECT path, heading, body FROM notes_passages WHERE notes_passages MATCH ?"
-                   " ORDER BY bm25(notes_passages, 0.0, 2.0, 1.0) LIMIT ?")
-            rows = await self.db.execute_fetchall(sql, (expression, limit))
+            first = f"{hits} DESC, " if short else ""
+            sql = (f"SELECT path, heading, body FROM notes_passages WHERE notes_passages MATCH ?"
+                   f" ORDER BY {first}bm25(notes_passages, 0.0, 2.0, 1.0) LIMIT ?")
+            rows = await self.db.execute_fetchall(sql, (expression, *short, limit))
         elif short:
-            # Words under three characters ('工具', 'AI') cannot use the trigram index:
-            # scan, ranking by how many of them a passage holds.
-            score = " + ".join(["(instr(lower(heading || ' ' || body), ?) > 0)"] * len(short))
-            sql = (f"SELECT path, heading, body, {score} AS hits FROM notes_passages"
-                   " WHERE hits > 0 ORDER BY hits DESC, rowid LIMIT ?")
-            rows = await self.db.execute_fetchall(sql, (*short, limit))
+            sql = (f"SELECT path, heading, body FROM notes_passages WHERE {hits} > 0"
+                   f" ORDER BY {hits} DESC, rowid LIMIT ?")
+            rows = await self.db.execute_fetchall(sql, (*short, *short, limit))
         else:
             return []
         return [Passage(row[0], row[1], row[2]) for row in rows]
