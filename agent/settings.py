@@ -61,7 +61,7 @@ class AgentSettings(BaseSettings):
     @field_validator("agent_tools")
     @classmethod
     def _known_tools(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from agent.tools import TOOL_NAMES  # imported here: agent.tools imports this module
+        from agent.tools import TOOL_NAMES  # late: importing agent.tools loads agent/, then this
 
         unknown = [name for name in value if name not in TOOL_NAMES]
         if unknown:
