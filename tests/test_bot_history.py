@@ -6,21 +6,40 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from agent.events import Action, Observation, Thought
+from agent.tool import Tool
 from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox, people, running
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 from tests.fakes.telegram import FakeTelegram
 from tests.historykit import replies, reply, seed, tap
 
 
+class ReciteArgs(BaseModel):
+    lines: int
+
+
+class Recite(Tool):
+    """A tool with a long observation (longer than the live view shows)."""
+
+    name = "recite"
+    description = "Recite numbered lines."
+    Args = ReciteArgs
+
+    async def run(self, args: Any) -> str:
+        return "\n".join(f"recited line {i:03d}" for i in range(args.lines))
+
+
 @pytest.fixture
 async def gb(tmp_path: Path) -> AsyncIterator[Glassbox]:
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
         people(tg)
-        async with running(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as glassbox:
+        async with running(tg, model, tmp_path / "g.sqlite3",
+                           tools=[Add(), Recite()]) as glassbox:
             yield glassbox
 
 
@@ -117,6 +136,16 @@ async def test_show_replays_the_chain_as_it_looked_live(gb: Glassbox) -> None:
     mine = await reply(gb, GROUP, ALICE, "/show #1")
     assert mine.text.partition("\n\n")[2] == live.text  # same renderer, same words
     assert "<b>4</b>" in mine.raw
+
+
+async def test_show_gives_the_observation_the_live_message_shortened(gb: Glassbox) -> None:
+    gb.model.push(tool_reply(("recite", {"lines": 80})), text_reply("Recited."))
+    asked = gb.tg.send(ALICE, ALICE, "Recite 80 lines")
+    live = await gb.answer_to(ALICE, asked)
+    assert "recited line 079" not in live.text and "/show shows every one" in live.text
+    shown = await reply(gb, ALICE, ALICE, "/show 1")
+    assert all(f"recited line {i:03d}" in shown.text for i in range(80))
+    assert "/show shows every one" not in shown.text and "✅ Answer\nRecited." in shown.text
 
 
 async def test_show_gives_long_observations_whole_over_several_messages(
