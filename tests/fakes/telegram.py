@@ -12,10 +12,12 @@ errors can be forced per method."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import threading
 import time
+import urllib.request
 from collections import defaultdict, deque
 from collections.abc import Callable
 from typing import Any
@@ -52,6 +54,8 @@ class FakeTelegram(FakeServer):
         self.errors: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
         self.too_many = 0
         self._updates: list[dict[str, Any]] = []
+        self.webhook: dict[str, str] = {}
+        """setWebhook's url and secret_token: updates are then POSTed there, as Telegram does."""
         self._next_update = 1
         self._next_id: dict[int, int] = defaultdict(lambda: 100)
         self._sent: dict[int, deque[float]] = defaultdict(deque)
@@ -172,7 +176,10 @@ class FakeTelegram(FakeServer):
             return True
         if method == "getChatMember":
             return self._chat_member(int(p["chat_id"]), int(p["user_id"]))
-        if method in {"deleteWebhook", "setWebhook", "sendChatAction", "answerCallbackQuery",
+        if method == "setWebhook":
+            self.webhook = {"url": p["url"], "secret_token": p.get("secret_token", "")}
+            return True
+        if method in {"deleteWebhook", "sendChatAction", "answerCallbackQuery",
                       "sendMessageDraft", "deleteMyCommands"}:
             return True
         raise ApiError(404, "Not Found")
@@ -288,9 +295,22 @@ class FakeTelegram(FakeServer):
         return data
 
     def _queue(self, update: dict[str, Any]) -> None:
-        self._updates.append({"update_id": self._next_update, **update})
+        update = {"update_id": self._next_update, **update}
         self._next_update += 1
+        if self.webhook:
+            threading.Thread(target=self._push, args=(update,), daemon=True).start()
+            return
+        self._updates.append(update)
         self.lock.notify_all()
+
+    def _push(self, update: dict[str, Any]) -> None:
+        """Deliver an update to the bot's webhook, as Telegram does once one is set."""
+        request = urllib.request.Request(
+            self.webhook["url"], data=json.dumps(update).encode(), method="POST",
+            headers={"Content-Type": "application/json",
+                     "X-Telegram-Bot-Api-Secret-Token": self.webhook["secret_token"]})
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(request, timeout=10).close()
 
     def _get_updates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
         offset = int(p.get("offset") or 0)
