@@ -1,6 +1,7 @@
 """What the bot refuses, and how: updates it never acts on, chats it does not serve, and
-input no other handler takes (unknown commands, stale or forged buttons, photos and
-stickers). Each gets one short line or nothing, never a trace or a half-started run.
+messages no other handler takes (unknown commands, photos and stickers). Each gets one
+short line or nothing, never a trace or a half-started run. (Buttons no handler knows are
+answered by bot.history_handlers' last handler.)
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from telegram.constants import ChatType
 from telegram.ext import (
     Application,
     ApplicationHandlerStop,
-    CallbackQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
@@ -29,7 +29,6 @@ def register_gate(app: Application) -> None:  # type: ignore[type-arg]
 
 def register_fallbacks(app: Application) -> None:  # type: ignore[type-arg]
     """After every other handler of group 0: these take only what none of them took."""
-    app.add_handler(CallbackQueryHandler(stale_button))
     app.add_handler(MessageHandler(filters.COMMAND, unknown_command))
     not_text = ~filters.TEXT & ~filters.StatusUpdate.ALL
     where = filters.ChatType.PRIVATE | filters.CaptionRegex("^/")
@@ -80,9 +79,3 @@ async def text_only(update: Update, context: Context) -> None:
         await say(services(context), msg.chat_id, msg.message_id,
                   text(lang_of(update.effective_user), "text_only"))
 
-
-async def stale_button(update: Update, context: Context) -> None:
-    """A button no handler knows: from an older version, or forged by a client."""
-    query = update.callback_query
-    assert query is not None
-    await query.answer(text(lang_of(query.from_user), "stale_button"))

@@ -17,6 +17,7 @@ from telegram.ext import (
 
 from agent.lang import Lang
 from agent.prompts import Turn
+from bot.admins import is_admin
 from bot.i18n import MAX_QUESTION_CHARS, lang_of, text
 from bot.live import LiveMessage
 from bot.quota import refusal
@@ -30,7 +31,7 @@ MODES: tuple[Mode, ...] = ("ask", "plain", "compare")
 
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(CommandHandler(["start", "help"], help_command))
-    app.add_handler(CommandHandler(list(MODES), ask_command))
+    app.add_handler(CommandHandler([*MODES, "plan"], ask_command))
     app.add_handler(CommandHandler("examples", examples_command))
     app.add_handler(CommandHandler("stop", stop_command))
     app.add_handler(CallbackQueryHandler(stop_tapped, pattern=r"^stop:\d+$"))
@@ -41,11 +42,12 @@ def register(app: Application) -> None:  # type: ignore[type-arg]
                                    group_reply))
 
 
-async def say(svc: Services, chat_id: int, reply_to: int | None, html: str,
+async def say(svc: Services, chat_id: int, reply_to: int | None, html: str | list[str],
               markup: InlineKeyboardMarkup | None = None) -> list[int]:
-    """Send one message of the bot's own, paced like every other message in the chat."""
+    """Send a message of the bot's own (or several pages, later ones replying to the first),
+    paced like every other message in the chat."""
     live = LiveMessage(svc.bot, svc.pacer, chat_id, reply_to, button=None, to_plain=to_plain)
-    return await live.finish([html], markup)
+    return await live.finish([html] if isinstance(html, str) else html, markup)
 
 
 async def help_command(update: Update, context: Context) -> None:
@@ -56,12 +58,15 @@ async def help_command(update: Update, context: Context) -> None:
 
 
 async def ask_command(update: Update, context: Context) -> None:
-    """/ask, /plain and /compare, with the question after the command (or @BotName)."""
+    """/ask, /plain, /compare and /plan (an ask that makes a plan first), with the question
+    after the command (or @BotName)."""
     msg = update.effective_message
     assert msg is not None and msg.text is not None
     command, *rest = msg.text.split(maxsplit=1)
-    mode = command.lstrip("/").split("@", 1)[0].lower()
-    await start_question(update, context, mode, rest[0] if rest else "", msg)  # type: ignore[arg-type]
+    name = command.lstrip("/").split("@", 1)[0].lower()
+    mode = "ask" if name == "plan" else name
+    await start_question(update, context, mode, rest[0] if rest else "", msg,  # type: ignore[arg-type]
+                         planner=True if name == "plan" else None, command=name)
 
 
 async def private_text(update: Update, context: Context) -> None:
@@ -81,9 +86,11 @@ async def group_reply(update: Update, context: Context) -> None:
 
 
 async def start_question(update: Update, context: Context, mode: Mode, typed: str,
-                         msg: Message, *, replies_count: bool = True) -> None:
+                         msg: Message, *, replies_count: bool = True,
+                         planner: bool | None = None, command: str = "") -> None:
     """Check the question and start its run (replying to `msg`), or say why not.
-    `replies_count`: whether the message `msg` replies to gives context."""
+    `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
+    first (/plan), or None for the AGENT_PLANNER setting."""
     svc = services(context)
     user = update.effective_user
     assert user is not None
@@ -92,7 +99,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
                                                context.bot.id)
     reply_to = msg.message_id
     if not visible(question):
-        await say(svc, msg.chat_id, reply_to, text(lang, "usage", command=mode))
+        await say(svc, msg.chat_id, reply_to, text(lang, "usage", command=command or mode))
         return
     if len(question) > MAX_QUESTION_CHARS:
         await say(svc, msg.chat_id, reply_to, text(lang, "too_long", length=len(question)))
@@ -106,7 +113,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
         await say(svc, msg.chat_id, reply_to, text(lang, "busy"))
         return
     q = Question(mode, question.strip(), msg.chat_id, user.id, user.full_name, lang, reply_to,
-                 history, parent)
+                 history, parent, planner)
     svc.active.run(active, execute(svc, q, active))
 
 
@@ -184,7 +191,7 @@ async def stop_tapped(update: Update, context: Context) -> None:
         await query.answer(text(lang, "not_running"))
         return
     user = query.from_user
-    if user.id != active.user_id and not await svc.admins.is_admin(active.chat_id, user.id):
+    if user.id != active.user_id and not await is_admin(svc, active.chat_id, user.id):
         await query.answer(text(lang, "not_yours"), show_alert=True)
         return
     notice = "" if user.id == active.user_id else text(active.lang, "stopped_by",

@@ -46,6 +46,8 @@ class Question:
     reply_to: int
     history: tuple[Turn, ...] = ()
     parent_id: int | None = None
+    planner: bool | None = None
+    """/plan: make a plan first; None: as AGENT_PLANNER says."""
 
 
 def stop_button(lang: Lang, key: int) -> InlineKeyboardMarkup:
@@ -118,7 +120,7 @@ async def execute(svc: Services, q: Question, active: Active) -> None:
                            duration_ms=end.duration_ms, answer="\n\n".join(view.answers.values()))
     if active.notice:
         view.add_notice(active.notice)
-    ids = await live.finish(view.pages(live=False))
+    ids = await live.finish(view.pages(live=True))
     remember.cancel()
     await svc.store.add_message_ids(record.id, ids)
 
@@ -138,7 +140,7 @@ def _events(svc: Services, q: Question, active: Active) -> AsyncIterator[tuple[s
         lanes["plain" if q.mode == "compare" else "main"] = run_plain(q.text, **common)
     if q.mode in ("ask", "compare"):
         lanes["react" if q.mode == "compare" else "main"] = run_react(
-            q.text, tools=svc.tools, **common)
+            q.text, tools=svc.tools, planner=q.planner, **common)
     return _merged(lanes)
 
 
@@ -170,18 +172,24 @@ async def _merged(streams: dict[str, AsyncIterator[Event]]) -> AsyncIterator[tup
                 await task
 
 
+def replay(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang) -> View:
+    """A stored run's view, its stored steps folded as they were live (for /show too)."""
+    view = View(record.mode, lang)  # type: ignore[arg-type]
+    for lane, events in lanes.items():
+        if lane in view.lanes:
+            for event in events:
+                view.apply(lane, event)
+    return view
+
+
 async def recover_interrupted(svc: Services) -> None:
     """At start-up: runs a restart cut short are marked interrupted, and their messages say so."""
     for record in await svc.store.interrupt_running():
         if not record.message_ids:
             continue
         lang = detect_lang(record.question)
-        view = View(record.mode, lang)  # type: ignore[arg-type]
-        for lane, events in (await svc.store.events(record.id)).items():
-            for event in events:
-                if lane in view.lanes:
-                    view.apply(lane, event)
+        view = replay(record, await svc.store.events(record.id), lang)
         view.add_notice(text(lang, "interrupted"))
         live = LiveMessage.editing(svc.bot, svc.pacer, record.chat_id, list(record.message_ids),
                                    to_plain=to_plain)
-        await live.finish(view.pages(live=False))
+        await live.finish(view.pages(live=True))

@@ -15,7 +15,7 @@ from agent.lang import Lang
 from agent.model import ModelClient
 from agent.tool import Tool
 from bot.active import ActiveRuns
-from bot.admins import Admins
+from bot.admins import AdminCache
 from bot.pacer import Pacer
 from bot.settings import BotSettings
 from bot.store import Store
@@ -52,11 +52,8 @@ class Services:
     examples: list[Example] = field(default_factory=load_examples)
     recovering: asyncio.Task[None] | None = None
     """Editing the messages of runs a restart interrupted (started in post_init)."""
-    admins: Admins = field(init=False)
-    """Who may act on others' runs in a chat (ADMIN_USER_IDS or the chat's administrators)."""
-
-    def __post_init__(self) -> None:
-        self.admins = Admins(self.bot, self.settings)
+    admins: AdminCache = field(default_factory=AdminCache)
+    """Telegram's recent answers to "is this user an admin of this group?" (bot.admins)."""
 
 
 def services(context: CallbackContext) -> Services:  # type: ignore[type-arg]
