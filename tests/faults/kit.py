@@ -4,10 +4,11 @@ fake model, and the check every case ends with: the next question is still answe
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
+from agent.tool import Tool
 from bot.store import RunRecord, Scope
 from tests.botkit import ALICE, SCALE, Add, Glassbox, people, running
 from tests.fakes.model import FakeModel, text_reply
@@ -19,11 +20,13 @@ REQUEST_TIMEOUT_S = 0.5
 
 
 @contextlib.asynccontextmanager
-async def glassbox(tmp_path: Path, **extra: Any) -> AsyncIterator[Glassbox]:
-    """The bot with the `add` tool; `extra` are settings (e.g. llm_timeout_s=0.5)."""
+async def glassbox(tmp_path: Path, *, tools: Sequence[Tool] | None = (Add(),),
+                   **extra: Any) -> AsyncIterator[Glassbox]:
+    """The bot with the `add` tool (None: the real toolbox); `extra` are settings
+    (e.g. llm_timeout_s=0.5)."""
     with FaultyTelegram(scale=SCALE) as tg, FakeModel() as model:
         people(tg)
-        async with running(tg, model, tmp_path / "g.sqlite3", tools=[Add()],
+        async with running(tg, model, tmp_path / "g.sqlite3", tools=tools,
                            request_timeout_s=REQUEST_TIMEOUT_S, **extra) as gb:
             yield gb
 
