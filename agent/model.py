@@ -198,6 +198,7 @@ class ModelClient:
         slots: dict[int, _CallSlot] = {}
         usage = Usage()
         finish: str | None = None
+        stream = None
         try:
             stream = await self._client.chat.completions.create(**params)
             async with stream:
@@ -220,6 +221,8 @@ class ModelClient:
                             _merge_fragment(slots, frag)
         except (openai.APIError, httpx.HTTPError) as exc:
             err = classify(exc)
+            if stream is not None and err.kind == "connection":
+                err = ModelError("incomplete")  # it answered, then the connection broke
             log.warning("model call failed: %s", err)
             raise err from None
         if finish is None:
