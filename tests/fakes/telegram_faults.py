@@ -4,11 +4,12 @@ anonymous admins, 409 Conflict while another instance polls."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections import defaultdict, deque
 from typing import Any
 
-from tests.fakes.server import Reply, Request
+from tests.fakes.server import Reply, Request, wire
 from tests.fakes.telegram import FakeTelegram, Message
 from tests.fakes.telegram_html import utf16_units
 
@@ -34,7 +35,12 @@ class FaultyTelegram(FakeTelegram):
 
     def conflict(self, times: int) -> None:
         """The next `times` getUpdates calls answer 409: another instance is polling."""
-        self.fail("getUpdates", "error_409_conflict_getupdates.json", times)
+        body = json.loads(wire("telegram/error_409_conflict_getupdates.json"))
+        self.break_next("getUpdates", Reply.json(body, 409), times)
+
+    def polls(self) -> int:
+        """How many getUpdates calls have come in."""
+        return sum(r.path.endswith("/getUpdates") for r in self.requests)
 
     # -- updates a real chat produces ---------------------------------------------------
 

@@ -1,0 +1,58 @@
+"""`python -m bot` as a real process against the fake servers, for what only a process
+shows: SIGTERM while runs are live, 409 at start-up, the log lines it writes."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.conftest import TEST_KEY
+from tests.fakes.model import FakeModel
+from tests.fakes.telegram import FakeTelegram
+
+ROOT = Path(__file__).resolve().parents[2]
+_runs = itertools.count(1)
+
+
+@dataclass
+class BotProcess:
+    proc: subprocess.Popen[bytes]
+    log: Path
+
+    def terminate(self, timeout: float = 30) -> int:
+        """SIGTERM, as a deploy or `docker stop` sends it; the exit code."""
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout)
+
+    def output(self) -> str:
+        """Everything it wrote (its log lines), so far."""
+        return self.log.read_text(encoding="utf-8")
+
+
+@contextlib.contextmanager
+def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path,
+                **env: str) -> Iterator[BotProcess]:
+    """Start `python -m bot` in `workdir` (the database is `workdir/g.sqlite3`) with the
+    calculator as its only tool; `env` adds or overrides settings. Killed if still running."""
+    values = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT),
+              "TELEGRAM_BOT_TOKEN": tg.token, "TELEGRAM_API_BASE_URL": tg.base_url,
+              "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
+              "DATABASE_PATH": str(workdir / "g.sqlite3"), "LLM_MAX_RETRIES": "0",
+              "AGENT_TOOLS": "calculate", **env}
+    log = workdir / f"bot-{next(_runs)}.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=workdir, env=values,
+                                stdout=out, stderr=subprocess.STDOUT)
+    try:
+        yield BotProcess(proc, log)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
