@@ -4,12 +4,15 @@ and stored), and the next question is answered."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from tests.botkit import ALICE, GROUP, Glassbox
-from tests.fakes.model import DashScope, sse, tool_reply
+from tests.botkit import ALICE, GROUP, Glassbox, people
+from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
 from tests.fakes.server import Reply
+from tests.fakes.telegram_faults import FaultyTelegram
 from tests.faults.kit import faulty, runs_of, still_answers
+from tests.faults.process import bot_process
 
 
 def api_error(code: int, description: str, **parameters: Any) -> dict[str, Any]:
@@ -115,3 +118,21 @@ async def test_blocked_mid_answer_the_run_stops_and_is_stored(gb: Glassbox) -> N
     assert run.status in ("cancelled", "done")
     assert "nobody reads this" not in gb.replies_to(ALICE, asked)[0].text
     await still_answers(gb)
+
+
+async def test_409_conflict_at_start_up_logs_a_clear_line_and_polling_goes_on(
+        tmp_path: Path) -> None:
+    with FaultyTelegram() as tg, FakeModel() as model:
+        people(tg)
+        tg.conflict(times=2)
+        model.push(text_reply("Still here."))
+        with bot_process(tg, model, tmp_path) as bot:
+            await tg.wait(lambda: tg.polls() > 2, timeout=30)
+            asked = tg.send(ALICE, ALICE, "are you still there?")
+            await tg.wait(lambda: any(m.reply_to == asked and "Still here." in m.text
+                                      and not m.buttons for m in tg.bot_messages(ALICE)),
+                          timeout=15)
+            assert bot.terminate() == 0
+            log = bot.output()
+    assert log.count("409 Conflict: another bot instance is fetching updates") == 2
+    assert "Traceback" not in log
