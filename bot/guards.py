@@ -48,16 +48,23 @@ def addressed_to_us(msg: Message, username: str) -> bool:
 
 
 async def gate(update: Update, context: Context) -> None:
-    """Edits and channel posts are never acted on (an edited question does not run again).
-    Chats outside ALLOWED_CHAT_IDS get one line when they address the bot, nothing more."""
-    if update.edited_message or update.channel_post or update.edited_channel_post:
+    """Edits, channel posts and a linked channel's automatic forwards are never acted on
+    (an edited question does not run again). A button with empty data (forged: every
+    pattern handler would take it) is stale. Chats outside ALLOWED_CHAT_IDS get one line
+    when they address the bot, nothing more."""
+    if update.edited_message or update.channel_post or update.edited_channel_post or (
+            update.message is not None and update.message.is_automatic_forward):
+        raise ApplicationHandlerStop
+    query = update.callback_query
+    if query is not None and not query.data:
+        await query.answer(text(lang_of(query.from_user), "stale_button"))
         raise ApplicationHandlerStop
     chat = update.effective_chat
     if chat is None or services(context).settings.chat_allowed(chat.id):
         return
     line = text(lang_of(update.effective_user), "not_allowed")
-    if update.callback_query is not None:
-        await update.callback_query.answer(line)
+    if query is not None:
+        await query.answer(line)
     elif update.message is not None and addressed_to_us(update.message, context.bot.username):
         await say(services(context), chat.id, update.message.message_id, line)
     raise ApplicationHandlerStop
