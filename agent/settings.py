@@ -6,10 +6,11 @@ The bot's settings extend this model, so one `.env` configures both front ends.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class SettingsError(Exception):
@@ -44,6 +45,44 @@ class AgentSettings(BaseSettings):
     native until the endpoint rejects `tools`, then text for that model."""
     agent_planner: bool = False
     """Make a JSON plan before acting (AGENT_PLANNER=on|off)."""
+
+    # --- Tools (agent/tools) ---
+    agent_tools: Annotated[tuple[str, ...], NoDecode] = ()
+    """Names of the tools to turn on (a comma list in the environment); empty means all."""
+    default_timezone: str = "Asia/Shanghai"
+    open_meteo_geocoding_url: str = "https://geocoding-api.open-meteo.com/v1/search"
+    open_meteo_forecast_url: str = "https://api.open-meteo.com/v1/forecast"
+    frankfurter_url: str = "https://api.frankfurter.dev/v1"
+    wikipedia_api_url: str = "https://{lang}.wikipedia.org/w/api.php"
+    wikipedia_rest_url: str = "https://{lang}.wikipedia.org/api/rest_v1"
+    notes_dir: Path = Path("data/notes")
+    tool_http_timeout_s: float = Field(default=10.0, gt=0)
+
+    @field_validator("agent_tools", mode="before")
+    @classmethod
+    def _split_tools(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(name.strip() for name in value.split(",") if name.strip())
+        return value
+
+    @field_validator("agent_tools")
+    @classmethod
+    def _known_tools(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from agent.tools import TOOL_NAMES  # late: importing agent.tools loads agent/, then this
+
+        unknown = [name for name in value if name not in TOOL_NAMES]
+        if unknown:
+            raise ValueError(f"unknown tool {', '.join(unknown)}; known: {', '.join(TOOL_NAMES)}")
+        return value
+
+    @field_validator("default_timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown IANA time zone {value!r}") from None
+        return value
 
 
 # Names a person types in `.env`, for the one settings model field that has several.

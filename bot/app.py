@@ -12,6 +12,7 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes
 
 from agent.model import ModelClient
 from agent.tool import Tool
+from agent.tools import Toolbox
 from bot.commands import register_commands
 from bot.handlers import register
 from bot.i18n import text
@@ -25,15 +26,20 @@ from bot.typing_indicator import Typing
 log = logging.getLogger(__name__)
 
 
-def build_app(settings: BotSettings, *, tools: Sequence[Tool] = (),
+def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
               limits: Limits | None = None,
               poll_timeout_s: float = 10.0) -> Application:  # type: ignore[type-arg]
-    """The Application, ready for `run_polling`/`run_webhook` (or a test's own start)."""
+    """The Application, ready for `run_polling`/`run_webhook` (or a test's own start).
+    `tools`: None opens the toolbox that AGENT_TOOLS chooses."""
 
     async def post_init(app: Application) -> None:  # type: ignore[type-arg]
         store = await Store.open(settings.database_path)
+        chosen = tools
+        if chosen is None:
+            toolbox = app.bot_data["toolbox"] = await Toolbox.open(settings)
+            chosen = toolbox.tools
         svc = Services(settings=settings, bot=app.bot, client=ModelClient(settings),
-                       store=store, tools=tools, pacer=Pacer(limits), typing=Typing(app.bot))
+                       store=store, tools=chosen, pacer=Pacer(limits), typing=Typing(app.bot))
         app.bot_data["services"] = svc
         await register_commands(app.bot)
         svc.recovering = asyncio.create_task(recover_interrupted(svc))
@@ -56,6 +62,9 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] = (),
         if svc is not None:
             await svc.client.close()
             await svc.store.close()
+        toolbox: Toolbox | None = app.bot_data.pop("toolbox", None)
+        if toolbox is not None:
+            await toolbox.aclose()
 
     app = (
         ApplicationBuilder()

@@ -9,13 +9,14 @@ _DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "ask": ("用工具一步步回答问题", "Answer step by step, with tools"),
     "plain": ("只用模型回答，不用工具", "Answer with the model alone, no tools"),
     "compare": ("两种方式同时回答并对比", "Both at once, side by side"),
+    "plan": ("先列计划，再一步步回答", "Make a plan first, then answer step by step"),
     "examples": ("示例问题，点一下就运行", "Preset questions to tap"),
     "stop": ("停止你正在运行的问题", "Stop your running question"),
     "help": ("Glassbox 是什么，ReAct 怎么工作", "What Glassbox does and how ReAct works"),
     "start": ("开始使用 Glassbox", "Start using Glassbox"),
 }
-PRIVATE = ("ask", "plain", "compare", "examples", "stop", "help", "start")
-GROUP = ("ask", "plain", "compare", "examples", "stop", "help")
+PRIVATE = ("ask", "plain", "compare", "plan", "examples", "stop", "help", "start")
+GROUP = ("ask", "plain", "compare", "plan", "examples", "stop", "help")
 
 
 def menu(names: tuple[str, ...], lang: str) -> list[BotCommand]:

@@ -30,7 +30,7 @@ MODES: tuple[Mode, ...] = ("ask", "plain", "compare")
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(TypeHandler(Update, gate), group=-1)
     app.add_handler(CommandHandler(["start", "help"], help_command))
-    app.add_handler(CommandHandler(list(MODES), ask_command))
+    app.add_handler(CommandHandler([*MODES, "plan"], ask_command))
     app.add_handler(CommandHandler("examples", examples_command))
     app.add_handler(CommandHandler("stop", stop_command))
     app.add_handler(CallbackQueryHandler(stop_tapped, pattern=r"^stop:\d+$"))
@@ -63,12 +63,15 @@ async def help_command(update: Update, context: Context) -> None:
 
 
 async def ask_command(update: Update, context: Context) -> None:
-    """/ask, /plain and /compare, with the question after the command (or @BotName)."""
+    """/ask, /plain, /compare and /plan (an ask that makes a plan first), with the question
+    after the command (or @BotName)."""
     msg = update.effective_message
     assert msg is not None and msg.text is not None
     command, *rest = msg.text.split(maxsplit=1)
-    mode = command.lstrip("/").split("@", 1)[0].lower()
-    await start_question(update, context, mode, rest[0] if rest else "", msg)  # type: ignore[arg-type]
+    name = command.lstrip("/").split("@", 1)[0].lower()
+    mode = "ask" if name == "plan" else name
+    await start_question(update, context, mode, rest[0] if rest else "", msg,  # type: ignore[arg-type]
+                         planner=True if name == "plan" else None, command=name)
 
 
 async def private_text(update: Update, context: Context) -> None:
@@ -88,9 +91,11 @@ async def group_reply(update: Update, context: Context) -> None:
 
 
 async def start_question(update: Update, context: Context, mode: Mode, typed: str,
-                         msg: Message, *, replies_count: bool = True) -> None:
+                         msg: Message, *, replies_count: bool = True,
+                         planner: bool | None = None, command: str = "") -> None:
     """Check the question and start its run (replying to `msg`), or say why not.
-    `replies_count`: whether the message `msg` replies to gives context."""
+    `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
+    first (/plan), or None for the AGENT_PLANNER setting."""
     svc = services(context)
     user = update.effective_user
     assert user is not None
@@ -99,7 +104,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
                                                context.bot.id)
     reply_to = msg.message_id
     if not question.strip():
-        await say(svc, msg.chat_id, reply_to, text(lang, "usage", command=mode))
+        await say(svc, msg.chat_id, reply_to, text(lang, "usage", command=command or mode))
         return
     if len(question) > MAX_QUESTION_CHARS:
         await say(svc, msg.chat_id, reply_to, text(lang, "too_long", length=len(question)))
@@ -109,7 +114,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
         await say(svc, msg.chat_id, reply_to, text(lang, "busy"))
         return
     q = Question(mode, question.strip(), msg.chat_id, user.id, user.full_name, lang, reply_to,
-                 history, parent)
+                 history, parent, planner)
     svc.active.run(active, execute(svc, q, active))
 
 

@@ -29,6 +29,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "/ask 问题 — 用工具一步步回答（私聊里直接发问题也行）\n"
         "/plain 问题 — 只用模型本身，不用工具\n"
         "/compare 问题 — 两种方式同时回答，并排对比\n"
+        "/plan 问题 — 先列出计划（清单），再一步步回答\n"
         "/examples — 示例问题，点一下就能运行\n"
         "/stop — 停止你正在运行的问题\n\n"
         "回复机器人的回答可以继续追问；回复别人的消息并发送 /ask，就是问那条消息。",
@@ -44,6 +45,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "/ask question — answer step by step with tools (in a private chat, just type)\n"
         "/plain question — the model alone, no tools\n"
         "/compare question — both at once, side by side\n"
+        "/plan question — make a plan (a checklist) first, then answer step by step\n"
         "/examples — preset questions to tap\n"
         "/stop — stop your running question\n\n"
         "Reply to one of my answers to follow up; reply /ask to someone's message to ask "

@@ -46,6 +46,8 @@ class Question:
     reply_to: int
     history: tuple[Turn, ...] = ()
     parent_id: int | None = None
+    planner: bool | None = None
+    """/plan: make a plan first; None: as AGENT_PLANNER says."""
 
 
 def stop_button(lang: Lang, key: int) -> InlineKeyboardMarkup:
@@ -115,7 +117,7 @@ async def execute(svc: Services, q: Question, active: Active) -> None:
         view.add_notice(text(q.lang, "failed"))
     if active.notice:
         view.add_notice(active.notice)
-    ids = await live.finish(view.pages(live=False))
+    ids = await live.finish(view.pages(live=True))
     remember.cancel()
     await svc.store.add_message_ids(record.id, ids)
 
@@ -135,7 +137,7 @@ def _events(svc: Services, q: Question, active: Active) -> AsyncIterator[tuple[s
         lanes["plain" if q.mode == "compare" else "main"] = run_plain(q.text, **common)
     if q.mode in ("ask", "compare"):
         lanes["react" if q.mode == "compare" else "main"] = run_react(
-            q.text, tools=svc.tools, **common)
+            q.text, tools=svc.tools, planner=q.planner, **common)
     return _merged(lanes)
 
 
@@ -181,4 +183,4 @@ async def recover_interrupted(svc: Services) -> None:
         view.add_notice(text(lang, "interrupted"))
         live = LiveMessage.editing(svc.bot, svc.pacer, record.chat_id, list(record.message_ids),
                                    to_plain=to_plain)
-        await live.finish(view.pages(live=False))
+        await live.finish(view.pages(live=True))

@@ -73,9 +73,11 @@ def bot_settings(tg: FakeTelegram, model: FakeModel, db: Path, **extra: Any) -> 
 
 
 @contextlib.asynccontextmanager
-async def running(tg: FakeTelegram, model: FakeModel, db: Path, *, tools: Sequence[Tool] = (),
+async def running(tg: FakeTelegram, model: FakeModel, db: Path, *,
+                  tools: Sequence[Tool] | None = (),
                   **extra: Any) -> AsyncIterator[Glassbox]:
-    """Start the bot as `run_polling` does (hooks included), and stop it the same way."""
+    """Start the bot as `run_polling` does (hooks included), and stop it the same way.
+    `tools=None`: the real toolbox, as AGENT_TOOLS and the upstream URLs in `extra` say."""
     app = build_app(bot_settings(tg, model, db, **extra), tools=tools,
                     limits=Limits().scaled(SCALE), poll_timeout_s=1)
     async with app:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -133,3 +134,25 @@ async def test_a_chain_longer_than_one_message_continues_in_replies(gb: Glassbox
     whole = "\n".join(p.text for p in pages)
     assert "THE END" in pages[-1].text and whole.count("step 3") == 1
     assert gb.tg.too_many == 0
+
+
+async def test_plan_opens_the_message_as_a_checklist(gb: Glassbox) -> None:
+    plan = {"steps": [{"tool": "add", "why": "add the numbers"},
+                      {"tool": "finish", "why": "say the sum"}]}
+    gb.model.push(text_reply(json.dumps(plan)),
+                  tool_reply(("add", {"a": 2, "b": 3})), text_reply("2 + 3 = 5"))
+    asked = gb.tg.send(ALICE, ALICE, "/plan What is 2+3?")
+    final = await gb.answer_to(ALICE, asked)
+    assert "📋 Plan\n☑ add — add the numbers\n☑ answer — say the sum" in final.text
+    assert final.text.index("📋 Plan") < final.text.index("Round 1")
+    assert gb.model.bodies[0]["response_format"] == {"type": "json_object"}
+    run = await gb.svc.store.by_message(ALICE, final.message_id)
+    assert run is not None and run.mode == "ask"
+    stored = (await gb.svc.store.events(run.id))["main"]
+    assert [e.type for e in stored][:2] == ["run_started", "plan"]
+
+
+async def test_plan_without_a_question_gets_its_own_usage_hint(gb: Glassbox) -> None:
+    asked = gb.tg.send(ALICE, ALICE, "/plan")
+    hint = await gb.answer_to(ALICE, asked)
+    assert "/plan What is the weather" in hint.text

@@ -1,0 +1,267 @@
+"""calculate: arithmetic as a student types it, evaluated from the `ast` by a whitelist.
+
+Never `eval`. Only numbers, `+ - * / // % **`, unary signs, parentheses and the listed
+functions and constants get through; everything else is refused by name. Integers stay
+exact; every step is bounded before it runs, so `9**9**9` or `factorial(10**6)` is
+refused at once instead of eating the CPU.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import unicodedata
+from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal, localcontext
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent.lang import pick
+from agent.tool import Tool, ToolError
+from agent.tools.args import QuestionLang, lang_of
+
+MAX_CHARS = 500
+MAX_INT_BITS = 3400
+"""About 1,000 decimal digits: the largest integer a step may produce."""
+MAX_FACTORIAL = 1000
+
+Number = int | float
+
+# What students type, mapped to Python. NFKC already folds full-width digits,
+# brackets and operators (（１＋２）＊３) to ASCII.
+_TYPED = str.maketrans({"×": "*", "÷": "/", "^": "**", "−": "-", "·": "*", "π": "pi",
+                        "，": ",", "。": "."})
+
+_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
+
+
+class CalcError(Exception):
+    """A refusal or a math error; `zh` and `en` are the texts."""
+
+    def __init__(self, zh: str, en: str) -> None:
+        super().__init__(en)
+        self.zh = zh
+        self.en = en
+
+
+def _too_large() -> CalcError:
+    return CalcError("结果太大，无法计算。", "The result is too large to compute.")
+
+
+def _check(value: Number) -> Number:
+    """Refuse a value past the bounds: a huge integer, an infinite float."""
+    if isinstance(value, int):
+        if value.bit_length() > MAX_INT_BITS:
+            raise _too_large()
+    elif not math.isfinite(value):
+        raise _too_large()
+    return value
+
+
+def _power(base: Number, exp: Number) -> Number:
+    if isinstance(base, int) and isinstance(exp, int) and exp >= 0:
+        # Refuse before computing: the result has about exp * log2(|base|) bits.
+        if abs(base) > 1 and exp * (abs(base).bit_length() - 1) > MAX_INT_BITS:
+            raise _too_large()
+        return base**exp
+    if base == 0 and exp < 0:
+        raise ZeroDivisionError
+    return math.pow(base, exp)  # floats: O(1), OverflowError when too large
+
+
+def _div(a: Number, b: Number) -> Number:
+    if isinstance(a, int) and isinstance(b, int) and b and a % b == 0:
+        return a // b  # exact, and no float rounding for big integers
+    return a / b
+
+
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Number]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: _div,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: _power,
+}
+
+
+def _factorial(n: Number) -> int:
+    if isinstance(n, float) and n.is_integer():
+        n = int(n)
+    if not isinstance(n, int) or n < 0:
+        raise CalcError("阶乘只对非负整数有定义。",
+                        "factorial is only defined for whole numbers ≥ 0.")
+    if n > MAX_FACTORIAL:
+        raise _too_large()
+    return math.factorial(n)
+
+
+def _log(x: Number, base: Number | None = None) -> float:
+    return math.log(x) if base is None else math.log(x, base)
+
+
+def _round(x: Number, digits: Number | None = None) -> Number:
+    """Half away from zero, as taught in school (Python's own round(2.5) is 2)."""
+    if digits is not None and not isinstance(digits, int):
+        raise CalcError("round 的位数必须是整数。", "round's number of digits must be whole.")
+    places = digits or 0
+    if (isinstance(x, int) and places >= 0) or places > 15:
+        return x  # nothing to round: floats carry no more than ~15 digits
+    step = Decimal(1).scaleb(-max(places, -MAX_INT_BITS))
+    with localcontext(prec=MAX_INT_BITS):
+        rounded = Decimal(repr(x)).quantize(step, rounding=ROUND_HALF_UP)
+    return int(rounded) if digits is None or isinstance(x, int) else float(rounded)
+
+
+def _trig(fn: Callable[[float], float]) -> Callable[[Number], float]:
+    """A trig function whose rounding noise is snapped to 0, so sin(pi) shows as 0."""
+    return lambda x: 0.0 if abs(v := fn(x)) < 1e-15 else v
+
+
+# name -> (function, least and most arguments)
+_FUNCTIONS: dict[str, tuple[Callable[..., Number], int, int]] = {
+    "sqrt": (math.sqrt, 1, 1),
+    "sin": (_trig(math.sin), 1, 1),
+    "cos": (_trig(math.cos), 1, 1),
+    "tan": (_trig(math.tan), 1, 1),
+    "asin": (math.asin, 1, 1),
+    "acos": (math.acos, 1, 1),
+    "atan": (math.atan, 1, 1),
+    "log": (_log, 1, 2),
+    "ln": (math.log, 1, 1),
+    "log10": (math.log10, 1, 1),
+    "exp": (math.exp, 1, 1),
+    "abs": (abs, 1, 1),
+    "round": (_round, 1, 2),
+    "floor": (math.floor, 1, 1),
+    "ceil": (math.ceil, 1, 1),
+    "factorial": (_factorial, 1, 1),
+}
+
+_NODE_NAMES = {
+    ast.Attribute: ("属性访问", "attribute access"),
+    ast.Subscript: ("下标", "subscripts"),
+    ast.Lambda: ("lambda", "lambda"),
+    ast.ListComp: ("推导式", "comprehensions"),
+    ast.SetComp: ("推导式", "comprehensions"),
+    ast.DictComp: ("推导式", "comprehensions"),
+    ast.GeneratorExp: ("推导式", "comprehensions"),
+    ast.Compare: ("比较", "comparisons"),
+    ast.BoolOp: ("逻辑运算", "logic operators"),
+}
+_OPERATORS = {ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitAnd: "&",
+              ast.BitXor: "^", ast.MatMult: "@", ast.Invert: "~", ast.Not: "not"}
+
+
+def normalize(expression: str) -> str:
+    """The expression in ASCII Python syntax: full-width forms, ×, ÷, ^ and π folded."""
+    return unicodedata.normalize("NFKC", expression).translate(_TYPED).strip()
+
+
+def evaluate(expression: str) -> Number:
+    """The value of `expression`, or CalcError saying why not."""
+    if len(expression) > MAX_CHARS:
+        raise CalcError(f"表达式太长（最多 {MAX_CHARS} 个字符）。",
+                        f"The expression is too long (at most {MAX_CHARS} characters).")
+    text = normalize(expression)
+    if not text:
+        raise CalcError("表达式是空的。", "The expression is empty.")
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        raise CalcError(f"无法理解这个表达式：{text}",
+                        f"Could not read the expression: {text}") from None
+    try:
+        return _eval(tree.body)
+    except ZeroDivisionError:
+        raise CalcError("不能除以零。", "Division by zero.") from None
+    except OverflowError:
+        raise _too_large() from None
+    except ValueError:
+        raise CalcError("这个运算对给出的数没有定义（例如负数开平方、log(0)）。",
+                        "The operation is not defined for these numbers "
+                        "(e.g. sqrt of a negative, log(0)).") from None
+    except RecursionError:
+        raise CalcError("表达式嵌套太深。", "The expression is nested too deeply.") from None
+
+
+def _eval(node: ast.AST) -> Number:
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise CalcError(f"不支持的值：{value!r}", f"Not a number: {value!r}")
+        return _check(value)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _eval(node.left), _eval(node.right)
+        return _check(_BINARY[type(node.op)](left, right))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _eval(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.Name):
+        if node.id.lower() in _CONSTANTS:
+            return _CONSTANTS[node.id.lower()]
+        raise _unknown_name(node.id)
+    if isinstance(node, ast.Call):
+        return _call(node)
+    if isinstance(node, ast.BinOp | ast.UnaryOp):
+        symbol = _OPERATORS.get(type(node.op), type(node.op).__name__)
+        raise CalcError(f"不支持运算符 {symbol}。", f"The operator {symbol} is not supported.")
+    zh, en = _NODE_NAMES.get(type(node), (type(node).__name__, type(node).__name__))
+    raise CalcError(f"这里不允许使用{zh}。", f"Not allowed here: {en}.")
+
+
+def _call(node: ast.Call) -> Number:
+    if not isinstance(node.func, ast.Name):
+        raise CalcError("只能调用列出的数学函数。", "Only the listed math functions can be called.")
+    name = node.func.id.lower()
+    if name not in _FUNCTIONS:
+        raise _unknown_name(node.func.id)
+    fn, least, most = _FUNCTIONS[name]
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) \
+            or not least <= len(node.args) <= most:
+        count = str(least) if least == most else f"{least}–{most}"
+        raise CalcError(f"{name} 需要 {count} 个参数。", f"{name} takes {count} argument(s).")
+    args = [_eval(arg) for arg in node.args]
+    return _check(fn(*args))
+
+
+def _unknown_name(name: str) -> CalcError:
+    allowed = ", ".join([*_FUNCTIONS, *_CONSTANTS])
+    return CalcError(f"不认识 “{name}”。可以用：{allowed}。",
+                     f"Unknown name '{name}'. Allowed: {allowed}.")
+
+
+def show(value: Number) -> str:
+    """Integers in full; floats to 15 significant digits (0.1+0.2 shows as 0.3)."""
+    if isinstance(value, int):
+        return str(value)
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.15g}"
+
+
+class Calculate(Tool):
+    name = "calculate"
+    description = (
+        "Evaluate an arithmetic expression exactly and return its value. Use it for any "
+        "calculation instead of doing the math yourself. Supports + - * / // % ** (or ^), "
+        "parentheses, sqrt, sin, cos, tan, asin, acos, atan (radians), log(x) (natural), "
+        "log(x, base), log10, exp, abs, round, floor, ceil, factorial, and pi, e."
+    )
+
+    class Args(BaseModel):
+        expression: str = Field(
+            description="The expression, e.g. '2**100', 'sqrt(2)*3', 'log(8, 2)', "
+                        "'factorial(20)'. Use ** or ^ for powers; at most 500 characters.",
+        )
+        lang: QuestionLang = None
+
+    async def run(self, args: Args) -> str:
+        try:
+            value = evaluate(args.expression)
+        except CalcError as err:
+            raise ToolError(pick(lang_of(args.lang, args.expression), err.zh, err.en)) from None
+        return f"{args.expression.strip()} = {show(value)}"

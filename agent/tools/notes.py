@@ -1,0 +1,45 @@
+"""search_notes: the best passages of the course notes an instructor put in NOTES_DIR."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from agent.lang import pick
+from agent.tool import Tool, ToolError
+from agent.tools.args import QuestionLang, lang_of
+from agent.tools.notes_index import NotesIndex, Passage
+
+SHOWN_CHARS = 400
+
+
+def _show(passage: Passage) -> str:
+    where = f"{passage.path} › {passage.heading}" if passage.heading else passage.path
+    body = passage.body if len(passage.body) <= SHOWN_CHARS else (
+        passage.body[:SHOWN_CHARS].rstrip() + "…")
+    return f"[{where}]\n{body}"
+
+
+class SearchNotes(Tool):
+    name = "search_notes"
+    description = (
+        "Search the course notes the instructor shared for this class (on topics such as "
+        "ReAct, chain-of-thought, function calling and tool use) and return the best "
+        "3 passages with file name and heading. Use it first for questions about the course."
+    )
+
+    class Args(BaseModel):
+        query: str = Field(description="Keywords to look for, in the language of the notes "
+                                       "you expect, e.g. 'ReAct 循环', 'function calling'.",
+                           min_length=1, max_length=200)
+        lang: QuestionLang = None
+
+    def __init__(self, index: NotesIndex) -> None:
+        self.index = index
+
+    async def run(self, args: Args) -> str:
+        lang = lang_of(args.lang, args.query)
+        passages = await self.index.search(args.query)
+        if not passages:
+            raise ToolError(pick(lang, f"课程笔记里没有找到与 “{args.query}” 相关的内容。",
+                                 f"Nothing about '{args.query}' in the course notes."))
+        return "\n\n".join(_show(p) for p in passages)

@@ -1,0 +1,144 @@
+"""get_weather: Open-Meteo geocoding, then its forecast: now and today, for the place found.
+
+The observation names the place as the geocoder found it (so 'Paris' in Texas shows up
+as such) and leaves out any value the service did not send.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, Field
+
+from agent.lang import pick
+from agent.tool import Tool, ToolError
+from agent.tools.args import QuestionLang, lang_of
+from agent.tools.http import get_json
+from agent.tools.wmo import describe
+
+SERVICE = "Open-Meteo"
+CURRENT = "temperature_2m,apparent_temperature,relative_humidity_2m,wind_speed_10m,weather_code"
+DAILY = "temperature_2m_max,temperature_2m_min,precipitation_probability_max"
+
+
+class GetWeather(Tool):
+    name = "get_weather"
+    description = (
+        "Get the current weather and today's forecast for a city or place anywhere in the "
+        "world: temperature, feels-like, humidity, wind, conditions, today's high and low "
+        "and chance of rain. Use it for any question about weather right now or today."
+    )
+
+    class Args(BaseModel):
+        city: str = Field(
+            description="The city or place, as the user named it, e.g. '杭州', 'Berlin', "
+                        "'Paris, Texas' (add region or country if the user did).",
+            min_length=1, max_length=100,
+        )
+        lang: QuestionLang = None
+
+    def __init__(self, http: httpx.AsyncClient, geocoding_url: str, forecast_url: str) -> None:
+        self.http = http
+        self.geocoding_url = geocoding_url
+        self.forecast_url = forecast_url
+
+    async def run(self, args: Args) -> str:
+        lang = lang_of(args.lang, args.city)
+        place = await self._find(args.city.strip(), lang)
+        data = await get_json(self.http, self.forecast_url, {
+            "latitude": place["latitude"], "longitude": place["longitude"],
+            "current": CURRENT, "daily": DAILY, "timezone": "auto", "forecast_days": 1,
+        }, service=SERVICE, lang=lang)
+        return report(place, data if isinstance(data, dict) else {}, lang)
+
+    async def _find(self, city: str, lang: str) -> dict[str, Any]:
+        """The geocoder's best match; a ', region' part narrows it (Paris, Texas)."""
+        name, _, region = (part.strip() for part in city.partition(","))
+        data = await get_json(self.http, self.geocoding_url, {
+            "name": name or city, "count": 10 if region else 1, "language": lang,
+            "format": "json",
+        }, service=SERVICE, lang=lang)
+        results = data.get("results") if isinstance(data, dict) else None
+        places = [p for p in results or [] if isinstance(p, dict)
+                  and isinstance(p.get("latitude"), int | float)
+                  and isinstance(p.get("longitude"), int | float)]
+        if region:
+            wanted = region.lower()
+            places = [p for p in places if any(
+                wanted in str(p.get(key, "")).lower()
+                for key in ("admin1", "admin2", "country", "country_code"))] or places
+        if not places:
+            raise ToolError(pick(lang, f"没有找到名为 “{city}” 的地方。",
+                                 f"No place named '{city}' found."))
+        return places[0]
+
+
+def place_name(place: dict[str, Any]) -> str:
+    """'Paris, Texas, United States': the name, its region and country, without repeats."""
+    parts: list[str] = []
+    for key in ("name", "admin1", "country"):
+        value = place.get(key)
+        if isinstance(value, str) and value and value not in parts:
+            parts.append(value)
+    return ", ".join(parts)
+
+
+def report(place: dict[str, Any], data: dict[str, Any], lang: str) -> str:
+    """A few lines in `lang`: the place, the weather now, and today's forecast."""
+    current = data.get("current") if isinstance(data.get("current"), dict) else {}
+    units = data.get("current_units") if isinstance(data.get("current_units"), dict) else {}
+    daily = _today(data)
+    daily_units = data.get("daily_units") if isinstance(data.get("daily_units"), dict) else {}
+
+    def val(source: dict[str, Any], src_units: dict[str, Any], key: str, unit: str) -> str:
+        value = source.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return ""
+        shown = src_units.get(key, unit) if isinstance(src_units.get(key, unit), str) else unit
+        space = "" if shown in ("%", "") else " "
+        return f"{value:g}{space}{shown}"
+
+    temp = val(current, units, "temperature_2m", "°C")
+    feels = val(current, units, "apparent_temperature", "°C")
+    humidity = val(current, units, "relative_humidity_2m", "%")
+    wind = val(current, units, "wind_speed_10m", "km/h")
+    code = current.get("weather_code")
+    sky = describe(code, lang) if isinstance(code, int) else ""
+    high = val(daily, daily_units, "temperature_2m_max", "°C")
+    low = val(daily, daily_units, "temperature_2m_min", "°C")
+    rain = val(daily, daily_units, "precipitation_probability_max", "%")
+    if not (temp or sky or high or low):
+        raise ToolError(pick(lang, f"{SERVICE} 没有返回天气数据。",
+                             f"{SERVICE} sent no weather data."))
+
+    when = current.get("time") if isinstance(current.get("time"), str) else ""
+    name = place_name(place)
+    if lang == "zh":
+        now = _join("，", [f"现在 {temp}" if temp else "", f"体感 {feels}" if feels else "",
+                          sky, f"湿度 {humidity}" if humidity else "",
+                          f"风速 {wind}" if wind else ""])
+        today = _join("，", [f"最高 {high}" if high else "", f"最低 {low}" if low else "",
+                            f"降水概率 {rain}" if rain else ""])
+        head = f"{name}（当地时间 {when.replace('T', ' ')}）" if when else name
+        return _join("\n", [f"{head}：", now, f"今天：{today}" if today else ""])
+    now = _join(", ", [f"now {temp}" if temp else "", f"feels like {feels}" if feels else "",
+                       sky, f"humidity {humidity}" if humidity else "",
+                       f"wind {wind}" if wind else ""])
+    today = _join(", ", [f"high {high}" if high else "", f"low {low}" if low else "",
+                         f"chance of rain {rain}" if rain else ""])
+    head = f"{name} (local time {when.replace('T', ' ')})" if when else name
+    return _join("\n", [f"{head}:", now, f"today: {today}" if today else ""])
+
+
+def _today(data: dict[str, Any]) -> dict[str, Any]:
+    """The first day of the `daily` arrays, as one flat dict."""
+    daily = data.get("daily")
+    if not isinstance(daily, dict):
+        return {}
+    return {key: values[0] for key, values in daily.items()
+            if isinstance(values, list) and values}
+
+
+def _join(sep: str, parts: list[str]) -> str:
+    return sep.join(part for part in parts if part)

@@ -1,0 +1,98 @@
+"""`python -m agent` as a student would run it, against the fake model server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import TEST_KEY
+from tests.fakes.model import FakeModel, error, text_reply, tool_reply
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("OPENAI_", "DASHSCOPE_", "LLM_", "AGENT_"))}
+    base.update(PYTHONPATH=str(ROOT), DATABASE_PATH=str(tmp_path / "db.sqlite3"),
+                NOTES_DIR=str(ROOT / "data" / "notes"), **env)
+    return subprocess.run([sys.executable, "-m", "agent", *args], cwd=tmp_path, env=base,
+                          capture_output=True, text=True, timeout=60)
+
+
+def model_env(fake: FakeModel) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": TEST_KEY, "LLM_MAX_RETRIES": "0"}
+
+
+def lines(out: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_json_prints_the_chain(fake_model: FakeModel, tmp_path: Path) -> None:
+    fake_model.push(tool_reply(("calculate", {"expression": "2**100"})),
+                    text_reply("2^100 = 1267650600228229401496703205376"))
+    done = run_cli(["--json", "What is 2**100?"], tmp_path, **model_env(fake_model))
+    assert done.returncode == 0, done.stderr
+    events = lines(done.stdout)
+    assert [e["type"] for e in events] == [
+        "run_started", "thought", "action", "observation", "thought",
+        *["answer_delta"] * 4, "answer", "run_finished"]
+    thought, action, observation = events[1:4]
+    assert thought["round"] == 1 and thought["synthesized"] is True and thought["text"]
+    assert action["tool"] == "calculate" and action["arguments"] == {"expression": "2**100"}
+    assert observation["ok"] is True and "1267650600228229401496703205376" in observation["text"]
+    assert isinstance(observation["duration_ms"], int)
+    finished = events[-1]
+    assert finished["status"] == "done" and finished["usage"]["total_tokens"] > 0
+    assert TEST_KEY not in done.stdout + done.stderr
+
+
+def test_model_error_exits_1(fake_model: FakeModel, tmp_path: Path) -> None:
+    fake_model.push(error("dashscope/error_401_invalid_api_key.json", 401))
+    done = run_cli(["--json", "hello"], tmp_path, **model_env(fake_model))
+    assert done.returncode == 1
+    finished = lines(done.stdout)[-1]
+    assert finished["type"] == "run_finished" and finished["status"] == "error"
+    assert "API key" in finished["reason"]
+    assert TEST_KEY not in done.stdout + done.stderr
+
+
+def test_missing_and_invalid_settings_exit_2(tmp_path: Path) -> None:
+    done = run_cli(["hello"], tmp_path, LLM_TIMEOUT_S="soon")
+    assert done.returncode == 2
+    assert "OPENAI_API_KEY" in done.stderr and "LLM_TIMEOUT_S" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_compare_runs_both(fake_model: FakeModel, tmp_path: Path) -> None:
+    def answer(body: dict[str, Any]) -> Any:
+        if "tools" not in body:
+            return text_reply("Probably around 1.27e30.")
+        if body["messages"][-1]["role"] == "tool":
+            return text_reply("Exactly 1267650600228229401496703205376.")
+        return tool_reply(("calculate", {"expression": "2**100"}))
+
+    fake_model.default = answer
+    done = run_cli(["--compare", "--json", "2**100?"], tmp_path, **model_env(fake_model))
+    assert done.returncode == 0, done.stderr
+    events = lines(done.stdout)
+    answers = {e["lane"]: e["text"] for e in events if e["type"] == "answer"}
+    assert answers == {"plain": "Probably around 1.27e30.",
+                       "react": "Exactly 1267650600228229401496703205376."}
+    assert {e["lane"] for e in events if e["type"] == "action"} == {"react"}
+
+
+def test_terminal_output_reads_like_a_chain(fake_model: FakeModel, tmp_path: Path) -> None:
+    fake_model.push(tool_reply(("calculate", {"expression": "6*7"})), text_reply("It is 42."))
+    done = run_cli(["What is 6*7?"], tmp_path, **model_env(fake_model))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "\033[" not in out  # not a terminal: no colour codes
+    for piece in ["Round 1", "💭 Thought (synthesised):", "🔧 calculate(expression=\"6*7\")",
+                  "👀 Observation: 6*7 = 42", "Round 2", "✅ Answer: It is 42.", "tokens"]:
+        assert piece in out, piece
+    assert out.index("Round 1") < out.index("🔧") < out.index("✅ Answer")

@@ -1,0 +1,163 @@
+"""search_notes: FTS5 trigram search over a notes folder, kept fresh as files change."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agent import AgentSettings, ModelClient
+from agent.tool import ToolError
+from agent.tools import Toolbox
+from tests.conftest import agent_settings
+from tests.fakes.model import FakeModel
+from tests.fakes.tools import observe, open_toolbox, run_tool
+
+SHIPPED = Path(__file__).resolve().parent.parent / "data" / "notes"
+
+AGENTS_MD = """# 智能体
+
+## 工具调用
+智能体通过工具调用获取外部信息，例如查询天气或者汇率。
+
+## 记忆
+对话历史保存在数据库里，追问时会带上之前的问答。
+
+# Agents
+
+## Planning
+An agent breaks a task into steps and plans which tool to call first.
+"""
+
+
+@pytest.fixture
+def notes_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "agents.md").write_text(AGENTS_MD, encoding="utf-8")
+    (folder / "misc.txt").write_text("Office hours are on Thursday afternoon.\n", "utf-8")
+    (folder / "image.png").write_bytes(b"\x89PNG not a note: Thursday")
+    return folder
+
+
+@pytest.fixture
+def settings(fake_model: FakeModel, notes_dir: Path, tmp_path: Path) -> AgentSettings:
+    return agent_settings(fake_model.base_url, agent_tools="search_notes", notes_dir=notes_dir,
+                          database_path=tmp_path / "data" / "bot.sqlite3")
+
+
+@pytest.fixture
+async def box(settings: AgentSettings) -> AsyncIterator[Toolbox]:
+    async with open_toolbox(settings) as toolbox:
+        yield toolbox
+
+
+async def test_chinese_query_finds_the_passage_with_file_and_heading(box: Toolbox) -> None:
+    text = await run_tool(box, "search_notes", query="工具调用")
+    assert text.startswith("[agents.md › 工具调用]\n智能体通过工具调用获取外部信息")
+
+
+async def test_a_chinese_question_finds_its_trigrams(box: Toolbox) -> None:
+    text = await run_tool(box, "search_notes", query="对话历史怎么保存？")
+    assert text.startswith("[agents.md › 记忆]\n对话历史保存在数据库里")
+
+
+async def test_two_character_chinese_words_work_too(box: Toolbox) -> None:
+    text = await run_tool(box, "search_notes", query="记忆")
+    assert text.startswith("[agents.md › 记忆]")
+
+
+async def test_english_query_and_text_files(box: Toolbox) -> None:
+    text = await run_tool(box, "search_notes", query="which tool to plan")
+    assert text.startswith("[agents.md › Planning]\nAn agent breaks a task into steps")
+    text = await run_tool(box, "search_notes", query="office hours")
+    assert text == "[misc.txt]\nOffice hours are on Thursday afternoon."
+
+
+async def test_at_most_three_passages(box: Toolbox, notes_dir: Path) -> None:
+    lines = "\n\n".join(f"Paragraph {i} about tokens." for i in range(6))
+    (notes_dir / "tokens.md").write_text(f"# Tokens\n\n{lines}\n", "utf-8")
+    text = await run_tool(box, "search_notes", query="tokens")
+    assert text.count("[tokens.md › Tokens]") == 3
+
+
+async def test_nothing_found_is_a_clear_error(box: Toolbox) -> None:
+    with pytest.raises(ToolError, match="Nothing about 'quantum chromodynamics' in the course"):
+        await run_tool(box, "search_notes", query="quantum chromodynamics")
+    with pytest.raises(ToolError, match="课程笔记里没有找到与 “量子色动力学” 相关的内容"):
+        await run_tool(box, "search_notes", query="量子色动力学")
+    with pytest.raises(ToolError, match="Nothing about 'is'"):
+        await run_tool(box, "search_notes", query="is")
+
+
+async def test_query_syntax_is_never_interpreted(box: Toolbox) -> None:
+    for query in ['"agent" OR NEAR(', "plan*", "NOT agent", "-- ; DROP TABLE notes_files"]:
+        try:
+            await run_tool(box, "search_notes", query=query)
+        except ToolError as exc:
+            assert "Nothing about" in str(exc)
+
+
+async def test_changed_added_and_removed_files_are_reindexed(box: Toolbox,
+                                                             notes_dir: Path) -> None:
+    assert "Thursday" in await run_tool(box, "search_notes", query="office hours")
+    misc = notes_dir / "misc.txt"
+    misc.write_text("Office hours moved to Monday morning.\n", "utf-8")
+    os.utime(misc, ns=(misc.stat().st_atime_ns, misc.stat().st_mtime_ns + 10**9))
+    assert await run_tool(box, "search_notes", query="office hours") == \
+        "[misc.txt]\nOffice hours moved to Monday morning."
+    (notes_dir / "sub").mkdir()
+    (notes_dir / "sub" / "new.md").write_text("# 新章节\n\n反向传播算法计算梯度。\n", "utf-8")
+    assert (await run_tool(box, "search_notes", query="反向传播")).startswith(
+        "[sub/new.md › 新章节]")
+    misc.unlink()
+    with pytest.raises(ToolError):
+        await run_tool(box, "search_notes", query="office hours")
+
+
+async def test_the_index_lives_in_the_bots_database(box: Toolbox, settings: AgentSettings,
+                                                    notes_dir: Path) -> None:
+    await run_tool(box, "search_notes", query="工具调用")
+    with sqlite3.connect(settings.database_path) as db:
+        tables = {row[0] for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        files = {row[0] for row in db.execute("SELECT path FROM notes_files")}
+        mode = db.execute("PRAGMA journal_mode").fetchone()[0]
+    assert {"notes_files", "notes_passages"} <= tables
+    assert all(name.startswith("notes_") for name in tables)
+    assert files == {"agents.md", "misc.txt"}
+    assert mode == "wal"
+
+
+async def test_a_missing_notes_folder_finds_nothing(tmp_path: Path) -> None:
+    settings = agent_settings("http://127.0.0.1:9", agent_tools="search_notes",
+                              notes_dir=tmp_path / "nowhere", database_path=tmp_path / "b.db")
+    async with open_toolbox(settings) as box:
+        with pytest.raises(ToolError, match="Nothing about 'ReAct'"):
+            await run_tool(box, "search_notes", query="ReAct")
+
+
+@pytest.mark.parametrize(("query", "where"), [
+    ("ReAct 循环", "[react.md › ReAct 是什么]"),
+    ("什么是思维链", "[chain-of-thought.md › 什么是思维链]"),
+    ("zero-shot chain-of-thought", "[chain-of-thought.md › Two ways to use it]"),
+    ("tool_call_id", "[function-calling.md › "),
+    ("计算器 eval", "[tool-use.md › 安全]"),
+])
+async def test_the_shipped_notes_answer_a_fresh_install(tmp_path: Path, query: str,
+                                                        where: str) -> None:
+    settings = agent_settings("http://127.0.0.1:9", agent_tools="search_notes",
+                              notes_dir=SHIPPED, database_path=tmp_path / "b.db")
+    async with open_toolbox(settings) as box:
+        assert (await run_tool(box, "search_notes", query=query)).startswith(where)
+
+
+async def test_through_the_loop(fake_model: FakeModel, client: ModelClient,
+                                settings: AgentSettings, box: Toolbox) -> None:
+    seen = await observe(fake_model, client, settings, box, "课程里怎么讲工具调用的？",
+                         "search_notes", {"query": "工具调用"})
+    assert seen.ok
+    assert seen.text.startswith("[agents.md › 工具调用]\n智能体通过工具调用获取外部信息")

@@ -1,0 +1,56 @@
+"""Toolbox: AGENT_TOOLS chooses the tools; one shared client; settings are checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent import SettingsError, load_settings
+from agent.settings import AgentSettings
+from agent.tools import TOOL_NAMES, Toolbox
+from tests.conftest import TEST_KEY, agent_settings
+from tests.fakes.tools import open_toolbox
+
+
+def test_tool_names() -> None:
+    assert TOOL_NAMES == ("calculate", "get_time", "get_weather", "convert_currency",
+                          "search_notes", "search_wikipedia")
+
+
+async def test_all_tools_by_default_sharing_one_client(tmp_path: Path) -> None:
+    settings = agent_settings("http://127.0.0.1:9", database_path=tmp_path / "new" / "b.db")
+    async with open_toolbox(settings) as box:
+        assert [tool.name for tool in box.tools] == list(TOOL_NAMES)
+        clients = {id(tool.http) for tool in box.tools if hasattr(tool, "http")}
+        assert clients == {id(box.http)}
+        assert box.http.timeout.read == settings.tool_http_timeout_s
+        for tool in box.tools:  # every schema is one the model can read
+            schema = tool.schema()["function"]
+            assert schema["description"] and schema["parameters"]["type"] == "object"
+            assert all(p.get("description") for p in schema["parameters"]["properties"].values())
+    assert (tmp_path / "new" / "b.db").exists()
+    assert box.http.is_closed
+
+
+async def test_agent_tools_chooses_and_skips_the_notes_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_TOOLS", " calculate , get_time,")
+    settings = load_settings(AgentSettings, _env_file=None, openai_api_key=TEST_KEY,
+                             database_path=tmp_path / "b.db")
+    box = await Toolbox.open(settings)
+    await box.aclose()
+    assert [tool.name for tool in box.tools] == ["calculate", "get_time"]
+    assert box.notes is None and not (tmp_path / "b.db").exists()
+
+
+def test_unknown_tool_name_is_a_settings_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_TOOLS", "calculate,web_browser")
+    with pytest.raises(SettingsError, match=r"invalid setting AGENT_TOOLS: .*web_browser"):
+        load_settings(AgentSettings, _env_file=None, openai_api_key=TEST_KEY)
+
+
+def test_unknown_default_timezone_is_a_settings_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEFAULT_TIMEZONE", "Mars/Olympus_Mons")
+    with pytest.raises(SettingsError, match="invalid setting DEFAULT_TIMEZONE"):
+        load_settings(AgentSettings, _env_file=None, openai_api_key=TEST_KEY)

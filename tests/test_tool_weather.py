@@ -1,0 +1,136 @@
+"""get_weather against a fake Open-Meteo replaying the wire samples, and its errors."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from agent import AgentSettings, ModelClient
+from agent.tool import ToolError
+from agent.tools import Toolbox
+from tests.conftest import agent_settings
+from tests.fakes.model import FakeModel
+from tests.fakes.server import Reply
+from tests.fakes.tools import observe, open_toolbox, run_tool
+from tests.fakes.upstreams import FakeOpenMeteo, html_error, not_json, sample, slow
+
+
+@pytest.fixture
+def meteo() -> Iterator[FakeOpenMeteo]:
+    with FakeOpenMeteo() as fake:
+        yield fake
+
+
+@pytest.fixture
+def settings(fake_model: FakeModel, meteo: FakeOpenMeteo, tmp_path: Path) -> AgentSettings:
+    return agent_settings(fake_model.base_url, agent_tools="get_weather",
+                          open_meteo_geocoding_url=meteo.geocoding_url,
+                          open_meteo_forecast_url=meteo.forecast_url,
+                          database_path=tmp_path / "bot.sqlite3", tool_http_timeout_s=0.5)
+
+
+@pytest.fixture
+async def box(settings: AgentSettings) -> AsyncIterator[Toolbox]:
+    async with open_toolbox(settings) as toolbox:
+        yield toolbox
+
+
+async def test_berlin_from_the_wire_samples_shows_what_the_service_sent(
+        box: Toolbox, meteo: FakeOpenMeteo) -> None:
+    text = await run_tool(box, "get_weather", city="Berlin")
+    assert text == ("Berlin, Land Berlin, Germany (local time 2024-11-23 18:15):\n"
+                    "now 2.3 °C, wind 10.7 km/h")
+    search, forecast = meteo.requests
+    assert search.query["name"] == ["Berlin"] and search.query["language"] == ["en"]
+    assert forecast.query["latitude"] == ["52.52437"]
+    assert forecast.query["longitude"] == ["13.41053"]
+    assert "weather_code" in forecast.query["current"][0]
+    assert forecast.query["timezone"] == ["auto"]
+
+
+async def test_weather_code_and_today_from_the_daily_sample(box: Toolbox) -> None:
+    text = await run_tool(box, "get_weather", city="Osaka")
+    assert text == ("Osaka, Japan (local time 2026-09-20 12:00):\n"
+                    "now 27.3 °C, overcast\n"
+                    "today: high 27.4 °C, low 22.4 °C, chance of rain 55%")
+
+
+async def test_chinese_question_gets_chinese_words_and_geocoding(
+        box: Toolbox, meteo: FakeOpenMeteo) -> None:
+    text = await run_tool(box, "get_weather", city="北京")
+    assert text == ("北京市, 中国（当地时间 2025-04-11 14:00）：\n"
+                    "现在 21.4 °C，体感 19.8 °C，小雨，湿度 35%，风速 12.6 km/h\n"
+                    "今天：最高 24.1 °C，最低 9.3 °C，降水概率 70%")
+    assert meteo.requests[0].query["language"] == ["zh"]
+
+
+async def test_lang_argument_wins_over_the_city_text(box: Toolbox) -> None:
+    text = await run_tool(box, "get_weather", city="Osaka", lang="zh")
+    assert "现在 27.3 °C，阴" in text and "降水概率 55%" in text
+
+
+async def test_the_place_is_named_as_found_and_a_region_narrows_it(box: Toolbox) -> None:
+    assert (await run_tool(box, "get_weather", city="Paris")).startswith(
+        "Paris, Île-de-France, France")
+    assert (await run_tool(box, "get_weather", city="Paris, Texas")).startswith(
+        "Paris, Texas, United States")
+
+
+async def test_no_such_place(box: Toolbox) -> None:
+    with pytest.raises(ToolError, match="No place named 'Atlantis' found"):
+        await run_tool(box, "get_weather", city="Atlantis")
+    with pytest.raises(ToolError, match="没有找到名为 “亚特兰蒂斯” 的地方"):
+        await run_tool(box, "get_weather", city="亚特兰蒂斯")
+
+
+@pytest.mark.parametrize(("path", "reply", "expected"), [
+    ("/v1/search", sample("open-meteo/geocoding_error_400.json", 400),
+     "Open-Meteo answered with error 400: Parameter count must be between 1 and 100."),
+    ("/v1/forecast", sample("open-meteo/forecast_error_400_latitude.json", 400),
+     "Open-Meteo answered with error 400: Latitude must be in range of -90 to 90°."),
+    ("/v1/forecast", sample("open-meteo/forecast_error_400_invalid_variable_docs.json", 400),
+     "error 400: Cannot initialize WeatherVariable"),
+    ("/v1/forecast", sample("open-meteo/error_429_daily_limit.json", 429),
+     "Open-Meteo answered with error 429: Daily API request limit exceeded."),
+    ("/v1/forecast", html_error(503), "Open-Meteo answered with error 503"),
+    ("/v1/search", not_json(), "Open-Meteo sent a reply that is not JSON."),
+    ("/v1/forecast", Reply.json({"latitude": 1.0}), "Open-Meteo sent no weather data."),
+    ("/v1/forecast", slow(3), "Open-Meteo did not answer in time."),
+])
+async def test_upstream_errors_become_clear_texts(box: Toolbox, meteo: FakeOpenMeteo,
+                                                  path: str, reply: Reply,
+                                                  expected: str) -> None:
+    meteo.fail(path, reply)
+    with pytest.raises(ToolError) as caught:
+        await run_tool(box, "get_weather", city="Berlin")
+    assert expected in str(caught.value)
+
+
+async def test_unreachable_service(tmp_path: Path) -> None:
+    with FakeOpenMeteo() as gone:
+        url = gone.geocoding_url
+    settings = agent_settings("http://127.0.0.1:9", agent_tools="get_weather",
+                              open_meteo_geocoding_url=url, database_path=tmp_path / "b.db")
+    async with open_toolbox(settings) as box:
+        with pytest.raises(ToolError, match=r"Could not reach Open-Meteo \(ConnectError\)"):
+            await run_tool(box, "get_weather", city="Berlin")
+
+
+async def test_through_the_loop(fake_model: FakeModel, client: ModelClient,
+                                settings: AgentSettings, box: Toolbox) -> None:
+    seen = await observe(fake_model, client, settings, box, "柏林现在天气怎么样？",
+                         "get_weather", {"city": "Berlin", "lang": "zh"})
+    assert seen.ok
+    assert seen.text == "Berlin, Land Berlin, Germany（当地时间 2024-11-23 18:15）：\n" \
+                        "现在 2.3 °C，风速 10.7 km/h"
+
+
+async def test_through_the_loop_an_error_is_an_observation(
+        fake_model: FakeModel, client: ModelClient, settings: AgentSettings,
+        box: Toolbox) -> None:
+    seen = await observe(fake_model, client, settings, box, "Weather in Atlantis?",
+                         "get_weather", {"city": "Atlantis"})
+    assert not seen.ok
+    assert seen.text == "No place named 'Atlantis' found."
