@@ -1,9 +1,11 @@
-"""The stage of the live benchmarks: fake Telegram and a fake model that behave like the
-real ones, in this process, and the bot in a child process (`python -m bench.bot`).
+"""The stage of the live benchmarks: fake Telegram, a fake model and a fake Open-Meteo that
+behave like the real ones, in this process, and the bot in a child process of its own
+(`python -m bot`, so its memory is its own) with its real `get_weather` tool.
 
 Real behaviour: the model's first token comes after 0.5 to 1 s, then 40 tokens a second;
-the tool takes 0.2 s; every Telegram call takes 50 ms and Telegram's flood limits answer
-429. `scale` runs all of it on a faster clock (for `--quick`)."""
+a tool call takes 0.2 s (get_weather asks Open-Meteo twice, 0.1 s each); every Telegram
+call takes 50 ms and Telegram's flood limits answer 429. `scale` < 1 runs all of it on a
+faster clock (`--quick`), with the bot's pacing scaled alike by `python -m bench.bot`."""
 
 from __future__ import annotations
 
@@ -18,16 +20,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.bot import TOOL_S
 from tests.conftest import TEST_KEY
 from tests.fakes.model import DashScope, FakeModel, Pace, Served, sse
 from tests.fakes.server import Reply
 from tests.fakes.telegram import TOKEN, FakeTelegram, Message
+from tests.fakes.upstreams import FakeOpenMeteo
 
 ROOT = Path(__file__).resolve().parent.parent
 TELEGRAM_LATENCY_S = 0.05
-TOOL_ROUNDS = 2
-"""An /ask here takes three rounds: two look something up, the third answers."""
+UPSTREAM_LATENCY_S = 0.1
+CITIES = ("Berlin", "Osaka")
+"""An /ask here takes three rounds: the weather in each city, then the answer."""
 
 
 def question_of(body: dict[str, Any]) -> str:
@@ -52,19 +55,21 @@ def answer_for(question: str) -> str:
 
 
 def script(body: dict[str, Any]) -> Reply:
-    """A model that looks up twice, thinking aloud, then answers by name; one chunk a word."""
+    """A model that asks for the weather twice, thinking aloud, then answers by name;
+    one chunk a word."""
     question = question_of(body)
     done = tools_done(body)
     ds = DashScope()
-    if done >= TOOL_ROUNDS:
+    if done >= len(CITIES):
         answer = answer_for(question)
         return sse(ds.text(answer, pieces=len(answer.split()), usage=(400, 60)))
-    thought = (f"To answer this I need part {done + 1} of the facts, so I will look it up "
+    city = CITIES[done]
+    thought = (f"To answer this I need the weather in {city} now, so I will look it up "
                "rather than guess from memory.")
     words = [word + " " for word in thought.split()]
     chunks = [ds.chunk({"content": None, "reasoning_content": word, "role": "assistant"})
               for word in words]
-    calls = [("lookup", {"query": f"{question} (part {done + 1})"})]
+    calls = [("get_weather", {"city": city, "lang": "en"})]
     return sse([*chunks, *ds.tool_calls(calls, usage=(300, 40))])
 
 
@@ -72,13 +77,10 @@ def script(body: dict[str, Any]) -> Reply:
 class Stage:
     tg: FakeTelegram
     model: FakeModel
+    meteo: FakeOpenMeteo
     bot: subprocess.Popen[bytes]
     scale: float
     log: Path
-
-    @property
-    def tool_s(self) -> float:
-        return TOOL_S * self.scale
 
     def answer_served(self, question: str) -> Served:
         """The model's last reply to `question` (its answer)."""
@@ -126,17 +128,21 @@ def stage(workdir: Path, scale: float = 1.0) -> Iterator[Stage]:
     """The fakes and the bot, running; the bot is stopped (SIGTERM, as a host would) after."""
     pace = Pace(first_token_s=(0.5 * scale, 1.0 * scale), tokens_per_s=40 / scale, seed=7)
     with FakeTelegram(scale=scale, latency=TELEGRAM_LATENCY_S * scale) as tg, \
-            FakeModel(default=script, pace=pace) as model:
+            FakeModel(default=script, pace=pace) as model, \
+            FakeOpenMeteo(latency=UPSTREAM_LATENCY_S * scale) as meteo:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCH_SCALE": str(scale),
                "TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_API_BASE_URL": tg.base_url,
                "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
-               "LLM_MAX_RETRIES": "0", "DATABASE_PATH": str(workdir / "bot.sqlite3")}
+               "LLM_MAX_RETRIES": "0", "DATABASE_PATH": str(workdir / "bot.sqlite3"),
+               "AGENT_TOOLS": "get_weather", "OPEN_METEO_GEOCODING_URL": meteo.geocoding_url,
+               "OPEN_METEO_FORECAST_URL": meteo.forecast_url}
+        command = [sys.executable, "-m", "bot" if scale == 1 else "bench.bot"]
         log = workdir / "bot.log"
         with log.open("wb") as out:
             # cwd is the work dir, so a developer's .env does not change the figures
-            bot = subprocess.Popen([sys.executable, "-m", "bench.bot"], cwd=workdir, env=env,
-                                   stdout=out, stderr=subprocess.STDOUT)
-        st = Stage(tg, model, bot, scale, log)
+            bot = subprocess.Popen(command, cwd=workdir, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT)
+        st = Stage(tg, model, meteo, bot, scale, log)
         try:
             if not wait_for("bot start", lambda: tg.polls > 0 or bot.poll() is not None, 60) \
                     or bot.poll() is not None:
