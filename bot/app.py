@@ -13,6 +13,7 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes
 from agent.model import ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
+from bot import history_handlers
 from bot.commands import register_commands
 from bot.handlers import register
 from bot.i18n import text
@@ -78,6 +79,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         .build()
     )
     register(app)
+    history_handlers.register(app)
     app.add_error_handler(on_error)
     return app
 

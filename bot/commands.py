@@ -12,11 +12,17 @@ _DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "plan": ("先列计划，再一步步回答", "Make a plan first, then answer step by step"),
     "examples": ("示例问题，点一下就运行", "Preset questions to tap"),
     "stop": ("停止你正在运行的问题", "Stop your running question"),
+    "history": ("本聊天的记录：页码或关键词", "Earlier runs here: a page or a keyword"),
+    "show": ("重放一次完整的过程：/show 编号", "Replay a whole chain: /show n"),
+    "export": ("把一次记录导出为 HTML 文件", "Download a run as an HTML file"),
+    "forget": ("删除一条记录，或 all（管理员）", "Delete a run, or all (admins)"),
     "help": ("Glassbox 是什么，ReAct 怎么工作", "What Glassbox does and how ReAct works"),
     "start": ("开始使用 Glassbox", "Start using Glassbox"),
 }
-PRIVATE = ("ask", "plain", "compare", "plan", "examples", "stop", "help", "start")
-GROUP = ("ask", "plain", "compare", "plan", "examples", "stop", "help")
+PRIVATE = ("ask", "plain", "compare", "plan", "examples", "stop", "history", "show", "export",
+           "forget", "help", "start")
+GROUP = ("ask", "plain", "compare", "plan", "examples", "stop", "history", "show", "export",
+         "forget", "help")
 
 
 def menu(names: tuple[str, ...], lang: str) -> list[BotCommand]:

@@ -67,7 +67,7 @@ def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str) ->
     ]
     return (
         f'<!DOCTYPE html>\n<html lang="{pick(lang, "zh", "en")}">\n'
-        f'<head>\n<meta charset="utf-8">\n<title>{_e(title)}: {_e(_short(record.question))}'
+        f'<head>\n<meta charset="utf-8">\n<title>{_e(title)}: {_e(shorten(record.question))}'
         f"</title>\n<style>{_CSS}</style>\n</head>\n<body>\n" + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
@@ -78,9 +78,9 @@ def _meta(record: RunRecord, lang: str) -> str:
     rows = [
         (pick(lang, "提问人", "Asked by"), record.user_name),
         (pick(lang, "时间", "When"), started),
-        (pick(lang, "模式", "Mode"), pick(lang, *_MODE.get(record.mode, (record.mode,) * 2))),
+        (pick(lang, "模式", "Mode"), mode_label(record.mode, lang)),
         (pick(lang, "模型", "Model"), record.model),
-        (pick(lang, "状态", "Status"), _status(record.status, lang)),
+        (pick(lang, "状态", "Status"), status_label(record.status, lang)),
     ]
     if record.duration_ms is not None:
         rows.append((pick(lang, "用时", "Duration"), seconds(record.duration_ms, lang)))
@@ -146,14 +146,18 @@ def _unknown(event: UnknownEvent) -> str:
 
 def _summary(finished: RunFinished, lang: str) -> str:
     calls = pick(lang, f"{finished.tool_calls} 次工具调用", f"{finished.tool_calls} tool calls")
-    parts = [_status(finished.status, lang), figures(finished, lang), calls,
+    parts = [status_label(finished.status, lang), figures(finished, lang), calls,
              _tokens(finished.usage.prompt_tokens, finished.usage.completion_tokens, lang)]
     reason = f"<br>{_e(finished.reason)}" if finished.reason else ""
     return f'<p class="note">{_e(" · ".join(parts))}{reason}</p>'
 
 
-def _status(status: str, lang: str) -> str:
+def status_label(status: str, lang: str) -> str:
     return pick(lang, *_STATUS.get(status, (status, status)))
+
+
+def mode_label(mode: str, lang: str) -> str:
+    return pick(lang, *_MODE.get(mode, (mode, mode)))
 
 
 def _tokens(prompt: int, completion: int, lang: str) -> str:
@@ -161,7 +165,7 @@ def _tokens(prompt: int, completion: int, lang: str) -> str:
                 f"{prompt} in · {completion} out tokens")
 
 
-def _short(text: str, limit: int = 60) -> str:
+def shorten(text: str, limit: int = 60) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
 

@@ -17,6 +17,7 @@ from telegram.ext import (
 
 from agent.lang import Lang
 from agent.prompts import Turn
+from bot.admins import is_admin
 from bot.i18n import MAX_QUESTION_CHARS, lang_of, text
 from bot.live import LiveMessage
 from bot.render import to_plain
@@ -41,11 +42,12 @@ def register(app: Application) -> None:  # type: ignore[type-arg]
                                    group_reply))
 
 
-async def say(svc: Services, chat_id: int, reply_to: int | None, html: str,
+async def say(svc: Services, chat_id: int, reply_to: int | None, html: str | list[str],
               markup: InlineKeyboardMarkup | None = None) -> list[int]:
-    """Send one message of the bot's own, paced like every other message in the chat."""
+    """Send a message of the bot's own (or several pages, later ones replying to the first),
+    paced like every other message in the chat."""
     live = LiveMessage(svc.bot, svc.pacer, chat_id, reply_to, button=None, to_plain=to_plain)
-    return await live.finish([html], markup)
+    return await live.finish([html] if isinstance(html, str) else html, markup)
 
 
 async def gate(update: Update, context: Context) -> None:
@@ -187,7 +189,7 @@ async def stop_tapped(update: Update, context: Context) -> None:
         await query.answer(text(lang, "not_running"))
         return
     user = query.from_user
-    if user.id != active.user_id and not svc.settings.is_admin(user.id):
+    if user.id != active.user_id and not await is_admin(svc, active.chat_id, user.id):
         await query.answer(text(lang, "not_yours"), show_alert=True)
         return
     notice = "" if user.id == active.user_id else text(active.lang, "stopped_by",

@@ -31,7 +31,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "/compare 问题 — 两种方式同时回答，并排对比\n"
         "/plan 问题 — 先列出计划（清单），再一步步回答\n"
         "/examples — 示例问题，点一下就能运行\n"
-        "/stop — 停止你正在运行的问题\n\n"
+        "/stop — 停止你正在运行的问题\n"
+        "/history [页码或关键词] — 本聊天的记录，可搜索\n"
+        "/show 编号 — 重放一次完整的过程 · /export 编号 — 导出 HTML 文件\n"
+        "/forget 编号 — 删除你的一条记录（管理员：/forget all 清空本群）\n\n"
         "回复机器人的回答可以继续追问；回复别人的消息并发送 /ask，就是问那条消息。",
         "🔍 <b>Glassbox</b> answers questions and shows you how it gets there.\n\n"
         "It works in <b>ReAct</b> style (reason + act): each round it 💭 <b>thinks</b> about "
@@ -47,7 +50,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "/compare question — both at once, side by side\n"
         "/plan question — make a plan (a checklist) first, then answer step by step\n"
         "/examples — preset questions to tap\n"
-        "/stop — stop your running question\n\n"
+        "/stop — stop your running question\n"
+        "/history [page or keyword] — this chat's earlier runs, searchable\n"
+        "/show n — replay a whole chain · /export n — download it as an HTML file\n"
+        "/forget n — delete one of your runs (admins: /forget all clears the chat)\n\n"
         "Reply to one of my answers to follow up; reply /ask to someone's message to ask "
         "about it.",
     ),
@@ -73,6 +79,42 @@ _TEXTS: dict[str, tuple[str, str]] = {
                     "Glassbox restarted before this question was finished. Please ask again."),
     "failed": ("出了点问题，这个回答没能完成。请再试一次。",
                "Something went wrong and this answer could not be finished. Please try again."),
+    # --- /history, /show, /export, /forget ---
+    "history_title": ("📜 <b>记录</b> · 第 {page}/{pages} 页 · 共 {total} 条（UTC 时间）",
+                      "📜 <b>Runs</b> · page {page} of {pages} · {total} in all (times in UTC)"),
+    "history_found": ("🔎 <b>“{keyword}”</b> · 找到 {total} 条 · 第 {page}/{pages} 页",
+                      "🔎 <b>“{keyword}”</b> · {total} found · page {page} of {pages}"),
+    "history_empty": ("这里还没有记录。用 /ask 提一个问题吧。",
+                      "No runs here yet. Ask something with /ask."),
+    "history_nothing_found": ("没有问题或回答包含“{keyword}”。",
+                              "No question or answer contains “{keyword}”."),
+    "history_hint": ("点编号查看完整过程 · /export 编号 导出 · /forget 编号 删除",
+                     "Tap a number to replay it · /export n to download · /forget n to delete"),
+    "history_expired": ("这个列表已过期，请重新发送 /history。",
+                        "This list has expired; please send /history again."),
+    "run_usage": ("请写上记录编号，例如：/{command} 12（编号见 /history）",
+                  "Please give a run number, e.g. /{command} 12 (see /history)"),
+    "no_run": ("这里没有 #{n} 这条记录。", "There is no run #{n} here."),
+    "show_header": ("📜 #{n} · {name} · {when} · {status}", "📜 #{n} · {name} · {when} · {status}"),
+    "still_running": ("这个问题还在运行，以上是目前为止的过程。",
+                      "This question is still running; this is the chain so far."),
+    "export_caption": ("Glassbox 记录 #{n}：{question}", "Glassbox transcript #{n}: {question}"),
+    "forgotten": ("已删除 #{n}。", "Run #{n} is deleted."),
+    "forget_not_yours": ("#{n} 不是你问的：只有提问的人或管理员可以删除它。",
+                         "Run #{n} is not yours: only the person who asked (or an admin) can "
+                         "delete it."),
+    "forget_all_admins": ("只有管理员可以清空本群的全部记录。",
+                          "Only an admin can delete all of this chat's runs."),
+    "forget_all_confirm": ("确定删除本聊天的全部 {total} 条记录吗？删除后无法恢复。",
+                           "Delete all {total} runs of this chat? This cannot be undone."),
+    "forget_all_yes": ("🗑 全部删除", "🗑 Delete all"),
+    "forget_all_no": ("取消", "Cancel"),
+    "forget_all_done": ("已删除本聊天的 {count} 条记录。",
+                        "Deleted all runs of this chat ({count})."),
+    "forget_all_cancelled": ("已取消，记录都还在。", "Cancelled; nothing was deleted."),
+    "stale_button": ("这个按钮已经失效了。", "This button no longer works."),
+    "not_your_button": ("这个按钮是给发出命令的人的。",
+                        "This button is for whoever sent the command."),
 }
 
 

@@ -18,7 +18,14 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from telegram import Bot, InlineKeyboardMarkup, LinkPreviewOptions, Message, ReplyParameters
+from telegram import (
+    Bot,
+    InlineKeyboardMarkup,
+    InputFile,
+    LinkPreviewOptions,
+    Message,
+    ReplyParameters,
+)
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 from telegram.warnings import PTBDeprecationWarning
@@ -84,6 +91,20 @@ class LiveMessage:
         assert self._worker is not None
         await asyncio.shield(self._worker)
         return self.message_ids
+
+    async def send_document(self, document: InputFile, caption: str) -> None:
+        """Upload a file (an HTML caption under it) in reply to `reply_to`, in the chat's turn,
+        with the same 429 waits and network retries as the pages."""
+        reply = ReplyParameters(self.reply_to, allow_sending_without_reply=True) \
+            if self.reply_to else None
+        while not self.gone:
+            async with self.pacer.turn(self.chat_id) as turn:
+                await turn.use()
+                with contextlib.suppress(RetryAfter):  # the chat waits, then it goes again
+                    await self._call(self.bot.send_document, chat_id=self.chat_id,
+                                     document=document, caption=caption,
+                                     parse_mode=ParseMode.HTML, reply_parameters=reply)
+                    return
 
     async def first_sent(self) -> int | None:
         """Wait until page 1 is on screen; its message id (None if it could not be sent)."""

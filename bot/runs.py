@@ -169,17 +169,23 @@ async def _merged(streams: dict[str, AsyncIterator[Event]]) -> AsyncIterator[tup
                 await task
 
 
+def replay(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang) -> View:
+    """A stored run's view, its stored steps folded as they were live (for /show too)."""
+    view = View(record.mode, lang)  # type: ignore[arg-type]
+    for lane, events in lanes.items():
+        if lane in view.lanes:
+            for event in events:
+                view.apply(lane, event)
+    return view
+
+
 async def recover_interrupted(svc: Services) -> None:
     """At start-up: runs a restart cut short are marked interrupted, and their messages say so."""
     for record in await svc.store.interrupt_running():
         if not record.message_ids:
             continue
         lang = detect_lang(record.question)
-        view = View(record.mode, lang)  # type: ignore[arg-type]
-        for lane, events in (await svc.store.events(record.id)).items():
-            for event in events:
-                if lane in view.lanes:
-                    view.apply(lane, event)
+        view = replay(record, await svc.store.events(record.id), lang)
         view.add_notice(text(lang, "interrupted"))
         live = LiveMessage.editing(svc.bot, svc.pacer, record.chat_id, list(record.message_ids),
                                    to_plain=to_plain)

@@ -15,6 +15,7 @@ from agent.lang import Lang
 from agent.model import ModelClient
 from agent.tool import Tool
 from bot.active import ActiveRuns
+from bot.admins import AdminCache
 from bot.pacer import Pacer
 from bot.settings import BotSettings
 from bot.store import Store
@@ -51,6 +52,8 @@ class Services:
     examples: list[Example] = field(default_factory=load_examples)
     recovering: asyncio.Task[None] | None = None
     """Editing the messages of runs a restart interrupted (started in post_init)."""
+    admins: AdminCache = field(default_factory=AdminCache)
+    """Telegram's recent answers to "is this user an admin of this group?" (bot.admins)."""
 
 
 def services(context: CallbackContext) -> Services:  # type: ignore[type-arg]

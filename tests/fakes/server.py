@@ -40,8 +40,17 @@ class Request:
                 for k, v in (self.json() or {}).items()
             }
         if "multipart" in ctype:
-            return _multipart(self.body, ctype)
+            return {name: value.decode("utf-8", "replace")
+                    for name, _, value in _multipart(self.body, ctype)}
         return {k: v[0] for k, v in parse_qs(self.body.decode()).items()}
+
+    def files(self) -> dict[str, tuple[str, bytes]]:
+        """A multipart body's uploaded files: field name -> (file name, bytes)."""
+        ctype = self.headers.get("content-type", "")
+        if "multipart" not in ctype:
+            return {}
+        return {name: (filename, value) for name, filename, value in _multipart(self.body, ctype)
+                if filename is not None}
 
 
 @dataclass
@@ -154,13 +163,16 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
     return _Handler
 
 
-def _multipart(body: bytes, ctype: str) -> dict[str, str]:
+def _multipart(body: bytes, ctype: str) -> list[tuple[str, str | None, bytes]]:
+    """(field name, file name or None, raw value) of each part."""
     boundary = ctype.split("boundary=", 1)[1].strip('"').encode()
-    fields: dict[str, str] = {}
+    parts: list[tuple[str, str | None, bytes]] = []
     for part in body.split(b"--" + boundary):
         head, _, value = part.partition(b"\r\n\r\n")
         if b'name="' not in head:
             continue
         name = head.split(b'name="', 1)[1].split(b'"', 1)[0].decode()
-        fields[name] = value.rsplit(b"\r\n", 1)[0].decode("utf-8", "replace")
-    return fields
+        filename = (head.split(b'filename="', 1)[1].split(b'"', 1)[0].decode()
+                    if b'filename="' in head else None)
+        parts.append((name, filename, value.rsplit(b"\r\n", 1)[0]))
+    return parts

@@ -13,65 +13,31 @@ errors can be forced per method."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import threading
 import time
+import urllib.request
 from collections import defaultdict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from tests.fakes.server import FakeServer, Reply, Request, wire
 from tests.fakes.telegram_html import CantParseEntities, parse_html, utf16_units
+from tests.fakes.telegram_objects import (
+    ApiError,
+    Call,
+    Document,
+    Message,
+    chat_member,
+    document_json,
+)
 
 TOKEN = "7000000001:AAFakeTokenForTests-0123456789abcdef"
 BOT = {"id": 7000000001, "is_bot": True, "first_name": "Glassbox", "username": "GlassboxBot"}
-LIMITED = {"sendMessage", "editMessageText", "editMessageReplyMarkup"}
+LIMITED = {"sendMessage", "sendDocument", "editMessageText", "editMessageReplyMarkup"}
 PER_CHAT_S, GROUP_WINDOW_S, GROUP_MAX, GLOBAL_WINDOW_S, GLOBAL_MAX = 1.0, 60.0, 20, 1.0, 30
-
-
-class ApiError(Exception):
-    def __init__(self, code: int, description: str, retry_after: int | None = None) -> None:
-        super().__init__(description)
-        self.reply = {"ok": False, "error_code": code, "description": description}
-        if retry_after is not None:
-            self.reply["parameters"] = {"retry_after": retry_after}
-
-
-@dataclass
-class Message:
-    chat_id: int
-    message_id: int
-    sender: dict[str, Any]
-    text: str
-    """As the chat shows it: entities parsed, or the raw text without parse_mode."""
-    raw: str = ""
-    parse_mode: str = ""
-    reply_to: int | None = None
-    reply_markup: dict[str, Any] | None = None
-    versions: list[str] = field(default_factory=list)
-    """Every text it showed, first to last."""
-    changed_at: float = 0.0
-    """When it began to show what it shows now (time.monotonic)."""
-
-    @property
-    def buttons(self) -> list[str]:
-        rows = (self.reply_markup or {}).get("inline_keyboard", [])
-        return [button["text"] for row in rows for button in row]
-
-    def button_data(self, text: str) -> str:
-        rows = (self.reply_markup or {}).get("inline_keyboard", [])
-        return next(b["callback_data"] for row in rows for b in row if b["text"] == text)
-
-
-@dataclass
-class Call:
-    method: str
-    params: dict[str, Any]
-    at: float
-    ok: bool = True
-    error: str = ""
 
 
 class FakeTelegram(FakeServer):
@@ -88,9 +54,12 @@ class FakeTelegram(FakeServer):
         self.chats: dict[int, dict[str, Any]] = {}
         self.users: dict[int, dict[str, Any]] = {}
         self.commands: list[dict[str, Any]] = []
+        self.admins: set[tuple[int, int]] = set()
         self.errors: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
         self.too_many = 0
         self._updates: list[dict[str, Any]] = []
+        self.webhook: dict[str, str] = {}
+        """setWebhook's url and secret_token: updates are then POSTed there, as Telegram does."""
         self._next_update = 1
         self._next_id: dict[int, int] = defaultdict(lambda: 100)
         self._sent: dict[int, deque[float]] = defaultdict(deque)
@@ -113,6 +82,10 @@ class FakeTelegram(FakeServer):
     def group(self, chat_id: int, title: str = "Class") -> int:
         self.chats[chat_id] = {"id": chat_id, "title": title, "type": "supergroup"}
         return chat_id
+
+    def admin(self, chat_id: int, user_id: int) -> None:
+        """Make a user an administrator of a group (getChatMember says so)."""
+        self.admins.add((chat_id, user_id))
 
     def send(self, chat_id: int, user_id: int, text: str, reply_to: int | None = None) -> int:
         """A user writes in a chat; returns the new message's id."""
@@ -176,6 +149,7 @@ class FakeTelegram(FakeServer):
             return Reply.json(json.loads(wire("telegram/error_401_unauthorized.json")), 401)
         method = request.path[len(prefix):]
         params = request.form()
+        files = request.files()
         if method == "getUpdates":
             return self._ok(self._get_updates(params))
         with self.lock:
@@ -186,7 +160,7 @@ class FakeTelegram(FakeServer):
                     body = self.errors[method].popleft()
                     raise ApiError(body["error_code"], body["description"],
                                    body.get("parameters", {}).get("retry_after"))
-                result = self._dispatch(method, params, call.at)
+                result = self._dispatch(method, params, call.at, files)
             except ApiError as err:
                 call.ok, call.error = False, str(err)
                 self.too_many += err.reply["error_code"] == 429
@@ -196,10 +170,11 @@ class FakeTelegram(FakeServer):
     def _ok(self, result: Any) -> Reply:
         return Reply.json({"ok": True, "result": result})
 
-    def _dispatch(self, method: str, p: dict[str, Any], now: float) -> Any:
+    def _dispatch(self, method: str, p: dict[str, Any], now: float,
+                  files: dict[str, tuple[str, bytes]]) -> Any:
         if method in LIMITED:
             self._flood_check(int(p["chat_id"]), now)
-            result = self._message_call(method, p)
+            result = self._message_call(method, p, files)
             self._sent[int(p["chat_id"])].append(now)  # only what got through counts
             self._all_sent.append(now)
             return result
@@ -211,14 +186,22 @@ class FakeTelegram(FakeServer):
                                   "scope": json.loads(p.get("scope", "null")),
                                   "language_code": p.get("language_code", "")})
             return True
-        if method in {"deleteWebhook", "setWebhook", "sendChatAction", "answerCallbackQuery",
+        if method == "getChatMember":
+            return self._chat_member(int(p["chat_id"]), int(p["user_id"]))
+        if method == "setWebhook":
+            self.webhook = {"url": p["url"], "secret_token": p.get("secret_token", "")}
+            return True
+        if method in {"deleteWebhook", "sendChatAction", "answerCallbackQuery",
                       "sendMessageDraft", "deleteMyCommands"}:
             return True
         raise ApiError(404, "Not Found")
 
-    def _message_call(self, method: str, p: dict[str, Any]) -> dict[str, Any]:
+    def _message_call(self, method: str, p: dict[str, Any],
+                      files: dict[str, tuple[str, bytes]]) -> dict[str, Any]:
         if method == "sendMessage":
             return self._send_message(p)
+        if method == "sendDocument":
+            return self._send_document(p, files)
         if method == "editMessageText":
             return self._edit(p, p["text"])
         msg = self.messages[int(p["chat_id"]), int(p["message_id"])]
@@ -264,6 +247,27 @@ class FakeTelegram(FakeServer):
         msg.reply_markup = json.loads(p["reply_markup"]) if "reply_markup" in p else None
         return self._message_json(msg)
 
+    def _send_document(self, p: dict[str, Any],
+                       files: dict[str, tuple[str, bytes]]) -> dict[str, Any]:
+        """A new upload (multipart), shown with its caption (HTML parsed if asked)."""
+        if "document" not in files:
+            raise ApiError(400, "Bad Request: there is no document in the request")
+        name, content = files["document"]
+        caption, mode = self._text(p, p["caption"]) if p.get("caption") else ("", "")
+        reply = json.loads(p["reply_parameters"])["message_id"] if "reply_parameters" in p \
+            else None
+        msg = self._store(int(p["chat_id"]), BOT, caption, p.get("caption", ""), reply)
+        msg.parse_mode = mode
+        msg.document = Document(name, "text/html" if name.endswith(".html") else
+                                "application/octet-stream", content)
+        return self._message_json(msg)
+
+    def _chat_member(self, chat_id: int, user_id: int) -> dict[str, Any]:
+        """A ChatMember in the Bot API's shapes: administrator (with its rights) or member."""
+        if user_id not in self.users or chat_id not in self.chats:
+            raise ApiError(400, "Bad Request: user not found")
+        return chat_member(self.users[user_id], admin=(chat_id, user_id) in self.admins)
+
     def _edit(self, p: dict[str, Any], text: str, mode: str | None = None) -> dict[str, Any]:
         key = int(p["chat_id"]), int(p["message_id"])
         if key not in self.messages:
@@ -289,8 +293,13 @@ class FakeTelegram(FakeServer):
 
     def _message_json(self, msg: Message, nested: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {"message_id": msg.message_id, "from": msg.sender,
-                                "chat": self.chats[msg.chat_id], "date": int(time.time()),
-                                "text": msg.text}
+                                "chat": self.chats[msg.chat_id], "date": int(time.time())}
+        if msg.document is None:
+            data["text"] = msg.text
+        else:
+            data["document"] = document_json(msg.message_id, msg.document)
+            if msg.text:
+                data["caption"] = msg.text
         if msg.reply_markup:
             data["reply_markup"] = msg.reply_markup
         if msg.reply_to is not None and not nested and (msg.chat_id, msg.reply_to) in self.messages:
@@ -299,9 +308,22 @@ class FakeTelegram(FakeServer):
         return data
 
     def _queue(self, update: dict[str, Any]) -> None:
-        self._updates.append({"update_id": self._next_update, **update})
+        update = {"update_id": self._next_update, **update}
         self._next_update += 1
+        if self.webhook:
+            threading.Thread(target=self._push, args=(update,), daemon=True).start()
+            return
+        self._updates.append(update)
         self.lock.notify_all()
+
+    def _push(self, update: dict[str, Any]) -> None:
+        """Deliver an update to the bot's webhook, as Telegram does once one is set."""
+        request = urllib.request.Request(
+            self.webhook["url"], data=json.dumps(update).encode(), method="POST",
+            headers={"Content-Type": "application/json",
+                     "X-Telegram-Bot-Api-Secret-Token": self.webhook["secret_token"]})
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(request, timeout=10).close()
 
     def _get_updates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
         offset = int(p.get("offset") or 0)

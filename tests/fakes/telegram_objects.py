@@ -1,0 +1,80 @@
+"""What the fake Bot API keeps and answers with: messages, calls, errors, and the JSON shapes
+of the Bot API docs for a document and a chat member."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ApiError(Exception):
+    def __init__(self, code: int, description: str, retry_after: int | None = None) -> None:
+        super().__init__(description)
+        self.reply = {"ok": False, "error_code": code, "description": description}
+        if retry_after is not None:
+            self.reply["parameters"] = {"retry_after": retry_after}
+
+
+@dataclass(frozen=True)
+class Document:
+    """A file the bot sent, as received: its name, type and bytes."""
+
+    file_name: str
+    mime_type: str
+    content: bytes
+
+
+@dataclass
+class Message:
+    chat_id: int
+    message_id: int
+    sender: dict[str, Any]
+    text: str
+    """As the chat shows it: entities parsed, or the raw text without parse_mode."""
+    raw: str = ""
+    parse_mode: str = ""
+    reply_to: int | None = None
+    reply_markup: dict[str, Any] | None = None
+    versions: list[str] = field(default_factory=list)
+    """Every text it showed, first to last."""
+    changed_at: float = 0.0
+    """When it began to show what it shows now (time.monotonic)."""
+    document: Document | None = None
+    """A document message's file (`text` is then its caption)."""
+
+    @property
+    def buttons(self) -> list[str]:
+        rows = (self.reply_markup or {}).get("inline_keyboard", [])
+        return [button["text"] for row in rows for button in row]
+
+    def button_data(self, text: str) -> str:
+        rows = (self.reply_markup or {}).get("inline_keyboard", [])
+        return next(b["callback_data"] for row in rows for b in row if b["text"] == text)
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    at: float
+    ok: bool = True
+    error: str = ""
+
+
+def document_json(message_id: int, document: Document) -> dict[str, Any]:
+    """A Message's `document` field, as the Bot API describes a Document."""
+    return {"file_name": document.file_name, "mime_type": document.mime_type,
+            "file_id": f"BQACAgIAAxkDAAI{message_id:05d}",
+            "file_unique_id": f"AgAD{message_id:05d}", "file_size": len(document.content)}
+
+
+def chat_member(user: dict[str, Any], *, admin: bool) -> dict[str, Any]:
+    """A ChatMember: `administrator` with its rights (all but promoting), or `member`."""
+    if not admin:
+        return {"user": user, "status": "member"}
+    rights = ("can_manage_chat", "can_delete_messages", "can_manage_video_chats",
+              "can_restrict_members", "can_promote_members", "can_change_info",
+              "can_invite_users", "can_post_stories", "can_edit_stories", "can_delete_stories",
+              "can_pin_messages")
+    return {"user": user, "status": "administrator", "can_be_edited": False,
+            "is_anonymous": False, **{right: right != "can_promote_members" for right in rights}}
