@@ -1,7 +1,9 @@
 """The per-chat send budget every live message in a chat shares.
 
 Telegram allows about one message a second per chat, 20 a minute in a group and 30 a
-second overall, and answers 429 `retry_after` beyond that. Each chat gets its own
+second overall, and answers 429 `retry_after` beyond that. A group may spend its minute's
+20 messages in a burst (still one a second), so a single answer is not held back by a
+spread-out budget; a class asking at once still gets 20 a minute. Each chat gets its own
 turn-taking lock and clock, so a busy or penalised chat never slows another one; waiters
 in a chat are served first come, first served, so five answers in one group take turns.
 The next call in a chat may start `interval` after the previous one *finished*, so the
@@ -20,16 +22,16 @@ from dataclasses import dataclass, field, replace
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    private_interval_s: float = 1.0
-    group_interval_s: float = 3.0
-    """60 s / 20 messages: a group's minute budget spread evenly."""
+    chat_interval_s: float = 1.0
+    group_per_window: int = 20
+    group_window_s: float = 60.0
     global_per_window: int = 30
     global_window_s: float = 1.0
 
     def scaled(self, factor: float) -> Limits:
         """The same limits on a faster clock (tests run minutes of traffic in a second)."""
-        return replace(self, private_interval_s=self.private_interval_s * factor,
-                       group_interval_s=self.group_interval_s * factor,
+        return replace(self, chat_interval_s=self.chat_interval_s * factor,
+                       group_window_s=self.group_window_s * factor,
                        global_window_s=self.global_window_s * factor)
 
 
@@ -48,6 +50,8 @@ class Turn:
 class _Chat:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     ready_at: float = 0.0
+    sent: deque[float] = field(default_factory=deque)
+    """When this group's calls of the last window finished."""
 
 
 class Pacer:
@@ -62,14 +66,18 @@ class Pacer:
         chat = self._chats.setdefault(chat_id, _Chat())
         async with chat.lock:
             await _sleep_until(chat.ready_at)
+            if chat_id < 0:
+                await _window_slot(chat.sent, self.limits.group_per_window,
+                                   self.limits.group_window_s)
             turn = Turn(self)
             try:
                 yield turn
             finally:
                 if turn.used:
-                    interval = (self.limits.group_interval_s if chat_id < 0
-                                else self.limits.private_interval_s)
-                    chat.ready_at = max(chat.ready_at, time.monotonic() + interval)
+                    done = time.monotonic()
+                    chat.ready_at = max(chat.ready_at, done + self.limits.chat_interval_s)
+                    if chat_id < 0:
+                        chat.sent.append(done)
 
     def penalise(self, chat_id: int, retry_after_s: float) -> None:
         """Telegram said 429 for this chat: nothing goes there before `retry_after_s`."""
@@ -77,15 +85,20 @@ class Pacer:
         chat.ready_at = max(chat.ready_at, time.monotonic() + retry_after_s)
 
     async def _global_slot(self) -> None:
-        window, most = self.limits.global_window_s, self.limits.global_per_window
-        while True:
-            now = time.monotonic()
-            while self._global and now - self._global[0] >= window:
-                self._global.popleft()
-            if len(self._global) < most:
-                self._global.append(now)
-                return
-            await asyncio.sleep(self._global[0] + window - now)
+        await _window_slot(self._global, self.limits.global_per_window,
+                           self.limits.global_window_s)
+        self._global.append(time.monotonic())
+
+
+async def _window_slot(times: deque[float], most: int, window: float) -> None:
+    """Wait until fewer than `most` of `times` fall in the last `window` seconds."""
+    while True:
+        now = time.monotonic()
+        while times and now - times[0] >= window:
+            times.popleft()
+        if len(times) < most:
+            return
+        await asyncio.sleep(times[0] + window - now)
 
 
 async def _sleep_until(when: float) -> None:

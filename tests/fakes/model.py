@@ -5,9 +5,13 @@ and scripts new streams in DashScope's exact chunk format (key order, `"usage":n
 from __future__ import annotations
 
 import json
+import random
+import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from tests.fakes.server import FakeServer, Reply, Request, wire
@@ -126,17 +130,46 @@ def tool_reply(*calls: tuple[str, dict[str, Any] | str], **kw: Any) -> Reply:
     return sse(DashScope().tool_calls(calls, **kw))
 
 
+@dataclass(frozen=True)
+class Pace:
+    """A real model's speed: the first token after a time drawn from `first_token_s`,
+    then `tokens_per_s` (one streamed chunk counts as one token)."""
+
+    first_token_s: tuple[float, float] = (0.5, 1.0)
+    tokens_per_s: float = 40.0
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Served:
+    """One streamed reply: the request body, when it came, and the seconds its pieces waited."""
+
+    body: dict[str, Any]
+    at: float
+    seconds: float
+
+    @property
+    def ended(self) -> float:
+        return self.at + self.seconds
+
+
 class FakeModel(FakeServer):
     """Serves /v1/chat/completions from a script of replies, one a request, in order.
 
     A script entry may be a function of the request body, for a model that answers
-    by what it is asked. When the script runs out, `default` answers (if set)."""
+    by what it is asked. When the script runs out, `default` answers (if set).
+    With a `pace`, every streamed reply is re-timed to that speed (benchmarks)."""
 
-    def __init__(self, default: Callable[[dict[str, Any]], Reply] | None = None) -> None:
+    def __init__(self, default: Callable[[dict[str, Any]], Reply] | None = None,
+                 pace: Pace | None = None) -> None:
         super().__init__(self._handle)
         self.script: deque[Script] = deque()
         self.default = default
+        self.pace = pace
         self.bodies: list[dict[str, Any]] = []
+        self.served: list[Served] = []
+        self._random = random.Random(pace.seed if pace else 0)
+        self._served_lock = threading.Lock()
 
     @property
     def base_url(self) -> str:
@@ -156,4 +189,20 @@ class FakeModel(FakeServer):
         if entry is None:
             return error({"error": {"message": "fake model: script exhausted",
                                     "type": "server_error", "param": None, "code": None}}, 500)
-        return entry(body) if callable(entry) else entry
+        reply = entry(body) if callable(entry) else entry
+        if isinstance(reply.body, list):
+            reply = self._paced(reply, body)
+        return reply
+
+    def _paced(self, reply: Reply, body: dict[str, Any]) -> Reply:
+        """The reply at `pace` (if any), recorded with the seconds it will take."""
+        pieces = reply.body
+        assert isinstance(pieces, list)
+        with self._served_lock:
+            if self.pace is not None:
+                first = self._random.uniform(*self.pace.first_token_s)
+                step = 1 / self.pace.tokens_per_s
+                pieces = [(first if i == 0 else step, piece)
+                          for i, (_, piece) in enumerate(pieces)]
+            self.served.append(Served(body, time.monotonic(), sum(d for d, _ in pieces)))
+        return Reply(reply.status, pieces, reply.headers, reply.cut)

@@ -6,7 +6,8 @@ answers in the shapes of tests/wire/telegram/ (non-ASCII escaped, as the real AP
 and enforces what Telegram enforces: HTML entities, 4,096 UTF-16 units after parsing,
 "message is not modified", and flood limits (one message a second per chat, 20 a minute
 per group, 30 a second overall: 429 with `retry_after`). `scale` shrinks those time
-windows so a test can run many minutes of traffic in a second. Every call is recorded;
+windows so a test can run many minutes of traffic in a second; `latency` makes every call
+take that long, as the real API does over the network (benchmarks). Every call is recorded;
 errors can be forced per method."""
 
 from __future__ import annotations
@@ -40,10 +41,13 @@ PER_CHAT_S, GROUP_WINDOW_S, GROUP_MAX, GLOBAL_WINDOW_S, GLOBAL_MAX = 1.0, 60.0, 
 
 
 class FakeTelegram(FakeServer):
-    def __init__(self, scale: float = 1.0, token: str = TOKEN) -> None:
+    def __init__(self, scale: float = 1.0, token: str = TOKEN, latency: float = 0.0) -> None:
         super().__init__(self._handle)
         self.token = token
         self.scale = scale
+        self.latency = latency
+        """Seconds each call takes: half on the way in, half on the way back."""
+        self.polls = 0
         self.lock = threading.Condition()
         self.calls: list[Call] = []
         self.messages: dict[tuple[int, int], Message] = {}
@@ -132,6 +136,14 @@ class FakeTelegram(FakeServer):
     # -- the bot's side ---------------------------------------------------------------
 
     def _handle(self, request: Request) -> Reply:
+        if self.latency:
+            self.stopping.wait(self.latency / 2)
+        reply = self._answer(request)
+        if self.latency:
+            self.stopping.wait(self.latency / 2)
+        return reply
+
+    def _answer(self, request: Request) -> Reply:
         prefix = f"/bot{self.token}/"
         if not request.path.startswith(prefix):
             return Reply.json(json.loads(wire("telegram/error_401_unauthorized.json")), 401)
@@ -268,13 +280,14 @@ class FakeTelegram(FakeServer):
                 "telegram/error_400_message_not_modified.json"))["description"])
         msg.text, msg.raw, msg.parse_mode, msg.reply_markup = shown, text, mode, markup
         msg.versions.append(shown)
+        msg.changed_at = time.monotonic()
         return {**self._message_json(msg), "edit_date": int(time.time())}
 
     def _store(self, chat_id: int, sender: dict[str, Any], shown: str, raw: str,
                reply_to: int | None) -> Message:
         self._next_id[chat_id] += 1
         msg = Message(chat_id, self._next_id[chat_id], sender, shown, raw, reply_to=reply_to,
-                      versions=[shown])
+                      versions=[shown], changed_at=time.monotonic())
         self.messages[chat_id, msg.message_id] = msg
         return msg
 
@@ -316,6 +329,7 @@ class FakeTelegram(FakeServer):
         offset = int(p.get("offset") or 0)
         deadline = time.monotonic() + min(float(p.get("timeout") or 0), 1.0)
         with self.lock:
+            self.polls += 1
             self._updates = [u for u in self._updates if u["update_id"] >= offset]
             while not self._updates and not self.stopping.is_set():
                 left = deadline - time.monotonic()

@@ -37,6 +37,8 @@ class Message:
     reply_markup: dict[str, Any] | None = None
     versions: list[str] = field(default_factory=list)
     """Every text it showed, first to last."""
+    changed_at: float = 0.0
+    """When it began to show what it shows now (time.monotonic)."""
     document: Document | None = None
     """A document message's file (`text` is then its caption)."""
 

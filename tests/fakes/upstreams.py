@@ -39,11 +39,13 @@ def slow(seconds: float) -> Reply:
 
 
 class Upstream(FakeServer):
-    """A fake service: `route` answers each request unless `fail` scripted its path."""
+    """A fake service: `route` answers each request unless `fail` scripted its path.
+    `latency`: seconds each request takes, as over the network (benchmarks)."""
 
-    def __init__(self) -> None:
+    def __init__(self, latency: float = 0.0) -> None:
         super().__init__(self._handle)
         self.failures: dict[str, Reply] = {}
+        self.latency = latency
 
     def fail(self, path: str, reply: Reply) -> Upstream:
         self.failures[path] = reply
@@ -53,6 +55,8 @@ class Upstream(FakeServer):
         return [r.path for r in self.requests]
 
     def _handle(self, request: Request) -> Reply:
+        if self.latency:
+            self.stopping.wait(self.latency)
         if request.path in self.failures:
             return self.failures[request.path]
         return self.route(request)

@@ -1,0 +1,53 @@
+"""`python -m bench [--quick] [--only live|store|render]`: run the benchmarks and print
+one Markdown table (progress goes to stderr). `--quick` runs everything small and on a
+20-times faster clock: a smoke run, not figures to quote."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.figures import Figure, table
+from bench.live import live_figures
+from bench.rendering import render_figures
+from bench.stage import stage
+from bench.storage import store_figures
+
+QUICK_SCALE = 0.05
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small and fast: a smoke run")
+    parser.add_argument("--only", choices=("live", "store", "render"), action="append",
+                        help="run only these parts (repeatable)")
+    args = parser.parse_args(argv)
+    parts = args.only or ["live", "store", "render"]
+    started = time.monotonic()
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory(prefix="glassbox-bench-") as tmp:
+        work = Path(tmp)
+        if "live" in parts:
+            print("live: the bot against fake Telegram and model …", file=sys.stderr)
+            with stage(work, QUICK_SCALE if args.quick else 1.0) as st:
+                figures += live_figures(st, *((8, 4) if args.quick else (40, 20)))
+        if "store" in parts:
+            print("store: building the transcripts …", file=sys.stderr)
+            figures += asyncio.run(store_figures(work / "store.sqlite3",
+                                                 2_000 if args.quick else 100_000))
+        if "render" in parts:
+            print("render …", file=sys.stderr)
+            figures += render_figures(50 if args.quick else 2_000)
+    print(f"done in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    if args.quick:
+        print(f"Quick run (time ×{QUICK_SCALE}, small sizes): not figures to quote.\n")
+    print(table(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""The stage of the live benchmarks: fake Telegram, a fake model and a fake Open-Meteo that
+behave like the real ones, in this process, and the bot in a child process of its own
+(`python -m bot`, so its memory is its own) with its real `get_weather` tool.
+
+Real behaviour: the model's first token comes after 0.5 to 1 s, then 40 tokens a second;
+a tool call takes 0.2 s (get_weather asks Open-Meteo twice, 0.1 s each); every Telegram
+call takes 50 ms and Telegram's flood limits answer 429. `scale` < 1 runs all of it on a
+faster clock (`--quick`), with the bot's pacing scaled alike by `python -m bench.bot`."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import TEST_KEY
+from tests.fakes.model import DashScope, FakeModel, Pace, Served, sse
+from tests.fakes.server import Reply
+from tests.fakes.telegram import TOKEN, FakeTelegram, Message
+from tests.fakes.upstreams import FakeOpenMeteo
+
+ROOT = Path(__file__).resolve().parent.parent
+TELEGRAM_LATENCY_S = 0.05
+UPSTREAM_LATENCY_S = 0.1
+CITIES = ("Berlin", "Osaka")
+"""An /ask here takes three rounds: the weather in each city, then the answer."""
+
+
+def question_of(body: dict[str, Any]) -> str:
+    return next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+
+
+def tools_done(body: dict[str, Any]) -> int:
+    """How many tool results the model has been sent since the question."""
+    done = 0
+    for message in reversed(body["messages"]):
+        if message["role"] == "user":
+            break
+        done += message["role"] == "tool"
+    return done
+
+
+def answer_for(question: str) -> str:
+    return (f"Answer to {question}. The first lookup gave the background and the second "
+            "one the details, so here is the short version: it depends on the season, but "
+            "most sources agree on the main points, which are listed in the observations "
+            "above for anyone who wants to check them.")
+
+
+def script(body: dict[str, Any]) -> Reply:
+    """A model that asks for the weather twice, thinking aloud, then answers by name;
+    one chunk a word."""
+    question = question_of(body)
+    done = tools_done(body)
+    ds = DashScope()
+    if done >= len(CITIES):
+        answer = answer_for(question)
+        return sse(ds.text(answer, pieces=len(answer.split()), usage=(400, 60)))
+    city = CITIES[done]
+    thought = (f"To answer this I need the weather in {city} now, so I will look it up "
+               "rather than guess from memory.")
+    words = [word + " " for word in thought.split()]
+    chunks = [ds.chunk({"content": None, "reasoning_content": word, "role": "assistant"})
+              for word in words]
+    calls = [("get_weather", {"city": city, "lang": "en"})]
+    return sse([*chunks, *ds.tool_calls(calls, usage=(300, 40))])
+
+
+@dataclass
+class Stage:
+    tg: FakeTelegram
+    model: FakeModel
+    meteo: FakeOpenMeteo
+    bot: subprocess.Popen[bytes]
+    scale: float
+    log: Path
+
+    def answer_served(self, question: str) -> Served:
+        """The model's last reply to `question` (its answer)."""
+        return next(s for s in reversed(self.model.served) if question_of(s.body) == question)
+
+    def final(self, chat_id: int, asked: int) -> list[Message] | None:
+        """The pages of the bot's answer to message `asked` once final (no ⏹ button left)."""
+        with self.tg.lock:
+            mine = [m for (c, _), m in sorted(self.tg.messages.items())
+                    if c == chat_id and m.sender["is_bot"]]
+        first = next((m for m in mine if m.reply_to == asked), None)
+        if first is None:
+            return None
+        pages = [first, *(m for m in mine if m.reply_to == first.message_id)]
+        return None if any(page.buttons for page in pages) else pages
+
+    def peak_rss_mib(self) -> float | None:
+        """The bot process's peak resident memory so far (Linux: VmHWM)."""
+        try:
+            status = Path(f"/proc/{self.bot.pid}/status").read_text()
+        except OSError:
+            return None
+        line = next(line for line in status.splitlines() if line.startswith("VmHWM:"))
+        return int(line.split()[1]) / 1024
+
+
+def wait_for(what: str, done: Callable[[], bool], timeout: float,
+             progress: Callable[[], str] | None = None) -> bool:
+    """Poll `done` until it holds or `timeout` passes; say `progress()` every 15 s."""
+    start = last = time.monotonic()
+    while not done():
+        now = time.monotonic()
+        if now - start > timeout:
+            print(f"  {what}: gave up after {timeout:.0f} s", file=sys.stderr)
+            return False
+        if progress and now - last >= 15:
+            print(f"  {what}: {progress()}", file=sys.stderr)
+            last = now
+        time.sleep(0.01)
+    return True
+
+
+@contextlib.contextmanager
+def stage(workdir: Path, scale: float = 1.0) -> Iterator[Stage]:
+    """The fakes and the bot, running; the bot is stopped (SIGTERM, as a host would) after."""
+    pace = Pace(first_token_s=(0.5 * scale, 1.0 * scale), tokens_per_s=40 / scale, seed=7)
+    with FakeTelegram(scale=scale, latency=TELEGRAM_LATENCY_S * scale) as tg, \
+            FakeModel(default=script, pace=pace) as model, \
+            FakeOpenMeteo(latency=UPSTREAM_LATENCY_S * scale) as meteo:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCH_SCALE": str(scale),
+               "TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_API_BASE_URL": tg.base_url,
+               "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
+               "LLM_MAX_RETRIES": "0", "DATABASE_PATH": str(workdir / "bot.sqlite3"),
+               "AGENT_TOOLS": "get_weather", "OPEN_METEO_GEOCODING_URL": meteo.geocoding_url,
+               "OPEN_METEO_FORECAST_URL": meteo.forecast_url}
+        command = [sys.executable, "-m", "bot" if scale == 1 else "bench.bot"]
+        log = workdir / "bot.log"
+        with log.open("wb") as out:
+            # cwd is the work dir, so a developer's .env does not change the figures
+            bot = subprocess.Popen(command, cwd=workdir, env=env, stdout=out,
+                                   stderr=subprocess.STDOUT)
+        st = Stage(tg, model, meteo, bot, scale, log)
+        try:
+            if not wait_for("bot start", lambda: tg.polls > 0 or bot.poll() is not None, 60) \
+                    or bot.poll() is not None:
+                raise RuntimeError(f"the bot did not start; its log:\n{log.read_text()[-3000:]}")
+            yield st
+        finally:
+            bot.send_signal(signal.SIGTERM)
+            try:
+                bot.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                bot.kill()
+                bot.wait()

@@ -1,0 +1,28 @@
+"""The benchmarks still run: `python -m bench --quick` (small, on a fast clock) prints the
+table with every figure. The figures themselves are not checked here: speed goes to bench/."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_quick_bench_prints_the_whole_table() -> None:
+    done = subprocess.run([sys.executable, "-m", "bench", "--quick"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert rows[0] == "| Figure | Value | Target | Met? |"
+    names = "\n".join(row.split(" | ")[0] for row in rows[1:])
+    for figure in ("Overhead, /ask of 3 rounds in a group chat", "Telegram calls for that run",
+                   "answers delivered", "429s received", "run's end → final state on screen",
+                   "Telegram calls in all", "peak memory of the bot process",
+                   "/history page 1", "keyword search", "steps written per second",
+                   "one edit of a 6-round chain"):
+        assert figure in names, f"{figure!r} missing from:\n{done.stdout}"
+    delivered = next(row for row in rows if "answers delivered" in row).split(" | ")[1]
+    answered, asked = delivered.split(" / ")
+    assert answered == asked
