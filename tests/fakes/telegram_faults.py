@@ -38,10 +38,6 @@ class FaultyTelegram(FakeTelegram):
         body = json.loads(wire("telegram/error_409_conflict_getupdates.json"))
         self.break_next("getUpdates", Reply.json(body, 409), times)
 
-    def polls(self) -> int:
-        """How many getUpdates calls have come in."""
-        return sum(r.path.endswith("/getUpdates") for r in self.requests)
-
     # -- updates a real chat produces ---------------------------------------------------
 
     def post(self, chat_id: int, sender: dict[str, Any], **fields: Any) -> int:
