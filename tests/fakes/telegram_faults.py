@@ -10,7 +10,7 @@ from collections import defaultdict, deque
 from typing import Any
 
 from tests.fakes.server import Reply, Request, wire
-from tests.fakes.telegram import FakeTelegram, Message
+from tests.fakes.telegram import FakeTelegram
 from tests.fakes.telegram_html import utf16_units
 
 ANONYMOUS_ADMIN = {"id": 1087968824, "is_bot": True, "first_name": "Group",
@@ -112,9 +112,4 @@ class FaultyTelegram(FakeTelegram):
         if fault:
             return Reply(reset=True)
         return super()._handle(request)
-
-
-def bot_said(messages: list[Message]) -> list[str]:
-    """Every text the bot's messages ever showed (all versions)."""
-    return [version for m in messages for version in m.versions]
 
