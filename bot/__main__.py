@@ -9,17 +9,19 @@ from telegram import Update
 
 from agent.settings import SettingsError, load_settings
 from bot.app import build_app, setup_logging
+from bot.pacer import Limits
 from bot.settings import BotSettings
 
 
-def main() -> int:
+def main(limits: Limits | None = None) -> int:
+    """Run until stopped; `limits` only for the benchmark's faster clock."""
     try:
         settings = load_settings(BotSettings)
     except SettingsError as err:
         print(f"Glassbox cannot start: {err}.", file=sys.stderr)
         return 2
     setup_logging(settings)
-    app = build_app(settings)
+    app = build_app(settings, limits=limits)
     if settings.webhook_url:
         app.run_webhook(listen=settings.webhook_listen, port=settings.port,
                         url_path=urlsplit(settings.webhook_url).path.lstrip("/"),

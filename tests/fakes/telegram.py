@@ -34,7 +34,7 @@ from tests.fakes.telegram_objects import (
     document_json,
 )
 
-TOKEN = "7000000001:AAFakeTokenForTests-0123456789abcdef"
+TOKEN = "7000000001:FAKE-token-for-tests-0123456789abcdef"
 BOT = {"id": 7000000001, "is_bot": True, "first_name": "Glassbox", "username": "GlassboxBot"}
 LIMITED = {"sendMessage", "sendDocument", "editMessageText", "editMessageReplyMarkup"}
 PER_CHAT_S, GROUP_WINDOW_S, GROUP_MAX, GLOBAL_WINDOW_S, GLOBAL_MAX = 1.0, 60.0, 20, 1.0, 30
