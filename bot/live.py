@@ -2,6 +2,8 @@
 
 The run calls `show(pages)` as often as it likes; only the newest state is ever sent
 (each API call takes the chat's next turn from the Pacer and sends what is newest then).
+`pages` may be a function: it is called only when a turn comes, so a run that changes
+forty times a second is rendered about once a second, not forty times.
 `finish(pages)` delivers the final state whatever happens on the way: a 429 waits its
 `retry_after`, "not modified" counts as done, entities Telegram cannot parse go again as
 plain text, network errors are retried with backoff. Page 1 replies to the command; later
@@ -54,6 +56,9 @@ class LiveMessage:
         self._final_markup: InlineKeyboardMarkup | None = None
         self.to_plain = to_plain
         self._pages: list[str] = []
+        self._source: Callable[[], list[str]] = list
+        """Renders the newest state; called when a turn comes and the state changed."""
+        self._stale = False
         self._shown: list[_Shown | None] = []
         """What each message shows now; None: it is gone and must be sent again."""
         self._running = True
@@ -74,9 +79,11 @@ class LiveMessage:
     def message_ids(self) -> list[int]:
         return [s.message_id for s in self._shown if s is not None]
 
-    def show(self, pages: list[str]) -> None:
-        """The newest running state; sent when the chat's budget allows."""
-        self._pages = list(pages)
+    def show(self, pages: list[str] | Callable[[], list[str]]) -> None:
+        """The newest running state (pages, or a function rendering them); sent when the
+        chat's budget allows."""
+        self._source = pages if callable(pages) else (lambda fixed=list(pages): fixed)
+        self._stale = True
         self._changed.set()
         if self._worker is None:
             self._worker = asyncio.create_task(self._sync())
@@ -129,6 +136,8 @@ class LiveMessage:
         while not self.gone:
             await self._changed.wait()
             async with self.pacer.turn(self.chat_id) as turn:
+                if self._stale:
+                    self._pages, self._stale = self._source(), False
                 index = self._next_step()
                 if index is not None:
                     await turn.use()

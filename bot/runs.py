@@ -107,7 +107,7 @@ async def execute(svc: Services, q: Question, active: Active) -> None:
             async for lane, event in _events(svc, q, active):
                 view.apply(lane, event)
                 await svc.store.append(record.id, event, lane=lane)
-                live.show(view.pages(live=True))
+                live.show(lambda: view.pages(live=True))
                 if live.gone:  # kicked or blocked: no one will see the rest
                     active.stop()
         end = view.outcome()

@@ -172,3 +172,24 @@ async def test_the_fake_refuses_what_telegram_refuses() -> None:
             with pytest.raises(BadRequest, match="too long"):
                 await bot.send_message(ALICE, "😀" * 2049)
         assert tg.too_many == 1
+
+
+async def test_a_rendering_function_is_called_only_when_a_turn_comes(
+        tg: FakeTelegram, bot: Bot, pacer: Pacer) -> None:
+    renders = 0
+    state = {"step": 0}
+
+    def render() -> list[str]:
+        nonlocal renders
+        renders += 1
+        return [f"step {state['step']}"]
+
+    msg = live(bot, pacer)
+    for step in range(200):
+        state["step"] = step
+        msg.show(render)
+        await asyncio.sleep(0.001)
+    await msg.finish(["done"])
+    edits = len([m for m in tg.methods(ALICE) if m in ("sendMessage", "editMessageText")])
+    assert renders <= edits < 200
+    assert tg.bot_messages(ALICE)[0].text == "done"
