@@ -1,47 +1,31 @@
 """Glassbox's agent: a ReAct loop over any OpenAI-compatible model, yielding typed events.
 
-It knows nothing of Telegram or storage; front ends fold the events it yields.
+It knows nothing of Telegram or storage; front ends fold the events it yields. The names
+below are loaded on first use, so a front end that only folds and draws events (bot/view)
+imports `agent.events` without pulling in the model client and its HTTP stack.
 """
 
-from agent.events import (
-    Action,
-    Answer,
-    AnswerDelta,
-    Event,
-    Observation,
-    Plan,
-    PlanStep,
-    RunFinished,
-    RunStarted,
-    Thought,
-    Usage,
-)
-from agent.loop import run_plain, run_react
-from agent.model import ModelClient, ModelError
-from agent.prompts import Turn
-from agent.settings import AgentSettings, SettingsError, load_settings
-from agent.tool import Tool, ToolError
+from __future__ import annotations
 
-__all__ = [
-    "Action",
-    "AgentSettings",
-    "Answer",
-    "AnswerDelta",
-    "Event",
-    "ModelClient",
-    "ModelError",
-    "Observation",
-    "Plan",
-    "PlanStep",
-    "RunFinished",
-    "RunStarted",
-    "SettingsError",
-    "Thought",
-    "Tool",
-    "ToolError",
-    "Turn",
-    "Usage",
-    "load_settings",
-    "run_plain",
-    "run_react",
-]
+import importlib
+from typing import Any
+
+_HOMES = {
+    "agent.events": ("Action", "Answer", "AnswerDelta", "Event", "Observation", "Plan",
+                     "PlanStep", "RunFinished", "RunStarted", "Thought", "Usage"),
+    "agent.loop": ("run_plain", "run_react"),
+    "agent.model": ("ModelClient", "ModelError"),
+    "agent.prompts": ("Turn",),
+    "agent.settings": ("AgentSettings", "SettingsError", "load_settings"),
+    "agent.tool": ("Tool", "ToolError"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+__all__ = sorted(_HOME_OF)
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agent' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+

@@ -15,8 +15,8 @@ from agent.events import (
     Usage,
 )
 from bench.figures import Figure, median
-from bot.render import render_run
-from bot.transcript import Transcript
+from bot.view.render import render_run
+from bot.view.transcript import Transcript
 
 ROUNDS = 6
 

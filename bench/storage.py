@@ -14,8 +14,8 @@ from pathlib import Path
 
 from agent.events import Action, Event, Observation, Thought
 from bench.figures import Figure, median
-from bot.store import Store
-from bot.store_records import Scope
+from bot.store.records import Scope
+from bot.store.transcripts import Store
 
 CHATS = 20
 """The runs are spread over this many chats (a school's class groups)."""

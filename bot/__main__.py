@@ -9,7 +9,7 @@ from telegram import Update
 
 from agent.settings import SettingsError, load_settings
 from bot.app import build_app, setup_logging
-from bot.pacer import Limits
+from bot.delivery.pacer import Limits
 from bot.settings import BotSettings
 
 

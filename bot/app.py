@@ -6,74 +6,78 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from telegram import Update
 from telegram.error import Conflict, NetworkError
-from telegram.ext import Application, ApplicationBuilder, ContextTypes
+from telegram.ext import Application, ApplicationBuilder
 
 from agent.model import ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
-from bot import history_handlers
-from bot.commands import register_commands
-from bot.guards import register_fallbacks, register_gate
+from bot.context import CONTEXT_TYPES, BotData, Context, Parts
+from bot.delivery.outbox import Outbox
+from bot.delivery.pacer import Limits, Pacer
+from bot.delivery.typing_indicator import Typing
+from bot.examples import load_examples
 from bot.handlers import register
-from bot.i18n import text
-from bot.pacer import Limits, Pacer
-from bot.runs import recover_interrupted
-from bot.services import Services
+from bot.handlers.commands import register_commands
+from bot.runs.admins import Admins
+from bot.runs.execute import Runs
 from bot.settings import BotSettings
-from bot.store import Store
-from bot.typing_indicator import Typing
+from bot.store.transcripts import Store
 
 log = logging.getLogger(__name__)
+
+App = Application[Any, Context, Any, Any, BotData, Any]
 
 
 def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
               limits: Limits | None = None, poll_timeout_s: float = 10.0,
-              request_timeout_s: float = 5.0) -> Application:  # type: ignore[type-arg]
+              request_timeout_s: float = 5.0) -> App:
     """The Application, ready for `run_polling`/`run_webhook` (or a test's own start).
     `tools`: None opens the toolbox that AGENT_TOOLS chooses. `request_timeout_s`: how long
     one Bot API call may take to connect, send or answer."""
+    extra = _Extras()
 
-    async def post_init(app: Application) -> None:  # type: ignore[type-arg]
+    async def post_init(app: App) -> None:
         store = await Store.open(settings.database_path)
         chosen = tools
         if chosen is None:
-            toolbox = app.bot_data["toolbox"] = await Toolbox.open(settings)
-            chosen = toolbox.tools
-        svc = Services(settings=settings, bot=app.bot, client=ModelClient(settings),
-                       store=store, tools=chosen, pacer=Pacer(limits), typing=Typing(app.bot))
-        app.bot_data["services"] = svc
+            extra.toolbox = await Toolbox.open(settings)
+            chosen = extra.toolbox.tools
+        outbox = Outbox(app.bot, Pacer(limits))
+        runs = Runs(settings, ModelClient(settings), chosen, store, outbox, Typing(app.bot))
+        app.bot_data.parts = Parts(settings=settings, store=store,
+                                   admins=Admins(app.bot, settings.admin_user_ids),
+                                   outbox=outbox, runs=runs, examples=load_examples())
         await register_commands(app.bot)
-        svc.recovering = asyncio.create_task(recover_interrupted(svc))
+        runs.recover()
         if settings.transcript_retention_days:
-            app.bot_data["pruning"] = asyncio.create_task(
-                _prune_daily(svc.store, settings.transcript_retention_days))
+            extra.pruning = asyncio.create_task(
+                _prune_daily(store, settings.transcript_retention_days))
 
-    async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
-        svc: Services | None = app.bot_data.get("services")
-        if svc is not None:
-            await svc.active.stop_all(lambda lang: text(lang, "shutdown"))
-            if svc.recovering is not None:
-                await svc.recovering
+    async def post_stop(app: App) -> None:
+        if app.bot_data.parts is not None:
+            await app.bot_data.parts.runs.stop_all()
 
-    async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
-        pruning: asyncio.Task[None] | None = app.bot_data.pop("pruning", None)
-        if pruning is not None:
-            pruning.cancel()
-        svc: Services | None = app.bot_data.pop("services", None)
-        if svc is not None:
-            await svc.client.close()
-            await svc.store.close()
-        toolbox: Toolbox | None = app.bot_data.pop("toolbox", None)
-        if toolbox is not None:
-            await toolbox.aclose()
+    async def post_shutdown(app: App) -> None:
+        if extra.pruning is not None:
+            extra.pruning.cancel()
+        parts, app.bot_data.parts = app.bot_data.parts, None
+        if parts is not None:
+            await parts.runs.client.close()
+            await parts.store.close()
+        if extra.toolbox is not None:
+            await extra.toolbox.aclose()
+        extra.toolbox = extra.pruning = None
 
-    app = (
+    app: App = (
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .base_url(settings.telegram_api_base_url)
+        .context_types(CONTEXT_TYPES)
         .concurrent_updates(True)
         .connect_timeout(request_timeout_s)
         .read_timeout(request_timeout_s)
@@ -84,12 +88,17 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         .post_shutdown(post_shutdown)
         .build()
     )
-    register_gate(app)
     register(app)
-    history_handlers.register(app)
-    register_fallbacks(app)  # after every other handler: they take what none of those took
     app.add_error_handler(on_error)
     return app
+
+
+@dataclass
+class _Extras:
+    """What post_init opens beside the parts, for post_shutdown to close."""
+
+    toolbox: Toolbox | None = None
+    pruning: asyncio.Task[None] | None = None
 
 
 async def _prune_daily(store: Store, days: int) -> None:
@@ -103,7 +112,7 @@ async def _prune_daily(store: Store, days: int) -> None:
         await asyncio.sleep(24 * 3600)
 
 
-async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_error(update: object, context: Context) -> None:
     """Log what failed (the log is redacted); a chat never sees a trace. Errors while
     fetching updates come without an update: one clear line each, polling goes on."""
     if update is None and isinstance(context.error, Conflict):

@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
-from telegram.ext import Application
 
 from agent.tool import Tool
-from bot.app import build_app
-from bot.pacer import Limits
-from bot.services import Services
+from bot.app import App, build_app
+from bot.context import Parts
+from bot.delivery.pacer import Limits
 from bot.settings import BotSettings
 from tests.conftest import TEST_KEY
 from tests.fakes.model import FakeModel
@@ -43,11 +42,12 @@ class Add(Tool):
 class Glassbox:
     tg: FakeTelegram
     model: FakeModel
-    app: Application  # type: ignore[type-arg]
+    app: App
 
     @property
-    def svc(self) -> Services:
-        return self.app.bot_data["services"]  # type: ignore[no-any-return]
+    def parts(self) -> Parts:
+        assert self.app.bot_data.parts is not None, "the bot has not started"
+        return self.app.bot_data.parts
 
     def replies_to(self, chat_id: int, message_id: int) -> list[Message]:
         return [m for m in self.tg.bot_messages(chat_id) if m.reply_to == message_id]
@@ -61,7 +61,7 @@ class Glassbox:
         return self.replies_to(chat_id, message_id)[0]
 
     def running(self, chat_id: int) -> bool:
-        return any(a.chat_id == chat_id for a in self.svc.active._by_key.values())
+        return any(a.chat_id == chat_id for a in self.parts.runs.active._by_key.values())
 
 
 def bot_settings(tg: FakeTelegram, model: FakeModel, db: Path, **extra: Any) -> BotSettings:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.events import Answer, Event, RunFinished, RunStarted, Usage
-from bot.store import RunRecord, Store
+from bot.store.records import RunRecord
+from bot.store.transcripts import Store
 from tests.botkit import Glassbox
 from tests.fakes.telegram import Message
 

@@ -39,7 +39,7 @@ async def test_a_private_question_grows_live_into_the_chain_and_answer(gb: Glass
     methods = gb.tg.methods(ALICE)
     assert methods.index("sendChatAction") < methods.index("sendMessage")
     assert methods.index("sendMessage") < methods.index("editMessageText")
-    run = await gb.svc.store.by_message(ALICE, final.message_id)
+    run = await gb.parts.store.by_message(ALICE, final.message_id)
     assert run is not None and run.status == "done" and "4" in run.answer
 
 
@@ -67,8 +67,8 @@ async def test_a_reply_to_an_answer_is_a_follow_up_with_that_run_as_history(
     sent = [(m["role"], m["content"]) for m in gb.model.bodies[1]["messages"][1:]]
     assert sent == [("user", "What is the capital of France?"), ("assistant", "Paris."),
                     ("user", "How many people live there?")]
-    parent = await gb.svc.store.by_message(GROUP, first.message_id)
-    child = await gb.svc.store.by_message(GROUP, second.message_id)
+    parent = await gb.parts.store.by_message(GROUP, first.message_id)
+    child = await gb.parts.store.by_message(GROUP, second.message_id)
     assert parent is not None and child is not None and child.parent_id == parent.id
 
 
@@ -102,9 +102,9 @@ async def test_compare_shows_both_answers_in_one_message(gb: Glassbox) -> None:
     final = await gb.answer_to(GROUP, asked)
     assert "Roughly 100." in final.text and "Exactly 123." in final.text
     assert len(gb.tg.bot_messages(GROUP)) == 1
-    run = await gb.svc.store.by_message(GROUP, final.message_id)
+    run = await gb.parts.store.by_message(GROUP, final.message_id)
     assert run is not None and run.mode == "compare"
-    lanes = await gb.svc.store.events(run.id)
+    lanes = await gb.parts.store.events(run.id)
     assert set(lanes) == {"plain", "react"}
 
 
@@ -146,9 +146,9 @@ async def test_plan_opens_the_message_as_a_checklist(gb: Glassbox) -> None:
     assert "📋 Plan\n☑ add — add the numbers\n☑ answer — say the sum" in final.text
     assert final.text.index("📋 Plan") < final.text.index("Round 1")
     assert gb.model.bodies[0]["response_format"] == {"type": "json_object"}
-    run = await gb.svc.store.by_message(ALICE, final.message_id)
+    run = await gb.parts.store.by_message(ALICE, final.message_id)
     assert run is not None and run.mode == "ask"
-    stored = (await gb.svc.store.events(run.id))["main"]
+    stored = (await gb.parts.store.events(run.id))["main"]
     assert [e.type for e in stored][:2] == ["run_started", "plan"]
 
 

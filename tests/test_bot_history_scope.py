@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import Scope, Store
+from bot.store.records import Scope
+from bot.store.transcripts import Store
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, people, running
 from tests.fakes.model import DashScope, FakeModel, sse
 from tests.fakes.telegram import FakeTelegram
@@ -31,11 +32,11 @@ async def gb(tmp_path: Path) -> AsyncIterator[Glassbox]:
 
 
 async def count(gb: Glassbox, chat_id: int) -> int:
-    return (await gb.svc.store.history(Scope(chat_id))).total
+    return (await gb.parts.store.history(Scope(chat_id))).total
 
 
 async def test_no_chat_reaches_another_chats_runs(gb: Glassbox) -> None:
-    store = gb.svc.store
+    store = gb.parts.store
     await seed(store, GROUP, ALICE, "Alice", "group secret question", "group secret answer")
     await seed(store, GROUP, BOB, "Bob", "another group question")
     await seed(store, OTHER_GROUP, ALICE, "Alice", "other class question")
@@ -59,7 +60,7 @@ async def test_no_chat_reaches_another_chats_runs(gb: Glassbox) -> None:
 
 
 async def test_forged_buttons_reach_nothing_outside_the_chat(gb: Glassbox) -> None:
-    store = gb.svc.store
+    store = gb.parts.store
     await seed(store, GROUP, ALICE, "Alice", "group secret question")
     await seed(store, GROUP, BOB, "Bob", "second group question")
     await seed(store, OTHER_GROUP, BOB, "Bob", "other class question")
@@ -90,7 +91,7 @@ async def test_forged_buttons_reach_nothing_outside_the_chat(gb: Glassbox) -> No
 
 
 async def test_members_forget_their_own_runs_admins_any(gb: Glassbox) -> None:
-    store = gb.svc.store
+    store = gb.parts.store
     await seed(store, GROUP, ALICE, "Alice", "alice asks")
     for question in ("bob asks", "bob asks again", "bob once more"):
         await seed(store, GROUP, BOB, "Bob", question)
@@ -112,7 +113,7 @@ async def test_members_forget_their_own_runs_admins_any(gb: Glassbox) -> None:
 
 
 async def test_forget_all_needs_an_admin_and_a_confirmation(gb: Glassbox) -> None:
-    store = gb.svc.store
+    store = gb.parts.store
     for user, name in ((ALICE, "Alice"), (BOB, "Bob"), (ALICE, "Alice")):
         await seed(store, GROUP, user, name, f"{name}'s question")
     await seed(store, OTHER_GROUP, ALICE, "Alice", "stays")

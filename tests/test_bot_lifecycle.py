@@ -13,7 +13,7 @@ import pytest
 
 from agent.events import RunStarted, Thought
 from bot.app import Redact
-from bot.store import Store
+from bot.store.transcripts import Store
 from tests.botkit import ALICE, GROUP, people, running
 from tests.conftest import TEST_KEY
 from tests.fakes.model import DashScope, FakeModel, sse
@@ -52,7 +52,7 @@ async def test_a_run_cut_short_by_a_restart_is_marked_interrupted(tmp_path: Path
 
         async with running(tg, model, db) as gb:
             await tg.wait(lambda: shown.text != "half an answer")
-            record = await gb.svc.store.by_message(GROUP, shown.message_id)
+            record = await gb.parts.store.by_message(GROUP, shown.message_id)
         assert "I need the forecast." in shown.text
         assert "restarted before this question was finished" in shown.text
         assert record is not None and record.status == "interrupted"

@@ -3,24 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import html
-import re
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import Bot
 
-from bot.live import LiveMessage
-from bot.pacer import Limits, Pacer
+from bot.delivery.live import LiveMessage
+from bot.delivery.pacer import Limits, Pacer
+from bot.view.buttons import Button
 from tests.fakes.telegram import TOKEN, FakeTelegram
 
 SCALE = 0.05
-STOP = InlineKeyboardMarkup([[InlineKeyboardButton("⏹ Stop", callback_data="stop:1")]])
+STOP = ((Button("⏹ Stop", "stop:1"),),)
 GROUP, ALICE = -1001234567890, 123456789
-
-
-def plain(page: str) -> str:
-    return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
 @pytest.fixture
@@ -43,7 +38,7 @@ def pacer() -> Pacer:
 
 
 def live(bot: Bot, pacer: Pacer, chat: int = ALICE, reply_to: int | None = None) -> LiveMessage:
-    return LiveMessage(bot, pacer, chat, reply_to, button=STOP, to_plain=plain)
+    return LiveMessage(bot, pacer, chat, reply_to, button=STOP)
 
 
 async def test_edits_are_coalesced_and_the_final_state_lands(tg: FakeTelegram, bot: Bot,

@@ -16,9 +16,9 @@ from agent.events import (
     Thought,
     Usage,
 )
-from bot.export import export_html
-from bot.store import Store
-from bot.store_records import RunRecord, Scope, UnknownEvent
+from bot.store.records import RunRecord, Scope, UnknownEvent
+from bot.store.transcripts import Store
+from bot.view.export import export_html
 
 HOSTILE = '<b>bold</b><script>alert("x")</script><img src=x onerror=alert(1)>'
 LONG = "".join(f"line {i}: {'数据 ' * 20}\n" for i in range(300))  # far beyond one message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.markdown import md_to_html
+from bot.view.markdown import md_to_html
 from tests.fakes.telegram_html import parse_html
 
 RICH = """# Weather report

@@ -14,8 +14,10 @@ from agent.events import (
     Thought,
     Usage,
 )
-from bot.render import render_compare, render_run, to_plain, utf16_len
-from bot.transcript import Transcript
+from bot.view.render import render_compare, render_run
+from bot.view.spans import to_plain
+from bot.view.textlen import utf16_len
+from bot.view.transcript import Transcript
 from tests.fakes.telegram_html import parse_html
 from tests.test_transcript import weather_run
 

@@ -13,8 +13,9 @@ from agent.events import (
     Thought,
     Usage,
 )
-from bot.render import render_run, to_plain
-from bot.transcript import Transcript
+from bot.view.render import render_run
+from bot.view.spans import to_plain
+from bot.view.transcript import Transcript
 from tests.fakes.telegram_html import parse_html
 
 PLAN = Plan(round=0, steps=(

@@ -27,8 +27,8 @@ from agent.events import (
     Thought,
     Usage,
 )
-from bot.store import Store
-from bot.store_records import RunRecord, Scope, UnknownEvent
+from bot.store.records import RunRecord, Scope, UnknownEvent
+from bot.store.transcripts import Store
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 
 GROUP = -100123
@@ -176,7 +176,7 @@ CHILD = """
 import asyncio, os, signal, sys
 from pathlib import Path
 from agent.events import Action, RunStarted, Thought
-from bot.store import Store
+from bot.store.transcripts import Store
 
 async def main():
     store = await Store.open(Path(sys.argv[1]))

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.events import Thought, Usage
-from bot.store import Scope, Store
+from bot.store.records import Scope
+from bot.store.transcripts import Store
 
 GROUP, OTHER_GROUP = -100123, -100999
 ALICE, BOB = 11, 22

@@ -17,7 +17,7 @@ from agent.events import (
     Usage,
     event_from_dict,
 )
-from bot.transcript import ToolStep, Transcript
+from bot.view.transcript import ToolStep, Transcript
 
 
 def weather_run() -> list[Event]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from agent.tool import Tool
-from bot.store import RunRecord, Scope
+from bot.store.records import RunRecord, Scope
 from tests.botkit import ALICE, SCALE, Add, Glassbox, people, running
 from tests.fakes.model import FakeModel, text_reply
 from tests.fakes.telegram import Message
@@ -46,4 +46,4 @@ async def still_answers(gb: Glassbox, chat_id: int = ALICE, user_id: int = ALICE
 
 async def runs_of(gb: Glassbox, chat_id: int) -> list[RunRecord]:
     """A chat's stored runs, oldest first."""
-    return list(reversed((await gb.svc.store.history(Scope(chat_id), per_page=100)).runs))
+    return list(reversed((await gb.parts.store.history(Scope(chat_id), per_page=100)).runs))

@@ -7,9 +7,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.export import export_html
-from bot.quota import refusal
-from bot.store import Scope, Store
+from bot.runs.quota import refusal
+from bot.store.records import Scope
+from bot.store.transcripts import Store
+from bot.view.export import export_html
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, people
 from tests.conftest import TEST_KEY
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
@@ -53,7 +54,7 @@ async def test_over_the_daily_budget_even_after_a_restart(tmp_path: Path) -> Non
         assert gb.model.bodies == []
         await still_answers(gb, ALICE)  # another chat has its own budget
         tomorrow = datetime.now(UTC).replace(hour=0, minute=1) + timedelta(days=1)
-        assert await refusal(gb.svc.store, gb.svc.settings, GROUP, ALICE, "en",
+        assert await refusal(gb.parts.store, gb.parts.settings, GROUP, ALICE, "en",
                              now=tomorrow) is None
 
 

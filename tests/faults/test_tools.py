@@ -58,7 +58,7 @@ async def observed(gb: Glassbox, tool: str, args: dict[str, Any]) -> tuple[str, 
     final = await gb.answer_to(GROUP, asked)
     run = (await runs_of(gb, GROUP))[-1]
     assert run.status == "done"
-    [obs] = [e for e in (await gb.svc.store.events(run.id))["main"]
+    [obs] = [e for e in (await gb.parts.store.events(run.id))["main"]
              if isinstance(e, Observation)]
     sent_back = gb.model.bodies[1]["messages"][-1]
     assert sent_back["role"] == "tool" and sent_back["content"] == obs.text

@@ -10,17 +10,21 @@ from __future__ import annotations
 from agent.lang import pick
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
-from bot.markdown import md_spans
-from bot.spans import CODE, QUOTE, QUOTE_EXPANDABLE, B, I, Span, paginate, to_html, to_plain
-from bot.textlen import utf16_len
-from bot.transcript import RoundView, ToolStep, Transcript
-
-__all__ = ["render_compare", "render_run", "to_plain", "utf16_len"]
+from bot.view.markdown import md_spans
+from bot.view.spans import CODE, QUOTE, QUOTE_EXPANDABLE, B, I, Span, paginate, to_html
+from bot.view.transcript import RoundView, ToolStep, Transcript, View
 
 LIVE_OBSERVATION_CHARS = 300
 """Longer observations are shortened in the live view (the transcript keeps them whole)."""
 FOLD_CHARS = 300
 """Longer thoughts and observations go in a collapsed (expandable) blockquote."""
+
+
+def render_view(view: View, *, live: bool) -> list[str]:
+    """A run's pages: one lane as a chain, a compare run's two lanes together."""
+    if view.mode == "compare":
+        return render_compare(view.lanes["plain"], view.lanes["react"], view.lang, live=live)
+    return render_run(view.lanes["main"], view.lang, live=live)
 
 
 def render_run(t: Transcript, lang: str, *, live: bool = True) -> list[str]:

@@ -1,14 +1,16 @@
 """The fold: a run's events applied in order to one mutable view of the chain.
 
-The live message, `/show` (events rebuilt from the store) and the tests all fold the same
-events with the same rules, so a replay looks exactly as the run did live.
+The live message, `/show` (events rebuilt from the store), the export and the tests all fold
+the same events with the same rules, so a replay looks exactly as the run did live. A `View`
+holds the transcripts of a run's lanes: one (`main`) for an ask or plain run, `plain` and
+`react` for a compare run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from agent.events import (
     Action,
@@ -22,6 +24,10 @@ from agent.events import (
     RunStarted,
     Thought,
 )
+from agent.lang import Lang
+from bot.store.records import RunRecord
+
+Mode = Literal["ask", "plain", "compare"]
 
 
 @dataclass
@@ -139,3 +145,46 @@ class Transcript:
         step = ToolStep(obs.call_id, obs.tool, {})
         steps.append(step)
         return step
+
+
+class View:
+    """The transcripts of a run's lanes, what each lane finished with, and its answers."""
+
+    def __init__(self, mode: Mode, lang: Lang) -> None:
+        self.mode, self.lang = mode, lang
+        lanes = ("plain", "react") if mode == "compare" else ("main",)
+        self.lanes: dict[str, Transcript] = {lane: Transcript() for lane in lanes}
+        self.finished: dict[str, RunFinished] = {}
+        self.answers: dict[str, str] = {}
+
+    def apply(self, lane: str, event: Event) -> None:
+        self.lanes[lane].apply(event)
+        if isinstance(event, RunFinished):
+            self.finished[lane] = event
+        elif isinstance(event, Answer):
+            self.answers[lane] = event.text
+
+    def add_notice(self, notice: str) -> None:
+        for transcript in self.lanes.values():
+            transcript.notice = notice
+
+    def outcome(self) -> RunFinished:
+        """The run's end for the store: the ReAct lane's, with both lanes' tokens."""
+        main = self.finished.get("react") or self.finished.get("main")
+        if main is None:
+            return RunFinished(round=0, status="error")
+        usage = main.usage
+        if "plain" in self.finished and self.mode == "compare":
+            usage = usage + self.finished["plain"].usage
+        return RunFinished(round=main.round, status=main.status, usage=usage,
+                           duration_ms=max(f.duration_ms for f in self.finished.values()))
+
+
+def replay(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang) -> View:
+    """A stored run's view, its stored steps folded as they were live (for /show too)."""
+    view = View(record.mode, lang)  # type: ignore[arg-type]
+    for lane, events in lanes.items():
+        if lane in view.lanes:
+            for event in events:
+                view.apply(lane, event)
+    return view

@@ -5,56 +5,42 @@ from __future__ import annotations
 
 import unicodedata
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
-from telegram.ext import (
-    Application,
-    CallbackQueryHandler,
-    CommandHandler,
-    ContextTypes,
-    MessageHandler,
-    filters,
-)
+from telegram import Message, Update
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from agent.lang import Lang
 from agent.prompts import Turn
-from bot.admins import is_admin
-from bot.i18n import MAX_QUESTION_CHARS, lang_of, text
-from bot.live import LiveMessage
-from bot.quota import refusal
-from bot.render import to_plain
-from bot.runs import Mode, Question, execute
-from bot.services import Services, services
+from bot.context import Context
+from bot.handlers.common import lang_of
+from bot.runs.execute import Question
+from bot.runs.quota import refusal
+from bot.view.buttons import Button
+from bot.view.i18n import text
+from bot.view.transcript import Mode
 
-Context = ContextTypes.DEFAULT_TYPE
+MAX_QUESTION_CHARS = 2000
 MODES: tuple[Mode, ...] = ("ask", "plain", "compare")
 
 
-def register(app: Application) -> None:  # type: ignore[type-arg]
-    app.add_handler(CommandHandler(["start", "help"], help_command))
-    app.add_handler(CommandHandler([*MODES, "plan"], ask_command))
-    app.add_handler(CommandHandler("examples", examples_command))
-    app.add_handler(CommandHandler("stop", stop_command))
-    app.add_handler(CallbackQueryHandler(stop_tapped, pattern=r"^stop:\d+$"))
-    app.add_handler(CallbackQueryHandler(example_tapped, pattern=r"^ex:"))
+def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
+    """Questions, examples and stopping, in the order they are tried."""
     text_only = filters.TEXT & ~filters.COMMAND
-    app.add_handler(MessageHandler(text_only & filters.ChatType.PRIVATE, private_text))
-    app.add_handler(MessageHandler(text_only & filters.ChatType.GROUPS & filters.REPLY,
-                                   group_reply))
-
-
-async def say(svc: Services, chat_id: int, reply_to: int | None, html: str | list[str],
-              markup: InlineKeyboardMarkup | None = None) -> list[int]:
-    """Send a message of the bot's own (or several pages, later ones replying to the first),
-    paced like every other message in the chat."""
-    live = LiveMessage(svc.bot, svc.pacer, chat_id, reply_to, button=None, to_plain=to_plain)
-    return await live.finish([html] if isinstance(html, str) else html, markup)
+    return [
+        CommandHandler(["start", "help"], help_command),
+        CommandHandler([*MODES, "plan"], ask_command),
+        CommandHandler("examples", examples_command),
+        CommandHandler("stop", stop_command),
+        CallbackQueryHandler(stop_tapped, pattern=r"^stop:\d+$"),
+        CallbackQueryHandler(example_tapped, pattern=r"^ex:"),
+        MessageHandler(text_only & filters.ChatType.PRIVATE, private_text),
+        MessageHandler(text_only & filters.ChatType.GROUPS & filters.REPLY, group_reply),
+    ]
 
 
 async def help_command(update: Update, context: Context) -> None:
     msg = update.effective_message
     assert msg is not None
-    await say(services(context), msg.chat_id, msg.message_id,
-              text(lang_of(update.effective_user), "help"))
+    await context.outbox.say(msg.chat_id, msg.message_id,
+                             text(lang_of(update.effective_user), "help"))
 
 
 async def ask_command(update: Update, context: Context) -> None:
@@ -91,30 +77,29 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     """Check the question and start its run (replying to `msg`), or say why not.
     `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
     first (/plan), or None for the AGENT_PLANNER setting."""
-    svc = services(context)
     user = update.effective_user
     assert user is not None
     lang = lang_of(user)
-    question, history, parent = await _resolve(svc, msg if replies_count else None, typed,
-                                               context.bot.id)
+    question, history, parent = await _resolve(context, msg if replies_count else None, typed)
     reply_to = msg.message_id
+    say = context.outbox.say
     if not visible(question):
-        await say(svc, msg.chat_id, reply_to, text(lang, "usage", command=command or mode))
+        await say(msg.chat_id, reply_to, text(lang, "usage", command=command or mode))
         return
     if len(question) > MAX_QUESTION_CHARS:
-        await say(svc, msg.chat_id, reply_to, text(lang, "too_long", length=len(question)))
+        await say(msg.chat_id, reply_to, text(lang, "too_long", length=len(question)))
         return
-    refused = await refusal(svc.store, svc.settings, msg.chat_id, user.id, lang)
+    refused = await refusal(context.store, context.settings, msg.chat_id, user.id, lang)
     if refused is not None:
-        await say(svc, msg.chat_id, reply_to, refused)
+        await say(msg.chat_id, reply_to, refused)
         return
-    active = svc.active.claim(msg.chat_id, user.id, lang)
+    active = context.runs.active.claim(msg.chat_id, user.id, lang)
     if active is None:
-        await say(svc, msg.chat_id, reply_to, text(lang, "busy"))
+        await say(msg.chat_id, reply_to, text(lang, "busy"))
         return
     q = Question(mode, question.strip(), msg.chat_id, user.id, user.full_name, lang, reply_to,
                  history, parent, planner)
-    svc.active.run(active, execute(svc, q, active))
+    context.runs.start(q, active)
 
 
 def visible(question: str) -> bool:
@@ -122,15 +107,15 @@ def visible(question: str) -> bool:
     return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in question)
 
 
-async def _resolve(svc: Services, msg: Message | None, typed: str,
-                   bot_id: int) -> tuple[str, tuple[Turn, ...], int | None]:
+async def _resolve(context: Context, msg: Message | None,
+                   typed: str) -> tuple[str, tuple[Turn, ...], int | None]:
     """The question, its history and parent run. A reply to one of our answers continues that
     run; a reply to anyone else's message asks about that message's text."""
     replied = msg.reply_to_message if msg else None
     if replied is None:
         return typed, (), None
-    if replied.from_user and replied.from_user.id == bot_id:
-        record = await svc.store.by_message(replied.chat_id, replied.message_id)
+    if replied.from_user and replied.from_user.id == context.bot.id:
+        record = await context.store.by_message(replied.chat_id, replied.message_id)
         if record is None:
             return typed, (), None
         history = (Turn(record.question, record.answer),) if record.answer else ()
@@ -144,23 +129,19 @@ async def _resolve(svc: Services, msg: Message | None, typed: str,
 
 
 async def examples_command(update: Update, context: Context) -> None:
-    svc = services(context)
     msg = update.effective_message
     assert msg is not None
     lang = lang_of(update.effective_user)
-    rows = [[InlineKeyboardButton(ex.in_lang(lang)[0], callback_data=f"ex:{ex.id}")]
-            for ex in svc.examples]
-    await say(svc, msg.chat_id, msg.message_id, text(lang, "examples"),
-              InlineKeyboardMarkup(rows))
+    rows = tuple((Button(ex.in_lang(lang)[0], f"ex:{ex.id}"),) for ex in context.parts.examples)
+    await context.outbox.say(msg.chat_id, msg.message_id, text(lang, "examples"), rows)
 
 
 async def example_tapped(update: Update, context: Context) -> None:
     """A tap on a preset question runs it, as the person who tapped."""
     query = update.callback_query
     assert query is not None and query.data is not None
-    svc = services(context)
     lang = lang_of(query.from_user)
-    example = next((ex for ex in svc.examples if f"ex:{ex.id}" == query.data), None)
+    example = next((ex for ex in context.parts.examples if f"ex:{ex.id}" == query.data), None)
     await query.answer(None if example else text(lang, "stale_button"))
     if example is None or not isinstance(query.message, Message):
         return
@@ -169,13 +150,12 @@ async def example_tapped(update: Update, context: Context) -> None:
 
 
 async def stop_command(update: Update, context: Context) -> None:
-    svc = services(context)
     msg, user = update.effective_message, update.effective_user
     assert msg is not None and user is not None
     lang = lang_of(user)
-    active = svc.active.of_user(user.id)
+    active = context.runs.active.of_user(user.id)
     if active is None:
-        await say(svc, msg.chat_id, msg.message_id, text(lang, "nothing_to_stop"))
+        await context.outbox.say(msg.chat_id, msg.message_id, text(lang, "nothing_to_stop"))
         return
     active.stop()
 
@@ -184,14 +164,13 @@ async def stop_tapped(update: Update, context: Context) -> None:
     """⏹ under a running answer: the asker or an admin may stop it."""
     query = update.callback_query
     assert query is not None and query.data is not None
-    svc = services(context)
-    lang: Lang = lang_of(query.from_user)
-    active = svc.active.get(int(query.data.split(":", 1)[1]))
+    lang = lang_of(query.from_user)
+    active = context.runs.active.get(int(query.data.split(":", 1)[1]))
     if active is None:
         await query.answer(text(lang, "not_running"))
         return
     user = query.from_user
-    if user.id != active.user_id and not await is_admin(svc, active.chat_id, user.id):
+    if user.id != active.user_id and not await context.admins.check(active.chat_id, user.id):
         await query.answer(text(lang, "not_yours"), show_alert=True)
         return
     notice = "" if user.id == active.user_id else text(active.lang, "stopped_by",

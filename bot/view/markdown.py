@@ -13,7 +13,7 @@ import re
 import string
 from functools import lru_cache
 
-from bot.spans import CODE, PRE, QUOTE, B, I, Span, Tags, link_tag, to_html
+from bot.view.spans import CODE, PRE, QUOTE, B, I, Span, Tags, link_tag, to_html
 
 _FENCE = re.compile(r"(\s*)(`{3,}|~{3,})\s*([\w+#.-]*)[^`]*$")  # also indented, in a list
 _HEADING = re.compile(r" {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")

@@ -1,7 +1,7 @@
 """A stored run as one self-contained HTML file: readable offline, printable.
 
 Inline CSS only (no scripts, fonts or images to fetch), every stored text escaped. Events are
-folded by bot.transcript, as for the live message and /show. The answer
+folded by bot.view.transcript, as for the live message and /show. The answer
 is shown as preformatted text: Markdown stays readable that way and needs no converter.
 """
 
@@ -15,8 +15,8 @@ from datetime import UTC
 from agent.events import Event, RunFinished
 from agent.lang import pick
 from agent.summary import figures, seconds
-from bot.store_records import LANES, RunRecord, UnknownEvent
-from bot.transcript import RoundView, ToolStep, Transcript
+from bot.store.records import LANES, RunRecord, UnknownEvent
+from bot.view.transcript import RoundView, ToolStep, Transcript
 
 _STATUS = {
     "running": ("进行中", "running"),

@@ -13,9 +13,9 @@ import math
 from datetime import UTC, datetime, timedelta
 
 from agent.lang import Lang
-from bot.i18n import text
 from bot.settings import BotSettings
-from bot.store import Store
+from bot.store.transcripts import Store
+from bot.view.i18n import text
 
 
 async def refusal(store: Store, settings: BotSettings, chat_id: int, user_id: int,

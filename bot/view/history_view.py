@@ -9,12 +9,11 @@ from __future__ import annotations
 import html
 from datetime import UTC
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
-
 from agent.lang import Lang
-from bot.export import mode_label, shorten, status_label
-from bot.i18n import text
-from bot.store_records import HistoryPage, RunRecord
+from bot.store.records import HistoryPage, RunRecord
+from bot.view.buttons import Button, Keyboard
+from bot.view.export import mode_label, shorten, status_label
+from bot.view.i18n import text
 
 QUESTION_CHARS = 60
 """A question in the list is cut to this many characters."""
@@ -37,19 +36,19 @@ def history_text(page: HistoryPage, lang: Lang, keyword: str) -> str:
     return "\n\n".join([title, *rows, f"<i>{text(lang, 'history_hint')}</i>"])
 
 
-def history_keyboard(page: HistoryPage, search: int | None) -> InlineKeyboardMarkup | None:
+def history_keyboard(page: HistoryPage, search: int | None) -> Keyboard:
     """A button per run to show it, then ◀ ▶ to turn the page (keeping the search)."""
-    runs = [InlineKeyboardButton(f"#{r.n} ▶", callback_data=f"show:{r.n}") for r in page.runs]
-    rows = [runs[i:i + RUNS_PER_ROW] for i in range(0, len(runs), RUNS_PER_ROW)]
+    runs = [Button(f"#{r.n} ▶", f"show:{r.n}") for r in page.runs]
+    rows = [tuple(runs[i:i + RUNS_PER_ROW]) for i in range(0, len(runs), RUNS_PER_ROW)]
     suffix = "" if search is None else f":{search}"
     turn = []
     if page.page > 1:
-        turn.append(InlineKeyboardButton("◀", callback_data=f"hist:{page.page - 1}{suffix}"))
+        turn.append(Button("◀", f"hist:{page.page - 1}{suffix}"))
     if page.page < page.pages:
-        turn.append(InlineKeyboardButton("▶", callback_data=f"hist:{page.page + 1}{suffix}"))
+        turn.append(Button("▶", f"hist:{page.page + 1}{suffix}"))
     if turn:
-        rows.append(turn)
-    return InlineKeyboardMarkup(rows) if rows else None
+        rows.append(tuple(turn))
+    return tuple(rows)
 
 
 def run_header(record: RunRecord, lang: Lang) -> str:

@@ -12,7 +12,7 @@ import html
 import re
 from collections.abc import Iterable
 
-from bot.textlen import clean_text, utf16_len, utf16_prefix
+from bot.view.textlen import clean_text, utf16_len, utf16_prefix
 
 Tags = tuple[str, ...]
 Span = tuple[str, Tags]

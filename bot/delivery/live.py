@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from telegram import (
     Bot,
+    InlineKeyboardButton,
     InlineKeyboardMarkup,
     InputFile,
     LinkPreviewOptions,
@@ -32,7 +33,9 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
-from bot.pacer import Pacer
+from bot.delivery.pacer import Pacer
+from bot.view.buttons import Keyboard
+from bot.view.spans import to_plain
 
 log = logging.getLogger(__name__)
 
@@ -45,16 +48,15 @@ NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 class _Shown:
     message_id: int
     text: str
-    markup: InlineKeyboardMarkup | None
+    buttons: Keyboard | None
 
 
 class LiveMessage:
     def __init__(self, bot: Bot, pacer: Pacer, chat_id: int, reply_to: int | None, *,
-                 button: InlineKeyboardMarkup | None, to_plain: Callable[[str], str]) -> None:
+                 button: Keyboard | None) -> None:
         self.bot, self.pacer, self.chat_id, self.reply_to = bot, pacer, chat_id, reply_to
         self.button = button
-        self._final_markup: InlineKeyboardMarkup | None = None
-        self.to_plain = to_plain
+        self._final_buttons: Keyboard | None = None
         self._pages: list[str] = []
         self._source: Callable[[], list[str]] = list
         """Renders the newest state; called when a turn comes and the state changed."""
@@ -68,10 +70,9 @@ class LiveMessage:
         """Telegram refuses to write here any more (bot blocked or removed)."""
 
     @classmethod
-    def editing(cls, bot: Bot, pacer: Pacer, chat_id: int, message_ids: list[int], *,
-                to_plain: Callable[[str], str]) -> LiveMessage:
+    def editing(cls, bot: Bot, pacer: Pacer, chat_id: int, message_ids: list[int]) -> LiveMessage:
         """A live message over messages sent earlier (by a process that has since ended)."""
-        live = cls(bot, pacer, chat_id, None, button=None, to_plain=to_plain)
+        live = cls(bot, pacer, chat_id, None, button=None)
         live._shown = [_Shown(message_id, "", None) for message_id in message_ids]
         return live
 
@@ -88,12 +89,11 @@ class LiveMessage:
         if self._worker is None:
             self._worker = asyncio.create_task(self._sync())
 
-    async def finish(self, pages: list[str],
-                     markup: InlineKeyboardMarkup | None = None) -> list[int]:
+    async def finish(self, pages: list[str], buttons: Keyboard | None = None) -> list[int]:
         """Deliver the final state and return the message ids. The ⏹ button goes;
-        `markup` (if any) is put under the last page."""
+        `buttons` (if any) are put under the last page."""
         self._running = False
-        self._final_markup = markup
+        self._final_buttons = buttons
         self.show(pages)
         assert self._worker is not None
         await asyncio.shield(self._worker)
@@ -119,16 +119,16 @@ class LiveMessage:
             await asyncio.sleep(0.01)
         return self._shown[0].message_id if self._shown and self._shown[0] else None
 
-    def _wanted(self, index: int) -> tuple[str, InlineKeyboardMarkup | None]:
+    def _wanted(self, index: int) -> tuple[str, Keyboard | None]:
         if index < len(self._pages) - 1:
             return self._pages[index], None
-        return self._pages[index], self.button if self._running else self._final_markup
+        return self._pages[index], self.button if self._running else self._final_buttons
 
     def _next_step(self) -> int | None:
         """The first page whose message does not show what it should, if any."""
         for index in range(len(self._pages)):
             shown = self._shown[index] if index < len(self._shown) else None
-            if shown is None or (shown.text, shown.markup) != self._wanted(index):
+            if shown is None or (shown.text, shown.buttons) != self._wanted(index):
                 return index
         return len(self._pages) if len(self._shown) > len(self._pages) else None
 
@@ -155,12 +155,13 @@ class LiveMessage:
             if spare is not None:
                 await self._call(self.bot.delete_message, self.chat_id, spare.message_id)
             return
-        text, markup = self._wanted(index)
+        text, buttons = self._wanted(index)
+        markup = telegram_markup(buttons)
         shown = self._shown[index] if index < len(self._shown) else None
         if shown is not None:
             done = await self._write(self.bot.edit_message_text, text, chat_id=self.chat_id,
                                      message_id=shown.message_id, reply_markup=markup)
-            self._shown[index] = _Shown(shown.message_id, text, markup) if done else None
+            self._shown[index] = _Shown(shown.message_id, text, buttons) if done else None
             return
         target = self.reply_to if index == 0 else self.message_ids[0]
         reply = ReplyParameters(target, allow_sending_without_reply=True) if target else None
@@ -169,7 +170,7 @@ class LiveMessage:
         if not isinstance(sent, Message):
             self.gone = True  # nothing to edit later; the run goes on without its message
             return
-        record = _Shown(sent.message_id, text, markup)
+        record = _Shown(sent.message_id, text, buttons)
         if index < len(self._shown):
             self._shown[index] = record
         else:
@@ -192,7 +193,7 @@ class LiveMessage:
                 return True
             log.warning("Telegram could not parse a page's entities; sending it as plain text")
         try:
-            return await self._call(method, text=self.to_plain(text),
+            return await self._call(method, text=to_plain(text),
                                     link_preview_options=NO_PREVIEW, **kw)
         except BadRequest as err:
             log.error("Telegram refused a page even as plain text (%s)", err.message)
@@ -226,6 +227,14 @@ class LiveMessage:
                 log.error("chat %s: Telegram call failed (%s)", self.chat_id, err)
                 return True
         return True
+
+
+def telegram_markup(buttons: Keyboard | None) -> InlineKeyboardMarkup | None:
+    """The view's buttons as Telegram's inline keyboard."""
+    if not buttons:
+        return None
+    return InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.data)
+                                  for b in row] for row in buttons])
 
 
 def _seconds(err: RetryAfter) -> float:

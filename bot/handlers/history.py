@@ -12,33 +12,23 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from telegram import (
-    Chat,
-    InlineKeyboardButton,
-    InlineKeyboardMarkup,
-    InputFile,
-    MaybeInaccessibleMessage,
-    Message,
-    Update,
-    User,
-)
+from telegram import Chat, MaybeInaccessibleMessage, Message, Update, User
 from telegram.constants import ChatType
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler, ContextTypes
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.lang import Lang
-from bot.admins import is_admin
-from bot.export import export_html, shorten
-from bot.handlers import say
-from bot.history_view import history_keyboard, history_text, run_header
-from bot.i18n import lang_of, text
-from bot.live import LiveMessage
-from bot.render import to_plain, utf16_len
-from bot.runs import replay
-from bot.services import Services, services
-from bot.spans import PAGE_LIMIT
-from bot.store_records import Scope
+from bot.context import Context
+from bot.handlers.common import lang_of
+from bot.store.records import Scope
+from bot.view.buttons import Button, Keyboard
+from bot.view.export import export_html, shorten
+from bot.view.history_view import history_keyboard, history_text, run_header
+from bot.view.i18n import text
+from bot.view.render import render_view
+from bot.view.spans import PAGE_LIMIT, to_plain
+from bot.view.textlen import utf16_len
+from bot.view.transcript import replay
 
-Context = ContextTypes.DEFAULT_TYPE
 SEARCHES_KEPT = 32
 """Keywords a chat's ◀ ▶ buttons can refer to; older lists say they have expired."""
 _NUMBER = re.compile(r"#?([0-9]{1,9})")
@@ -48,15 +38,16 @@ _SHOW_DATA = re.compile(r"show:([0-9]{1,9})")
 _FORGET_ALL_DATA = re.compile(r"fa:(yes|no):([0-9]{1,15})")
 
 
-def register(app: Application) -> None:  # type: ignore[type-arg]
-    app.add_handler(CommandHandler("history", history_command))
-    app.add_handler(CommandHandler("show", show_command))
-    app.add_handler(CommandHandler("export", export_command))
-    app.add_handler(CommandHandler("forget", forget_command))
-    app.add_handler(CallbackQueryHandler(history_tapped, pattern=r"^hist:"))
-    app.add_handler(CallbackQueryHandler(show_tapped, pattern=r"^show:"))
-    app.add_handler(CallbackQueryHandler(forget_all_tapped, pattern=r"^fa:"))
-    app.add_handler(CallbackQueryHandler(unknown_tapped))  # last: no other handler took it
+def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
+    return [
+        CommandHandler("history", history_command),
+        CommandHandler("show", show_command),
+        CommandHandler("export", export_command),
+        CommandHandler("forget", forget_command),
+        CallbackQueryHandler(history_tapped, pattern=r"^hist:"),
+        CallbackQueryHandler(show_tapped, pattern=r"^show:"),
+        CallbackQueryHandler(forget_all_tapped, pattern=r"^fa:"),
+    ]
 
 
 def scope_of(chat: Chat, user: User) -> Scope:
@@ -84,9 +75,8 @@ async def history_command(update: Update, context: Context) -> None:
     msg, chat, user, lang, arg = _command(update)
     page, keyword = (int(arg), "") if _PAGE.fullmatch(arg) else (1, arg)
     search = _remember(context, keyword) if keyword else None
-    svc = services(context)
-    html, markup = await _history(svc, scope_of(chat, user), lang, page, keyword, search)
-    await say(svc, chat.id, msg.message_id, html, markup)
+    html, buttons = await _history(context, scope_of(chat, user), lang, page, keyword, search)
+    await context.outbox.say(chat.id, msg.message_id, html, buttons)
 
 
 async def history_tapped(update: Update, context: Context) -> None:
@@ -101,15 +91,14 @@ async def history_tapped(update: Update, context: Context) -> None:
         await query.answer(text(lang, "history_expired"), show_alert=True)
         return
     await query.answer()
-    svc = services(context)
     scope = scope_of(query.message.chat, query.from_user)
-    html, markup = await _history(svc, scope, lang, int(found[1]), keyword, search)
-    await _edit(svc, query.message, html, markup)
+    html, buttons = await _history(context, scope, lang, int(found[1]), keyword, search)
+    await _edit(context, query.message, html, buttons)
 
 
-async def _history(svc: Services, scope: Scope, lang: Lang, page: int, keyword: str,
-                   search: int | None) -> tuple[str, InlineKeyboardMarkup | None]:
-    shown = await svc.store.history(scope, page=page, keyword=keyword)
+async def _history(context: Context, scope: Scope, lang: Lang, page: int, keyword: str,
+                   search: int | None) -> tuple[str, Keyboard]:
+    shown = await context.store.history(scope, page=page, keyword=keyword)
     return history_text(shown, lang, keyword), history_keyboard(shown, search)
 
 
@@ -135,13 +124,12 @@ def _remember(context: Context, keyword: str) -> int:
 
 async def show_command(update: Update, context: Context) -> None:
     msg, chat, user, lang, arg = _command(update)
-    svc = services(context)
     n = _number(arg)
     if n is None:
-        await say(svc, chat.id, msg.message_id, text(lang, "run_usage", command="show"))
+        await context.outbox.say(chat.id, msg.message_id, text(lang, "run_usage", command="show"))
         return
-    pages = await _replay(svc, scope_of(chat, user), n, lang)
-    await say(svc, chat.id, msg.message_id, pages or text(lang, "no_run", n=n))
+    pages = await _replay(context, scope_of(chat, user), n, lang)
+    await context.outbox.say(chat.id, msg.message_id, pages or text(lang, "no_run", n=n))
 
 
 async def show_tapped(update: Update, context: Context) -> None:
@@ -153,26 +141,25 @@ async def show_tapped(update: Update, context: Context) -> None:
     if found is None or query.message is None:
         await query.answer(text(lang, "stale_button"), show_alert=True)
         return
-    svc = services(context)
     n = int(found[1])
-    pages = await _replay(svc, scope_of(query.message.chat, query.from_user), n, lang)
+    pages = await _replay(context, scope_of(query.message.chat, query.from_user), n, lang)
     if pages is None:
         await query.answer(text(lang, "no_run", n=n), show_alert=True)
         return
     await query.answer()
-    await say(svc, query.message.chat.id, query.message.message_id, pages)
+    await context.outbox.say(query.message.chat.id, query.message.message_id, pages)
 
 
-async def _replay(svc: Services, scope: Scope, n: int, lang: Lang) -> list[str] | None:
+async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[str] | None:
     """Run `n` drawn as it looked live, observations whole, a header on top; None if it is
     not in scope."""
-    record = await svc.store.get(scope, n)
+    record = await context.store.get(scope, n)
     if record is None:
         return None
-    view = replay(record, await svc.store.events(record.id), lang)
+    view = replay(record, await context.store.events(record.id), lang)
     if record.status == "running":
         view.add_notice(text(lang, "still_running"))
-    pages = view.pages(live=False)
+    pages = render_view(view, live=False)
     header = run_header(record, lang)
     if utf16_len(to_plain(header + "\n\n" + pages[0])) <= PAGE_LIMIT:
         return [header + "\n\n" + pages[0], *pages[1:]]
@@ -184,20 +171,17 @@ async def _replay(svc: Services, scope: Scope, n: int, lang: Lang) -> list[str] 
 async def export_command(update: Update, context: Context) -> None:
     """The run as a self-contained HTML file, sent as a document."""
     msg, chat, user, lang, arg = _command(update)
-    svc = services(context)
     n = _number(arg)
-    record = None if n is None else await svc.store.get(scope_of(chat, user), n)
+    record = None if n is None else await context.store.get(scope_of(chat, user), n)
     if record is None:
         reply = text(lang, "run_usage", command="export") if n is None else text(
             lang, "no_run", n=n)
-        await say(svc, chat.id, msg.message_id, reply)
+        await context.outbox.say(chat.id, msg.message_id, reply)
         return
-    page = export_html(record, await svc.store.events(record.id), lang)
-    document = InputFile(page.encode("utf-8"), filename=f"glassbox-{record.n}.html")
+    page = export_html(record, await context.store.events(record.id), lang)
     caption = text(lang, "export_caption", n=record.n, question=shorten(record.question))
-    live = LiveMessage(svc.bot, svc.pacer, chat.id, msg.message_id, button=None,
-                       to_plain=to_plain)
-    await live.send_document(document, caption)
+    await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
+                                       f"glassbox-{record.n}.html", caption)
 
 
 # --- /forget --------------------------------------------------------------------------------
@@ -205,41 +189,38 @@ async def export_command(update: Update, context: Context) -> None:
 async def forget_command(update: Update, context: Context) -> None:
     """`/forget 12`: your own run (an admin: any run of the chat). `/forget all`: ask first."""
     msg, chat, user, lang, arg = _command(update)
-    svc = services(context)
     if arg.lower() == "all":
-        await _confirm_forget_all(svc, msg, chat, user, lang)
+        await _confirm_forget_all(context, msg, chat, user, lang)
         return
     n = _number(arg)
     scope = scope_of(chat, user)
-    record = None if n is None else await svc.store.get(scope, n)
+    record = None if n is None else await context.store.get(scope, n)
     if n is None:
         reply = text(lang, "run_usage", command="forget")
     elif record is None:
         reply = text(lang, "no_run", n=n)
-    elif record.user_id != user.id and not await is_admin(svc, chat.id, user.id):
+    elif record.user_id != user.id and not await context.admins.check(chat.id, user.id):
         reply = text(lang, "forget_not_yours", n=n)
     else:
-        await svc.store.forget(scope, n)
+        await context.store.forget(scope, n)
         reply = text(lang, "forgotten", n=n)
-    await say(svc, chat.id, msg.message_id, reply)
+    await context.outbox.say(chat.id, msg.message_id, reply)
 
 
-async def _confirm_forget_all(svc: Services, msg: Message, chat: Chat, user: User,
+async def _confirm_forget_all(context: Context, msg: Message, chat: Chat, user: User,
                               lang: Lang) -> None:
     """Admins only (in a private chat, its user): a button to confirm, for this user alone."""
-    if chat.type != ChatType.PRIVATE and not await is_admin(svc, chat.id, user.id):
-        await say(svc, chat.id, msg.message_id, text(lang, "forget_all_admins"))
+    say = context.outbox.say
+    if chat.type != ChatType.PRIVATE and not await context.admins.check(chat.id, user.id):
+        await say(chat.id, msg.message_id, text(lang, "forget_all_admins"))
         return
-    total = (await svc.store.history(Scope(chat.id), per_page=1)).total
+    total = (await context.store.history(Scope(chat.id), per_page=1)).total
     if not total:
-        await say(svc, chat.id, msg.message_id, text(lang, "history_empty"))
+        await say(chat.id, msg.message_id, text(lang, "history_empty"))
         return
-    buttons = InlineKeyboardMarkup([[
-        InlineKeyboardButton(text(lang, "forget_all_yes"), callback_data=f"fa:yes:{user.id}"),
-        InlineKeyboardButton(text(lang, "forget_all_no"), callback_data=f"fa:no:{user.id}"),
-    ]])
-    await say(svc, chat.id, msg.message_id, text(lang, "forget_all_confirm", total=total),
-              buttons)
+    buttons = ((Button(text(lang, "forget_all_yes"), f"fa:yes:{user.id}"),
+                Button(text(lang, "forget_all_no"), f"fa:no:{user.id}")),)
+    await say(chat.id, msg.message_id, text(lang, "forget_all_confirm", total=total), buttons)
 
 
 async def forget_all_tapped(update: Update, context: Context) -> None:
@@ -254,29 +235,20 @@ async def forget_all_tapped(update: Update, context: Context) -> None:
     if int(found[2]) != user.id:
         await query.answer(text(lang, "not_your_button"), show_alert=True)
         return
-    svc, chat = services(context), query.message.chat
+    chat = query.message.chat
     if found[1] == "no":
         await query.answer()
-        await _edit(svc, query.message, text(lang, "forget_all_cancelled"))
+        await _edit(context, query.message, text(lang, "forget_all_cancelled"))
         return
-    if chat.type != ChatType.PRIVATE and not await is_admin(svc, chat.id, user.id):
+    if chat.type != ChatType.PRIVATE and not await context.admins.check(chat.id, user.id):
         await query.answer(text(lang, "forget_all_admins"), show_alert=True)
         return
     await query.answer()
-    count = await svc.store.forget_all(chat.id)
-    await _edit(svc, query.message, text(lang, "forget_all_done", count=count))
+    count = await context.store.forget_all(chat.id)
+    await _edit(context, query.message, text(lang, "forget_all_done", count=count))
 
 
-async def unknown_tapped(update: Update, context: Context) -> None:
-    """A button no handler knows (from an older version, or forged): say so, do nothing."""
-    query = update.callback_query
-    assert query is not None
-    await query.answer(text(lang_of(query.from_user), "stale_button"), show_alert=True)
-
-
-async def _edit(svc: Services, message: MaybeInaccessibleMessage, html: str,
-                markup: InlineKeyboardMarkup | None = None) -> None:
+async def _edit(context: Context, message: MaybeInaccessibleMessage, html: str,
+                buttons: Keyboard | None = None) -> None:
     """Rewrite one of the bot's messages in place, paced like every message in the chat."""
-    live = LiveMessage.editing(svc.bot, svc.pacer, message.chat.id, [message.message_id],
-                               to_plain=to_plain)
-    await live.finish([html], markup)
+    await context.outbox.edit(message.chat.id, message.message_id, html, buttons)

@@ -1,7 +1,7 @@
 """What the bot refuses, and how: updates it never acts on, chats it does not serve, and
 messages no other handler takes (unknown commands, photos and stickers). Each gets one
 short line or nothing, never a trace or a half-started run. (Buttons no handler knows are
-answered by bot.history_handlers' last handler.)
+answered by the last handler here.)
 """
 
 from __future__ import annotations
@@ -9,30 +9,34 @@ from __future__ import annotations
 from telegram import Message, Update
 from telegram.constants import ChatType
 from telegram.ext import (
-    Application,
     ApplicationHandlerStop,
+    BaseHandler,
+    CallbackQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
 )
 
-from bot.commands import PRIVATE
-from bot.handlers import Context, say
-from bot.i18n import lang_of, text
-from bot.services import services
+from bot.context import Context
+from bot.handlers.commands import PRIVATE
+from bot.handlers.common import lang_of
+from bot.view.i18n import text
 
 
-def register_gate(app: Application) -> None:  # type: ignore[type-arg]
-    """Before every other handler (group -1)."""
-    app.add_handler(TypeHandler(Update, gate), group=-1)
+def gate_handler() -> BaseHandler:  # type: ignore[type-arg]
+    """Runs before every other handler (in its own, earlier group)."""
+    return TypeHandler(Update, gate)
 
 
-def register_fallbacks(app: Application) -> None:  # type: ignore[type-arg]
-    """After every other handler of group 0: these take only what none of them took."""
-    app.add_handler(MessageHandler(filters.COMMAND, unknown_command))
+def fallback_handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
+    """After every other handler: these take only what none of them took."""
     not_text = ~filters.TEXT & ~filters.StatusUpdate.ALL
     where = filters.ChatType.PRIVATE | filters.CaptionRegex("^/")
-    app.add_handler(MessageHandler(not_text & where, text_only))
+    return [
+        MessageHandler(filters.COMMAND, unknown_command),
+        MessageHandler(not_text & where, text_only),
+        CallbackQueryHandler(unknown_tapped),
+    ]
 
 
 def addressed_to_us(msg: Message, username: str) -> bool:
@@ -60,13 +64,13 @@ async def gate(update: Update, context: Context) -> None:
         await query.answer(text(lang_of(query.from_user), "stale_button"))
         raise ApplicationHandlerStop
     chat = update.effective_chat
-    if chat is None or services(context).settings.chat_allowed(chat.id):
+    if chat is None or context.settings.chat_allowed(chat.id):
         return
     line = text(lang_of(update.effective_user), "not_allowed")
     if query is not None:
         await query.answer(line)
     elif update.message is not None and addressed_to_us(update.message, context.bot.username):
-        await say(services(context), chat.id, update.message.message_id, line)
+        await context.outbox.say(chat.id, update.message.message_id, line)
     raise ApplicationHandlerStop
 
 
@@ -74,8 +78,8 @@ async def unknown_command(update: Update, context: Context) -> None:
     msg = update.effective_message
     assert msg is not None
     if addressed_to_us(msg, context.bot.username):
-        await say(services(context), msg.chat_id, msg.message_id,
-                  text(lang_of(update.effective_user), "unknown_command"))
+        await context.outbox.say(msg.chat_id, msg.message_id,
+                                 text(lang_of(update.effective_user), "unknown_command"))
 
 
 async def text_only(update: Update, context: Context) -> None:
@@ -83,6 +87,12 @@ async def text_only(update: Update, context: Context) -> None:
     msg = update.effective_message
     assert msg is not None
     if addressed_to_us(msg, context.bot.username):
-        await say(services(context), msg.chat_id, msg.message_id,
-                  text(lang_of(update.effective_user), "text_only"))
+        await context.outbox.say(msg.chat_id, msg.message_id,
+                                 text(lang_of(update.effective_user), "text_only"))
 
+
+async def unknown_tapped(update: Update, context: Context) -> None:
+    """A button no handler knows (from an older version, or forged): say so, do nothing."""
+    query = update.callback_query
+    assert query is not None
+    await query.answer(text(lang_of(query.from_user), "stale_button"), show_alert=True)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
+import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.lang import Lang
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -57,6 +59,8 @@ class ActiveRuns:
         async def wrapped() -> None:
             try:
                 await work
+            except Exception:
+                log.exception("run of user %s failed", active.user_id)
             finally:
                 self._by_user.pop(active.user_id, None)
                 self._by_key.pop(active.key, None)
@@ -71,5 +75,4 @@ class ActiveRuns:
             active.stop(notice(active.lang))
         for active in running:
             if active.task is not None:
-                with contextlib.suppress(Exception):
-                    await active.task
+                await active.task  # never raises: `run` logs what its work raised

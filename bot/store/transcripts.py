@@ -24,8 +24,8 @@ from typing import Any
 import aiosqlite
 
 from agent.events import AnswerDelta, Event, Usage
-from bot.migrations import migrate
-from bot.store_records import (
+from bot.store.migrations import migrate
+from bot.store.records import (
     FINAL_STATUSES,
     LANES,
     MODES,

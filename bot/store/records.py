@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent.events import EVENT_TYPES, Event, Usage, event_from_dict
+
+if TYPE_CHECKING:  # records are pure data: view/ imports them without a database driver
+    import sqlite3
 
 MODES = ("ask", "plain", "compare")
 LANES = ("main", "plain", "react")

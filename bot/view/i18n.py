@@ -9,11 +9,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from telegram import User
-
 from agent.lang import Lang
-
-MAX_QUESTION_CHARS = 2000
 
 _TEXTS: dict[str, tuple[str, str]] = {
     "help": (
@@ -136,9 +132,3 @@ def text(lang: Lang, key: str, **values: Any) -> str:
     zh, en = _TEXTS[key]
     template = zh if lang == "zh" else en
     return template.format(**{k: html.escape(str(v)) for k, v in values.items()})
-
-
-def lang_of(user: User | None) -> Lang:
-    """The user's Telegram language: Chinese for any `zh…` code, else English."""
-    code = (user.language_code or "") if user else ""
-    return "zh" if code.lower().startswith("zh") else "en"

@@ -1,0 +1,67 @@
+"""The context every handler gets: python-telegram-bot's `ContextTypes` with our own context
+class, so a handler asks for the narrow part it needs (`context.store`, `context.outbox`,
+`context.admins`, `context.runs`) with its type, instead of digging in `bot_data`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from telegram.ext import CallbackContext, ContextTypes, ExtBot
+
+from bot.delivery.outbox import Outbox
+from bot.examples import Example
+from bot.runs.admins import Admins
+from bot.runs.execute import Runs
+from bot.settings import BotSettings
+from bot.store.transcripts import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """What the handlers share, opened in `post_init` and closed in `post_shutdown`."""
+
+    settings: BotSettings
+    store: Store
+    admins: Admins
+    outbox: Outbox
+    runs: Runs
+    examples: tuple[Example, ...]
+
+
+class BotData:
+    """The Application's `bot_data`: empty until `post_init` opens the parts."""
+
+    def __init__(self) -> None:
+        self.parts: Parts | None = None
+
+
+class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):
+    @property
+    def parts(self) -> Parts:
+        if self.bot_data.parts is None:
+            raise RuntimeError("Glassbox has not started: post_init has not run")
+        return self.bot_data.parts
+
+    @property
+    def settings(self) -> BotSettings:
+        return self.parts.settings
+
+    @property
+    def store(self) -> Store:
+        return self.parts.store
+
+    @property
+    def admins(self) -> Admins:
+        return self.parts.admins
+
+    @property
+    def outbox(self) -> Outbox:
+        return self.parts.outbox
+
+    @property
+    def runs(self) -> Runs:
+        return self.parts.runs
+
+
+CONTEXT_TYPES = ContextTypes(context=Context, bot_data=BotData)

@@ -1,0 +1,1 @@
+"""Delivery: everything the bot sends, paced per chat: the live message, the outbox, typing."""

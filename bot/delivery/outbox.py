@@ -1,0 +1,46 @@
+"""The outbox: every message the bot sends goes through here, paced like the rest of its chat.
+
+A run's live message, a one-off reply (help, a refusal, a /history page), an edit of an
+earlier message and a document all use the same `LiveMessage` machinery, so each gets the
+chat's turn, the 429 waits, the network retries and the plain-text fallback.
+"""
+
+from __future__ import annotations
+
+from telegram import Bot, InputFile
+
+from bot.delivery.live import LiveMessage
+from bot.delivery.pacer import Pacer
+from bot.view.buttons import Keyboard
+
+
+class Outbox:
+    def __init__(self, bot: Bot, pacer: Pacer) -> None:
+        self.bot, self.pacer = bot, pacer
+
+    def live(self, chat_id: int, reply_to: int | None, *,
+             button: Keyboard | None = None) -> LiveMessage:
+        """A new live message replying to `reply_to`, with `button` under it while it runs."""
+        return LiveMessage(self.bot, self.pacer, chat_id, reply_to, button=button)
+
+    def editing(self, chat_id: int, message_ids: list[int]) -> LiveMessage:
+        """A live message over messages already in the chat."""
+        return LiveMessage.editing(self.bot, self.pacer, chat_id, message_ids)
+
+    async def say(self, chat_id: int, reply_to: int | None, html: str | list[str],
+                  buttons: Keyboard | None = None) -> list[int]:
+        """Send a message of the bot's own (or several pages, later ones replying to the
+        first); the message ids."""
+        return await self.live(chat_id, reply_to).finish(
+            [html] if isinstance(html, str) else html, buttons)
+
+    async def edit(self, chat_id: int, message_id: int, html: str,
+                   buttons: Keyboard | None = None) -> None:
+        """Rewrite one of the bot's messages in place."""
+        await self.editing(chat_id, [message_id]).finish([html], buttons)
+
+    async def send_document(self, chat_id: int, reply_to: int | None, data: bytes,
+                            filename: str, caption: str) -> None:
+        """Upload a file with an HTML caption, in reply to `reply_to`."""
+        await self.live(chat_id, reply_to).send_document(InputFile(data, filename=filename),
+                                                         caption)

@@ -1,0 +1,1 @@
+"""Runs: one question from start to stored end, the runs in flight, who may start or stop them."""

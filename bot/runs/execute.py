@@ -1,0 +1,171 @@
+"""Running one question: agent events → transcripts → rendered pages → the live message,
+with every step stored as it arrives.
+
+An ask or plain run has one lane (`main`); a compare run has `plain` and `react`, run
+concurrently and shown together. Whatever happens, the run ends with its final state on
+screen and its record finished in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+from agent.events import Event, RunFinished
+from agent.lang import Lang, detect_lang
+from agent.loop import run_plain, run_react
+from agent.model import ModelClient
+from agent.prompts import Turn
+from agent.tool import Tool
+from bot.delivery.live import LiveMessage
+from bot.delivery.outbox import Outbox
+from bot.delivery.typing_indicator import Typing
+from bot.runs.active import Active, ActiveRuns
+from bot.settings import BotSettings
+from bot.store.records import RunRecord
+from bot.store.transcripts import Store
+from bot.view.buttons import Button, Keyboard
+from bot.view.i18n import text
+from bot.view.render import render_view
+from bot.view.transcript import Mode, View, replay
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    mode: Mode
+    text: str
+    chat_id: int
+    user_id: int
+    user_name: str
+    lang: Lang
+    """The asker's Telegram language, for the bot's own words."""
+    reply_to: int
+    history: tuple[Turn, ...] = ()
+    parent_id: int | None = None
+    planner: bool | None = None
+    """/plan: make a plan first; None: as AGENT_PLANNER says."""
+
+
+def stop_button(lang: Lang, key: int) -> Keyboard:
+    return ((Button(text(lang, "stop_button"), f"stop:{key}"),),)
+
+
+class Runs:
+    """Starts questions in the background and carries each to its stored end."""
+
+    def __init__(self, settings: BotSettings, client: ModelClient, tools: Sequence[Tool],
+                 store: Store, outbox: Outbox, typing: Typing) -> None:
+        self.settings, self.client, self.tools = settings, client, tools
+        self.store, self.outbox, self.typing = store, outbox, typing
+        self.active = ActiveRuns()
+        self._recovering: asyncio.Task[None] | None = None
+
+    def start(self, q: Question, active: Active) -> None:
+        """Run `q` in the background in the slot `active` (claimed from `self.active`)."""
+        self.active.run(active, self._execute(q, active))
+
+    def recover(self) -> None:
+        """At start-up, in the background: runs a restart cut short are marked interrupted,
+        and their messages say so."""
+        self._recovering = asyncio.create_task(self._recover_interrupted())
+
+    async def stop_all(self) -> None:
+        """A shutdown: every run stops with a notice and delivers its final state."""
+        await self.active.stop_all(lambda lang: text(lang, "shutdown"))
+        if self._recovering is not None:
+            await self._recovering
+
+    async def _execute(self, q: Question, active: Active) -> None:
+        """Run `q` to the end, live in the chat; `active.cancel` stops it."""
+        view = View(q.mode, q.lang)
+        live = self.outbox.live(q.chat_id, q.reply_to, button=stop_button(q.lang, active.key))
+        record = await self.store.start_run(
+            chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
+            question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
+        remember = asyncio.create_task(self._remember_first(record, live))
+        try:
+            async with self.typing.shown(q.chat_id):
+                async for lane, event in self._events(q, active):
+                    view.apply(lane, event)
+                    await self.store.append(record.id, event, lane=lane)
+                    live.show(lambda: render_view(view, live=True))
+                    if live.gone:  # kicked or blocked: no one will see the rest
+                        active.stop()
+            end = view.outcome()
+        except Exception:
+            log.exception("run %s failed", record.id)
+            view.add_notice(text(q.lang, "failed"))
+            end = RunFinished(round=0, status="error")
+        status = "interrupted" if active.interrupted and end.status == "cancelled" else end.status
+        await self.store.finish(record.id, status=status, usage=end.usage,
+                                duration_ms=end.duration_ms,
+                                answer="\n\n".join(view.answers.values()))
+        if active.notice:
+            view.add_notice(active.notice)
+        ids = await live.finish(render_view(view, live=True))
+        remember.cancel()
+        await self.store.add_message_ids(record.id, ids)
+
+    async def _remember_first(self, record: RunRecord, live: LiveMessage) -> None:
+        """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""
+        first = await live.first_sent()
+        if first is not None:
+            await self.store.add_message_ids(record.id, [first])
+
+    def _events(self, q: Question, active: Active) -> AsyncIterator[tuple[str, Event]]:
+        common = {"client": self.client, "settings": self.settings, "history": q.history,
+                  "cancel": active.cancel}
+        lanes: dict[str, AsyncIterator[Event]] = {}
+        if q.mode in ("plain", "compare"):
+            lanes["plain" if q.mode == "compare" else "main"] = run_plain(q.text, **common)
+        if q.mode in ("ask", "compare"):
+            lanes["react" if q.mode == "compare" else "main"] = run_react(
+                q.text, tools=self.tools, planner=q.planner, **common)
+        return _merged(lanes)
+
+    async def _recover_interrupted(self) -> None:
+        for record in await self.store.interrupt_running():
+            if not record.message_ids:
+                continue
+            lang = detect_lang(record.question)
+            view = replay(record, await self.store.events(record.id), lang)
+            view.add_notice(text(lang, "interrupted"))
+            live = self.outbox.editing(record.chat_id, list(record.message_ids))
+            await live.finish(render_view(view, live=True))
+
+
+async def _merged(streams: dict[str, AsyncIterator[Event]]) -> AsyncIterator[tuple[str, Event]]:
+    """The lanes' events as they come, each tagged with its lane (lanes run concurrently).
+    A lane that fails is logged; the others go on."""
+    queue: asyncio.Queue[tuple[str, Event | None]] = asyncio.Queue()
+
+    async def pump(lane: str, stream: AsyncIterator[Event]) -> None:
+        try:
+            async for event in stream:
+                queue.put_nowait((lane, event))
+        finally:
+            queue.put_nowait((lane, None))
+
+    tasks = {lane: asyncio.create_task(pump(lane, s)) for lane, s in streams.items()}
+    left = len(tasks)
+    try:
+        while left:
+            lane, event = await queue.get()
+            if event is None:
+                left -= 1
+            else:
+                yield lane, event
+    finally:
+        for task in tasks.values():
+            task.cancel()
+        for lane, task in tasks.items():
+            try:
+                await task
+            except asyncio.CancelledError:
+                continue
+            except Exception:
+                log.exception("lane %s failed", lane)
