@@ -114,7 +114,11 @@ _TOOLS_REJECTED = ("tool", "function call", "function_call", "functions")
 
 
 def classify(exc: BaseException) -> ModelError:
-    """Translate an SDK or transport exception into a ModelError."""
+    """Translate an SDK or transport exception into a ModelError.
+
+    The SDK wraps what fails before the response starts (connecting, sending, waiting for
+    the headers) in APITimeoutError / APIConnectionError; httpx's own errors arrive here only
+    from reading the stream (a stall past the read timeout, a cut connection)."""
     if isinstance(exc, ModelError):
         return exc
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
