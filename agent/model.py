@@ -114,9 +114,15 @@ _TOOLS_REJECTED = ("tool", "function call", "function_call", "functions")
 
 
 def classify(exc: BaseException) -> ModelError:
-    """Translate an SDK or transport exception into a ModelError."""
+    """Translate an SDK or transport exception into a ModelError.
+
+    The SDK wraps what fails before the response starts (connecting, sending, waiting for
+    the headers) in APITimeoutError / APIConnectionError; httpx's own errors arrive here only
+    from reading the stream (a stall past the read timeout, a cut connection)."""
     if isinstance(exc, ModelError):
         return exc
+    if isinstance(exc, openai.APITimeoutError) and isinstance(exc.__cause__, httpx.ConnectTimeout):
+        return ModelError("connection")  # it never answered: unreachable, not slow
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
         return ModelError("timeout")
     if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
@@ -166,7 +172,10 @@ class ModelClient:
         self._client = openai.AsyncOpenAI(
             api_key=settings.openai_api_key.get_secret_value(),
             base_url=settings.openai_base_url,
-            timeout=settings.llm_timeout_s,
+            # A short connect timeout: an unreachable endpoint is reported after
+            # (1 + retries) x connect timeout + the SDK's backoff (0.5 s, 1 s, ...), about
+            # 17 s with the defaults, where one flat 60 s made it over three minutes.
+            timeout=httpx.Timeout(settings.llm_timeout_s, connect=settings.llm_connect_timeout_s),
             max_retries=settings.llm_max_retries,
             http_client=http_client,
         )

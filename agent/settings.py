@@ -28,6 +28,11 @@ class AgentSettings(BaseSettings):
     )
     llm_model: str = "qwen-plus"
     llm_timeout_s: float = Field(default=60.0, gt=0)
+    """Seconds to wait for the model's reply, per read of the stream (and to send, and to get
+    a pooled connection)."""
+    llm_connect_timeout_s: float = Field(default=5.0, gt=0)
+    """Seconds to connect to the endpoint. Short, so an unreachable one is reported soon:
+    each of the 1 + llm_max_retries attempts waits this long."""
     llm_temperature: float = Field(default=0.3, ge=0, le=2)
     llm_max_retries: int = Field(default=2, ge=0, le=10)
 
