@@ -16,6 +16,7 @@ from agent.events import Event, RunFinished
 from agent.lang import pick
 from agent.summary import figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
+from bot.view.textlen import shorten
 from bot.view.transcript import RoundView, ToolStep, Transcript
 
 _STATUS = {
@@ -163,11 +164,6 @@ def mode_label(mode: str, lang: str) -> str:
 def _tokens(prompt: int, completion: int, lang: str) -> str:
     return pick(lang, f"输入 {prompt} · 输出 {completion} 令牌",
                 f"{prompt} in · {completion} out tokens")
-
-
-def shorten(text: str, limit: int = 60) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _e(text: str) -> str:
