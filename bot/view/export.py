@@ -16,23 +16,9 @@ from agent.events import Event, RunFinished
 from agent.lang import pick
 from agent.summary import figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
+from bot.view.i18n import lane_label, mode_label, status_label
 from bot.view.textlen import shorten
 from bot.view.transcript import RoundView, ToolStep, Transcript
-
-_STATUS = {
-    "running": ("进行中", "running"),
-    "done": ("完成", "done"),
-    "max_rounds": ("达到轮数上限", "round limit reached"),
-    "error": ("出错", "error"),
-    "cancelled": ("已停止", "stopped"),
-    "interrupted": ("被中断", "interrupted"),
-}
-_MODE = {"ask": ("提问", "ask"), "plain": ("仅模型", "plain"), "compare": ("对比", "compare")}
-_LANE = {
-    "main": ("", ""),
-    "plain": ("仅模型（不用工具）", "Model alone (no tools)"),
-    "react": ("ReAct（使用工具）", "ReAct (with tools)"),
-}
 
 _CSS = """
 body { font: 15px/1.5 system-ui, -apple-system, "PingFang SC", "Microsoft YaHei", sans-serif;
@@ -94,7 +80,7 @@ def _meta(record: RunRecord, lang: str) -> str:
 def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
     """One lane, folded by the same rules as the live message."""
     t = Transcript.from_events(events)
-    title = pick(lang, *_LANE[lane])
+    title = lane_label(lane, lang)
     out = [f"<h2>{_e(title)}</h2>"] if title else []
     if t.plan:
         items = "".join(f"<li>{'☑' if done else '☐'} {_e(step.tool)}"
@@ -151,14 +137,6 @@ def _summary(finished: RunFinished, lang: str) -> str:
              _tokens(finished.usage.prompt_tokens, finished.usage.completion_tokens, lang)]
     reason = f"<br>{_e(finished.reason)}" if finished.reason else ""
     return f'<p class="note">{_e(" · ".join(parts))}{reason}</p>'
-
-
-def status_label(status: str, lang: str) -> str:
-    return pick(lang, *_STATUS.get(status, (status, status)))
-
-
-def mode_label(mode: str, lang: str) -> str:
-    return pick(lang, *_MODE.get(mode, (mode, mode)))
 
 
 def _tokens(prompt: int, completion: int, lang: str) -> str:
