@@ -139,6 +139,30 @@ _HTML: dict[str, tuple[str, str]] = {
 
 
 _PLAIN: dict[str, tuple[str, str]] = {
+    # --- A run's chain as render draws it: the live message and /show ---
+    "compare_plain": ("🧠 仅模型，不用工具", "🧠 Model alone, no tools"),
+    "compare_react": ("🔍 ReAct，使用工具", "🔍 ReAct, with tools"),
+    "chain_round": ("第 {n} 轮", "Round {n}"),
+    "chain_plan": ("计划", "Plan"),
+    "chain_plan_answer": ("作答", "answer"),
+    "chain_thought": ("思考", "Thought"),
+    "chain_synthesised": ("（推断）", " (synthesised)"),
+    "chain_colon": ("：", ": "),
+    "chain_action": ("行动", "Action"),
+    "chain_observation": ("观察", "Observation"),
+    "chain_empty": ("（空）", "(empty)"),
+    "chain_cut": ("（共 {chars:,} 字，/show 可看全文）",
+                  " ({chars:,} chars in all; /show shows every one)"),
+    "chain_answer": ("回答", "Answer"),
+    "chain_writing": ("（生成中…）", " (writing…)"),
+    "chain_incomplete": ("（未完成）", " (incomplete)"),
+    "chain_unparsed": ("（模型未按格式作答，以上为原文）",
+                       "(The model did not follow the format; this is its raw text.)"),
+    "chain_failed": ("出错了。", "Failed."),
+    "chain_stopped": ("已停止。", "Stopped."),
+    "chain_step_limit": ("已达到步骤上限", "Step limit reached"),
+    "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
+    "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
     # --- Which kind a run was and how it ended: /history, /show and the export ---
     "status_running": ("进行中", "running"),
     "status_done": ("完成", "done"),
