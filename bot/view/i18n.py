@@ -139,7 +139,7 @@ _HTML: dict[str, tuple[str, str]] = {
 
 
 _PLAIN: dict[str, tuple[str, str]] = {
-    # --- A run's chain as render draws it: the live message and /show ---
+    # --- A run's chain: the live message and /show (render); the export shares labels ---
     "compare_plain": ("🧠 仅模型，不用工具", "🧠 Model alone, no tools"),
     "compare_react": ("🔍 ReAct，使用工具", "🔍 ReAct, with tools"),
     "chain_round": ("第 {n} 轮", "Round {n}"),
@@ -163,6 +163,21 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_step_limit": ("已达到步骤上限", "Step limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
     "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
+    # --- A run as an HTML file (/export) ---
+    "export_title": ("Glassbox 记录 #{n}", "Glassbox transcript #{n}"),
+    "export_footer": ("由 Glassbox 导出", "Exported from Glassbox"),
+    "export_asked_by": ("提问人", "Asked by"),
+    "export_when": ("时间", "When"),
+    "export_mode": ("模式", "Mode"),
+    "export_model": ("模型", "Model"),
+    "export_status": ("状态", "Status"),
+    "export_duration": ("用时", "Duration"),
+    "export_tokens": ("令牌", "Tokens"),
+    "export_token_counts": ("输入 {prompt} · 输出 {completion} 令牌",
+                            "{prompt} in · {completion} out tokens"),
+    "export_synthesised": ("由 Glassbox 补写", "written by Glassbox"),
+    "export_failed": ("失败", "failed"),
+    "export_tool_calls": ("{calls} 次工具调用", "{calls} tool calls"),
     # --- Which kind a run was and how it ended: /history, /show and the export ---
     "status_running": ("进行中", "running"),
     "status_done": ("完成", "done"),
@@ -176,6 +191,11 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "lane_plain": ("仅模型（不用工具）", "Model alone (no tools)"),
     "lane_react": ("ReAct（使用工具）", "ReAct (with tools)"),
 }
+
+
+def lang_code(lang: str) -> str:
+    """`zh` or `en`: the language that `text()` and `phrase()` answer `lang` in."""
+    return pick(lang, "zh", "en")
 
 
 def text(lang: str, key: str, **values: Any) -> str:
