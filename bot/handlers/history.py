@@ -21,12 +21,12 @@ from bot.context import Context
 from bot.handlers.common import lang_of
 from bot.store.records import Scope
 from bot.view.buttons import Button, Keyboard
-from bot.view.export import export_html, shorten
+from bot.view.export import export_html
 from bot.view.history_view import history_keyboard, history_text, run_header
 from bot.view.i18n import text
 from bot.view.render import render_view
 from bot.view.spans import PAGE_LIMIT, to_plain
-from bot.view.textlen import utf16_len
+from bot.view.textlen import shorten, utf16_len
 from bot.view.transcript import replay
 
 SEARCHES_KEPT = 32

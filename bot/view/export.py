@@ -13,25 +13,11 @@ from collections.abc import Sequence
 from datetime import UTC
 
 from agent.events import Event, RunFinished
-from agent.lang import pick
 from agent.summary import figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
+from bot.view.i18n import lane_label, lang_code, mode_label, phrase, status_label
+from bot.view.textlen import shorten
 from bot.view.transcript import RoundView, ToolStep, Transcript
-
-_STATUS = {
-    "running": ("进行中", "running"),
-    "done": ("完成", "done"),
-    "max_rounds": ("达到轮数上限", "round limit reached"),
-    "error": ("出错", "error"),
-    "cancelled": ("已停止", "stopped"),
-    "interrupted": ("被中断", "interrupted"),
-}
-_MODE = {"ask": ("提问", "ask"), "plain": ("仅模型", "plain"), "compare": ("对比", "compare")}
-_LANE = {
-    "main": ("", ""),
-    "plain": ("仅模型（不用工具）", "Model alone (no tools)"),
-    "react": ("ReAct（使用工具）", "ReAct (with tools)"),
-}
 
 _CSS = """
 body { font: 15px/1.5 system-ui, -apple-system, "PingFang SC", "Microsoft YaHei", sans-serif;
@@ -56,17 +42,17 @@ h2, h3 { page-break-after: avoid; }
 
 def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str) -> str:
     """The whole transcript of `record` (its `events` by lane) as an HTML document."""
-    title = pick(lang, f"Glassbox 记录 #{record.n}", f"Glassbox transcript #{record.n}")
+    title = phrase(lang, "export_title", n=record.n)
     lanes = [lane for lane in LANES if lane in events]
     body = [
         f"<h1>{_e(title)}</h1>",
         f'<p class="question">{_e(record.question)}</p>',
         _meta(record, lang),
         *(_lane(lane, events[lane], lang) for lane in lanes),
-        f'<p class="note">{_e(pick(lang, "由 Glassbox 导出", "Exported from Glassbox"))}</p>',
+        f'<p class="note">{_e(phrase(lang, "export_footer"))}</p>',
     ]
     return (
-        f'<!DOCTYPE html>\n<html lang="{pick(lang, "zh", "en")}">\n'
+        f'<!DOCTYPE html>\n<html lang="{lang_code(lang)}">\n'
         f'<head>\n<meta charset="utf-8">\n<title>{_e(title)}: {_e(shorten(record.question))}'
         f"</title>\n<style>{_CSS}</style>\n</head>\n<body>\n" + "\n".join(body)
         + "\n</body>\n</html>\n"
@@ -76,16 +62,16 @@ def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str) ->
 def _meta(record: RunRecord, lang: str) -> str:
     started = record.started_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     rows = [
-        (pick(lang, "提问人", "Asked by"), record.user_name),
-        (pick(lang, "时间", "When"), started),
-        (pick(lang, "模式", "Mode"), mode_label(record.mode, lang)),
-        (pick(lang, "模型", "Model"), record.model),
-        (pick(lang, "状态", "Status"), status_label(record.status, lang)),
+        (phrase(lang, "export_asked_by"), record.user_name),
+        (phrase(lang, "export_when"), started),
+        (phrase(lang, "export_mode"), mode_label(record.mode, lang)),
+        (phrase(lang, "export_model"), record.model),
+        (phrase(lang, "export_status"), status_label(record.status, lang)),
     ]
     if record.duration_ms is not None:
-        rows.append((pick(lang, "用时", "Duration"), seconds(record.duration_ms, lang)))
-    rows.append((pick(lang, "令牌", "Tokens"), _tokens(record.usage.prompt_tokens,
-                                                     record.usage.completion_tokens, lang)))
+        rows.append((phrase(lang, "export_duration"), seconds(record.duration_ms, lang)))
+    rows.append((phrase(lang, "export_tokens"), _tokens(record.usage.prompt_tokens,
+                                                        record.usage.completion_tokens, lang)))
     cells = "".join(f"<tr><td>{_e(k)}</td><td>{_e(v)}</td></tr>" for k, v in rows)
     return f'<table class="meta">{cells}</table>'
 
@@ -93,18 +79,18 @@ def _meta(record: RunRecord, lang: str) -> str:
 def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
     """One lane, folded by the same rules as the live message."""
     t = Transcript.from_events(events)
-    title = pick(lang, *_LANE[lane])
+    title = lane_label(lane, lang)
     out = [f"<h2>{_e(title)}</h2>"] if title else []
     if t.plan:
         items = "".join(f"<li>{'☑' if done else '☐'} {_e(step.tool)}"
                         f"{_e(' — ' + step.why) if step.why else ''}</li>"
                         for step, done in t.checklist())
-        out.append(f'<section class="round"><h3>📋 {_e(pick(lang, "计划", "Plan"))}</h3>'
+        out.append(f'<section class="round"><h3>📋 {_e(phrase(lang, "chain_plan"))}</h3>'
                    f"<ul>{items}</ul></section>")
     out += [_round(view, lang) for view in t.rounds]
     out += [_unknown(event) for event in events if isinstance(event, UnknownEvent)]
     if t.answer:
-        out.append(f'<section class="answer"><h3>✅ {_e(pick(lang, "回答", "Answer"))}</h3>'
+        out.append(f'<section class="answer"><h3>✅ {_e(phrase(lang, "chain_answer"))}</h3>'
                    f"<pre>{_e(t.answer)}</pre></section>")
     if t.finished is not None:
         out.append(_summary(t.finished, lang))
@@ -112,12 +98,12 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
 
 
 def _round(view: RoundView, lang: str) -> str:
-    heading = pick(lang, f"第 {view.number} 轮", f"Round {view.number}")
+    heading = phrase(lang, "chain_round", n=view.number)
     out = [f'<section class="round"><h3>{_e(heading)}</h3>']
     if view.thought:
-        note = (f' <span class="note">({_e(pick(lang, "由 Glassbox 补写", "written by Glassbox"))})'
-                "</span>" if view.synthesized else "")
-        out.append(f'<div class="step"><span class="label">💭 {_e(pick(lang, "思考", "Thought"))}'
+        note = (f' <span class="note">({_e(phrase(lang, "export_synthesised"))})</span>'
+                if view.synthesized else "")
+        out.append(f'<div class="step"><span class="label">💭 {_e(phrase(lang, "chain_thought"))}'
                    f"</span>{note}<pre>{_e(view.thought)}</pre></div>")
     out += [_step(step, lang) for step in view.steps]
     out.append("</section>")
@@ -127,12 +113,12 @@ def _round(view: RoundView, lang: str) -> str:
 def _step(step: ToolStep, lang: str) -> str:
     args = step.arguments if isinstance(step.arguments, str) else json.dumps(
         step.arguments, ensure_ascii=False, indent=2)
-    out = (f'<div class="step"><span class="label">🔧 {_e(pick(lang, "行动", "Action"))}: '
+    out = (f'<div class="step"><span class="label">🔧 {_e(phrase(lang, "chain_action"))}: '
            f"{_e(step.tool)}</span><pre>{_e(args)}</pre></div>")
     if step.observation is not None:
-        mark = "" if step.ok else " ⚠️ " + pick(lang, "失败", "failed")
+        mark = "" if step.ok else " ⚠️ " + phrase(lang, "export_failed")
         out += (f'\n<div class="step{"" if step.ok else " failed"}"><span class="label">👀 '
-                f"{_e(pick(lang, '观察', 'Observation'))}: {_e(step.tool)}{_e(mark)}</span> "
+                f"{_e(phrase(lang, 'chain_observation'))}: {_e(step.tool)}{_e(mark)}</span> "
                 f'<span class="note">{_e(seconds(step.duration_ms, lang))}</span>'
                 f"<pre>{_e(step.observation)}</pre></div>")
     return out
@@ -145,29 +131,15 @@ def _unknown(event: UnknownEvent) -> str:
 
 
 def _summary(finished: RunFinished, lang: str) -> str:
-    calls = pick(lang, f"{finished.tool_calls} 次工具调用", f"{finished.tool_calls} tool calls")
+    calls = phrase(lang, "export_tool_calls", calls=finished.tool_calls)
     parts = [status_label(finished.status, lang), figures(finished, lang), calls,
              _tokens(finished.usage.prompt_tokens, finished.usage.completion_tokens, lang)]
     reason = f"<br>{_e(finished.reason)}" if finished.reason else ""
     return f'<p class="note">{_e(" · ".join(parts))}{reason}</p>'
 
 
-def status_label(status: str, lang: str) -> str:
-    return pick(lang, *_STATUS.get(status, (status, status)))
-
-
-def mode_label(mode: str, lang: str) -> str:
-    return pick(lang, *_MODE.get(mode, (mode, mode)))
-
-
 def _tokens(prompt: int, completion: int, lang: str) -> str:
-    return pick(lang, f"输入 {prompt} · 输出 {completion} 令牌",
-                f"{prompt} in · {completion} out tokens")
-
-
-def shorten(text: str, limit: int = 60) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return phrase(lang, "export_token_counts", prompt=prompt, completion=completion)
 
 
 def _e(text: str) -> str:

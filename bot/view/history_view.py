@@ -12,8 +12,8 @@ from datetime import UTC
 from agent.lang import Lang
 from bot.store.records import HistoryPage, RunRecord
 from bot.view.buttons import Button, Keyboard
-from bot.view.export import mode_label, shorten, status_label
-from bot.view.i18n import text
+from bot.view.i18n import mode_label, status_label, text
+from bot.view.textlen import shorten
 
 QUESTION_CHARS = 60
 """A question in the list is cut to this many characters."""

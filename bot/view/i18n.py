@@ -1,7 +1,18 @@
-"""Every text the bot itself writes to a chat, in Chinese and English.
+"""Every word the bot itself writes, in Chinese and English, and the one way to look it up.
 
-The bot's own words follow the user's Telegram language (`language_code`); the agent
-answers in the language of the question on its own.
+Two tables of (zh, en) templates, told apart by what the template is:
+
+- `_HTML`: whole chat messages in Telegram HTML (they may hold tags). Look up with `text()`,
+  which HTML-escapes the values it fills in.
+- `_PLAIN`: plain words that a view builds into a page: render's spans, the export's
+  elements. They never hold HTML. Look up with `phrase()`, which fills values in as they are
+  (so `{chars:,}` formats a number); the page escapes the result, as it does all text.
+
+A key lives in one table only; both lookups pick the language as agent.lang.pick does
+(Chinese for any `zh…` code, else English).
+The bot's own words follow the user's Telegram language (`language_code`); the agent answers
+in the language of the question on its own, and its own words (run figures, tool errors)
+stay in agent/.
 """
 
 from __future__ import annotations
@@ -9,9 +20,9 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from agent.lang import Lang
+from agent.lang import pick
 
-_TEXTS: dict[str, tuple[str, str]] = {
+_HTML: dict[str, tuple[str, str]] = {
     "help": (
         "🔍 <b>Glassbox</b> 回答问题时，会把它的思考过程一步步摆在你眼前。\n\n"
         "它用的是 <b>ReAct</b>（推理 + 行动）：每一轮先 💭 <b>思考</b>需要什么，再 🔧 <b>行动</b>"
@@ -127,8 +138,90 @@ _TEXTS: dict[str, tuple[str, str]] = {
 }
 
 
-def text(lang: Lang, key: str, **values: Any) -> str:
-    """The text `key` in `lang`, with `values` filled in (HTML-escaped)."""
-    zh, en = _TEXTS[key]
-    template = zh if lang == "zh" else en
-    return template.format(**{k: html.escape(str(v)) for k, v in values.items()})
+_PLAIN: dict[str, tuple[str, str]] = {
+    # --- A run's chain: the live message and /show (render); the export shares labels ---
+    "compare_plain": ("🧠 仅模型，不用工具", "🧠 Model alone, no tools"),
+    "compare_react": ("🔍 ReAct，使用工具", "🔍 ReAct, with tools"),
+    "chain_round": ("第 {n} 轮", "Round {n}"),
+    "chain_plan": ("计划", "Plan"),
+    "chain_plan_answer": ("作答", "answer"),
+    "chain_thought": ("思考", "Thought"),
+    "chain_synthesised": ("（推断）", " (synthesised)"),
+    "chain_colon": ("：", ": "),
+    "chain_action": ("行动", "Action"),
+    "chain_observation": ("观察", "Observation"),
+    "chain_empty": ("（空）", "(empty)"),
+    "chain_cut": ("（共 {chars:,} 字，/show 可看全文）",
+                  " ({chars:,} chars in all; /show shows every one)"),
+    "chain_answer": ("回答", "Answer"),
+    "chain_writing": ("（生成中…）", " (writing…)"),
+    "chain_incomplete": ("（未完成）", " (incomplete)"),
+    "chain_unparsed": ("（模型未按格式作答，以上为原文）",
+                       "(The model did not follow the format; this is its raw text.)"),
+    "chain_failed": ("出错了。", "Failed."),
+    "chain_stopped": ("已停止。", "Stopped."),
+    "chain_step_limit": ("已达到步骤上限", "Step limit reached"),
+    "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
+    "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
+    # --- A run as an HTML file (/export) ---
+    "export_title": ("Glassbox 记录 #{n}", "Glassbox transcript #{n}"),
+    "export_footer": ("由 Glassbox 导出", "Exported from Glassbox"),
+    "export_asked_by": ("提问人", "Asked by"),
+    "export_when": ("时间", "When"),
+    "export_mode": ("模式", "Mode"),
+    "export_model": ("模型", "Model"),
+    "export_status": ("状态", "Status"),
+    "export_duration": ("用时", "Duration"),
+    "export_tokens": ("令牌", "Tokens"),
+    "export_token_counts": ("输入 {prompt} · 输出 {completion} 令牌",
+                            "{prompt} in · {completion} out tokens"),
+    "export_synthesised": ("由 Glassbox 补写", "written by Glassbox"),
+    "export_failed": ("失败", "failed"),
+    "export_tool_calls": ("{calls} 次工具调用", "{calls} tool calls"),
+    # --- Which kind a run was and how it ended: /history, /show and the export ---
+    "status_running": ("进行中", "running"),
+    "status_done": ("完成", "done"),
+    "status_max_rounds": ("达到轮数上限", "round limit reached"),
+    "status_error": ("出错", "error"),
+    "status_cancelled": ("已停止", "stopped"),
+    "status_interrupted": ("被中断", "interrupted"),
+    "mode_ask": ("提问", "ask"),
+    "mode_plain": ("仅模型", "plain"),
+    "mode_compare": ("对比", "compare"),
+    "lane_plain": ("仅模型（不用工具）", "Model alone (no tools)"),
+    "lane_react": ("ReAct（使用工具）", "ReAct (with tools)"),
+}
+
+
+def lang_code(lang: str) -> str:
+    """`zh` or `en`: the language that `text()` and `phrase()` answer `lang` in."""
+    return pick(lang, "zh", "en")
+
+
+def text(lang: str, key: str, **values: Any) -> str:
+    """The chat message `key` (Telegram HTML) in `lang`, `values` filled in HTML-escaped."""
+    return pick(lang, *_HTML[key]).format(
+        **{k: html.escape(str(v)) for k, v in values.items()})
+
+
+def phrase(lang: str, key: str, **values: Any) -> str:
+    """The plain words `key` in `lang`, `values` filled in as they are: not HTML, so the
+    caller escapes the result (spans.to_html does it for render)."""
+    return pick(lang, *_PLAIN[key]).format(**values)
+
+
+def status_label(status: str, lang: str) -> str:
+    """How a run ended (or that it is still running); a status we have no words for as is."""
+    key = f"status_{status}"
+    return phrase(lang, key) if key in _PLAIN else status
+
+
+def mode_label(mode: str, lang: str) -> str:
+    """The kind of run (ask, plain, compare); a mode we have no words for as is."""
+    key = f"mode_{mode}"
+    return phrase(lang, key) if key in _PLAIN else mode
+
+
+def lane_label(lane: str, lang: str) -> str:
+    """The heading of a compare run's lane; a run's only lane (`main`) has none: empty."""
+    return "" if lane == "main" else phrase(lang, f"lane_{lane}")

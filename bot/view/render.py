@@ -7,9 +7,9 @@ in further pages and nothing is ever dropped.
 
 from __future__ import annotations
 
-from agent.lang import pick
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
+from bot.view.i18n import phrase
 from bot.view.markdown import md_spans
 from bot.view.spans import CODE, QUOTE, QUOTE_EXPANDABLE, B, I, Span, paginate, to_html
 from bot.view.transcript import RoundView, ToolStep, Transcript, View
@@ -42,10 +42,10 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     out: list[Span] = []
     _question(out, react.question or plain.question)
     out.append(("\n\n", ()))
-    out.append((pick(lang, "🧠 仅模型，不用工具", "🧠 Model alone, no tools"), (B,)))
+    out.append((phrase(lang, "compare_plain"), (B,)))
     _run_body(out, plain, lang, live)
     out.append(("\n\n", ()))
-    out.append((pick(lang, "🔍 ReAct，使用工具", "🔍 ReAct, with tools"), (B,)))
+    out.append((phrase(lang, "compare_react"), (B,)))
     _run_body(out, react, lang, live)
     if plain.finished and react.finished:
         out.append(("\n\n", ()))
@@ -71,7 +71,7 @@ def _run_body(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
             continue
         out.append(("\n\n", ()))
         if t.mode == "react":
-            heading = pick(lang, f"第 {view.number} 轮", f"Round {view.number}")
+            heading = phrase(lang, "chain_round", n=view.number)
             out.append((f"— {heading} —", (B,)))
             out.append(("\n", ()))
         _round(out, view, lang, live, running)
@@ -82,9 +82,9 @@ def _run_body(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
 
 def _plan(out: list[Span], t: Transcript, lang: str) -> None:
     out.append(("\n\n📋 ", ()))
-    out.append((pick(lang, "计划", "Plan"), (B,)))
+    out.append((phrase(lang, "chain_plan"), (B,)))
     for step, done in t.checklist():
-        name = pick(lang, "作答", "answer") if step.tool == "finish" else step.tool
+        name = phrase(lang, "chain_plan_answer") if step.tool == "finish" else step.tool
         out.append(("\n☑ " if done else "\n☐ ", ()))
         out.append((name, (CODE,) if step.tool != "finish" else (B,)))
         if step.why:
@@ -94,9 +94,9 @@ def _plan(out: list[Span], t: Transcript, lang: str) -> None:
 def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: bool) -> None:
     if view.thought:
         out.append(("💭 ", ()))
-        out.append((pick(lang, "思考", "Thought"), (B,)))
+        out.append((phrase(lang, "chain_thought"), (B,)))
         if view.synthesized:
-            out.append((pick(lang, "（推断）", " (synthesised)"), (I,)))
+            out.append((phrase(lang, "chain_synthesised"), (I,)))
         _thought(out, view.thought, (I,) if view.synthesized else (), lang)
     need_break = bool(view.thought)
     for step in view.steps:
@@ -108,11 +108,11 @@ def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: boo
 
 def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool) -> None:
     out.append(("🔧 ", ()))
-    out.append((pick(lang, "行动", "Action"), (B,)))
+    out.append((phrase(lang, "chain_action"), (B,)))
     out.append((" ", ()))
     out.append((f"{step.tool}({args_text(step.arguments)})", (CODE,)))
     out.append(("\n👀 ", ()))
-    out.append((pick(lang, "观察", "Observation"), (B,)))
+    out.append((phrase(lang, "chain_observation"), (B,)))
     if step.observation is None:
         out.append((" ⏳" if running else " —", ()))
         return
@@ -121,7 +121,7 @@ def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool)
     text = step.observation
     if not text:
         out.append(("\n", ()))
-        out.append((pick(lang, "（空）", "(empty)"), (I,)))
+        out.append((phrase(lang, "chain_empty"), (I,)))
         return
     out.append(("\n", ()))
     if not live or len(text) <= LIVE_OBSERVATION_CHARS:
@@ -129,8 +129,7 @@ def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool)
         out.append((text, (quote,)))
         return
     out.append((text[:LIVE_OBSERVATION_CHARS].rstrip() + "…", (QUOTE_EXPANDABLE,)))
-    note = pick(lang, f"（共 {len(text):,} 字，/show 可看全文）",
-                f" ({len(text):,} chars in all; /show shows every one)")
+    note = phrase(lang, "chain_cut", chars=len(text))
     out.append((note, (QUOTE_EXPANDABLE, I)))
 
 
@@ -141,7 +140,7 @@ def _thought(out: list[Span], text: str, tags: tuple[str, ...], lang: str) -> No
         out.append(("\n", ()))
         out.append((text, (QUOTE_EXPANDABLE, *tags)))
     else:
-        out.append((pick(lang, "：", ": "), ()))
+        out.append((phrase(lang, "chain_colon"), ()))
         out.append((text, tags))
 
 
@@ -149,19 +148,17 @@ def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
     out.append(("\n\n", ()))
     if t.answer_final:
         out.append(("✅ ", ()))
-        out.append((pick(lang, "回答", "Answer"), (B,)))
+        out.append((phrase(lang, "chain_answer"), (B,)))
     else:
         out.append(("✍️ ", ()))
-        out.append((pick(lang, "回答", "Answer"), (B,)))
-        state = pick(lang, "（生成中…）", " (writing…)") if running else pick(
-            lang, "（未完成）", " (incomplete)")
+        out.append((phrase(lang, "chain_answer"), (B,)))
+        state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
     out.extend(md_spans(t.answer))
     if t.unparsed:
         out.append(("\n", ()))
-        out.append((pick(lang, "（模型未按格式作答，以上为原文）",
-                         "(The model did not follow the format; this is its raw text.)"), (I,)))
+        out.append((phrase(lang, "chain_unparsed"), (I,)))
 
 
 def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool) -> None:
@@ -169,19 +166,19 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
     if done is not None:
         out.append(("\n\n", ()))
         if done.status == "error":
-            out.append(("❌ " + (done.reason or pick(lang, "出错了。", "Failed.")), ()))
+            out.append(("❌ " + (done.reason or phrase(lang, "chain_failed")), ()))
         elif done.status == "cancelled":
-            out.append(("⏹ " + (done.reason or pick(lang, "已停止。", "Stopped.")), ()))
+            out.append(("⏹ " + (done.reason or phrase(lang, "chain_stopped")), ()))
         else:
             out.append(("⏱ " + figures(done, lang), (I,)))
             if done.status == "max_rounds":
-                limit = pick(lang, "已达到步骤上限", "Step limit reached")
+                limit = phrase(lang, "chain_step_limit")
                 out.append(("\n⚠️ " + (done.reason or limit), ()))
     if t.notice:
         out.append(("\n\n⚠️ " + t.notice, ()))
     elif running and live:
         out.append(("\n\n", ()))
-        out.append((pick(lang, "⏳ 正在思考…", "⏳ Working…"), (I,)))
+        out.append((phrase(lang, "chain_working"), (I,)))
     elif done is None:
         out.append(("\n\n", ()))
-        out.append((pick(lang, "⚠️ 这次运行没有结束。", "⚠️ This run did not finish."), (I,)))
+        out.append((phrase(lang, "chain_unfinished"), (I,)))

@@ -1,4 +1,7 @@
-"""Text length as Telegram counts it: UTF-16 code units (an emoji outside the BMP is 2)."""
+"""Text length as Telegram counts it: UTF-16 code units (an emoji outside the BMP is 2).
+
+Also `shorten`, which cuts a text to a number of characters for a one-line label.
+"""
 
 from __future__ import annotations
 
@@ -32,3 +35,10 @@ def clean_text(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return text
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """`text` on one line (whitespace runs made one space), cut to `limit` characters with an
+    ellipsis. Counts code points, not UTF-16 units: it is for labels, not page limits."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
