@@ -1,33 +1,21 @@
-"""Shared fixtures: the fake model server and agent settings pointing at it."""
+"""Shared fixtures: the fake model server and agent settings pointing at it.
+(Plain helpers and constants are in kit.py, so no test imports this module.)"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 import pytest
 
 from agent import AgentSettings, ModelClient
 from tests.fakes.model import FakeModel
-
-TEST_KEY = "sk-test-0123456789abcdefghijklmnopqrstuv"
+from tests.kit import agent_settings
 
 
 @pytest.fixture
 def fake_model() -> Iterator[FakeModel]:
     with FakeModel() as server:
         yield server
-
-
-def agent_settings(base_url: str, **overrides: Any) -> AgentSettings:
-    values: dict[str, Any] = {
-        "openai_base_url": base_url,
-        "openai_api_key": TEST_KEY,
-        "llm_max_retries": 0,
-        "llm_timeout_s": 5,
-        **overrides,
-    }
-    return AgentSettings(_env_file=None, **values)
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ import urllib.request
 from pathlib import Path
 
 from tests.botkit import ALICE, people
-from tests.conftest import TEST_KEY
 from tests.fakes.model import FakeModel, text_reply
 from tests.fakes.telegram import TOKEN, FakeTelegram
+from tests.kit import TEST_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 

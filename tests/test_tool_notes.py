@@ -12,9 +12,9 @@ import pytest
 from agent import AgentSettings, ModelClient
 from agent.tool import ToolError
 from agent.tools import Toolbox
-from tests.conftest import agent_settings
 from tests.fakes.model import FakeModel
 from tests.fakes.tools import observe, open_toolbox, run_tool
+from tests.kit import agent_settings
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "notes"
 

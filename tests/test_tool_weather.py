@@ -10,11 +10,11 @@ import pytest
 from agent import AgentSettings, ModelClient
 from agent.tool import ToolError
 from agent.tools import Toolbox
-from tests.conftest import agent_settings
 from tests.fakes.model import FakeModel
 from tests.fakes.server import Reply
 from tests.fakes.tools import observe, open_toolbox, run_tool
 from tests.fakes.upstreams import FakeOpenMeteo, html_error, not_json, sample, slow
+from tests.kit import agent_settings
 
 
 @pytest.fixture
