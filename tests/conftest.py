@@ -1,19 +1,23 @@
-"""Shared fixtures: the fake model server and agent settings pointing at it; the bot (`gb`)
-running against the fake Bot API and the fake model.
-(Plain helpers and constants are in kit.py and botkit.py, so no test imports this module.)"""
+"""Shared fixtures: the fake model server, agent settings pointing at it and the toolbox they
+choose; the bot (`gb`) running against the fake Bot API and the fake model. A module changes
+what differs by overriding a small fixture (`tool_settings`, `gb_tools`, `fake_telegram`).
+Plain helpers and constants are in kit.py and botkit.py: no test imports this module."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent import AgentSettings, ModelClient
 from agent.tool import Tool
+from agent.tools import Toolbox
 from tests.botkit import SCALE, Glassbox, people, running
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
+from tests.fakes.tools import open_toolbox
 from tests.kit import agent_settings
 
 
@@ -24,8 +28,15 @@ def fake_model() -> Iterator[FakeModel]:
 
 
 @pytest.fixture
-def settings(fake_model: FakeModel) -> AgentSettings:
-    return agent_settings(fake_model.base_url)
+def tool_settings() -> dict[str, Any]:
+    """What `settings` sets for the tools: nothing. A tool's test module overrides this
+    fixture (AGENT_TOOLS, where its fake upstream is, the database in tmp_path)."""
+    return {}
+
+
+@pytest.fixture
+def settings(fake_model: FakeModel, tool_settings: dict[str, Any]) -> AgentSettings:
+    return agent_settings(fake_model.base_url, **tool_settings)
 
 
 @pytest.fixture
@@ -33,6 +44,13 @@ async def client(settings: AgentSettings) -> AsyncIterator[ModelClient]:
     model = ModelClient(settings)
     yield model
     await model.close()
+
+
+@pytest.fixture
+async def box(settings: AgentSettings) -> AsyncIterator[Toolbox]:
+    """The tools `settings` chooses, opened (and closed after the test)."""
+    async with open_toolbox(settings) as toolbox:
+        yield toolbox
 
 
 @pytest.fixture
