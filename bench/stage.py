@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import TEST_KEY
 from tests.fakes.model import DashScope, FakeModel, Pace, Served, sse
 from tests.fakes.server import Reply
 from tests.fakes.telegram import TOKEN, FakeTelegram, Message
 from tests.fakes.upstreams import FakeOpenMeteo
+from tests.kit import TEST_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 TELEGRAM_LATENCY_S = 0.05

@@ -15,9 +15,9 @@ from bot.app import App, build_app
 from bot.context import Parts
 from bot.delivery.pacer import Limits
 from bot.settings import BotSettings
-from tests.conftest import TEST_KEY
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import TOKEN, FakeTelegram, Message
+from tests.kit import TEST_KEY
 
 SCALE = 0.02
 """Telegram's time limits, 50 times faster (the fake and the bot's pacer alike)."""

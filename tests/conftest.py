@@ -1,16 +1,24 @@
-"""Shared fixtures: the fake model server and agent settings pointing at it."""
+"""Shared fixtures: the fake model server, agent settings pointing at it and the toolbox they
+choose; the bot (`gb`) running against the fake Bot API and the fake model. A module changes
+what differs by overriding a small fixture (`tool_settings`, `gb_tools`, `fake_telegram`).
+Plain helpers and constants are in kit.py and botkit.py: no test imports this module."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent import AgentSettings, ModelClient
+from agent.tool import Tool
+from agent.tools import Toolbox
+from tests.botkit import SCALE, Glassbox, people, running
 from tests.fakes.model import FakeModel
-
-TEST_KEY = "sk-test-0123456789abcdefghijklmnopqrstuv"
+from tests.fakes.telegram import FakeTelegram
+from tests.fakes.tools import open_toolbox
+from tests.kit import agent_settings
 
 
 @pytest.fixture
@@ -19,20 +27,16 @@ def fake_model() -> Iterator[FakeModel]:
         yield server
 
 
-def agent_settings(base_url: str, **overrides: Any) -> AgentSettings:
-    values: dict[str, Any] = {
-        "openai_base_url": base_url,
-        "openai_api_key": TEST_KEY,
-        "llm_max_retries": 0,
-        "llm_timeout_s": 5,
-        **overrides,
-    }
-    return AgentSettings(_env_file=None, **values)
+@pytest.fixture
+def tool_settings() -> dict[str, Any]:
+    """What `settings` sets for the tools: nothing. A tool's test module overrides this
+    fixture (AGENT_TOOLS, where its fake upstream is, the database in tmp_path)."""
+    return {}
 
 
 @pytest.fixture
-def settings(fake_model: FakeModel) -> AgentSettings:
-    return agent_settings(fake_model.base_url)
+def settings(fake_model: FakeModel, tool_settings: dict[str, Any]) -> AgentSettings:
+    return agent_settings(fake_model.base_url, **tool_settings)
 
 
 @pytest.fixture
@@ -40,3 +44,35 @@ async def client(settings: AgentSettings) -> AsyncIterator[ModelClient]:
     model = ModelClient(settings)
     yield model
     await model.close()
+
+
+@pytest.fixture
+async def box(settings: AgentSettings) -> AsyncIterator[Toolbox]:
+    """The tools `settings` chooses, opened (and closed after the test)."""
+    async with open_toolbox(settings) as toolbox:
+        yield toolbox
+
+
+@pytest.fixture
+def fake_telegram() -> Iterator[FakeTelegram]:
+    """The fake Bot API on the bot tests' clock (SCALE), the class in it (botkit.people).
+    A module that needs more people overrides this fixture, asking for this one."""
+    with FakeTelegram(scale=SCALE) as tg:
+        people(tg)
+        yield tg
+
+
+@pytest.fixture
+def gb_tools() -> Sequence[Tool] | None:
+    """The tools `gb` runs with: none. A module overrides this fixture to give it some
+    (None: the real toolbox, as AGENT_TOOLS says)."""
+    return ()
+
+
+@pytest.fixture
+async def gb(fake_telegram: FakeTelegram, fake_model: FakeModel,
+             gb_tools: Sequence[Tool] | None, tmp_path: Path) -> AsyncIterator[Glassbox]:
+    """Glassbox running against `fake_telegram` and `fake_model`, its database in tmp_path."""
+    async with running(fake_telegram, fake_model, tmp_path / "g.sqlite3",
+                       tools=gb_tools) as glassbox:
+        yield glassbox

@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
-from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox, people, running
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram
+from agent.tool import Tool
+from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox
+from tests.fakes.model import text_reply, tool_reply
 
 
 @pytest.fixture
-async def gb(tmp_path: Path) -> AsyncIterator[Glassbox]:
-    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
-        people(tg)
-        async with running(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as glassbox:
-            yield glassbox
+def gb_tools() -> list[Tool]:
+    return [Add()]
 
 
 async def test_a_private_question_grows_live_into_the_chain_and_answer(gb: Glassbox) -> None:

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-
-import pytest
 
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, people, running
 from tests.fakes.model import DashScope, FakeModel, sse, text_reply
 from tests.fakes.server import Reply
 from tests.fakes.telegram import FakeTelegram
-
-
-@pytest.fixture
-async def gb(tmp_path: Path) -> AsyncIterator[Glassbox]:
-    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
-        people(tg)
-        async with running(tg, model, tmp_path / "g.sqlite3") as glassbox:
-            yield glassbox
 
 
 def slow(text: str, delay: float = 3.0) -> Reply:

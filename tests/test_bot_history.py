@@ -4,8 +4,6 @@ English, a replay that looks as the run did live, and the exported file as Teleg
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,9 +11,8 @@ from pydantic import BaseModel
 
 from agent.events import Action, Observation, Thought
 from agent.tool import Tool
-from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox, people, running
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram
+from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox
+from tests.fakes.model import text_reply, tool_reply
 from tests.historykit import replies, reply, seed, tap
 
 
@@ -35,12 +32,8 @@ class Recite(Tool):
 
 
 @pytest.fixture
-async def gb(tmp_path: Path) -> AsyncIterator[Glassbox]:
-    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
-        people(tg)
-        async with running(tg, model, tmp_path / "g.sqlite3",
-                           tools=[Add(), Recite()]) as glassbox:
-            yield glassbox
+def gb_tools() -> list[Tool]:
+    return [Add(), Recite()]
 
 
 def listed(text: str) -> list[int]:

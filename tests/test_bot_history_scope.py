@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -21,14 +20,12 @@ from tests.historykit import DANA, OTHER_GROUP, reply, seed, tap
 
 
 @pytest.fixture
-async def gb(tmp_path: Path) -> AsyncIterator[Glassbox]:
-    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
-        people(tg)
-        tg.group(OTHER_GROUP, "Class 3B")
-        tg.user(DANA, "Dana", "en")
-        tg.admin(GROUP, DANA)
-        async with running(tg, model, tmp_path / "g.sqlite3") as glassbox:
-            yield glassbox
+def fake_telegram(fake_telegram: FakeTelegram) -> FakeTelegram:
+    """The class, a second class, and Dana: a real administrator of the first."""
+    fake_telegram.group(OTHER_GROUP, "Class 3B")
+    fake_telegram.user(DANA, "Dana", "en")
+    fake_telegram.admin(GROUP, DANA)
+    return fake_telegram
 
 
 async def count(gb: Glassbox, chat_id: int) -> int:

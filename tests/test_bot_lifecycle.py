@@ -15,9 +15,9 @@ from agent.events import RunStarted, Thought
 from bot.app import Redact
 from bot.store.transcripts import Store
 from tests.botkit import ALICE, GROUP, people, running
-from tests.conftest import TEST_KEY
 from tests.fakes.model import DashScope, FakeModel, sse
 from tests.fakes.telegram import TOKEN, FakeTelegram
+from tests.kit import TEST_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -47,7 +47,7 @@ async def test_edits_are_coalesced_and_the_final_state_lands(tg: FakeTelegram, b
     msg = live(bot, pacer, reply_to=asked)
     for n in range(60):
         msg.show([f"<b>Round 1</b> step {n}"])
-        await asyncio.sleep(0.002)
+        await asyncio.sleep(0.002)  # paces the run on purpose: 60 states, 2 ms apart
     ids = await msg.finish(["<b>Round 1</b> ✅ <i>done</i> &amp; dusted"])
 
     [shown] = tg.bot_messages(ALICE)
@@ -77,7 +77,8 @@ async def test_a_long_chain_continues_in_a_reply_to_the_first_message(
     msg.show(["page one, growing"])
     await msg.first_sent()
     msg.show(["page one, full", "page two"])
-    await asyncio.sleep(0.2)
+    await tg.wait(lambda: [m.text for m in tg.bot_messages(ALICE)]
+                  == ["page one, full", "page two"])  # page two came while running
     ids = await msg.finish(["page one, full", "page two", "page three with the answer"])
 
     first, second, third = tg.bot_messages(ALICE)
@@ -105,7 +106,7 @@ async def test_not_modified_is_ignored_and_a_deleted_message_is_sent_again(
     await msg.first_sent()
     tg.fail("editMessageText", "error_400_message_not_modified.json")
     msg.show(["two"])
-    await asyncio.sleep(0.15)
+    await tg.wait(lambda: "editMessageText" in tg.methods(ALICE))  # "two" tried: not modified
     tg.fail("editMessageText", "error_400_message_to_edit_not_found.json")
     await msg.finish(["three"])
     assert [m.text for m in tg.bot_messages(ALICE)] == ["one", "three"]
@@ -144,7 +145,7 @@ async def test_live_messages_in_one_group_share_its_budget(tg: FakeTelegram, bot
     async def run(n: int, msg: LiveMessage) -> None:
         for step in range(8):
             msg.show([f"run {n} step {step}"])
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.01)  # paces the runs on purpose: a step every 10 ms
         await msg.finish([f"run {n} answer"])
 
     await asyncio.gather(*(run(n, m) for n, m in enumerate(messages)))
@@ -183,7 +184,7 @@ async def test_a_rendering_function_is_called_only_when_a_turn_comes(
     for step in range(200):
         state["step"] = step
         msg.show(render)
-        await asyncio.sleep(0.001)
+        await asyncio.sleep(0.001)  # paces the run on purpose: 200 changes, 1 ms apart
     await msg.finish(["done"])
     edits = len([m for m in tg.methods(ALICE) if m in ("sendMessage", "editMessageText")])
     assert renders <= edits < 200

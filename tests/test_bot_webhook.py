@@ -7,15 +7,14 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from tests.botkit import ALICE, people
-from tests.conftest import TEST_KEY
 from tests.fakes.model import FakeModel, text_reply
 from tests.fakes.telegram import TOKEN, FakeTelegram
+from tests.kit import TEST_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,15 +25,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_listening(port: int, proc: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()[1]
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise AssertionError("the webhook server never listened")
+def listening(port: int, proc: subprocess.Popen[str]) -> bool:
+    """Whether the bot's webhook server accepts connections yet (it must still be running)."""
+    assert proc.poll() is None, proc.communicate()[1]
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 async def test_webhook_mode_answers_pushed_updates(tmp_path: Path) -> None:
@@ -53,7 +48,7 @@ async def test_webhook_mode_answers_pushed_updates(tmp_path: Path) -> None:
         proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            wait_listening(port, proc)
+            await tg.wait(lambda: listening(port, proc), 20)
             await tg.wait(lambda: bool(tg.webhook), 10)
             assert tg.webhook == {"url": url, "secret_token": "s3cret-token"}
             # Telegram's own push carries the secret; anyone else's is refused.

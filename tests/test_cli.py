@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import TEST_KEY
 from tests.fakes.model import FakeModel, error, text_reply, tool_reply
+from tests.kit import TEST_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -27,8 +27,8 @@ from agent import (
     run_plain,
     run_react,
 )
-from tests.conftest import agent_settings
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
+from tests.kit import agent_settings
 
 
 class CityArgs(BaseModel):

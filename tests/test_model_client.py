@@ -9,9 +9,9 @@ import pytest
 from agent import ModelClient, ModelError
 from agent.events import Usage
 from agent.model import Completion, ContentDelta, ReasoningDelta
-from tests.conftest import agent_settings
 from tests.fakes.model import FakeModel, error, sse, sse_file
 from tests.fakes.server import Reply, wire
+from tests.kit import agent_settings
 
 
 async def collect(client: ModelClient) -> tuple[list[object], Completion]:

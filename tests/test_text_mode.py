@@ -19,8 +19,8 @@ from agent import (
     Thought,
 )
 from agent.textmode import STOP
-from tests.conftest import agent_settings
 from tests.fakes.model import FakeModel, error, text_reply, tool_reply
+from tests.kit import agent_settings
 from tests.test_loop import Weather, events_of, of, react
 from tests.test_text_parser import Convert
 

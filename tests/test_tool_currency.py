@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent import AgentSettings, ModelClient
 from agent.tool import ToolError
 from agent.tools import Toolbox
-from tests.conftest import agent_settings
 from tests.fakes.model import FakeModel
 from tests.fakes.server import Reply
-from tests.fakes.tools import observe, open_toolbox, run_tool
+from tests.fakes.tools import observe, run_tool
 from tests.fakes.upstreams import FakeFrankfurter, html_error, not_json, sample, slow
 
 
@@ -24,17 +24,9 @@ def frankfurter() -> Iterator[FakeFrankfurter]:
 
 
 @pytest.fixture
-def settings(fake_model: FakeModel, frankfurter: FakeFrankfurter,
-             tmp_path: Path) -> AgentSettings:
-    return agent_settings(fake_model.base_url, agent_tools="convert_currency",
-                          frankfurter_url=frankfurter.base_url,
-                          database_path=tmp_path / "bot.sqlite3", tool_http_timeout_s=0.5)
-
-
-@pytest.fixture
-async def box(settings: AgentSettings) -> AsyncIterator[Toolbox]:
-    async with open_toolbox(settings) as toolbox:
-        yield toolbox
+def tool_settings(frankfurter: FakeFrankfurter, tmp_path: Path) -> dict[str, Any]:
+    return {"agent_tools": "convert_currency", "frankfurter_url": frankfurter.base_url,
+            "database_path": tmp_path / "bot.sqlite3", "tool_http_timeout_s": 0.5}
 
 
 async def test_usd_to_cny_from_the_wire_sample(box: Toolbox, frankfurter: FakeFrankfurter) -> None:

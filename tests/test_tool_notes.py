@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent import AgentSettings, ModelClient
 from agent.tool import ToolError
 from agent.tools import Toolbox
-from tests.conftest import agent_settings
 from tests.fakes.model import FakeModel
 from tests.fakes.tools import observe, open_toolbox, run_tool
+from tests.kit import agent_settings
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "notes"
 
@@ -44,15 +44,9 @@ def notes_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def settings(fake_model: FakeModel, notes_dir: Path, tmp_path: Path) -> AgentSettings:
-    return agent_settings(fake_model.base_url, agent_tools="search_notes", notes_dir=notes_dir,
-                          database_path=tmp_path / "data" / "bot.sqlite3")
-
-
-@pytest.fixture
-async def box(settings: AgentSettings) -> AsyncIterator[Toolbox]:
-    async with open_toolbox(settings) as toolbox:
-        yield toolbox
+def tool_settings(notes_dir: Path, tmp_path: Path) -> dict[str, Any]:
+    return {"agent_tools": "search_notes", "notes_dir": notes_dir,
+            "database_path": tmp_path / "data" / "bot.sqlite3"}
 
 
 async def test_chinese_query_finds_the_passage_with_file_and_heading(box: Toolbox) -> None:

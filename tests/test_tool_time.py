@@ -12,9 +12,9 @@ import pytest
 from agent import ModelClient
 from agent.tool import ToolError
 from agent.tools.clock import GetTime
-from tests.conftest import agent_settings
 from tests.fakes.model import FakeModel
 from tests.fakes.tools import observe, open_toolbox
+from tests.kit import agent_settings
 
 NOW = datetime(2025, 4, 11, 6, 30, tzinfo=UTC)  # a Friday
 

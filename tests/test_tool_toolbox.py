@@ -9,8 +9,8 @@ import pytest
 from agent import SettingsError, load_settings
 from agent.settings import AgentSettings
 from agent.tools import TOOL_NAMES, Toolbox
-from tests.conftest import TEST_KEY, agent_settings
 from tests.fakes.tools import open_toolbox
+from tests.kit import TEST_KEY, agent_settings
 
 
 def test_tool_names() -> None:

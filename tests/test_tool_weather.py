@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent import AgentSettings, ModelClient
 from agent.tool import ToolError
 from agent.tools import Toolbox
-from tests.conftest import agent_settings
 from tests.fakes.model import FakeModel
 from tests.fakes.server import Reply
 from tests.fakes.tools import observe, open_toolbox, run_tool
 from tests.fakes.upstreams import FakeOpenMeteo, html_error, not_json, sample, slow
+from tests.kit import agent_settings
 
 
 @pytest.fixture
@@ -24,17 +25,10 @@ def meteo() -> Iterator[FakeOpenMeteo]:
 
 
 @pytest.fixture
-def settings(fake_model: FakeModel, meteo: FakeOpenMeteo, tmp_path: Path) -> AgentSettings:
-    return agent_settings(fake_model.base_url, agent_tools="get_weather",
-                          open_meteo_geocoding_url=meteo.geocoding_url,
-                          open_meteo_forecast_url=meteo.forecast_url,
-                          database_path=tmp_path / "bot.sqlite3", tool_http_timeout_s=0.5)
-
-
-@pytest.fixture
-async def box(settings: AgentSettings) -> AsyncIterator[Toolbox]:
-    async with open_toolbox(settings) as toolbox:
-        yield toolbox
+def tool_settings(meteo: FakeOpenMeteo, tmp_path: Path) -> dict[str, Any]:
+    return {"agent_tools": "get_weather", "open_meteo_geocoding_url": meteo.geocoding_url,
+            "open_meteo_forecast_url": meteo.forecast_url,
+            "database_path": tmp_path / "bot.sqlite3", "tool_http_timeout_s": 0.5}
 
 
 async def test_berlin_from_the_wire_samples_shows_what_the_service_sent(

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent import AgentSettings, ModelClient
 from agent.tool import ToolError
 from agent.tools import Toolbox
-from tests.conftest import agent_settings
 from tests.fakes.model import FakeModel
 from tests.fakes.server import Reply
-from tests.fakes.tools import observe, open_toolbox, run_tool
+from tests.fakes.tools import observe, run_tool
 from tests.fakes.upstreams import FakeWikipedia, html_error, not_json, sample, slow
 
 
@@ -24,16 +24,10 @@ def wiki() -> Iterator[FakeWikipedia]:
 
 
 @pytest.fixture
-def settings(fake_model: FakeModel, wiki: FakeWikipedia, tmp_path: Path) -> AgentSettings:
-    return agent_settings(fake_model.base_url, agent_tools="search_wikipedia",
-                          wikipedia_api_url=wiki.api_url, wikipedia_rest_url=wiki.rest_url,
-                          database_path=tmp_path / "bot.sqlite3", tool_http_timeout_s=0.5)
-
-
-@pytest.fixture
-async def box(settings: AgentSettings) -> AsyncIterator[Toolbox]:
-    async with open_toolbox(settings) as toolbox:
-        yield toolbox
+def tool_settings(wiki: FakeWikipedia, tmp_path: Path) -> dict[str, Any]:
+    return {"agent_tools": "search_wikipedia", "wikipedia_api_url": wiki.api_url,
+            "wikipedia_rest_url": wiki.rest_url, "database_path": tmp_path / "bot.sqlite3",
+            "tool_http_timeout_s": 0.5}
 
 
 async def test_search_then_summary_of_the_best_hit(box: Toolbox, wiki: FakeWikipedia) -> None:

@@ -14,6 +14,9 @@ from tests.faults.kit import glassbox
 
 @pytest.fixture
 async def gb(tmp_path: Path) -> AsyncIterator[Glassbox]:
+    """Overrides tests/conftest.py's `gb`: the fault harness's bot (kit.glassbox), against
+    a FaultyTelegram, with a short Bot API timeout and the `add` tool. The cases that need
+    other settings call kit.glassbox themselves."""
     async with glassbox(tmp_path) as bot:
         yield bot
 

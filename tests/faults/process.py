@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import TEST_KEY
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
+from tests.kit import TEST_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 _runs = itertools.count(1)

@@ -12,13 +12,13 @@ from bot.store.records import Scope
 from bot.store.transcripts import Store
 from bot.view.export import export_html
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, people
-from tests.conftest import TEST_KEY
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
 from tests.fakes.server import Reply
 from tests.fakes.telegram import TOKEN
 from tests.fakes.telegram_faults import FaultyTelegram
 from tests.faults.kit import faulty, glassbox, runs_of, still_answers
 from tests.faults.process import bot_process
+from tests.kit import TEST_KEY
 
 CAROL, DAVE = 333, 444
 
