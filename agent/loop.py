@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from agent.events import Event, Observation, RunStarted
 from agent.executor import ParsedCall, ToolRunner, act, names_of
 from agent.lang import detect_lang
-from agent.model import ModelClient, ModelError
+from agent.model import ModelClient, ModelError, ModelErrorKind
 from agent.native import NativeRounds, answer_round
 from agent.planner import make_plan, plan_note
 from agent.prompts import SYSTEM_PLAIN, SYSTEM_REACT, Turn, history_messages
@@ -98,7 +98,7 @@ async def _plain(
         async for event in answer_round(client, messages, 1, stats, thought=None):
             yield event
     except ModelError as err:
-        yield stats.finished("error", err.reason(lang), err.kind)
+        yield stats.finished("error", err.reason(lang), err.kind.value)
         return
     yield stats.finished("done")
 
@@ -146,7 +146,8 @@ async def _react(
                 started = True
                 yield event
         except ModelError as err:
-            if started or err.kind != "tools_unsupported" or settings.agent_mode != "auto":
+            if (started or err.kind is not ModelErrorKind.TOOLS_UNSUPPORTED
+                    or settings.agent_mode != "auto"):
                 raise
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
@@ -155,7 +156,7 @@ async def _react(
             async for event in _rounds(text_rounds(), runner, settings, stats, status):
                 yield event
     except ModelError as err:
-        yield stats.finished("error", err.reason(lang), err.kind)
+        yield stats.finished("error", err.reason(lang), err.kind.value)
         return
     finally:
         await runner.aclose()

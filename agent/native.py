@@ -9,7 +9,7 @@ from typing import Any
 from agent.embedded_calls import extract_calls
 from agent.events import Answer, AnswerDelta, Event, Thought
 from agent.executor import ParsedCall, parse_call
-from agent.model import Completion, ContentDelta, ModelClient, ModelError
+from agent.model import Completion, ContentDelta, ModelClient, ModelError, ModelErrorKind
 from agent.prompts import final_thought, limit_message, limit_thought, tool_thought
 from agent.runner import RunStats
 from agent.tool import Tool
@@ -129,5 +129,5 @@ async def answer_round(
 def final_answer(done: Completion, rnd: int) -> Answer:
     text = done.content.strip()
     if not text:
-        raise ModelError("empty")
+        raise ModelError(ModelErrorKind.EMPTY)
     return Answer(round=rnd, text=text)

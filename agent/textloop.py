@@ -17,7 +17,14 @@ from typing import Any
 from agent.events import Answer, AnswerDelta, Event, Thought
 from agent.executor import ParsedCall, parse_call
 from agent.lang import pick
-from agent.model import Completion, ContentDelta, ModelClient, ModelError, ToolCall
+from agent.model import (
+    Completion,
+    ContentDelta,
+    ModelClient,
+    ModelError,
+    ModelErrorKind,
+    ToolCall,
+)
 from agent.prompts import final_thought, limit_message, limit_thought, tool_thought
 from agent.runner import RunStats
 from agent.textmode import (
@@ -110,7 +117,7 @@ class TextRounds:
                             "The model's reply did not follow the ReAct format; "
                             "here it is as written.")
         if not answer:
-            raise ModelError("empty")
+            raise ModelError(ModelErrorKind.EMPTY)
         if not reply.thought_sent:
             text = thought or reply.reasoning
             yield Thought(round=rnd, text=text or fallback, synthesized=not text)

@@ -340,6 +340,7 @@ async def test_model_failure_ends_run_with_reason(
     done = events[-1]
     assert isinstance(done, RunFinished)
     assert (done.status, done.error_kind) == ("error", kind)
+    assert type(done.error_kind) is str  # the plain string stored runs hold, not the enum
     assert words in done.reason
     assert "sk-" not in done.reason and "Incorrect API key" not in done.reason
 
