@@ -7,7 +7,7 @@ call repeated a third time, and then asks once more, without tools, for the best
 
 How a round talks to the model is the protocol's business (`Rounds`): native function
 calling (agent/native.py) or the classic text format (agent/textloop.py). `AGENT_MODE=auto`
-starts native and, when the endpoint rejects `tools`, goes on in text for that model.
+starts native and, when the endpoint rejects `tools`, goes on in text for that client.
 """
 
 from __future__ import annotations
@@ -31,10 +31,6 @@ from agent.textmode import text_system
 from agent.tool import Tool
 
 log = logging.getLogger(__name__)
-
-TEXT_ONLY_MODELS: set[str] = set()
-"""Models whose endpoint rejected `tools` in auto mode; they speak text while we live."""
-
 
 class Rounds(Protocol):
     """How one protocol runs a round, records tool results and asks for a last answer."""
@@ -134,7 +130,7 @@ async def _react(
 
         mode = settings.agent_mode
         if mode == "auto":
-            mode = "text" if client.model in TEXT_ONLY_MODELS else "native"
+            mode = "text" if client.tools_rejected else "native"
         if mode == "text":
             rounds: Rounds = text_rounds()
         else:
@@ -151,7 +147,7 @@ async def _react(
                 raise
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
-            TEXT_ONLY_MODELS.add(client.model)
+            client.tools_rejected = True
             status.clear()
             async for event in _rounds(text_rounds(), runner, settings, stats, status):
                 yield event

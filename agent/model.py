@@ -193,6 +193,10 @@ class _CallSlot:
 class ModelClient:
     """Streams chat completions; one instance (one connection pool) per process."""
 
+    tools_rejected: bool = False
+    """Set on an instance when its endpoint rejected `tools` (AGENT_MODE=auto): later runs
+    with this client speak the text protocol. Learned per client, not per process."""
+
     def __init__(self, settings: AgentSettings, *, http_client: httpx.AsyncClient | None = None):
         self.model = settings.llm_model
         self.temperature = settings.llm_temperature
