@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
 Status = Literal["done", "max_rounds", "error", "cancelled"]
@@ -69,6 +70,22 @@ class Action(Event):
     """Parsed JSON arguments, or the raw text when the model sent something unparsable."""
 
 
+class ObservationFailure(StrEnum):
+    """Why a tool call gave no result (agent/executor.py decides). Stored as its value."""
+
+    BAD_ARGUMENTS = "bad_arguments"
+    """The arguments were not a JSON object, or did not fit the tool's schema."""
+    UNKNOWN_TOOL = "unknown_tool"
+    """The model named a tool that is not on offer."""
+    TIMEOUT = "timeout"
+    """The tool ran past TOOL_TIMEOUT_S and was stopped."""
+    TOOL_ERROR = "tool_error"
+    """The tool refused (a ToolError: no such place, unknown currency) or crashed."""
+    UPSTREAM_ERROR = "upstream_error"
+    """A service the tool relies on failed, sent nothing usable or could not be reached in
+    time (an UpstreamError), as opposed to the tool itself refusing."""
+
+
 @dataclass(frozen=True, slots=True)
 class Observation(Event):
     type: ClassVar[str] = "observation"
@@ -77,6 +94,9 @@ class Observation(Event):
     text: str
     ok: bool
     duration_ms: int
+    failure: ObservationFailure | None = None
+    """Why the call failed; None when `ok`, and also in runs stored before Glassbox
+    recorded it (a failure of unknown kind)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +138,8 @@ class RunFinished(Event):
     reason: str = ""
     """A short reason fit to show a student when status is not `done`."""
     error_kind: str = ""
+    """Why the run did not end well, as a plain string: an `agent.model.ModelErrorKind`
+    value, "cancelled" or "internal" (see agent/runner.py); empty otherwise."""
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -132,6 +154,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     cls = EVENT_TYPES[values.pop("type")]
     if cls is RunFinished and isinstance(values.get("usage"), dict):
         values["usage"] = Usage(**values["usage"])
+    if cls is Observation and values.get("failure") is not None:
+        values["failure"] = ObservationFailure(values["failure"])
     if cls is RunStarted:
         values["tools"] = tuple(values.get("tools", ()))
     if cls is Plan:

@@ -1,7 +1,8 @@
 """Runs the tool calls of a round: parse, validate, run under a timeout, bound, de-duplicate.
 
-Every failure becomes the text of an observation the model can react to; only
-cancellation propagates.
+Every failure becomes the text of an observation the model can react to, marked with
+its ObservationFailure; only cancellation propagates. A repeated call is not run again:
+it gets the first call's text and failure, with a note.
 """
 
 from __future__ import annotations
@@ -12,16 +13,16 @@ import logging
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from agent.events import Action, Event, Observation
+from agent.events import Action, Event, Observation, ObservationFailure
 from agent.lang import pick
 from agent.model import ToolCall
 from agent.prompts import loop_stop_note, repeated_note
 from agent.runner import RunStats
-from agent.tool import Tool, ToolError
+from agent.tool import Tool, ToolError, UpstreamError
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,13 @@ def parse_call(call: ToolCall, lang: str) -> ParsedCall:
     return ParsedCall(call, value)
 
 
+class _Result(NamedTuple):
+    """What running a call once gave: the observation text, and why it failed (None: ok)."""
+
+    text: str
+    failure: ObservationFailure | None
+
+
 @dataclass
 class ToolRunner:
     """Runs calls for one run, remembering results so an identical call is not run twice."""
@@ -68,7 +76,7 @@ class ToolRunner:
     lang: str
     timeout_s: float
     max_chars: int
-    _done: dict[tuple[str, str], asyncio.Task[tuple[str, bool]]] = field(default_factory=dict)
+    _done: dict[tuple[str, str], asyncio.Task[_Result]] = field(default_factory=dict)
     _seen: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def count(self, calls: Sequence[ParsedCall]) -> list[int]:
@@ -80,28 +88,30 @@ class ToolRunner:
             counts.append(n)
         return counts
 
-    async def run(self, parsed: ParsedCall, earlier: int) -> tuple[str, bool, int]:
-        """Text, ok and duration in ms of the observation for one call."""
+    async def run(self, parsed: ParsedCall, earlier: int
+                  ) -> tuple[str, ObservationFailure | None, int]:
+        """Text, failure (None: ok) and duration in ms of the observation for one call."""
         started = time.monotonic()
         task = self._done.get(parsed.key)
         if task is None:
             task = asyncio.create_task(self._run_once(parsed))
             self._done[parsed.key] = task
-        text, ok = await asyncio.shield(task)
+        text, failure = await asyncio.shield(task)
         if earlier:
             note = repeated_note(self.lang) if earlier == 1 else loop_stop_note(self.lang)
             text = f"{note}\n{text}"
-        return text, ok, int((time.monotonic() - started) * 1000)
+        return text, failure, int((time.monotonic() - started) * 1000)
 
-    async def _run_once(self, parsed: ParsedCall) -> tuple[str, bool]:
+    async def _run_once(self, parsed: ParsedCall) -> _Result:
         name = parsed.call.name
         tool = self.tools.get(name)
         if tool is None:
             names = ", ".join(self.tools) or "-"
-            return pick(self.lang, f"没有名为 “{name}” 的工具。可用的工具：{names}。",
-                        f"There is no tool named '{name}'. Available tools: {names}."), False
+            return _Result(pick(self.lang, f"没有名为 “{name}” 的工具。可用的工具：{names}。",
+                                f"There is no tool named '{name}'. Available tools: {names}."),
+                           ObservationFailure.UNKNOWN_TOOL)
         if parsed.error:
-            return parsed.error, False
+            return _Result(parsed.error, ObservationFailure.BAD_ARGUMENTS)
         try:
             args = tool.Args.model_validate(parsed.arguments)
         except ValidationError as exc:
@@ -109,20 +119,25 @@ class ToolRunner:
                 f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
                 for e in exc.errors(include_url=False)
             )
-            return pick(self.lang, f"{name} 的参数无效：{problems}",
-                        f"Invalid arguments for {name}: {problems}"), False
+            return _Result(pick(self.lang, f"{name} 的参数无效：{problems}",
+                                f"Invalid arguments for {name}: {problems}"),
+                           ObservationFailure.BAD_ARGUMENTS)
         try:
             text = await asyncio.wait_for(tool.run(args), self.timeout_s)
+        except UpstreamError as exc:
+            return _Result(str(exc), ObservationFailure.UPSTREAM_ERROR)
         except ToolError as exc:
-            return str(exc), False
+            return _Result(str(exc), ObservationFailure.TOOL_ERROR)
         except TimeoutError:
-            return pick(self.lang, f"{name} 超时（超过 {self.timeout_s:g} 秒）。",
-                        f"{name} timed out after {self.timeout_s:g} s."), False
+            return _Result(pick(self.lang, f"{name} 超时（超过 {self.timeout_s:g} 秒）。",
+                                f"{name} timed out after {self.timeout_s:g} s."),
+                           ObservationFailure.TIMEOUT)
         except Exception as exc:
             log.exception("tool %s raised", name)
-            return pick(self.lang, f"{name} 出错：{type(exc).__name__}",
-                        f"{name} failed: {type(exc).__name__}"), False
-        return self._bound(text), True
+            return _Result(pick(self.lang, f"{name} 出错：{type(exc).__name__}",
+                                f"{name} failed: {type(exc).__name__}"),
+                           ObservationFailure.TOOL_ERROR)
+        return _Result(self._bound(text), None)
 
     def _bound(self, text: str) -> str:
         if len(text) <= self.max_chars:
@@ -157,9 +172,9 @@ async def act(
                      arguments=parsed.arguments)
 
     async def one(parsed: ParsedCall, n: int) -> Observation:
-        text, ok, ms = await runner.run(parsed, n)
+        text, failure, ms = await runner.run(parsed, n)
         return Observation(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
-                           text=text, ok=ok, duration_ms=ms)
+                           text=text, ok=failure is None, duration_ms=ms, failure=failure)
 
     tasks = [asyncio.create_task(one(p, n)) for p, n in zip(calls, earlier, strict=True)]
     try:

@@ -5,9 +5,10 @@ Observation for each call (run concurrently), and the results go back to the mod
 it does not: Thought and the Answer, streamed. The loop stops at the round cap or at a
 call repeated a third time, and then asks once more, without tools, for the best answer.
 
-How a round talks to the model is the protocol's business (`Rounds`): native function
-calling (agent/native.py) or the classic text format (agent/textloop.py). `AGENT_MODE=auto`
-starts native and, when the endpoint rejects `tools`, goes on in text for that model.
+How a round talks to the model is the protocol's business (`agent.rounds.Rounds`):
+native function calling (agent/native.py) or the classic text format (agent/textloop.py).
+`AGENT_MODE=auto` starts native and, when the endpoint rejects `tools`, goes on in text
+for that client.
 """
 
 from __future__ import annotations
@@ -15,15 +16,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from agent.events import Event, Observation, RunStarted
 from agent.executor import ParsedCall, ToolRunner, act, names_of
 from agent.lang import detect_lang
-from agent.model import ModelClient, ModelError
+from agent.model import ModelClient, ModelError, ModelErrorKind
 from agent.native import NativeRounds, answer_round
 from agent.planner import make_plan, plan_note
 from agent.prompts import SYSTEM_PLAIN, SYSTEM_REACT, Turn, history_messages
+from agent.rounds import CallsToRun, Rounds
 from agent.runner import RunStats, drive
 from agent.settings import AgentSettings
 from agent.textloop import TextRounds
@@ -31,22 +33,6 @@ from agent.textmode import text_system
 from agent.tool import Tool
 
 log = logging.getLogger(__name__)
-
-TEXT_ONLY_MODELS: set[str] = set()
-"""Models whose endpoint rejected `tools` in auto mode; they speak text while we live."""
-
-
-class Rounds(Protocol):
-    """How one protocol runs a round, records tool results and asks for a last answer."""
-
-    def round(self, rnd: int, calls: list[ParsedCall]) -> AsyncIterator[Event]:
-        """Yield the round's events; put the calls to run in `calls` (none: answered)."""
-
-    def record(self, calls: list[ParsedCall], results: list[str]) -> None:
-        """Add the calls and their results (in call order) to the history."""
-
-    def last_round(self, rnd: int) -> AsyncIterator[Event]:
-        """Ask, without tools, for the best answer (after the round cap or a loop)."""
 
 
 def run_react(
@@ -98,7 +84,7 @@ async def _plain(
         async for event in answer_round(client, messages, 1, stats, thought=None):
             yield event
     except ModelError as err:
-        yield stats.finished("error", err.reason(lang), err.kind)
+        yield stats.finished("error", err.reason(lang), err.kind.value)
         return
     yield stats.finished("done")
 
@@ -117,7 +103,6 @@ async def _react(
     yield RunStarted(round=0, mode="react", question=question, model=client.model,
                      tools=tuple(toolmap))
     runner = ToolRunner(toolmap, lang, settings.tool_timeout_s, settings.max_observation_chars)
-    status: list[str] = []
     try:
         note = ""
         if plan_first:
@@ -134,7 +119,7 @@ async def _react(
 
         mode = settings.agent_mode
         if mode == "auto":
-            mode = "text" if client.model in TEXT_ONLY_MODELS else "native"
+            mode = "text" if client.tools_rejected else "native"
         if mode == "text":
             rounds: Rounds = text_rounds()
         else:
@@ -142,24 +127,22 @@ async def _react(
                                                    settings), toolmap, lang, stats)
         started = False
         try:
-            async for event in _rounds(rounds, runner, settings, stats, status):
+            async for event in _rounds(rounds, runner, settings, stats):
                 started = True
                 yield event
         except ModelError as err:
-            if started or err.kind != "tools_unsupported" or settings.agent_mode != "auto":
+            if (started or err.kind is not ModelErrorKind.TOOLS_UNSUPPORTED
+                    or settings.agent_mode != "auto"):
                 raise
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
-            TEXT_ONLY_MODELS.add(client.model)
-            status.clear()
-            async for event in _rounds(text_rounds(), runner, settings, stats, status):
+            client.tools_rejected = True
+            async for event in _rounds(text_rounds(), runner, settings, stats):
                 yield event
     except ModelError as err:
-        yield stats.finished("error", err.reason(lang), err.kind)
-        return
+        yield stats.finished("error", err.reason(lang), err.kind.value)
     finally:
         await runner.aclose()
-    yield stats.finished("max_rounds" if status == ["max_rounds"] else "done")
 
 
 async def _rounds(
@@ -167,16 +150,19 @@ async def _rounds(
     runner: ToolRunner,
     settings: AgentSettings,
     stats: RunStats,
-    status: list[str],
 ) -> AsyncIterator[Event]:
-    """Rounds until an answer, the round cap or a loop; puts "max_rounds" in `status`
-    when the last answer had to be asked for."""
+    """Rounds until an answer, the round cap or a loop, when the last answer is asked for
+    without tools; the run's RunFinished ("done" or "max_rounds") comes last."""
     for rnd in range(1, settings.agent_max_rounds + 1):
         stats.rounds = rnd
-        calls: list[ParsedCall] = []
-        async for event in rounds.round(rnd, calls):
-            yield event
+        calls: tuple[ParsedCall, ...] = ()
+        async for item in rounds.round(rnd):
+            if isinstance(item, CallsToRun):
+                calls = item.calls
+            else:
+                yield item
         if not calls:
+            yield stats.finished("done")
             return
         earlier = runner.count(calls)
         results: dict[str, str] = {}
@@ -187,10 +173,10 @@ async def _rounds(
         rounds.record(calls, [results[p.call.id] for p in calls])
         if any(n >= 2 for n in earlier):
             break
-    status.append("max_rounds")
     stats.rounds += 1
     async for event in rounds.last_round(stats.rounds):
         yield event
+    yield stats.finished("max_rounds")
 
 
 def _opening(system: str, question: str, history: Sequence[Turn],

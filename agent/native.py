@@ -3,20 +3,21 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from agent.embedded_calls import extract_calls
 from agent.events import Answer, AnswerDelta, Event, Thought
 from agent.executor import ParsedCall, parse_call
-from agent.model import Completion, ContentDelta, ModelClient, ModelError
+from agent.model import Completion, ContentDelta, ModelClient, ModelError, ModelErrorKind
 from agent.prompts import final_thought, limit_message, limit_thought, tool_thought
+from agent.rounds import CallsToRun
 from agent.runner import RunStats
 from agent.tool import Tool
 
 
 class NativeRounds:
-    """One protocol of the loop (see `agent.loop.Rounds`)."""
+    """One protocol of the loop (see `agent.rounds.Rounds`)."""
 
     def __init__(self, client: ModelClient, messages: list[dict[str, Any]],
                  tools: Mapping[str, Tool], lang: str, stats: RunStats) -> None:
@@ -26,15 +27,16 @@ class NativeRounds:
         self._content = ""
         self._embedded = False
 
-    async def round(self, rnd: int, calls: list[ParsedCall]) -> AsyncIterator[Event]:
-        box: list[Completion] = []
+    async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
+        done: Completion  # stream_round's last item
         drafted = False
-        async for event in stream_round(self.client, self.messages, rnd, self.stats,
-                                        self.schemas, box,
-                                        final_thought(self.lang, observed=rnd > 1)):
-            drafted = drafted or isinstance(event, AnswerDelta)
-            yield event
-        done = box[0]
+        async for item in stream_round(self.client, self.messages, rnd, self.stats,
+                                       self.schemas, final_thought(self.lang, observed=rnd > 1)):
+            if isinstance(item, Completion):
+                done = item
+            else:
+                drafted = drafted or isinstance(item, AnswerDelta)
+                yield item
         raw, content, self._embedded = done.tool_calls, done.content, False
         if not raw:
             found, rest = extract_calls(done.content, self.tools)
@@ -49,9 +51,9 @@ class NativeRounds:
             yield Thought(round=rnd, text=text or tool_thought(
                 self.lang, [(c.call.name, c.arguments) for c in parsed]), synthesized=not text)
         self._content = done.content
-        calls.extend(parsed)
+        yield CallsToRun(tuple(parsed))
 
-    def record(self, calls: list[ParsedCall], results: list[str]) -> None:
+    def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
         if self._embedded:  # answer in kind, as Qwen's chat template renders tool results
             self.messages.append({"role": "assistant", "content": self._content})
             self.messages.append({"role": "user", "content": "\n".join(
@@ -84,12 +86,11 @@ async def stream_round(
     rnd: int,
     stats: RunStats,
     schemas: list[dict[str, Any]] | None,
-    box: list[Completion],
     answering_thought: str | None,
     **extra: Any,
-) -> AsyncIterator[Event]:
+) -> AsyncIterator[Event | Completion]:
     """One model call. Yields this round's Thought once it is known and the answer as it
-    streams; puts the Completion in `box`. A model's reasoning is the best Thought."""
+    streams, then the Completion. A model's reasoning is the best Thought."""
     reasoning: list[str] = []
     thought_sent = False
     async for item in client.stream(messages, tools=schemas, **extra):
@@ -97,7 +98,7 @@ async def stream_round(
             stats.usage = stats.usage + item.usage
             if item.tool_calls and item.reasoning and not thought_sent:
                 yield Thought(round=rnd, text=item.reasoning)
-            box.append(item)
+            yield item
         elif isinstance(item, ContentDelta):
             if not thought_sent:
                 thought_sent = True
@@ -120,14 +121,17 @@ async def answer_round(
     **extra: Any,
 ) -> AsyncIterator[Event]:
     """A call whose text is the answer, whatever else the model sends."""
-    box: list[Completion] = []
-    async for event in stream_round(client, messages, rnd, stats, tools, box, thought, **extra):
-        yield event
-    yield final_answer(box[0], rnd)
+    done: Completion  # stream_round's last item
+    async for item in stream_round(client, messages, rnd, stats, tools, thought, **extra):
+        if isinstance(item, Completion):
+            done = item
+        else:
+            yield item
+    yield final_answer(done, rnd)
 
 
 def final_answer(done: Completion, rnd: int) -> Answer:
     text = done.content.strip()
     if not text:
-        raise ModelError("empty")
+        raise ModelError(ModelErrorKind.EMPTY)
     return Answer(round=rnd, text=text)

@@ -12,6 +12,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from agent.tool_names import TOOL_NAMES
+
 
 class SettingsError(Exception):
     """Settings are missing or invalid; the message names each one."""
@@ -73,8 +75,6 @@ class AgentSettings(BaseSettings):
     @field_validator("agent_tools")
     @classmethod
     def _known_tools(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        from agent.tools import TOOL_NAMES  # late: importing agent.tools loads agent/, then this
-
         unknown = [name for name in value if name not in TOOL_NAMES]
         if unknown:
             raise ValueError(f"unknown tool {', '.join(unknown)}; known: {', '.join(TOOL_NAMES)}")

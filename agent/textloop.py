@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agent.events import Answer, AnswerDelta, Event, Thought
 from agent.executor import ParsedCall, parse_call
 from agent.lang import pick
-from agent.model import Completion, ContentDelta, ModelClient, ModelError, ToolCall
+from agent.model import (
+    Completion,
+    ContentDelta,
+    ModelClient,
+    ModelError,
+    ModelErrorKind,
+    ToolCall,
+)
 from agent.prompts import final_thought, limit_message, limit_thought, tool_thought
+from agent.rounds import CallsToRun
 from agent.runner import RunStats
 from agent.textmode import (
     STOP,
@@ -51,20 +59,22 @@ class _Reply:
 
 
 class TextRounds:
-    """One protocol of the loop (see `agent.loop.Rounds`)."""
+    """One protocol of the loop (see `agent.rounds.Rounds`)."""
 
     def __init__(self, client: ModelClient, messages: list[dict[str, Any]],
                  tools: Mapping[str, Tool], lang: str, stats: RunStats) -> None:
         self.client, self.messages, self.tools = client, messages, tools
         self.lang, self.stats = lang, stats
 
-    async def round(self, rnd: int, calls: list[ParsedCall]) -> AsyncIterator[Event]:
+    async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         fallback = final_thought(self.lang, observed=rnd > 1)
+        reply: _Reply  # each _call's last item
         for attempt in (1, 2):
-            box: list[_Reply] = []
-            async for event in self._call(rnd, box, fallback):
-                yield event
-            reply = box[0]
+            async for item in self._call(rnd, fallback):
+                if isinstance(item, _Reply):
+                    reply = item
+                else:
+                    yield item
             if not isinstance(reply.step, Unparsed) or attempt == 2:
                 break
             log.info("text-mode reply not parsed (%s); asking once more", reply.step.problem)
@@ -80,23 +90,26 @@ class TextRounds:
             yield Thought(round=rnd, text=text or tool_thought(
                 self.lang, [(step.tool, parsed.arguments)]), synthesized=not text)
             self.messages.append({"role": "assistant", "content": reply.text})
-            calls.append(parsed)
+            yield CallsToRun((parsed,))
             return
         async for event in self._finish(rnd, reply, fallback):
             yield event
 
-    def record(self, calls: list[ParsedCall], results: list[str]) -> None:
+    def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
         self.messages.append({"role": "user", "content": "\n".join(
             f"Observation: {text}" for text in results)})
 
     async def last_round(self, rnd: int) -> AsyncIterator[Event]:
         self.messages.append({"role": "user", "content": limit_message(self.lang) + pick(
             self.lang, "请以 `Final Answer:` 开头作答。", " Start with `Final Answer:`.")})
-        box: list[_Reply] = []
         fallback = limit_thought(self.lang)
-        async for event in self._call(rnd, box, fallback):
-            yield event
-        async for event in self._finish(rnd, box[0], fallback):
+        reply: _Reply  # _call's last item
+        async for item in self._call(rnd, fallback):
+            if isinstance(item, _Reply):
+                reply = item
+            else:
+                yield item
+        async for event in self._finish(rnd, reply, fallback):
             yield event
 
     async def _finish(self, rnd: int, reply: _Reply, fallback: str) -> AsyncIterator[Event]:
@@ -110,7 +123,7 @@ class TextRounds:
                             "The model's reply did not follow the ReAct format; "
                             "here it is as written.")
         if not answer:
-            raise ModelError("empty")
+            raise ModelError(ModelErrorKind.EMPTY)
         if not reply.thought_sent:
             text = thought or reply.reasoning
             yield Thought(round=rnd, text=text or fallback, synthesized=not text)
@@ -119,8 +132,9 @@ class TextRounds:
             yield AnswerDelta(round=rnd, text=rest)
         yield Answer(round=rnd, text=answer, unparsed=unparsed)
 
-    async def _call(self, rnd: int, box: list[_Reply], fallback: str) -> AsyncIterator[Event]:
-        """One model call; streams the Thought and the answer once an answer label is seen."""
+    async def _call(self, rnd: int, fallback: str) -> AsyncIterator[Event | _Reply]:
+        """One model call; streams the Thought and the answer once an answer label is seen,
+        then yields the whole reply."""
         parts: list[str] = []
         reasoning: list[str] = []
         start: int | None = None
@@ -148,8 +162,7 @@ class TextRounds:
                 reasoning.append(item.text)
         assert done is not None  # the client always ends with a Completion
         text = cut_observation(done.content).strip()
-        box.append(_Reply(text, done.reasoning.strip(), parse_reply(text), sent,
-                          start is not None))
+        yield _Reply(text, done.reasoning.strip(), parse_reply(text), sent, start is not None)
 
 
 def _settled(body: str) -> str:

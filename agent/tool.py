@@ -1,8 +1,9 @@
 """The one interface every tool implements, and how the loop calls it.
 
 A tool's JSON schema is generated from its pydantic `Args` model, never written twice.
-A tool reports an expected failure (no such city, upstream down) by raising ToolError
-with a clear text; the loop turns it, and any other exception, into an Observation.
+A tool reports an expected failure by raising ToolError with a clear text (no such
+city), or UpstreamError when a service it relies on let it down; the loop turns these,
+and any other exception, into a failed Observation that says which it was.
 """
 
 from __future__ import annotations
@@ -15,6 +16,18 @@ from pydantic import BaseModel
 
 class ToolError(Exception):
     """An expected failure whose message is fit to show the model and the student."""
+
+
+class UpstreamError(ToolError):
+    """A service the tool relies on failed or sent nothing usable (agent/tools/http.py
+    raises it for every way a request can fail). `status` is the HTTP status of an error
+    reply, 0 when there was none."""
+
+    def __init__(self, text: str, status: int = 0, reason: str = "") -> None:
+        super().__init__(text)
+        self.status = status
+        self.reason = reason
+        """The service's own error text, if its body had one."""
 
 
 class Tool(ABC):

@@ -27,6 +27,7 @@ from agent import (
     run_plain,
     run_react,
 )
+from agent.events import ObservationFailure
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
 from tests.kit import agent_settings
 
@@ -205,7 +206,7 @@ async def test_parallel_calls_run_concurrently(
     assert kinds == ["thought", "action", "action", "observation", "observation"]
     observations = of(events, Observation)
     assert sorted(o.text for o in observations) == ["met in Lyon", "met in Nice"]
-    assert all(o.ok for o in observations)
+    assert all(o.ok and o.failure is None for o in observations)
     tool_messages = [m for m in fake_model.bodies[1]["messages"] if m["role"] == "tool"]
     assert [m["content"] for m in tool_messages] == ["met in Lyon", "met in Nice"]
 
@@ -258,6 +259,7 @@ async def test_bad_json_arguments_become_observation(
     assert action.arguments == '{"city": "Par'
     (obs,) = of(events, Observation)
     assert not obs.ok and "not valid JSON" in obs.text
+    assert obs.failure is ObservationFailure.BAD_ARGUMENTS
     # Replayed history carries valid JSON, not the malformed text.
     replayed = fake_model.bodies[1]["messages"][-2]["tool_calls"][0]["function"]["arguments"]
     assert replayed == "{}"
@@ -268,7 +270,7 @@ async def test_schema_error_is_exact(fake_model: FakeModel, client: ModelClient,
     fake_model.push(tool_reply(("get_weather", {"town": "Paris"})), text_reply("Hmm."))
     events = await events_of(react("Paris?", client, settings, [Weather()]))
     (obs,) = of(events, Observation)
-    assert not obs.ok
+    assert (obs.ok, obs.failure) == (False, ObservationFailure.BAD_ARGUMENTS)
     assert obs.text == "Invalid arguments for get_weather: city: Field required"
 
 
@@ -277,7 +279,7 @@ async def test_unknown_tool_lists_real_ones(fake_model: FakeModel, client: Model
     fake_model.push(tool_reply(("get_wether", {"city": "Paris"})), text_reply("Ok."))
     events = await events_of(react("Paris?", client, settings, [Weather(), Broken()]))
     (obs,) = of(events, Observation)
-    assert not obs.ok
+    assert (obs.ok, obs.failure) == (False, ObservationFailure.UNKNOWN_TOOL)
     assert obs.text == "There is no tool named 'get_wether'. Available tools: get_weather, broken."
 
 
@@ -299,6 +301,9 @@ async def test_tool_error_raise_and_timeout(fake_model: FakeModel) -> None:
     assert by_tool["broken"].text == "broken failed: RuntimeError"
     assert by_tool["slow"].text == "slow timed out after 0.2 s."
     assert not any(o.ok for o in by_tool.values())
+    assert {name: o.failure for name, o in by_tool.items()} == {
+        "get_weather": ObservationFailure.TOOL_ERROR, "broken": ObservationFailure.TOOL_ERROR,
+        "slow": ObservationFailure.TIMEOUT}
     assert isinstance(events[-1], RunFinished) and events[-1].status == "done"
 
 
@@ -340,6 +345,7 @@ async def test_model_failure_ends_run_with_reason(
     done = events[-1]
     assert isinstance(done, RunFinished)
     assert (done.status, done.error_kind) == ("error", kind)
+    assert type(done.error_kind) is str  # the plain string stored runs hold, not the enum
     assert words in done.reason
     assert "sk-" not in done.reason and "Incorrect API key" not in done.reason
 

@@ -8,7 +8,8 @@ import pytest
 
 from agent import ModelClient, ModelError
 from agent.events import Usage
-from agent.model import Completion, ContentDelta, ReasoningDelta
+from agent.lang import detect_lang
+from agent.model import Completion, ContentDelta, ModelErrorKind, ReasoningDelta
 from tests.fakes.model import FakeModel, error, sse, sse_file
 from tests.fakes.server import Reply, wire
 from tests.kit import agent_settings
@@ -130,6 +131,26 @@ async def test_dashscope_thinking_endpoints(fake_model: FakeModel, client: Model
     assert done.usage == Usage(10, 360, 370)
 
 
+def test_every_error_kind_has_a_reason_in_both_languages() -> None:
+    for kind in ModelErrorKind:
+        zh, en = ModelError(kind).reason("zh"), ModelError(kind).reason("en")
+        assert (detect_lang(zh), detect_lang(en)) == ("zh", "en"), kind
+
+
+def test_error_kinds_keep_their_stored_values() -> None:
+    """RunFinished.error_kind stores these strings: renaming one breaks stored runs."""
+    assert [str(kind) for kind in ModelErrorKind] == [
+        "auth", "quota", "rate_limit", "server", "timeout", "connection", "moderation",
+        "context_length", "model_not_found", "tools_unsupported", "bad_request", "incomplete",
+        "empty"]
+    assert ModelError(ModelErrorKind("rate_limit")).kind is ModelErrorKind.RATE_LIMIT
+
+
+def test_an_unknown_error_kind_is_refused() -> None:
+    with pytest.raises(ValueError, match="sever"):
+        ModelError("sever")  # type: ignore[arg-type]
+
+
 HTML_502 = b"<html><head><title>502 Bad Gateway</title></head><body>cloudflare</body></html>"
 
 
@@ -172,7 +193,7 @@ async def test_moderation_error_mid_stream(fake_model: FakeModel, client: ModelC
     fake_model.push(sse([*chunks, moderation], done=False))
     with pytest.raises(ModelError) as caught:
         await collect(client)
-    assert caught.value.kind == "moderation"
+    assert caught.value.kind is ModelErrorKind.MODERATION
 
 
 async def test_stream_cut_in_the_middle(fake_model: FakeModel, client: ModelClient) -> None:
@@ -182,7 +203,7 @@ async def test_stream_cut_in_the_middle(fake_model: FakeModel, client: ModelClie
                         done=False, cut=True))
     with pytest.raises(ModelError) as caught:
         await collect(client)
-    assert caught.value.kind in ("connection", "incomplete")
+    assert caught.value.kind in (ModelErrorKind.CONNECTION, ModelErrorKind.INCOMPLETE)
 
 
 async def test_stall_past_timeout() -> None:
@@ -197,7 +218,7 @@ async def test_stall_past_timeout() -> None:
                 await collect(client)
         finally:
             await client.close()
-    assert caught.value.kind == "timeout"
+    assert caught.value.kind is ModelErrorKind.TIMEOUT
 
 
 async def test_rate_limit_then_success_with_sdk_retry() -> None:

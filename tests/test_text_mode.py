@@ -160,12 +160,11 @@ VLLM_400 = {"object": "error", "message": '"auto" tool choice requires '
             "type": "BadRequestError", "param": None, "code": 400}
 
 
-@pytest.mark.parametrize(("model", "body"), [("ollama-qwen-4b", OLLAMA_400),
-                                             ("vllm-no-parser", VLLM_400)])
+@pytest.mark.parametrize("body", [OLLAMA_400, VLLM_400], ids=["ollama", "vllm-no-parser"])
 async def test_auto_falls_back_to_text_and_remembers(
-    fake_model: FakeModel, model: str, body: dict[str, object]
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings,
+    body: dict[str, object],
 ) -> None:
-    settings = agent_settings(fake_model.base_url, llm_model=model)
     assert settings.agent_mode == "auto"
     fake_model.push(
         error(body, 400),
@@ -173,12 +172,8 @@ async def test_auto_falls_back_to_text_and_remembers(
         text_reply("Final Answer: Oslo is 21°C."),
         text_reply("Final Answer: Still 21°C."),
     )
-    client = ModelClient(settings)
-    try:
-        events = await events_of(react("Oslo?", client, settings, [Weather()]))
-        again = await events_of(react("And now?", client, settings, [Weather()]))
-    finally:
-        await client.close()
+    events = await events_of(react("Oslo?", client, settings, [Weather()]))
+    again = await events_of(react("And now?", client, settings, [Weather()]))
     assert [e.type for e in events if not isinstance(e, AnswerDelta)] == [
         "run_started", "thought", "action", "observation", "thought", "answer", "run_finished"]
     assert len(of(events, RunStarted)) == 1
@@ -186,25 +181,41 @@ async def test_auto_falls_back_to_text_and_remembers(
     assert (events[-1].status, events[-1].rounds) == ("done", 2)
     assert "tools" in fake_model.bodies[0]
     assert "tools" not in fake_model.bodies[1] and fake_model.bodies[1]["stop"] == STOP
-    # The process remembers: the next run with this model starts in text.
+    # The client remembers: the next run with it starts in text.
+    assert client.tools_rejected
     assert of(again, Answer)[0].text == "Still 21°C."
     assert len(fake_model.bodies) == 4 and "tools" not in fake_model.bodies[3]
 
 
-async def test_auto_does_not_fall_back_on_other_400s(fake_model: FakeModel) -> None:
-    settings = agent_settings(fake_model.base_url, llm_model="auto-other-400")
-    fake_model.push(error("openai/error_400_context_length_exceeded.json", 400))
-    client = ModelClient(settings)
+async def test_what_a_client_learned_is_not_shared(
+    fake_model: FakeModel, settings: AgentSettings
+) -> None:
+    fake_model.push(error(OLLAMA_400, 400), text_reply("Final Answer: Hi."),
+                    text_reply("Hello."))
+    rejected, fresh = ModelClient(settings), ModelClient(settings)
     try:
-        events = await events_of(react("Hi", client, settings, [Weather()]))
+        await events_of(react("Hi", rejected, settings, [Weather()]))
+        events = await events_of(react("Hi", fresh, settings, [Weather()]))
     finally:
-        await client.close()
+        await rejected.close()
+        await fresh.close()
+    assert (rejected.tools_rejected, fresh.tools_rejected) == (True, False)
+    assert of(events, Answer)[0].text == "Hello."
+    assert "tools" in fake_model.bodies[2]  # same model, another client: native again
+
+
+async def test_auto_does_not_fall_back_on_other_400s(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    fake_model.push(error("openai/error_400_context_length_exceeded.json", 400))
+    events = await events_of(react("Hi", client, settings, [Weather()]))
+    assert not client.tools_rejected
     assert (events[-1].status, events[-1].error_kind) == ("error", "context_length")
     assert len(fake_model.bodies) == 1
 
 
 async def test_native_mode_reports_tools_unsupported(fake_model: FakeModel) -> None:
-    settings = agent_settings(fake_model.base_url, agent_mode="native", llm_model="native-only")
+    settings = agent_settings(fake_model.base_url, agent_mode="native")
     fake_model.push(error(OLLAMA_400, 400))
     client = ModelClient(settings)
     try:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
+import agent.settings
+import agent.tool_names
 from agent import SettingsError, load_settings
 from agent.settings import AgentSettings
-from agent.tools import TOOL_NAMES, Toolbox
+from agent.tools import TOOL_CLASSES, TOOL_NAMES, Toolbox
 from tests.fakes.tools import open_toolbox
 from tests.kit import TEST_KEY, agent_settings
 
@@ -16,6 +19,23 @@ from tests.kit import TEST_KEY, agent_settings
 def test_tool_names() -> None:
     assert TOOL_NAMES == ("calculate", "get_time", "get_weather", "convert_currency",
                           "search_notes", "search_wikipedia")
+    assert tuple(cls.name for cls in TOOL_CLASSES) == TOOL_NAMES
+
+
+def _our_imports(module_file: str | None) -> set[str]:
+    assert module_file is not None
+    tree = ast.parse(Path(module_file).read_text(encoding="utf-8"))
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for alias in node.names}
+    names |= {node.module for node in ast.walk(tree)
+              if isinstance(node, ast.ImportFrom) and node.module}
+    return {name for name in names if name.split(".")[0] == "agent"}
+
+
+def test_settings_check_tool_names_without_importing_the_tools() -> None:
+    """The names are a leaf, so agent.settings and agent.tools import each other no more."""
+    assert _our_imports(agent.tool_names.__file__) == set()
+    assert _our_imports(agent.settings.__file__) == {"agent.tool_names"}
 
 
 async def test_all_tools_by_default_sharing_one_client(tmp_path: Path) -> None:

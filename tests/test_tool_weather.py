@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from agent import AgentSettings, ModelClient
+from agent.events import ObservationFailure
 from agent.tool import ToolError
 from agent.tools import Toolbox
 from tests.fakes.model import FakeModel
@@ -126,5 +127,16 @@ async def test_through_the_loop_an_error_is_an_observation(
         box: Toolbox) -> None:
     seen = await observe(fake_model, client, settings, box, "Weather in Atlantis?",
                          "get_weather", {"city": "Atlantis"})
-    assert not seen.ok
+    assert (seen.ok, seen.failure) == (False, ObservationFailure.TOOL_ERROR)
     assert seen.text == "No place named 'Atlantis' found."
+
+
+@pytest.mark.parametrize("reply", [html_error(503), Reply.json({"latitude": 1.0}), slow(3)])
+async def test_through_the_loop_an_upstream_failure_is_marked_as_such(
+        fake_model: FakeModel, client: ModelClient, settings: AgentSettings, box: Toolbox,
+        meteo: FakeOpenMeteo, reply: Reply) -> None:
+    meteo.fail("/v1/forecast", reply)
+    seen = await observe(fake_model, client, settings, box, "Weather in Berlin?",
+                         "get_weather", {"city": "Berlin"})
+    assert (seen.ok, seen.failure) == (False, ObservationFailure.UPSTREAM_ERROR)
+    assert seen.text.startswith("Open-Meteo")

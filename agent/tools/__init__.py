@@ -7,11 +7,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import httpx
 
+from agent.settings import AgentSettings
 from agent.tool import Tool
+from agent.tool_names import TOOL_NAMES
 from agent.tools.calculator import Calculate
 from agent.tools.clock import GetTime
 from agent.tools.currency import ConvertCurrency
@@ -21,12 +21,10 @@ from agent.tools.notes_index import NotesIndex
 from agent.tools.weather import GetWeather
 from agent.tools.wikipedia import SearchWikipedia
 
-if TYPE_CHECKING:  # agent.settings imports TOOL_NAMES from here to validate AGENT_TOOLS
-    from agent.settings import AgentSettings
-
 TOOL_CLASSES: tuple[type[Tool], ...] = (
     Calculate, GetTime, GetWeather, ConvertCurrency, SearchNotes, SearchWikipedia)
-TOOL_NAMES: tuple[str, ...] = tuple(cls.name for cls in TOOL_CLASSES)
+if tuple(cls.name for cls in TOOL_CLASSES) != TOOL_NAMES:  # the names settings accepts
+    raise RuntimeError("agent.tool_names.TOOL_NAMES is out of step with agent.tools.TOOL_CLASSES")
 
 
 class Toolbox:

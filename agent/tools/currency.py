@@ -10,9 +10,9 @@ import httpx
 from pydantic import BaseModel, Field
 
 from agent.lang import pick
-from agent.tool import Tool, ToolError
+from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
-from agent.tools.http import UpstreamError, get_json
+from agent.tools.http import get_json
 
 SERVICE = "Frankfurter"
 
@@ -121,8 +121,8 @@ class ConvertCurrency(Tool):
         rates = data.get("rates") if isinstance(data, dict) else None
         rate = rates.get(target) if isinstance(rates, dict) else None
         if isinstance(rate, bool) or not isinstance(rate, int | float):
-            raise ToolError(pick(lang, f"{SERVICE} 没有返回 {source}→{target} 的汇率。",
-                                 f"{SERVICE} sent no {source}→{target} rate."))
+            raise UpstreamError(pick(lang, f"{SERVICE} 没有返回 {source}→{target} 的汇率。",
+                                     f"{SERVICE} sent no {source}→{target} rate."))
         date = data.get("date") if isinstance(data.get("date"), str) else "?"
         return float(rate), date
 

@@ -1,4 +1,4 @@
-"""The one shared HTTP client of the tools, and how an upstream's failures become ToolErrors.
+"""The one shared HTTP client of the tools, and how an upstream's failures become UpstreamErrors.
 
 Every networked tool asks for JSON through `get_json`; whatever goes wrong (no connection,
 timeout, 4xx/5xx, a body that is not JSON) comes back as an UpstreamError with a short
@@ -14,19 +14,9 @@ from typing import Any
 import httpx
 
 from agent.lang import pick
-from agent.tool import ToolError
+from agent.tool import UpstreamError
 
 USER_AGENT = "Glassbox/0.1 (a teaching bot for class chats)"
-
-
-class UpstreamError(ToolError):
-    """An upstream service failed; `status` is its HTTP status (0 when none came back)."""
-
-    def __init__(self, text: str, status: int = 0, reason: str = "") -> None:
-        super().__init__(text)
-        self.status = status
-        self.reason = reason
-        """The service's own error text, if its body had one."""
 
 
 def make_client(timeout_s: float) -> httpx.AsyncClient:

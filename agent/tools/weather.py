@@ -12,7 +12,7 @@ import httpx
 from pydantic import BaseModel, Field
 
 from agent.lang import pick
-from agent.tool import Tool, ToolError
+from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.http import get_json
 from agent.tools.wmo import describe
@@ -109,8 +109,8 @@ def report(place: dict[str, Any], data: dict[str, Any], lang: str) -> str:
     low = val(daily, daily_units, "temperature_2m_min", "°C")
     rain = val(daily, daily_units, "precipitation_probability_max", "%")
     if not (temp or sky or high or low):
-        raise ToolError(pick(lang, f"{SERVICE} 没有返回天气数据。",
-                             f"{SERVICE} sent no weather data."))
+        raise UpstreamError(pick(lang, f"{SERVICE} 没有返回天气数据。",
+                                 f"{SERVICE} sent no weather data."))
 
     when = current.get("time") if isinstance(current.get("time"), str) else ""
     name = place_name(place)

@@ -13,9 +13,9 @@ import httpx
 from pydantic import BaseModel, Field
 
 from agent.lang import pick
-from agent.tool import Tool, ToolError
+from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
-from agent.tools.http import UpstreamError, get_json
+from agent.tools.http import get_json
 
 SERVICE = "Wikipedia"
 MAX_EXTRACT = 600
