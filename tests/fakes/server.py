@@ -75,6 +75,14 @@ class Reply:
 Handler = Callable[[Request], Reply]
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128
+    """Connections waiting to be accepted (the default, 5, drops a burst's SYNs, and the
+    client's connect then times out: a fault of the fake, not of the bot)."""
+
+
 class FakeServer:
     """Serve `handler` on a free port in a background thread; a context manager."""
 
@@ -82,9 +90,7 @@ class FakeServer:
         self.handler = handler
         self.requests: list[Request] = []
         self.stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._httpd.block_on_close = False
+        self._httpd = _HTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
