@@ -63,12 +63,16 @@ async def test_edits_are_coalesced_and_the_final_state_lands(tg: FakeTelegram, b
 
 async def test_the_stop_button_is_under_the_running_message(tg: FakeTelegram, bot: Bot,
                                                             pacer: Pacer) -> None:
+    """It comes with the edit after the send: a send whose reply is lost leaves no ⏹."""
     msg = live(bot, pacer)
     msg.show(["working"])
     await msg.first_sent()
-    assert tg.bot_messages(ALICE)[0].buttons == ["⏹ Stop"]
+    [shown] = tg.bot_messages(ALICE)
+    await tg.wait(lambda: shown.buttons == ["⏹ Stop"])
+    assert tg.methods(ALICE) == ["sendMessage", "editMessageText"]
+    assert "reply_markup" not in tg.calls[-2].params
     await msg.finish(["done"])
-    assert tg.bot_messages(ALICE)[0].buttons == []
+    assert shown.buttons == []
 
 
 async def test_a_long_chain_continues_in_a_reply_to_the_first_message(

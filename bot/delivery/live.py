@@ -7,7 +7,9 @@ forty times a second is rendered about once a second, not forty times.
 `finish(pages)` delivers the final state whatever happens on the way: a 429 waits its
 `retry_after`, "not modified" counts as done, entities Telegram cannot parse go again as
 plain text, network errors are retried with backoff. Page 1 replies to the command; later
-pages reply to page 1. The ⏹ button sits under the last page while the run is running.
+pages reply to page 1. The ⏹ button sits under the last page while the run is running; it
+comes with an edit, never with a send, so a message whose id the bot never learnt (its
+reply was lost) cannot keep a ⏹ that nothing removes.
 """
 
 from __future__ import annotations
@@ -156,17 +158,19 @@ class LiveMessage:
                 await self._call(self.bot.delete_message, self.chat_id, spare.message_id)
             return
         text, buttons = self._wanted(index)
-        markup = telegram_markup(buttons)
         shown = self._shown[index] if index < len(self._shown) else None
         if shown is not None:
             done = await self._write(self.bot.edit_message_text, text, chat_id=self.chat_id,
-                                     message_id=shown.message_id, reply_markup=markup)
+                                     message_id=shown.message_id,
+                                     reply_markup=telegram_markup(buttons))
             self._shown[index] = _Shown(shown.message_id, text, buttons) if done else None
             return
+        if self._running:
+            buttons = None  # the ⏹ comes with the next edit, once the message's id is known
         target = self.reply_to if index == 0 else self.message_ids[0]
         reply = ReplyParameters(target, allow_sending_without_reply=True) if target else None
         sent = await self._write(self.bot.send_message, text, chat_id=self.chat_id,
-                                 reply_markup=markup, reply_parameters=reply)
+                                 reply_markup=telegram_markup(buttons), reply_parameters=reply)
         if not isinstance(sent, Message):
             self.gone = True  # nothing to edit later; the run goes on without its message
             return

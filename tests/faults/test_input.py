@@ -126,8 +126,7 @@ async def test_forged_callback_data(gb: Glassbox) -> None:
     tg = faulty(gb)
     gb.model.push(sse(DashScope().text("slow answer"), first_delay=0.8))
     asked = gb.tg.send(GROUP, ALICE, "/ask something slow")
-    await tg.wait(lambda: bool(gb.replies_to(GROUP, asked)))
-    live = gb.replies_to(GROUP, asked)[0]
+    live = await gb.stop_button_on(GROUP, asked)
     key = int(live.button_data("⏹ Stop").split(":")[1])
     taps = [tg.tap(GROUP, BOB, live.message_id, data) for data in (
         f"stop:{key + 100}", f"stop:{key}", "stop:-1", "stop:" + "9" * 40,
