@@ -9,9 +9,11 @@ import pytest
 from telegram import Bot
 
 from bot.delivery.live import LiveMessage
+from bot.delivery.outbox import Outbox
 from bot.delivery.pacer import Limits, Pacer
 from bot.view.buttons import Button
 from tests.fakes.telegram import TOKEN, FakeTelegram
+from tests.fakes.telegram_faults import FaultyTelegram
 
 SCALE = 0.05
 STOP = ((Button("⏹ Stop", "stop:1"),),)
@@ -132,6 +134,22 @@ async def test_network_errors_are_retried(tg: FakeTelegram, bot: Bot, pacer: Pac
     await live(bot, pacer).finish(["made it"])
     assert [m.text for m in tg.bot_messages(ALICE)] == ["made it"]
     assert tg.methods(ALICE) == ["sendMessage"] * 3
+
+
+async def test_a_final_send_or_a_document_whose_reply_is_lost_is_not_sent_again(
+        pacer: Pacer) -> None:
+    """Telegram showed them but the replies were lost: each counts as delivered, once."""
+    with FaultyTelegram(scale=SCALE) as tg:
+        tg.user(ALICE)
+        tg.break_next("sendMessage", "reset-after")
+        tg.break_next("sendDocument", "reset-after")
+        async with Bot(TOKEN, base_url=tg.base_url) as bot:
+            outbox = Outbox(bot, pacer)
+            assert await outbox.say(ALICE, None, "said once") == []  # its id is unknown
+            await outbox.send_document(ALICE, None, b"<html></html>", "run.html", "sent once")
+        assert [m.text for m in tg.bot_messages(ALICE)] == ["said once", "sent once"]
+        assert tg.methods(ALICE) == ["sendMessage", "sendDocument"]
+        assert tg.broken == ["sendMessage", "sendDocument"]
 
 
 async def test_a_blocked_bot_gives_up_quietly(tg: FakeTelegram, bot: Bot, pacer: Pacer) -> None:
