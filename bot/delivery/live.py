@@ -61,9 +61,11 @@ class _Shown:
 
 class LiveMessage:
     def __init__(self, bot: Bot, pacer: Pacer, chat_id: int, reply_to: int | None, *,
-                 button: Keyboard | None) -> None:
+                 button: Keyboard | None, on_gone: Callable[[], None] = lambda: None) -> None:
         self.bot, self.pacer, self.chat_id, self.reply_to = bot, pacer, chat_id, reply_to
         self.button = button
+        self.on_gone = on_gone
+        """Called when `gone` becomes true, at once (a run stops: no one would see the rest)."""
         self._final_buttons: Keyboard | None = None
         self._pages: list[str] = []
         self._source: Callable[[], list[str]] = list
@@ -197,9 +199,14 @@ class LiveMessage:
             self._record(index, _Shown(None, text, buttons))
             return
         if not isinstance(sent, Message):
-            self.gone = True  # nothing to edit later; the run goes on without its message
+            self._give_up()  # nothing to edit later
             return
         self._record(index, _Shown(sent.message_id, text, buttons))
+
+    def _give_up(self) -> None:
+        if not self.gone:
+            self.gone = True
+            self.on_gone()
 
     def _record(self, index: int, shown: _Shown) -> None:
         if index < len(self._shown):
@@ -251,7 +258,7 @@ class LiveMessage:
                 raise
             except Forbidden as err:
                 log.warning("chat %s: cannot write there any more (%s)", self.chat_id, err)
-                self.gone = True
+                self._give_up()
                 return True
             except NetworkError as err:
                 if creates and not never_reached(err):
