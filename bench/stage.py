@@ -87,7 +87,8 @@ class Stage:
         return next(s for s in reversed(self.model.served) if question_of(s.body) == question)
 
     def final(self, chat_id: int, asked: int) -> list[Message] | None:
-        """The pages of the bot's answer to message `asked` once final (no ⏹ button left)."""
+        """The pages of the bot's answer to message `asked` once final: no ⏹ button left, and
+        not a page just sent (its ⏹ comes with the next edit) that still says ⏳ Working…"""
         with self.tg.lock:
             mine = [m for (c, _), m in sorted(self.tg.messages.items())
                     if c == chat_id and m.sender["is_bot"]]
@@ -95,7 +96,8 @@ class Stage:
         if first is None:
             return None
         pages = [first, *(m for m in mine if m.reply_to == first.message_id)]
-        return None if any(page.buttons for page in pages) else pages
+        working = pages[-1].text.splitlines()[-1].startswith("⏳")
+        return None if working or any(page.buttons for page in pages) else pages
 
     def peak_rss_mib(self) -> float | None:
         """The bot process's peak resident memory so far (Linux: VmHWM)."""

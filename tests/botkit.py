@@ -60,6 +60,15 @@ class Glassbox:
         await self.tg.wait(done, timeout)
         return self.replies_to(chat_id, message_id)[0]
 
+    async def stop_button_on(self, chat_id: int, message_id: int) -> Message:
+        """The bot's running message replying to `message_id`, once its ⏹ is there (it comes
+        with the edit after the send, when the message's id is known)."""
+        def shown() -> bool:
+            found = self.replies_to(chat_id, message_id)
+            return bool(found) and bool(found[0].buttons)
+        await self.tg.wait(shown)
+        return self.replies_to(chat_id, message_id)[0]
+
     def running(self, chat_id: int) -> bool:
         return any(a.chat_id == chat_id for a in self.parts.runs.active._by_key.values())
 

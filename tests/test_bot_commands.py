@@ -61,8 +61,7 @@ async def test_one_question_at_a_time_per_user(gb: Glassbox) -> None:
 async def test_only_the_asker_or_an_admin_can_stop_a_run(gb: Glassbox) -> None:
     gb.model.push(slow("never shown"), slow("never shown either"))
     asked = gb.tg.send(GROUP, ALICE, "/ask something slow")
-    await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, asked)))
-    live = gb.replies_to(GROUP, asked)[0]
+    live = await gb.stop_button_on(GROUP, asked)
     assert live.buttons == ["⏹ Stop"]
     gb.tg.tap(GROUP, BOB, live.message_id, live.button_data("⏹ Stop"))
     await gb.tg.wait(lambda: "answerCallbackQuery" in gb.tg.methods())
@@ -76,8 +75,7 @@ async def test_only_the_asker_or_an_admin_can_stop_a_run(gb: Glassbox) -> None:
     assert "Stopped" in final.text
 
     again = gb.tg.send(GROUP, ALICE, "/ask also slow")
-    await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, again)))
-    live = gb.replies_to(GROUP, again)[0]
+    live = await gb.stop_button_on(GROUP, again)
     gb.tg.tap(GROUP, ADMIN, live.message_id, live.button_data("⏹ Stop"))
     assert "Stopped by Teacher" in (await gb.answer_to(GROUP, again)).text
 

@@ -143,8 +143,7 @@ async def test_a_chat_admin_may_stop_anyones_run(gb: Glassbox) -> None:
     """The ⏹ button uses the same admin check as /forget."""
     gb.model.push(sse(DashScope().text("never shown"), first_delay=3.0))
     asked = gb.tg.send(GROUP, ALICE, "/ask something slow")
-    await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, asked)))
-    live = gb.replies_to(GROUP, asked)[0]
+    live = await gb.stop_button_on(GROUP, asked)
     gb.tg.tap(GROUP, DANA, live.message_id, live.button_data("⏹ Stop"))
     assert "Stopped by Dana" in (await gb.answer_to(GROUP, asked)).text
 

@@ -9,9 +9,11 @@ import pytest
 from telegram import Bot
 
 from bot.delivery.live import LiveMessage
+from bot.delivery.outbox import Outbox
 from bot.delivery.pacer import Limits, Pacer
 from bot.view.buttons import Button
 from tests.fakes.telegram import TOKEN, FakeTelegram
+from tests.fakes.telegram_faults import FaultyTelegram
 
 SCALE = 0.05
 STOP = ((Button("⏹ Stop", "stop:1"),),)
@@ -63,12 +65,16 @@ async def test_edits_are_coalesced_and_the_final_state_lands(tg: FakeTelegram, b
 
 async def test_the_stop_button_is_under_the_running_message(tg: FakeTelegram, bot: Bot,
                                                             pacer: Pacer) -> None:
+    """It comes with the edit after the send: a send whose reply is lost leaves no ⏹."""
     msg = live(bot, pacer)
     msg.show(["working"])
     await msg.first_sent()
-    assert tg.bot_messages(ALICE)[0].buttons == ["⏹ Stop"]
+    [shown] = tg.bot_messages(ALICE)
+    await tg.wait(lambda: shown.buttons == ["⏹ Stop"])
+    assert tg.methods(ALICE) == ["sendMessage", "editMessageText"]
+    assert "reply_markup" not in tg.calls[-2].params
     await msg.finish(["done"])
-    assert tg.bot_messages(ALICE)[0].buttons == []
+    assert shown.buttons == []
 
 
 async def test_a_long_chain_continues_in_a_reply_to_the_first_message(
@@ -129,6 +135,22 @@ async def test_network_errors_are_retried(tg: FakeTelegram, bot: Bot, pacer: Pac
     await live(bot, pacer).finish(["made it"])
     assert [m.text for m in tg.bot_messages(ALICE)] == ["made it"]
     assert tg.methods(ALICE) == ["sendMessage"] * 3
+
+
+async def test_a_final_send_or_a_document_whose_reply_is_lost_is_not_sent_again(
+        pacer: Pacer) -> None:
+    """Telegram showed them but the replies were lost: each counts as delivered, once."""
+    with FaultyTelegram(scale=SCALE) as tg:
+        tg.user(ALICE)
+        tg.break_next("sendMessage", "reset-after")
+        tg.break_next("sendDocument", "reset-after")
+        async with Bot(TOKEN, base_url=tg.base_url) as bot:
+            outbox = Outbox(bot, pacer)
+            assert await outbox.say(ALICE, None, "said once") == []  # its id is unknown
+            await outbox.send_document(ALICE, None, b"<html></html>", "run.html", "sent once")
+        assert [m.text for m in tg.bot_messages(ALICE)] == ["said once", "sent once"]
+        assert tg.methods(ALICE) == ["sendMessage", "sendDocument"]
+        assert tg.broken == ["sendMessage", "sendDocument"]
 
 
 async def test_a_blocked_bot_gives_up_quietly(tg: FakeTelegram, bot: Bot, pacer: Pacer) -> None:

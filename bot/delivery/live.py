@@ -6,17 +6,24 @@ The run calls `show(pages)` as often as it likes; only the newest state is ever 
 forty times a second is rendered about once a second, not forty times.
 `finish(pages)` delivers the final state whatever happens on the way: a 429 waits its
 `retry_after`, "not modified" counts as done, entities Telegram cannot parse go again as
-plain text, network errors are retried with backoff. Page 1 replies to the command; later
-pages reply to page 1. The ⏹ button sits under the last page while the run is running.
+plain text, network errors are retried with backoff (a send only if it surely never reached
+Telegram: see call_errors). Page 1 replies to the command; later pages reply to page 1.
+The ⏹ button sits under the last page while the run is running; it comes with an edit,
+never with a send, so a message whose id the bot never learnt cannot keep a dead ⏹.
+
+A send whose reply was lost (Telegram may show the message; the bot does not know its id)
+is never sent again: a second copy of a running page would be a duplicate. The page counts
+as showing what was sent. While the run goes on, that message and the pages after it wait;
+the final state then goes out as new messages if it differs from what was sent, so the
+user sees the answer once, below a stale draft at worst (one that has no ⏹). A lost
+reply is rare; a duplicate with a dead ⏹ is what a retry used to leave.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dtm
 import logging
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,8 +38,8 @@ from telegram import (
 )
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
-from telegram.warnings import PTBDeprecationWarning
 
+from bot.delivery.call_errors import ReplyLost, describe, never_reached, retry_after_s
 from bot.delivery.pacer import Pacer
 from bot.view.buttons import Keyboard
 from bot.view.spans import to_plain
@@ -46,16 +53,19 @@ NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 @dataclass(frozen=True, slots=True)
 class _Shown:
-    message_id: int
+    message_id: int | None
+    """None: it was sent but the reply was lost; it may be on screen, it cannot be edited."""
     text: str
     buttons: Keyboard | None
 
 
 class LiveMessage:
     def __init__(self, bot: Bot, pacer: Pacer, chat_id: int, reply_to: int | None, *,
-                 button: Keyboard | None) -> None:
+                 button: Keyboard | None, on_gone: Callable[[], None] = lambda: None) -> None:
         self.bot, self.pacer, self.chat_id, self.reply_to = bot, pacer, chat_id, reply_to
         self.button = button
+        self.on_gone = on_gone
+        """Called when `gone` becomes true, at once (a run stops: no one would see the rest)."""
         self._final_buttons: Keyboard | None = None
         self._pages: list[str] = []
         self._source: Callable[[], list[str]] = list
@@ -78,7 +88,7 @@ class LiveMessage:
 
     @property
     def message_ids(self) -> list[int]:
-        return [s.message_id for s in self._shown if s is not None]
+        return [s.message_id for s in self._shown if s is not None and s.message_id is not None]
 
     def show(self, pages: list[str] | Callable[[], list[str]]) -> None:
         """The newest running state (pages, or a function rendering them); sent when the
@@ -108,9 +118,15 @@ class LiveMessage:
             async with self.pacer.turn(self.chat_id) as turn:
                 await turn.use()
                 with contextlib.suppress(RetryAfter):  # the chat waits, then it goes again
-                    await self._call(self.bot.send_document, chat_id=self.chat_id,
-                                     document=document, caption=caption,
-                                     parse_mode=ParseMode.HTML, reply_parameters=reply)
+                    try:
+                        await self._call(self.bot.send_document, creates=True,
+                                         chat_id=self.chat_id, document=document,
+                                         caption=caption, parse_mode=ParseMode.HTML,
+                                         reply_parameters=reply)
+                    except ReplyLost as err:
+                        log.warning("chat %s: the document may have been delivered, but the "
+                                    "reply was lost (%s); not sending it again", self.chat_id,
+                                    err)
                     return
 
     async def first_sent(self) -> int | None:
@@ -125,9 +141,12 @@ class LiveMessage:
         return self._pages[index], self.button if self._running else self._final_buttons
 
     def _next_step(self) -> int | None:
-        """The first page whose message does not show what it should, if any."""
+        """The first page whose message does not show what it should, if any. A page whose
+        send lost its reply holds the running states back (see the module's docstring)."""
         for index in range(len(self._pages)):
             shown = self._shown[index] if index < len(self._shown) else None
+            if shown is not None and shown.message_id is None and self._running:
+                return None
             if shown is None or (shown.text, shown.buttons) != self._wanted(index):
                 return index
         return len(self._pages) if len(self._shown) > len(self._pages) else None
@@ -152,36 +171,56 @@ class LiveMessage:
         """One API call that brings message `index` up to date (or removes a spare one)."""
         if index >= len(self._pages):
             spare = self._shown.pop()
-            if spare is not None:
+            if spare is not None and spare.message_id is not None:
                 await self._call(self.bot.delete_message, self.chat_id, spare.message_id)
             return
         text, buttons = self._wanted(index)
-        markup = telegram_markup(buttons)
         shown = self._shown[index] if index < len(self._shown) else None
-        if shown is not None:
+        if shown is not None and shown.message_id is not None:
             done = await self._write(self.bot.edit_message_text, text, chat_id=self.chat_id,
-                                     message_id=shown.message_id, reply_markup=markup)
+                                     message_id=shown.message_id,
+                                     reply_markup=telegram_markup(buttons))
             self._shown[index] = _Shown(shown.message_id, text, buttons) if done else None
             return
-        target = self.reply_to if index == 0 else self.message_ids[0]
+        if self._running:
+            buttons = None  # the ⏹ comes with the next edit, once the message's id is known
+        known = self.message_ids
+        target = known[0] if index and known else self.reply_to
         reply = ReplyParameters(target, allow_sending_without_reply=True) if target else None
-        sent = await self._write(self.bot.send_message, text, chat_id=self.chat_id,
-                                 reply_markup=markup, reply_parameters=reply)
-        if not isinstance(sent, Message):
-            self.gone = True  # nothing to edit later; the run goes on without its message
+        try:
+            sent = await self._write(self.bot.send_message, text, creates=True,
+                                     chat_id=self.chat_id, reply_markup=telegram_markup(buttons),
+                                     reply_parameters=reply)
+        except ReplyLost as err:
+            log.warning("chat %s: page %d may be on screen, but Telegram's reply was lost (%s); "
+                        "it is not sent again. %s", self.chat_id, index + 1, err,
+                        "The final state follows as a new message." if self._running else
+                        "It was the final state.")
+            self._record(index, _Shown(None, text, buttons))
             return
-        record = _Shown(sent.message_id, text, buttons)
-        if index < len(self._shown):
-            self._shown[index] = record
-        else:
-            self._shown.append(record)
+        if not isinstance(sent, Message):
+            self._give_up()  # nothing to edit later
+            return
+        self._record(index, _Shown(sent.message_id, text, buttons))
 
-    async def _write(self, method: Callable[..., object], text: str, **kw: object) -> object:
+    def _give_up(self) -> None:
+        if not self.gone:
+            self.gone = True
+            self.on_gone()
+
+    def _record(self, index: int, shown: _Shown) -> None:
+        if index < len(self._shown):
+            self._shown[index] = shown
+        else:
+            self._shown.append(shown)
+
+    async def _write(self, method: Callable[..., object], text: str, *, creates: bool = False,
+                     **kw: object) -> object:
         """Send or edit with HTML, then as plain text if Telegram cannot parse it.
         False: the message to edit is gone; the page will be sent again."""
         try:
             return await self._call(method, text=text, parse_mode=ParseMode.HTML,
-                                    link_preview_options=NO_PREVIEW, **kw)
+                                    link_preview_options=NO_PREVIEW, creates=creates, **kw)
         except BadRequest as err:
             lowered = err.message.lower()
             if "not modified" in lowered:
@@ -194,20 +233,24 @@ class LiveMessage:
             log.warning("Telegram could not parse a page's entities; sending it as plain text")
         try:
             return await self._call(method, text=to_plain(text),
-                                    link_preview_options=NO_PREVIEW, **kw)
+                                    link_preview_options=NO_PREVIEW, creates=creates, **kw)
         except BadRequest as err:
             log.error("Telegram refused a page even as plain text (%s)", err.message)
             return True
 
-    async def _call(self, method: Callable[..., object], *args: object, **kw: object) -> object:
-        """One Bot API call, retrying network errors with backoff. A 429 penalises the chat
-        and propagates, so the next turn sends the newest state rather than a stale one."""
+    async def _call(self, method: Callable[..., object], *args: object, creates: bool = False,
+                    **kw: object) -> object:
+        """One Bot API call, retrying network errors with backoff. A call that `creates` a
+        message is made again only if it surely never reached Telegram; if it may have,
+        ReplyLost. A 429 penalises the chat and propagates, so the next turn sends the
+        newest state rather than a stale one."""
+        name = getattr(method, "__name__", "call")
         delay = NETWORK_BACKOFF_S
         for attempt in range(NETWORK_RETRIES + 1):
             try:
                 return await method(*args, **kw)  # type: ignore[operator]
             except RetryAfter as err:
-                seconds = _seconds(err)
+                seconds = retry_after_s(err)
                 log.info("chat %s: Telegram asks to wait %ss", self.chat_id, seconds)
                 self.pacer.penalise(self.chat_id, seconds)
                 raise
@@ -215,12 +258,17 @@ class LiveMessage:
                 raise
             except Forbidden as err:
                 log.warning("chat %s: cannot write there any more (%s)", self.chat_id, err)
-                self.gone = True
+                self._give_up()
                 return True
             except NetworkError as err:
+                if creates and not never_reached(err):
+                    raise ReplyLost(f"{name}: {describe(err)}") from err
                 if attempt == NETWORK_RETRIES:
-                    log.error("chat %s: giving up after network errors (%s)", self.chat_id, err)
+                    log.error("chat %s: giving up after network errors (%s)", self.chat_id,
+                              describe(err))
                     return True
+                log.warning("chat %s: %s failed (%s); trying again in %.2f s", self.chat_id,
+                            name, describe(err), delay)
                 await asyncio.sleep(delay)
                 delay *= 2
             except TelegramError as err:  # e.g. an unreadable reply: skip this call, go on
@@ -235,10 +283,3 @@ def telegram_markup(buttons: Keyboard | None) -> InlineKeyboardMarkup | None:
         return None
     return InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.data)
                                   for b in row] for row in buttons])
-
-
-def _seconds(err: RetryAfter) -> float:
-    with warnings.catch_warnings():  # PTB is moving `retry_after` from int to timedelta
-        warnings.simplefilter("ignore", PTBDeprecationWarning)
-        wait = err.retry_after
-    return wait.total_seconds() if isinstance(wait, dtm.timedelta) else float(wait)

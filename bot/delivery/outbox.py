@@ -7,6 +7,8 @@ chat's turn, the 429 waits, the network retries and the plain-text fallback.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from telegram import Bot, InputFile
 
 from bot.delivery.live import LiveMessage
@@ -18,10 +20,12 @@ class Outbox:
     def __init__(self, bot: Bot, pacer: Pacer) -> None:
         self.bot, self.pacer = bot, pacer
 
-    def live(self, chat_id: int, reply_to: int | None, *,
-             button: Keyboard | None = None) -> LiveMessage:
-        """A new live message replying to `reply_to`, with `button` under it while it runs."""
-        return LiveMessage(self.bot, self.pacer, chat_id, reply_to, button=button)
+    def live(self, chat_id: int, reply_to: int | None, *, button: Keyboard | None = None,
+             on_gone: Callable[[], None] = lambda: None) -> LiveMessage:
+        """A new live message replying to `reply_to`, with `button` under it while it runs;
+        `on_gone` is called if Telegram stops letting it write there."""
+        return LiveMessage(self.bot, self.pacer, chat_id, reply_to, button=button,
+                           on_gone=on_gone)
 
     def editing(self, chat_id: int, message_ids: list[int]) -> LiveMessage:
         """A live message over messages already in the chat."""

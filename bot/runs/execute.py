@@ -82,7 +82,8 @@ class Runs:
     async def _execute(self, q: Question, active: Active) -> None:
         """Run `q` to the end, live in the chat; `active.cancel` stops it."""
         view = View(q.mode, q.lang)
-        live = self.outbox.live(q.chat_id, q.reply_to, button=stop_button(q.lang, active.key))
+        live = self.outbox.live(q.chat_id, q.reply_to, button=stop_button(q.lang, active.key),
+                                on_gone=active.stop)  # kicked or blocked: no one sees the rest
         record = await self.store.start_run(
             chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
             question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
@@ -93,8 +94,6 @@ class Runs:
                     view.apply(lane, event)
                     await self.store.append(record.id, event, lane=lane)
                     live.show(lambda: render_view(view, live=True))
-                    if live.gone:  # kicked or blocked: no one will see the rest
-                        active.stop()
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)

@@ -1,8 +1,10 @@
 """A real HTTP server on 127.0.0.1 for fakes: each request goes to a handler that
-returns a Reply; replies can stream in timed pieces, stall, or cut the connection."""
+returns a Reply; replies can stream in timed pieces, stall, or cut the connection. The
+server can also refuse connections for a while, as a host that is down does."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import struct
@@ -75,6 +77,23 @@ class Reply:
 Handler = Callable[[Request], Reply]
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128
+    """Connections waiting to be accepted (the default, 5, drops a burst's SYNs, and the
+    client's connect then times out: a fault of the fake, not of the bot)."""
+
+
+@dataclass
+class _Connection:
+    """An open client connection: the path of its latest request, and whether one is being
+    served now."""
+
+    path: str = ""
+    busy: bool = False
+
+
 class FakeServer:
     """Serve `handler` on a free port in a background thread; a context manager."""
 
@@ -82,12 +101,10 @@ class FakeServer:
         self.handler = handler
         self.requests: list[Request] = []
         self.stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._httpd.block_on_close = False
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        self._httpd = _HTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._connections: dict[socket.socket, _Connection] = {}
+        self._connections_lock = threading.Lock()
+        self._thread = self._serving()
 
     @property
     def url(self) -> str:
@@ -97,6 +114,29 @@ class FakeServer:
     def start(self) -> FakeServer:
         self._thread.start()
         return self
+
+    def refuse_connections(self, keep: Callable[[str], bool] = lambda path: False) -> None:
+        """Until `accept_connections()`, a connection attempt is refused at once (the port
+        stays ours, but nothing listens on it), so a client knows its request was never
+        sent. Idle kept-alive connections are closed, so a client's next call must connect;
+        those whose latest request's path `keep` accepts stay open."""
+        self._httpd.shutdown()
+        address = self._httpd.server_address
+        self._httpd.socket.close()
+        self._httpd.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._httpd.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._httpd.socket.bind(address)
+        with self._connections_lock:
+            for sock, state in self._connections.items():
+                if not state.busy and not keep(state.path):
+                    with contextlib.suppress(OSError):  # the client closed it already
+                        sock.shutdown(socket.SHUT_RDWR)
+
+    def accept_connections(self) -> None:
+        """Listen again after `refuse_connections()`."""
+        self._httpd.server_activate()
+        self._thread = self._serving()
+        self._thread.start()
 
     def stop(self) -> None:
         self.stopping.set()
@@ -109,6 +149,11 @@ class FakeServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _serving(self) -> threading.Thread:
+        return threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
 
 def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
     class _Handler(BaseHTTPRequestHandler):
@@ -117,7 +162,26 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: object) -> None:
             pass
 
+        def setup(self) -> None:
+            super().setup()
+            with fake._connections_lock:
+                fake._connections[self.connection] = _Connection()
+
+        def finish(self) -> None:
+            with fake._connections_lock:
+                fake._connections.pop(self.connection, None)
+            super().finish()
+
         def _serve(self) -> None:
+            with fake._connections_lock:
+                fake._connections[self.connection] = _Connection(self.path, busy=True)
+            try:
+                self._answer()
+            finally:
+                with fake._connections_lock:
+                    fake._connections[self.connection].busy = False
+
+        def _answer(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             parts = urlsplit(self.path)

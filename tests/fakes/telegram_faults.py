@@ -1,6 +1,7 @@
 """The fake Bot API with the faults and odd updates of a real class: connections that
-reset or stall, messages deleted by someone, edits, channel posts, photos with captions,
-anonymous admins, 409 Conflict while another instance polls."""
+reset or stall (before the call is carried out, or after it with the reply lost), a host
+that refuses connections, messages deleted by someone, edits, channel posts, photos with
+captions, anonymous admins, 409 Conflict while another instance polls."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 from tests.fakes.server import Reply, Request, wire
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.telegram_html import utf16_units
+
+FAULTS = ("reset", "stall", "reset-after", "stall-after")
 
 ANONYMOUS_ADMIN = {"id": 1087968824, "is_bot": True, "first_name": "Group",
                    "username": "GroupAnonymousBot"}
@@ -29,9 +32,22 @@ class FaultyTelegram(FakeTelegram):
     def break_next(self, method: str, fault: str | Reply, times: int = 1) -> None:
         """The next `times` calls of `method` are not served: `reset` cuts the connection
         at once, `stall` after `stall_s` (longer than the bot's request timeout); a Reply
-        (say a proxy's HTML 502 page) is sent instead of the Bot API's answer."""
-        assert isinstance(fault, Reply) or fault in ("reset", "stall")
+        (say a proxy's HTML 502 page) is sent instead of the Bot API's answer. With
+        `reset-after` and `stall-after` the call is carried out first (a message is sent
+        or edited) and only its reply is lost, as when Telegram did the work but the
+        answer never made it back."""
+        assert isinstance(fault, Reply) or fault in FAULTS
         self.breaks[method].extend([fault] * times)
+
+    def refuse(self) -> None:
+        """Telegram cannot be reached: every new connection is refused, so the bot knows its
+        call was never sent, until `admit()`. The long poll's open connection goes on, so
+        updates still arrive."""
+        self.refuse_connections(keep=lambda path: path.endswith("/getUpdates"))
+
+    def admit(self) -> None:
+        """Reachable again after `refuse()`."""
+        self.accept_connections()
 
     def conflict(self, times: int) -> None:
         """The next `times` getUpdates calls answer 409: another instance is polling."""
@@ -107,7 +123,9 @@ class FaultyTelegram(FakeTelegram):
                 self.broken.append(method)
         if isinstance(fault, Reply):
             return fault
-        if fault == "stall":
+        if fault in ("reset-after", "stall-after"):
+            super()._handle(request)  # carried out; the reply is lost below
+        if fault in ("stall", "stall-after"):
             self.stopping.wait(self.stall_s)
         if fault:
             return Reply(reset=True)

@@ -126,14 +126,15 @@ async def test_forged_callback_data(gb: Glassbox) -> None:
     tg = faulty(gb)
     gb.model.push(sse(DashScope().text("slow answer"), first_delay=0.8))
     asked = gb.tg.send(GROUP, ALICE, "/ask something slow")
-    await tg.wait(lambda: bool(gb.replies_to(GROUP, asked)))
-    live = gb.replies_to(GROUP, asked)[0]
+    live = await gb.stop_button_on(GROUP, asked)
     key = int(live.button_data("⏹ Stop").split(":")[1])
-    for data in (f"stop:{key + 100}", f"stop:{key}", "stop:-1", "stop:" + "9" * 40,
-                 "ex:no-such-example", "💣" * 16, "hist:garbage", ""):
-        tg.tap(GROUP, BOB, live.message_id, data)
+    taps = [tg.tap(GROUP, BOB, live.message_id, data) for data in (
+        f"stop:{key + 100}", f"stop:{key}", "stop:-1", "stop:" + "9" * 40,
+        "ex:no-such-example", "💣" * 16, "hist:garbage", "")]
     await tg.wait(lambda: len(tg.answers_to_taps()) == 8)
-    answers = tg.answers_to_taps()
+    answered = {c.params["callback_query_id"]: c.params.get("text", "") for c in tg.calls
+                if c.method == "answerCallbackQuery"}  # taps are handled concurrently
+    answers = [answered[query] for query in taps]
     assert answers[0] == "这个问题已经结束了。"  # Bob's Telegram is in Chinese
     assert answers[1] == "只有提问的人或管理员可以停止它。"
     assert all(answers[2:]), answers  # each said something; none crashed

@@ -1,11 +1,15 @@
-"""Telegram misbehaving: flood control again and again, 5xx, resets, timeouts, a deleted
-message, being kicked. Every run still ends in a visible final state (or, kicked, quietly
-and stored), and the next question is answered."""
+"""Telegram misbehaving: flood control again and again, 5xx, resets, timeouts, a send whose
+reply is lost, a connection refused, a deleted message, being kicked. Every run still ends
+in a visible final state (or, kicked, quietly and stored), and the next question is
+answered."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.botkit import ALICE, GROUP, Glassbox, people
 from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
@@ -55,12 +59,52 @@ async def test_5xx_json_and_html_are_retried(gb: Glassbox) -> None:
 
 async def test_a_connection_reset_is_retried_without_a_duplicate(gb: Glassbox) -> None:
     gb.model.push(*two_rounds())
-    faulty(gb).break_next("sendMessage", "reset", times=2)
-    faulty(gb).break_next("editMessageText", "reset")
+    faulty(gb).break_next("editMessageText", "reset", times=2)
     asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
     final = await gb.answer_to(ALICE, asked)
     assert "2 + 2 = 4" in final.text
     assert len(gb.tg.bot_messages(ALICE)) == 1
+    assert faulty(gb).broken == ["editMessageText"] * 2
+    await still_answers(gb)
+
+
+@pytest.mark.parametrize("fault", ["reset-after", "stall-after", "reset"])
+async def test_a_send_whose_reply_is_lost_is_not_sent_again(gb: Glassbox, fault: str) -> None:
+    """Telegram may show page 1, but its reply (with the message's id) never arrives: with
+    `-after` it did show it, with `reset` it did not, and the bot cannot tell which. It does
+    not send that page again; the final state follows as a new message."""
+    gb.model.push(*two_rounds())
+    faulty(gb).break_next("sendMessage", fault)
+    asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
+    await gb.tg.wait(lambda: not gb.running(ALICE) and any(
+        "2 + 2 = 4" in m.text for m in gb.replies_to(ALICE, asked)))
+    *drafts, final = gb.replies_to(ALICE, asked)
+    assert len(drafts) == (0 if fault == "reset" else 1)  # what Telegram showed stays
+    assert all("2 + 2 = 4" not in m.text and m.versions == [m.text] for m in drafts)
+    assert final.versions == [final.text]  # sent once, as the final state: not a retried copy
+    assert [m.buttons for m in gb.tg.bot_messages(ALICE)] == [[]] * (len(drafts) + 1)
+    sends = [c.params["text"] for c in gb.tg.calls if c.method == "sendMessage"]
+    assert len(sends) == len(drafts) + 1 and len(set(sends)) == len(sends)
+    [run] = await runs_of(gb, ALICE)
+    assert run.status == "done" and run.message_ids == (final.message_id,)
+    await still_answers(gb)
+
+
+async def test_a_send_that_could_not_connect_is_retried_and_lands_once(
+        gb: Glassbox, caplog: pytest.LogCaptureFixture) -> None:
+    """A refused connection means the request was never written: the send is made again,
+    and the live message goes on as usual (sent once, then edited)."""
+    caplog.set_level(logging.WARNING, logger="bot.delivery.live")
+    gb.model.push(*two_rounds())
+    await gb.tg.wait(lambda: gb.tg.polls > 0)  # the long poll is open: updates still come
+    faulty(gb).refuse()
+    asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
+    await gb.tg.wait(lambda: "send_message failed" in caplog.text)
+    faulty(gb).admit()
+    final = await gb.answer_to(ALICE, asked)
+    assert "2 + 2 = 4" in final.text and len(final.versions) > 1
+    assert len(gb.tg.bot_messages(ALICE)) == 1
+    assert "ConnectError" in caplog.text and "reply was lost" not in caplog.text
     await still_answers(gb)
 
 
@@ -103,6 +147,7 @@ async def test_kicked_from_the_group_the_run_ends_quietly_and_is_stored(gb: Glas
     kinds = [e.type for e in (await gb.parts.store.events(run.id))["main"]]
     assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
     assert len(gb.model.bodies) <= 2
+    gb.model.script.clear()  # the answer if the run stopped before asking for it
     await still_answers(gb, GROUP)  # added back: it answers again
 
 

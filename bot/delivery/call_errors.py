@@ -1,0 +1,50 @@
+"""What a failed Bot API call means for delivery: may it be made again?
+
+An edit, a delete or an answer to a button tap does the same thing twice as once, so any
+network error may be retried. A send does not: if Telegram carried it out and only the
+reply was lost, a second try shows a second copy of the message. python-telegram-bot's
+HTTPXRequest raises `TimedOut` or `NetworkError` *from* httpx's exception, so `__cause__`
+tells the cases apart: without a connection (refused, unreachable, connect or pool timeout)
+nothing was written, and an error status (a JSON 5xx, a proxy's 502 page) is an answer saying
+the call failed. After the request went out (read timeout, reset, a server that closed the
+connection, a failed write) it may have been carried out.
+"""
+
+from __future__ import annotations
+
+import datetime as dtm
+import warnings
+
+import httpx
+from telegram.error import NetworkError, RetryAfter, TelegramError
+from telegram.warnings import PTBDeprecationWarning
+
+NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+"""httpx's errors raised before any byte of the request was written."""
+
+
+class ReplyLost(Exception):
+    """A send may have been carried out, but its reply never arrived: the message may be in
+    the chat, and its id is unknown."""
+
+
+def never_reached(err: NetworkError) -> bool:
+    """Whether the failed call surely was not carried out, so making it again cannot do it
+    twice."""
+    cause = err.__cause__
+    if isinstance(cause, httpx.HTTPError):
+        return isinstance(cause, NOT_SENT)
+    return cause is None or isinstance(cause, TelegramError)  # Telegram answered: it failed
+
+
+def describe(err: NetworkError) -> str:
+    """The error with httpx's exception named (PTB's `TimedOut` alone says only "Timed out")."""
+    cause = err.__cause__
+    return f"{err} ({type(cause).__name__})" if isinstance(cause, httpx.HTTPError) else str(err)
+
+
+def retry_after_s(err: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB is moving `retry_after` from int to timedelta
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        wait = err.retry_after
+    return wait.total_seconds() if isinstance(wait, dtm.timedelta) else float(wait)
