@@ -138,7 +138,7 @@ class RunFinished(Event):
     reason: str = ""
     """A short reason fit to show a student when status is not `done`."""
     error_kind: str = ""
-    """Why the run did not end well, as a plain string: an `agent.model.ModelErrorKind`
+    """Why the run did not end well, as a plain string: an `agent.model_errors.ModelErrorKind`
     value, "cancelled" or "internal" (see agent/runner.py); empty otherwise."""
 
 

@@ -21,7 +21,8 @@ from typing import Any
 from agent.events import Event, Observation, RunStarted
 from agent.executor import ParsedCall, ToolRunner, act, names_of
 from agent.lang import detect_lang
-from agent.model import ModelClient, ModelError, ModelErrorKind
+from agent.model import ModelClient
+from agent.model_errors import ModelError, ModelErrorKind
 from agent.native import NativeRounds, answer_round
 from agent.planner import make_plan, plan_note
 from agent.prompts import SYSTEM_PLAIN, SYSTEM_REACT, Turn, history_messages

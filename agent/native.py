@@ -9,7 +9,8 @@ from typing import Any
 from agent.embedded_calls import extract_calls
 from agent.events import Answer, AnswerDelta, Event, Thought
 from agent.executor import ParsedCall, parse_call
-from agent.model import Completion, ContentDelta, ModelClient, ModelError, ModelErrorKind
+from agent.model import Completion, ContentDelta, ModelClient
+from agent.model_errors import ModelError, ModelErrorKind
 from agent.prompts import final_thought, limit_message, limit_thought, tool_thought
 from agent.rounds import CallsToRun
 from agent.runner import RunStats

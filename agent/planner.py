@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator
 
 from agent.events import Plan, PlanStep
-from agent.model import Completion, ModelClient, ModelError
+from agent.model import Completion, ModelClient
+from agent.model_errors import ModelError
 from agent.runner import RunStats
 from agent.textmode import clean_input
 from agent.tool import Tool

@@ -9,7 +9,8 @@ import pytest
 from agent import ModelClient, ModelError
 from agent.events import Usage
 from agent.lang import detect_lang
-from agent.model import Completion, ContentDelta, ModelErrorKind, ReasoningDelta
+from agent.model import Completion, ContentDelta, ReasoningDelta
+from agent.model_errors import ModelErrorKind
 from tests.fakes.model import FakeModel, error, sse, sse_file
 from tests.fakes.server import Reply, wire
 from tests.kit import agent_settings

@@ -1,0 +1,146 @@
+"""What can go wrong with a model call, as a student may read it: a closed set of kinds
+(`ModelErrorKind`), each with a reason in Chinese and English, and `classify`, which turns
+whatever the openai SDK or httpx raised into a `ModelError`."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+import httpx
+import openai
+
+from agent.lang import pick
+
+
+class ModelErrorKind(StrEnum):
+    """Why a model call failed. The value is what RunFinished.error_kind stores."""
+
+    AUTH = "auth"  # the service rejected the API key (401/403)
+    QUOTA = "quota"  # the account's credit or quota is used up
+    RATE_LIMIT = "rate_limit"  # too many requests (429), after the SDK's retries
+    SERVER = "server"  # a 5xx, or any failure we cannot name
+    TIMEOUT = "timeout"  # no answer within LLM_TIMEOUT_S
+    CONNECTION = "connection"  # the service could not be reached
+    MODERATION = "moderation"  # the provider's content filter blocked question or answer
+    CONTEXT_LENGTH = "context_length"  # the conversation is longer than the model's context
+    MODEL_NOT_FOUND = "model_not_found"  # LLM_MODEL names no model the endpoint serves (404)
+    TOOLS_UNSUPPORTED = "tools_unsupported"  # a 400 saying the endpoint takes no `tools`
+    BAD_REQUEST = "bad_request"  # any other 4xx
+    INCOMPLETE = "incomplete"  # the stream ended or broke before the model finished
+    EMPTY = "empty"  # the model finished with no text where an answer was due
+
+
+_REASONS: dict[ModelErrorKind, tuple[str, str]] = {
+    ModelErrorKind.AUTH: (
+        "模型服务拒绝了 API 密钥，请联系机器人管理员检查配置。",
+        "The model service rejected the API key. Please ask the bot's operator to check it."),
+    ModelErrorKind.QUOTA: (
+        "模型服务的额度已用完，请联系机器人管理员。",
+        "The model service's quota is used up. Please tell the bot's operator."),
+    ModelErrorKind.RATE_LIMIT: (
+        "模型服务现在太忙（请求过多），请稍后再试。",
+        "The model service is busy right now (too many requests). Please try again soon."),
+    ModelErrorKind.SERVER: (
+        "模型服务出错了，请稍后再试。",
+        "The model service had an error. Please try again in a moment."),
+    ModelErrorKind.TIMEOUT: (
+        "模型服务响应超时，请稍后再试。",
+        "The model service took too long to answer. Please try again."),
+    ModelErrorKind.CONNECTION: (
+        "无法连接到模型服务，请稍后再试。",
+        "Could not reach the model service. Please try again in a moment."),
+    ModelErrorKind.MODERATION: (
+        "模型服务的内容审核拦截了这个问题或回答，请换个说法。",
+        "The model service's content filter blocked this question or its answer. "
+        "Please rephrase it."),
+    ModelErrorKind.CONTEXT_LENGTH: (
+        "对话太长，超出了模型的上下文长度，请开始一个新问题。",
+        "The conversation is too long for the model. Please start a new question."),
+    ModelErrorKind.MODEL_NOT_FOUND: (
+        "找不到配置的模型，请联系机器人管理员检查 LLM_MODEL。",
+        "The configured model was not found. Please ask the operator to check LLM_MODEL."),
+    ModelErrorKind.TOOLS_UNSUPPORTED: (
+        "这个模型服务不支持工具调用。",
+        "This model endpoint does not support tool calling."),
+    ModelErrorKind.BAD_REQUEST: (
+        "模型服务拒绝了这个请求，请换个问法再试。",
+        "The model service rejected the request. Please try rephrasing."),
+    ModelErrorKind.INCOMPLETE: (
+        "模型的回答中途断开了，请再试一次。",
+        "The model's reply was cut off. Please try again."),
+    ModelErrorKind.EMPTY: (
+        "模型返回了空回答，请再试一次。",
+        "The model returned an empty reply. Please try again."),
+}
+"""The student-facing reason for each kind, (zh, en); a test checks every kind has one."""
+
+
+class ModelError(Exception):
+    """A failed model call, classified. `str()` is safe to log: it never holds the key."""
+
+    def __init__(self, kind: ModelErrorKind, status: int | None = None,
+                 code: str | None = None) -> None:
+        self.kind = ModelErrorKind(kind)  # a kind that is not one raises ValueError here
+        super().__init__(f"model error {self.kind} (status {status}, code {code})")
+        self.status = status
+        self.code = code
+
+    def reason(self, lang: str) -> str:
+        zh, en = _REASONS[self.kind]
+        return pick(lang, zh, en)
+
+
+def _error_code(exc: openai.APIError) -> str:
+    """The provider's error code (or type) if the body carries one, else ''."""
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict):
+            return str(inner.get("code") or inner.get("type") or "")
+    return ""
+
+
+_TOOLS_REJECTED = ("tool", "function call", "function_call", "functions")
+
+
+def classify(exc: BaseException) -> ModelError:
+    """Translate an SDK or transport exception into a ModelError.
+
+    The SDK wraps what fails before the response starts (connecting, sending, waiting for
+    the headers) in APITimeoutError / APIConnectionError; httpx's own errors arrive here only
+    from reading the stream (a stall past the read timeout, a cut connection)."""
+    if isinstance(exc, ModelError):
+        return exc
+    if isinstance(exc, openai.APITimeoutError) and isinstance(exc.__cause__, httpx.ConnectTimeout):
+        return ModelError(ModelErrorKind.CONNECTION)  # it never answered: unreachable, not slow
+    if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+        return ModelError(ModelErrorKind.TIMEOUT)
+    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
+        return ModelError(ModelErrorKind.CONNECTION)
+    if not isinstance(exc, openai.APIError):
+        return ModelError(ModelErrorKind.SERVER)
+    status = getattr(exc, "status_code", None)
+    code = _error_code(exc)
+    body = exc.body if isinstance(exc.body, str) else ""  # e.g. DashScope's SSE-framed 400
+    text = f"{code} {exc.message} {body}".lower()
+    if "data_inspection_failed" in text or "inappropriate content" in text:
+        kind = ModelErrorKind.MODERATION
+    elif status in (401, 403) or code == "invalid_api_key":
+        kind = ModelErrorKind.AUTH
+    elif code in ("insufficient_quota", "credit_balance_exhausted", "arrearage") or (
+        "arrearage" in text
+    ):
+        kind = ModelErrorKind.QUOTA
+    elif status == 429:
+        kind = ModelErrorKind.RATE_LIMIT
+    elif code == "context_length_exceeded" or "context length" in text or "input length" in text:
+        kind = ModelErrorKind.CONTEXT_LENGTH
+    elif status == 404:
+        kind = ModelErrorKind.MODEL_NOT_FOUND
+    elif status == 400 and any(word in text for word in _TOOLS_REJECTED):
+        kind = ModelErrorKind.TOOLS_UNSUPPORTED
+    elif status is not None and 400 <= status < 500:
+        kind = ModelErrorKind.BAD_REQUEST
+    else:
+        kind = ModelErrorKind.SERVER
+    return ModelError(kind, status, code or None)
