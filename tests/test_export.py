@@ -11,6 +11,7 @@ from agent.events import (
     Answer,
     Event,
     Observation,
+    ObservationFailure,
     RunFinished,
     RunStarted,
     Thought,
@@ -149,3 +150,15 @@ async def test_a_stored_run_exports_from_the_store(tmp_path: Path) -> None:
         await store.close()
     assert "From disk?" in page.text and "Stored answer." in page.text
     assert LONG + HOSTILE in page.text
+
+
+def test_a_failed_step_says_why_and_an_old_one_still_reads() -> None:
+    """The stored failure kind tells a timeout from an upstream fault; a step stored before
+    kinds existed (no `failure`) still reads as plainly failed."""
+    events = chain()
+    events[6] = Observation(round=1, call_id="c2", tool="weather", text="no such city",
+                            ok=False, duration_ms=80, failure=ObservationFailure.TIMEOUT)
+    assert "failed (timed out)" in Page(export_html(record(), {"main": events}, "en")).text
+    assert "失败 (超时)" in Page(export_html(record(), {"main": events}, "zh")).text
+    old = Page(export_html(record(), {"main": chain()}, "en")).text
+    assert "⚠️ failed" in old and "failed (" not in old

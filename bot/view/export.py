@@ -15,7 +15,7 @@ from datetime import UTC
 from agent.events import Event, RunFinished
 from agent.summary import figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
-from bot.view.i18n import lane_label, lang_code, mode_label, phrase, status_label
+from bot.view.i18n import failure_label, lane_label, lang_code, mode_label, phrase, status_label
 from bot.view.textlen import shorten
 from bot.view.transcript import RoundView, ToolStep, Transcript
 
@@ -116,7 +116,8 @@ def _step(step: ToolStep, lang: str) -> str:
     out = (f'<div class="step"><span class="label">🔧 {_e(phrase(lang, "chain_action"))}: '
            f"{_e(step.tool)}</span><pre>{_e(args)}</pre></div>")
     if step.observation is not None:
-        mark = "" if step.ok else " ⚠️ " + phrase(lang, "export_failed")
+        why = f" ({failure_label(step.failure, lang)})" if step.failure else ""
+        mark = "" if step.ok else " ⚠️ " + phrase(lang, "export_failed") + why
         out += (f'\n<div class="step{"" if step.ok else " failed"}"><span class="label">👀 '
                 f"{_e(phrase(lang, 'chain_observation'))}: {_e(step.tool)}{_e(mark)}</span> "
                 f'<span class="note">{_e(seconds(step.duration_ms, lang))}</span>'

@@ -179,6 +179,11 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "export_failed": ("失败", "failed"),
     "export_tool_calls": ("{calls} 次工具调用", "{calls} tool calls"),
     # --- Which kind a run was and how it ended: /history, /show and the export ---
+    "failure_bad_arguments": ("参数有误", "bad arguments"),
+    "failure_unknown_tool": ("没有这个工具", "no such tool"),
+    "failure_timeout": ("超时", "timed out"),
+    "failure_tool_error": ("工具报错", "tool error"),
+    "failure_upstream_error": ("外部服务出错", "upstream service failed"),
     "status_running": ("进行中", "running"),
     "status_done": ("完成", "done"),
     "status_max_rounds": ("达到轮数上限", "round limit reached"),
@@ -214,6 +219,12 @@ def status_label(status: str, lang: str) -> str:
     """How a run ended (or that it is still running); a status we have no words for as is."""
     key = f"status_{status}"
     return phrase(lang, key) if key in _PLAIN else status
+
+
+def failure_label(failure: str, lang: str) -> str:
+    """Why a tool call gave no result (agent.events.ObservationFailure); unknown ones as is."""
+    key = f"failure_{failure}"
+    return phrase(lang, key) if key in _PLAIN else failure
 
 
 def mode_label(mode: str, lang: str) -> str:

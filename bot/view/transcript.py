@@ -40,6 +40,8 @@ class ToolStep:
     observation: str | None = None
     ok: bool | None = None
     duration_ms: int = 0
+    failure: str | None = None
+    """Why it gave no result (an ObservationFailure value); None if it worked or is unknown."""
 
 
 @dataclass
@@ -111,6 +113,7 @@ class Transcript:
             step = self._step_for(event)
             step.observation = event.text
             step.ok = event.ok
+            step.failure = event.failure
             step.duration_ms = event.duration_ms
         elif isinstance(event, RunStarted):
             self.mode = event.mode
