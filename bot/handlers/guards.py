@@ -75,20 +75,21 @@ async def gate(update: Update, context: Context) -> None:
 
 
 async def unknown_command(update: Update, context: Context) -> None:
-    msg = update.effective_message
-    assert msg is not None
-    if addressed_to_us(msg, context.bot.username):
-        await context.outbox.say(msg.chat_id, msg.message_id,
-                                 text(lang_of(update.effective_user), "unknown_command"))
+    await _reply_if_ours(update, context, "unknown_command")
 
 
 async def text_only(update: Update, context: Context) -> None:
     """A photo, sticker or voice message in a private chat, or a command in a caption."""
+    await _reply_if_ours(update, context, "text_only")
+
+
+async def _reply_if_ours(update: Update, context: Context, key: str) -> None:
+    """One line (the text `key`) in reply, if the message was meant for us."""
     msg = update.effective_message
     assert msg is not None
     if addressed_to_us(msg, context.bot.username):
         await context.outbox.say(msg.chat_id, msg.message_id,
-                                 text(lang_of(update.effective_user), "text_only"))
+                                 text(lang_of(update.effective_user), key))
 
 
 async def unknown_tapped(update: Update, context: Context) -> None:
