@@ -17,6 +17,11 @@ as showing what was sent. While the run goes on, that message and the pages afte
 the final state then goes out as new messages if it differs from what was sent, so the
 user sees the answer once, below a stale draft at worst (one that has no ⏹). A lost
 reply is rare; a duplicate with a dead ⏹ is what a retry used to leave.
+
+A page Telegram refuses (a 400 that does not say it is gone: call_errors.bad_request) holds
+the pages after it back while the run goes on and is tried again when it changes; if the
+final state's page is refused too, the pages after it go out without it. One page Telegram
+would not take never swallows the rest of the run.
 """
 
 from __future__ import annotations
@@ -39,7 +44,14 @@ from telegram import (
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from bot.delivery.call_errors import ReplyLost, describe, never_reached, retry_after_s
+from bot.delivery.call_errors import (
+    Refused,
+    ReplyLost,
+    bad_request,
+    describe,
+    never_reached,
+    retry_after_s,
+)
 from bot.delivery.pacer import Pacer
 from bot.view.buttons import Keyboard
 from bot.view.spans import to_plain
@@ -73,6 +85,8 @@ class LiveMessage:
         self._stale = False
         self._shown: list[_Shown | None] = []
         """What each message shows now; None: it is gone and must be sent again."""
+        self._refused: dict[int, str] = {}
+        """Page index: the text Telegram refused to send there (not tried again as it is)."""
         self._running = True
         self._changed = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
@@ -131,7 +145,8 @@ class LiveMessage:
 
     async def first_sent(self) -> int | None:
         """Wait until page 1 is on screen; its message id (None if it could not be sent)."""
-        while not self._shown and not self.gone and not (self._worker and self._worker.done()):
+        while not (self._shown and self._shown[0]) and not self.gone \
+                and not (self._worker and self._worker.done()):
             await asyncio.sleep(0.01)
         return self._shown[0].message_id if self._shown and self._shown[0] else None
 
@@ -142,9 +157,14 @@ class LiveMessage:
 
     def _next_step(self) -> int | None:
         """The first page whose message does not show what it should, if any. A page whose
-        send lost its reply holds the running states back (see the module's docstring)."""
+        send lost its reply, or was refused, holds the running states back (see the module's
+        docstring)."""
         for index in range(len(self._pages)):
             shown = self._shown[index] if index < len(self._shown) else None
+            if self._refused.get(index) == self._pages[index]:
+                if self._running:
+                    return None
+                continue  # the final state: the pages after it go on without it
             if shown is not None and shown.message_id is None and self._running:
                 return None
             if shown is None or (shown.text, shown.buttons) != self._wanted(index):
@@ -161,7 +181,11 @@ class LiveMessage:
                 if index is not None:
                     await turn.use()
                     with contextlib.suppress(RetryAfter):  # the chat waits; then the newest
-                        await self._deliver(index)
+                        try:
+                            await self._deliver(index)
+                            self._refused.pop(index, None)
+                        except Refused as err:
+                            self._refuse(index, err)
             if index is None:
                 self._changed.clear()
                 if not self._running:
@@ -172,7 +196,11 @@ class LiveMessage:
         if index >= len(self._pages):
             spare = self._shown.pop()
             if spare is not None and spare.message_id is not None:
-                await self._call(self.bot.delete_message, self.chat_id, spare.message_id)
+                try:
+                    await self._call(self.bot.delete_message, self.chat_id, spare.message_id)
+                except BadRequest as err:  # e.g. someone deleted it already
+                    log.info("chat %s: a spare page was not deleted (%s)", self.chat_id,
+                             err.message)
             return
         text, buttons = self._wanted(index)
         shown = self._shown[index] if index < len(self._shown) else None
@@ -208,7 +236,17 @@ class LiveMessage:
             self.gone = True
             self.on_gone()
 
-    def _record(self, index: int, shown: _Shown) -> None:
+    def _refuse(self, index: int, err: Refused) -> None:
+        """Page `index` as it is now was refused: it is not tried again until it changes (a
+        message it already has keeps showing the state before)."""
+        log.error("chat %s: Telegram refused page %d (%s); %s", self.chat_id, index + 1, err,
+                  "it is tried again when it changes" if self._running else
+                  "the pages after it go on without it")
+        self._refused[index] = self._pages[index]
+        if index == len(self._shown):
+            self._record(index, None)  # its place, kept for the pages after it
+
+    def _record(self, index: int, shown: _Shown | None) -> None:
         if index < len(self._shown):
             self._shown[index] = shown
         else:
@@ -217,26 +255,26 @@ class LiveMessage:
     async def _write(self, method: Callable[..., object], text: str, *, creates: bool = False,
                      **kw: object) -> object:
         """Send or edit with HTML, then as plain text if Telegram cannot parse it.
-        False: the message to edit is gone; the page will be sent again."""
+        False: the message to edit is gone; the page will be sent again. Refused: Telegram
+        answered some other 400, the page is not shown."""
         try:
             return await self._call(method, text=text, parse_mode=ParseMode.HTML,
                                     link_preview_options=NO_PREVIEW, creates=creates, **kw)
         except BadRequest as err:
-            lowered = err.message.lower()
-            if "not modified" in lowered:
-                return True
-            if "message to edit not found" in lowered:
-                return False
-            if "can't parse entities" not in lowered:
-                log.error("Telegram refused a page (%s); it was not shown", err.message)
-                return True
+            meaning = bad_request(err)
+            if meaning == "refused":
+                raise Refused(err.message) from err
+            if meaning == "no chat":
+                log.warning("chat %s: Telegram says there is no such chat", self.chat_id)
+                self._give_up()
+            if meaning != "entities":
+                return meaning != "deleted"
             log.warning("Telegram could not parse a page's entities; sending it as plain text")
         try:
             return await self._call(method, text=to_plain(text),
                                     link_preview_options=NO_PREVIEW, creates=creates, **kw)
         except BadRequest as err:
-            log.error("Telegram refused a page even as plain text (%s)", err.message)
-            return True
+            raise Refused(f"even as plain text: {err.message}") from err
 
     async def _call(self, method: Callable[..., object], *args: object, creates: bool = False,
                     **kw: object) -> object:

@@ -2,7 +2,8 @@
 
 A pure function of the transcript, so the live message, `/show` and the tests draw a run
 the same way. Pages hold at most 4,096 UTF-16 units of visible text; a long chain goes on
-in further pages and nothing is ever dropped.
+in further pages and nothing visible is ever dropped. What the user, the model or a tool
+wrote has its long runs of blank lines and spaces cut short (`squeeze`) before it is drawn.
 """
 
 from __future__ import annotations
@@ -11,7 +12,17 @@ from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
 from bot.view.i18n import phrase
 from bot.view.markdown import md_spans
-from bot.view.spans import CODE, QUOTE, QUOTE_EXPANDABLE, B, I, Span, paginate, to_html
+from bot.view.spans import (
+    CODE,
+    QUOTE,
+    QUOTE_EXPANDABLE,
+    B,
+    I,
+    Span,
+    paginate,
+    squeeze,
+    to_html,
+)
 from bot.view.transcript import RoundView, ToolStep, Transcript, View
 
 LIVE_OBSERVATION_CHARS = 300
@@ -59,7 +70,7 @@ def _pages(out: list[Span]) -> list[str]:
 
 def _question(out: list[Span], question: str) -> None:
     out.append(("❓ ", ()))
-    out.append((question, (B,)))
+    out.append((squeeze(question), (B,)))
 
 
 def _run_body(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
@@ -88,7 +99,7 @@ def _plan(out: list[Span], t: Transcript, lang: str) -> None:
         out.append(("\n☑ " if done else "\n☐ ", ()))
         out.append((name, (CODE,) if step.tool != "finish" else (B,)))
         if step.why:
-            out.append((f" — {step.why}", ()))
+            out.append((f" — {squeeze(step.why)}", ()))
 
 
 def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: bool) -> None:
@@ -110,7 +121,7 @@ def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool)
     out.append(("🔧 ", ()))
     out.append((phrase(lang, "chain_action"), (B,)))
     out.append((" ", ()))
-    out.append((f"{step.tool}({args_text(step.arguments)})", (CODE,)))
+    out.append((f"{step.tool}({squeeze(args_text(step.arguments))})", (CODE,)))
     out.append(("\n👀 ", ()))
     out.append((phrase(lang, "chain_observation"), (B,)))
     if step.observation is None:
@@ -118,7 +129,7 @@ def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool)
         return
     mark = "✅" if step.ok else "⚠️"
     out.append((f" {mark} {seconds(step.duration_ms, lang)}", ()))
-    text = step.observation
+    text = squeeze(step.observation)
     if not text:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_empty"), (I,)))
@@ -136,6 +147,7 @@ def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool)
 def _thought(out: list[Span], text: str, tags: tuple[str, ...], lang: str) -> None:
     """On the heading's line when short, in a collapsed quote when long (a thinking model's
     reasoning can run to pages; it stays whole, one tap away)."""
+    text = squeeze(text)
     if len(text) > FOLD_CHARS:
         out.append(("\n", ()))
         out.append((text, (QUOTE_EXPANDABLE, *tags)))
@@ -155,7 +167,7 @@ def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
-    out.extend(md_spans(t.answer))
+    out.extend(md_spans(squeeze(t.answer)))
     if t.unparsed:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_unparsed"), (I,)))

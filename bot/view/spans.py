@@ -3,7 +3,8 @@
 A span is raw (unescaped) text and the opening tags that wrap it, outermost first. Keeping
 text and markup apart makes the visible length exact (Telegram counts the text after
 parsing, in UTF-16 units) and lets a page be cut anywhere: each page closes the tags it
-opened, and the next page opens them again, so every page is balanced.
+opened, and the next page opens them again, so every page is balanced. Telegram refuses a
+message with nothing visible in it ("message text is empty"), so no page is blank.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import html
 import re
 from collections.abc import Iterable
 
-from bot.view.textlen import clean_text, utf16_len, utf16_prefix
+from bot.view.textlen import SPACES, clean_text, utf16_len, utf16_prefix, visible
 
 Tags = tuple[str, ...]
 Span = tuple[str, Tags]
@@ -31,6 +32,21 @@ _BREAKS = ("\n", " 。！？；，、")
 """Where a page may end, best first: a line break, else a space or CJK punctuation."""
 _CLOSING: dict[str, str] = {}
 _TAG = re.compile(r"<[^>]*>")
+
+MAX_SPACES = 32
+"""A longer run of spaces (or other blank characters) within a line is cut to this many:
+enough for any indentation or column in code, never a screen of nothing."""
+MAX_BLANK_LINES = 2
+"""More blank lines in a row are cut to this many."""
+_SPACE_RUN = re.compile(f"[{SPACES}]{{{MAX_SPACES + 1},}}")
+_BLANK_LINES = re.compile(f"\n(?:[{SPACES}]*\n){{{MAX_BLANK_LINES + 1},}}")
+
+
+def squeeze(text: str) -> str:
+    """`text` with long runs of blank lines and of spaces cut short (model text and tool
+    observations can hold thousands; Telegram would show a page of nothing, or refuse it)."""
+    text = _BLANK_LINES.sub("\n" * (MAX_BLANK_LINES + 1), text)
+    return _SPACE_RUN.sub(lambda run: run[0][:MAX_SPACES], text)
 
 
 def closing(tag: str) -> str:
@@ -91,11 +107,18 @@ def merge(spans: Iterable[Span]) -> list[Span]:
 
 
 def paginate(spans: list[Span], limit: int = PAGE_LIMIT) -> list[list[Span]]:
-    """Split spans into pages of at most `limit` visible UTF-16 units, losing nothing.
+    """Split spans into pages of at most `limit` UTF-16 units, each with something visible,
+    losing no visible character.
 
     A page ends at the last line break that keeps it at least half full, else at the
-    last space (or CJK punctuation), else exactly at the limit."""
-    spans = merge(spans)
+    last space (or CJK punctuation), else exactly at the limit. A stretch with nothing
+    visible (a long run of blanks) is dropped, not sent as a page of its own: Telegram
+    trims the ends of a message anyway, and refuses one that is empty."""
+    return [page for page in _split(merge(spans), limit)
+            if visible("".join(text for text, _ in page))]
+
+
+def _split(spans: list[Span], limit: int) -> list[list[Span]]:
     if utf16_len("".join(text for text, _ in spans)) <= limit:
         return [spans]
     pages: list[list[Span]] = []

@@ -1,9 +1,22 @@
-"""Text length as Telegram counts it: UTF-16 code units (an emoji outside the BMP is 2).
+"""Text as Telegram measures it: length in UTF-16 code units (an emoji outside the BMP is
+2), and whether anything in it is visible at all.
 
 Also `shorten`, which cuts a text to a number of characters for a one-line label.
 """
 
 from __future__ import annotations
+
+import re
+
+SPACES = ("\x00-\x09\x0b-\x20\xa0\u030a\u0333\u033f\u1680\u180e\u2000-\u200f"
+          "\u2028-\u202f\u205f\u2800\u3000\ufeff\ufffc\U000e0000-\U000e007f")
+"""A regex class of the characters other than a line break that Telegram shows as nothing:
+spaces (a control character becomes one; `\\r` and U+2028..U+202E are removed), zero-width
+and direction marks, the BOM, the Braille blank, the tag characters (tdlib's
+fix_formatted_text and strip_empty_characters)."""
+BLANK = SPACES + "\n"
+"""SPACES and the line break: a message of only these is "message text is empty"."""
+_VISIBLE = re.compile(f"[^{BLANK}]")
 
 
 def utf16_len(text: str) -> int:
@@ -23,6 +36,11 @@ def utf16_prefix(text: str, units: int) -> str:
     if len(data) >= 2 and 0xD8 <= data[-1] <= 0xDB:  # a high surrogate cut from its pair
         data = data[:-2]
     return data.decode("utf-16-le", "surrogatepass")
+
+
+def visible(text: str) -> bool:
+    """Whether Telegram would show anything of `text` (see BLANK)."""
+    return _VISIBLE.search(text) is not None
 
 
 def clean_text(text: str) -> str:

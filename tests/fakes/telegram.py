@@ -4,7 +4,8 @@ python-telegram-bot Application without a network.
 It keeps chats and messages, queues updates for `getUpdates` (a short long poll),
 answers in the shapes of tests/wire/telegram/ (non-ASCII escaped, as the real API does),
 and enforces what Telegram enforces: HTML entities, 4,096 UTF-16 units after parsing,
-"message is not modified", and flood limits (one message a second per chat, 20 a minute
+"message text is empty" for a text with nothing visible, "message is not modified", and
+flood limits (one message a second per chat, 20 a minute
 per group, 30 a second overall: 429 with `retry_after`). `scale` shrinks those time
 windows so a test can run many minutes of traffic in a second; `latency` makes every call
 take that long, as the real API does over the network (benchmarks). Every call is recorded;
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.fakes.server import FakeServer, Reply, Request, wire
-from tests.fakes.telegram_html import CantParseEntities, parse_html, utf16_units
+from tests.fakes.telegram_html import CantParseEntities, parse_html, shows_nothing, utf16_units
 from tests.fakes.telegram_objects import (
     ApiError,
     Call,
@@ -231,8 +232,9 @@ class FakeTelegram(FakeServer):
             if "too long" in str(err):
                 raise ApiError(400, "Bad Request: message is too long") from None
             raise ApiError(400, f"Bad Request: can't parse entities: {err}") from None
-        if not shown:
-            raise ApiError(400, "Bad Request: message text is empty")
+        if shows_nothing(shown):
+            raise ApiError(400, json.loads(wire(
+                "telegram/error_400_message_text_is_empty.json"))["description"])
         if utf16_units(shown) > 4096:
             raise ApiError(400, "Bad Request: message is too long")
         return shown, mode

@@ -5,6 +5,7 @@ only the supported tags, balanced; `<`, `>` and `&` escaped unless part of a tag
 entity; at most 4,096 UTF-16 units after parsing. Where the rules are unclear (nesting
 inside code, blockquote in blockquote) it is stricter than Telegram. A page it rejects is
 one Telegram would answer with "Can't parse entities" or "message is too long".
+`shows_nothing` tells a text Telegram refuses as "message text is empty".
 """
 
 from __future__ import annotations
@@ -26,6 +27,17 @@ _ATTRS = {
     "a": {"href"}, "code": {"class"}, "pre": set(), "blockquote": {"expandable"},
 }
 _CODE_LIKE = {"code", "pre"}
+_DROPPED = re.compile("[\r\u2028-\u202e\u030a\u0333\u033f]")
+"""What tdlib's fix_formatted_text removes from a text before anything else."""
+_EMPTY = re.compile("[\x00-\x20\xa0\u1680\u180e\u2000-\u200f\u202f\u205f\u2800\u3000"
+                    "\ufeff\ufffc\U000e0000-\U000e007f]*")
+"""A text tdlib counts as empty (control characters, spaces of every width, zero-width and
+direction marks, the BOM, the Braille blank, tag characters: strip_empty_characters)."""
+
+
+def shows_nothing(text: str) -> bool:
+    """Whether Telegram refuses `text` (after entity parsing) as "message text is empty"."""
+    return _EMPTY.fullmatch(_DROPPED.sub("", text)) is not None
 
 
 class CantParseEntities(ValueError):
