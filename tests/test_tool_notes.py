@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -112,18 +111,12 @@ async def test_changed_added_and_removed_files_are_reindexed(box: Toolbox,
         await run_tool(box, "search_notes", query="office hours")
 
 
-async def test_the_index_lives_in_the_bots_database(box: Toolbox, settings: AgentSettings,
-                                                    notes_dir: Path) -> None:
-    await run_tool(box, "search_notes", query="工具调用")
-    with sqlite3.connect(settings.database_path) as db:
-        tables = {row[0] for row in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        files = {row[0] for row in db.execute("SELECT path FROM notes_files")}
-        mode = db.execute("PRAGMA journal_mode").fetchone()[0]
-    assert {"notes_files", "notes_passages"} <= tables
-    assert all(name.startswith("notes_") for name in tables)
-    assert files == {"agents.md", "misc.txt"}
-    assert mode == "wal"
+async def test_the_agents_own_index_writes_no_file(box: Toolbox, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    before = sorted(tmp_path.rglob("*"))
+    assert "智能体" in await run_tool(box, "search_notes", query="工具调用")
+    assert sorted(tmp_path.rglob("*")) == before
 
 
 async def test_a_missing_notes_folder_finds_nothing(tmp_path: Path) -> None:
