@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
+import agent
 import agent.settings
 import agent.tool_names
 from agent import SettingsError, load_settings
 from agent.settings import AgentSettings
 from agent.tools import TOOL_CLASSES, TOOL_NAMES, Toolbox
 from agent.tools.notes_index import Passage
+from bot.settings import BotSettings
 from tests.fakes.tools import open_toolbox, run_tool
 from tests.kit import TEST_KEY, agent_settings
 
@@ -88,6 +90,18 @@ async def test_search_notes_uses_the_index_its_caller_gives() -> None:
         assert await run_tool(box, "search_notes", query="ReAct") == (
             "[react.md › ReAct]\nReason, then act.")
     assert notes.queries == ["ReAct"]
+
+
+def test_the_agent_knows_no_database_file() -> None:
+    """The bot's database is the bot's: no agent module names it, no agent setting holds it."""
+    root = Path(agent.__file__).parent
+    naming = [path.relative_to(root).as_posix() for path in sorted(root.rglob("*.py"))
+              if "database_path" in path.read_text(encoding="utf-8")]
+    assert naming == []
+    assert not any(name.split(".")[0] == "bot" for path in root.rglob("*.py")
+                   for name in _imports(path))
+    assert "database_path" not in AgentSettings.model_fields
+    assert "database_path" in BotSettings.model_fields
 
 
 def test_unknown_tool_name_is_a_settings_error(monkeypatch: pytest.MonkeyPatch) -> None:
