@@ -43,9 +43,6 @@ class AgentSettings(BaseSettings):
     max_observation_chars: int = Field(default=4000, ge=200)
     history_max_chars: int = Field(default=6000, ge=0)
 
-    database_path: Path = Path("data/glassbox.sqlite3")
-    """The bot's SQLite file; the course-notes index lives in it too."""
-
     # --- Text-format ReAct and planning (issue 6) ---
     agent_mode: Literal["auto", "native", "text"] = "auto"
     """native: function calling; text: the classic Thought/Action text protocol; auto:

@@ -1,5 +1,6 @@
 """The python-telegram-bot Application: built from settings, with the model client, the
-store and the tools opened in `post_init` and closed in `post_shutdown`."""
+store and the tools (their notes index in the store's database) opened in `post_init` and
+closed in `post_shutdown`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from telegram.ext import Application, ApplicationBuilder
 from agent.model import ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
+from agent.tools.notes_index import SqliteNotesIndex
 from bot.context import CONTEXT_TYPES, BotData, Context, Parts
 from bot.delivery.outbox import Outbox
 from bot.delivery.pacer import Limits, Pacer
@@ -26,6 +28,7 @@ from bot.handlers.commands import register_commands
 from bot.runs.admins import Admins
 from bot.runs.execute import Runs
 from bot.settings import BotSettings
+from bot.store.notes import open_notes_index
 from bot.store.transcripts import Store
 
 log = logging.getLogger(__name__)
@@ -45,7 +48,8 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         store = await Store.open(settings.database_path)
         chosen = tools
         if chosen is None:
-            extra.toolbox = await Toolbox.open(settings)
+            extra.notes = await open_notes_index(store, settings.notes_dir)
+            extra.toolbox = await Toolbox.open(settings, notes=extra.notes)
             chosen = extra.toolbox.tools
         outbox = Outbox(app.bot, Pacer(limits))
         runs = Runs(settings, ModelClient(settings), chosen, store, outbox, Typing(app.bot))
@@ -71,7 +75,9 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
             await parts.store.close()
         if extra.toolbox is not None:
             await extra.toolbox.aclose()
-        extra.toolbox = extra.pruning = None
+        if extra.notes is not None:
+            await extra.notes.close()
+        extra.toolbox = extra.notes = extra.pruning = None
 
     app: App = (
         ApplicationBuilder()
@@ -98,6 +104,7 @@ class _Extras:
     """What post_init opens beside the parts, for post_shutdown to close."""
 
     toolbox: Toolbox | None = None
+    notes: SqliteNotesIndex | None = None
     pruning: asyncio.Task[None] | None = None
 
 

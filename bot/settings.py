@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, SecretStr, field_validator
@@ -48,6 +49,8 @@ class BotSettings(AgentSettings):
     """Where the webhook server listens (PaaS platforms set PORT)."""
     webhook_secret: SecretStr = SecretStr("")
     """Sent by Telegram with every webhook call, so strangers cannot post fake updates."""
+    database_path: Path = Path("data/glassbox.sqlite3")
+    """The bot's SQLite file: transcripts, and the course-notes index search_notes uses."""
     transcript_retention_days: int | None = Field(default=None, ge=1)
     """Runs older than this are deleted once a day; empty keeps them forever."""
 

@@ -1,7 +1,9 @@
-"""The bot with its real toolbox (opened in post_init) against fake upstream services."""
+"""The bot with its real toolbox (opened in post_init) against fake upstream services, and
+the course notes indexed in its own database."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from tests.botkit import GROUP, people, running
@@ -30,3 +32,27 @@ async def test_a_class_asks_the_weather_through_the_real_tool(tmp_path: Path) ->
     assert "Berlin, Land Berlin, Germany" in final.text and "2.3 °C" in final.text
     assert "柏林现在 2.3 °C。" in final.text
     assert [r.path for r in meteo.requests] == ["/v1/search", "/v1/forecast"]
+
+
+async def test_a_class_asks_the_course_notes_kept_in_the_bots_database(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "react.md").write_text("# ReAct 循环\n\n思考、行动、观察，直到得出答案。\n", "utf-8")
+    db = tmp_path / "g.sqlite3"
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        model.push(tool_reply(("search_notes", {"query": "ReAct 循环"})),
+                   text_reply("课程里说：思考、行动、观察。"))
+        async with running(tg, model, db, tools=None, agent_tools=("search_notes",),
+                           notes_dir=notes) as gb:
+            asked = tg.send(GROUP, BOB, "/ask 课程里 ReAct 循环是什么？")
+            final = await gb.answer_to(GROUP, asked)
+            with sqlite3.connect(db) as con:  # the index is the store's, not a private one
+                indexed = con.execute("SELECT path, size FROM notes_files").fetchall()
+            con.close()
+    tool_message = model.bodies[-1]["messages"][-1]
+    assert tool_message["role"] == "tool"
+    assert tool_message["content"].startswith("[react.md › ReAct 循环]\n思考、行动、观察")
+    assert "search_notes" in final.text and "react.md" in final.text
+    assert indexed == [("react.md", (notes / "react.md").stat().st_size)]
+    assert not Path(f"{db}-wal").exists()  # every connection closed at shutdown, the index's too

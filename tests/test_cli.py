@@ -18,8 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def run_cli(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items()
             if not k.startswith(("OPENAI_", "DASHSCOPE_", "LLM_", "AGENT_"))}
-    base.update(PYTHONPATH=str(ROOT), DATABASE_PATH=str(tmp_path / "db.sqlite3"),
-                NOTES_DIR=str(ROOT / "data" / "notes"), **env)
+    base.update(PYTHONPATH=str(ROOT), NOTES_DIR=str(ROOT / "data" / "notes"), **env)
     return subprocess.run([sys.executable, "-m", "agent", *args], cwd=tmp_path, env=base,
                           capture_output=True, text=True, timeout=60)
 
@@ -96,3 +95,13 @@ def test_terminal_output_reads_like_a_chain(fake_model: FakeModel, tmp_path: Pat
                   "👀 Observation: 6*7 = 42", "Round 2", "✅ Answer: It is 42.", "tokens"]:
         assert piece in out, piece
     assert out.index("Round 1") < out.index("🔧") < out.index("✅ Answer")
+
+
+def test_search_notes_keeps_its_index_in_memory(fake_model: FakeModel, tmp_path: Path) -> None:
+    """The agent has no database file: searching the notes writes nothing where it runs."""
+    fake_model.push(tool_reply(("search_notes", {"query": "ReAct 循环"})), text_reply("OK."))
+    done = run_cli(["--json", "ReAct 循环是什么？"], tmp_path, **model_env(fake_model))
+    assert done.returncode == 0, done.stderr
+    [observation] = [e for e in lines(done.stdout) if e["type"] == "observation"]
+    assert observation["ok"] and observation["text"].startswith("[react.md › ReAct 是什么]")
+    assert list(tmp_path.iterdir()) == []

@@ -1,4 +1,5 @@
-"""Numbered migrations: a database of the first version upgrades in place, losing nothing."""
+"""Numbered migrations: a database of the first version upgrades in place, losing nothing;
+one where an older agent made the notes index itself takes the versioned one."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from agent.events import Action, RunStarted, Thought
 from bot.store.migrations import MIGRATIONS, migrate
+from bot.store.notes import open_notes_index
 from bot.store.records import Scope
 from bot.store.transcripts import Store
 
@@ -68,6 +70,50 @@ async def test_a_version_1_database_upgrades_in_place(tmp_path: Path) -> None:
         names = [r[0] for r in db.execute("SELECT name FROM transcript_migrations ORDER BY name")]
         assert names == [fn.__name__ for fn in MIGRATIONS]
         assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+# What the agent ran on the bot's database before m004 (it was not recorded anywhere).
+AGENT_MADE_NOTES = (
+    "CREATE TABLE IF NOT EXISTS notes_files ("
+    " path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS notes_passages USING fts5("
+    " path UNINDEXED, heading, body, tokenize = 'trigram')",
+)
+
+
+async def test_agent_made_notes_tables_give_way_to_the_migrated_ones(tmp_path: Path) -> None:
+    path = tmp_path / "glassbox.sqlite3"
+    await make_v1(path)
+    async with aiosqlite.connect(path, isolation_level=None) as db:
+        assert await migrate(db, MIGRATIONS[:3]) == ["m002_messages_and_parent",
+                                                     "m003_search_index"]
+        for statement in AGENT_MADE_NOTES:
+            await db.execute(statement)
+        await db.execute("INSERT INTO notes_files VALUES ('old.md', 1, 1)")
+        await db.execute("INSERT INTO notes_passages VALUES ('old.md', 'Old', 'Outdated tokens.')")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "react.md").write_text("# ReAct\n\nThought, action, observation tokens.\n", "utf-8")
+
+    store = await Store.open(path)
+    try:
+        assert (await store.get(Scope(-42), 1)) is not None
+        with sqlite3.connect(path) as db:  # the old index is gone: a cache, rebuilt below
+            assert db.execute("SELECT count(*) FROM notes_passages").fetchone() == (0,)
+        index = await open_notes_index(store, notes)
+        try:
+            found = await index.search("tokens")
+        finally:
+            await index.close()
+    finally:
+        await store.close()
+
+    assert [(p.path, p.heading) for p in found] == [("react.md", "ReAct")]
+    with sqlite3.connect(path) as db:
+        names = [r[0] for r in db.execute("SELECT name FROM transcript_migrations ORDER BY name")]
+        files = db.execute("SELECT path FROM notes_files").fetchall()
+    assert names == [fn.__name__ for fn in MIGRATIONS]
+    assert files == [("react.md",)]
 
 
 async def test_migrations_apply_once(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,9 +23,9 @@ def frankfurter() -> Iterator[FakeFrankfurter]:
 
 
 @pytest.fixture
-def tool_settings(frankfurter: FakeFrankfurter, tmp_path: Path) -> dict[str, Any]:
+def tool_settings(frankfurter: FakeFrankfurter) -> dict[str, Any]:
     return {"agent_tools": "convert_currency", "frankfurter_url": frankfurter.base_url,
-            "database_path": tmp_path / "bot.sqlite3", "tool_http_timeout_s": 0.5}
+            "tool_http_timeout_s": 0.5}
 
 
 async def test_usd_to_cny_from_the_wire_sample(box: Toolbox, frankfurter: FakeFrankfurter) -> None:

@@ -1,9 +1,12 @@
-"""search_notes: FTS5 trigram search over a notes folder, kept fresh as files change."""
+"""search_notes: FTS5 trigram search over a notes folder, kept fresh as files change; in the
+agent's own in-memory index and in the bot's database alike (`where`)."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,8 @@ import pytest
 from agent import AgentSettings, ModelClient
 from agent.tool import ToolError
 from agent.tools import Toolbox
+from bot.store.notes import open_notes_index
+from bot.store.transcripts import Store
 from tests.fakes.model import FakeModel
 from tests.fakes.tools import observe, open_toolbox, run_tool
 from tests.kit import agent_settings
@@ -44,9 +49,45 @@ def notes_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def tool_settings(notes_dir: Path, tmp_path: Path) -> dict[str, Any]:
-    return {"agent_tools": "search_notes", "notes_dir": notes_dir,
-            "database_path": tmp_path / "data" / "bot.sqlite3"}
+def tool_settings(notes_dir: Path) -> dict[str, Any]:
+    return {"agent_tools": "search_notes", "notes_dir": notes_dir}
+
+
+@asynccontextmanager
+async def notes_toolbox(settings: AgentSettings, where: str,
+                        database: Path) -> AsyncIterator[Toolbox]:
+    """The toolbox with the agent's own index in memory (`where="memory"`), or with the
+    one the bot gives it, in the bot's database at `database` (`where="bot"`)."""
+    if where == "memory":
+        async with open_toolbox(settings) as box:
+            yield box
+        return
+    store = await Store.open(database)
+    try:
+        index = await open_notes_index(store, settings.notes_dir)
+        try:
+            async with open_toolbox(settings, notes=index) as box:
+                yield box
+        finally:
+            await index.close()
+    finally:
+        await store.close()
+
+
+@pytest.fixture(params=["memory", "bot"])
+def where(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "bot.sqlite3"
+
+
+@pytest.fixture
+async def box(settings: AgentSettings, where: str, database: Path) -> AsyncIterator[Toolbox]:
+    async with notes_toolbox(settings, where, database) as toolbox:
+        yield toolbox
 
 
 async def test_chinese_query_finds_the_passage_with_file_and_heading(box: Toolbox) -> None:
@@ -112,41 +153,48 @@ async def test_changed_added_and_removed_files_are_reindexed(box: Toolbox,
         await run_tool(box, "search_notes", query="office hours")
 
 
-async def test_the_index_lives_in_the_bots_database(box: Toolbox, settings: AgentSettings,
-                                                    notes_dir: Path) -> None:
-    await run_tool(box, "search_notes", query="工具调用")
-    with sqlite3.connect(settings.database_path) as db:
-        tables = {row[0] for row in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+async def test_the_bots_index_lives_in_its_database(settings: AgentSettings,
+                                                    database: Path) -> None:
+    async with notes_toolbox(settings, "bot", database) as box:
+        await run_tool(box, "search_notes", query="工具调用")
+    with sqlite3.connect(database) as db:
         files = {row[0] for row in db.execute("SELECT path FROM notes_files")}
-        mode = db.execute("PRAGMA journal_mode").fetchone()[0]
-    assert {"notes_files", "notes_passages"} <= tables
-    assert all(name.startswith("notes_") for name in tables)
+        migrations = {row[0] for row in db.execute("SELECT name FROM transcript_migrations")}
     assert files == {"agents.md", "misc.txt"}
-    assert mode == "wal"
+    assert "m004_notes_index" in migrations
 
 
-async def test_a_missing_notes_folder_finds_nothing(tmp_path: Path) -> None:
+async def test_the_agents_own_index_writes_no_file(settings: AgentSettings, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    before = sorted(tmp_path.rglob("*"))
+    async with notes_toolbox(settings, "memory", tmp_path / "unused") as box:
+        assert "智能体" in await run_tool(box, "search_notes", query="工具调用")
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+async def test_a_missing_notes_folder_finds_nothing(tmp_path: Path, where: str,
+                                                    database: Path) -> None:
     settings = agent_settings("http://127.0.0.1:9", agent_tools="search_notes",
-                              notes_dir=tmp_path / "nowhere", database_path=tmp_path / "b.db")
-    async with open_toolbox(settings) as box:
+                              notes_dir=tmp_path / "nowhere")
+    async with notes_toolbox(settings, where, database) as box:
         with pytest.raises(ToolError, match="Nothing about 'ReAct'"):
             await run_tool(box, "search_notes", query="ReAct")
 
 
-@pytest.mark.parametrize(("query", "where"), [
+@pytest.mark.parametrize(("query", "found"), [
     ("ReAct 循环", "[react.md › ReAct 是什么]"),
     ("什么是思维链", "[chain-of-thought.md › 什么是思维链]"),
     ("zero-shot chain-of-thought", "[chain-of-thought.md › Two ways to use it]"),
     ("tool_call_id", "[function-calling.md › "),
     ("计算器 eval", "[tool-use.md › 安全]"),
 ])
-async def test_the_shipped_notes_answer_a_fresh_install(tmp_path: Path, query: str,
-                                                        where: str) -> None:
+async def test_the_shipped_notes_answer_a_fresh_install(query: str, found: str, where: str,
+                                                        database: Path) -> None:
     settings = agent_settings("http://127.0.0.1:9", agent_tools="search_notes",
-                              notes_dir=SHIPPED, database_path=tmp_path / "b.db")
-    async with open_toolbox(settings) as box:
-        assert (await run_tool(box, "search_notes", query=query)).startswith(where)
+                              notes_dir=SHIPPED)
+    async with notes_toolbox(settings, where, database) as box:
+        assert (await run_tool(box, "search_notes", query=query)).startswith(found)
 
 
 async def test_through_the_loop(fake_model: FakeModel, client: ModelClient,

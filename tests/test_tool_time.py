@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -64,9 +63,9 @@ async def test_unknown_place() -> None:
         await ask("UTC+99")
 
 
-async def test_through_the_loop_with_the_real_clock(fake_model: FakeModel, tmp_path: Path) -> None:
+async def test_through_the_loop_with_the_real_clock(fake_model: FakeModel) -> None:
     settings = agent_settings(fake_model.base_url, agent_tools="get_time",
-                              default_timezone="Europe/Berlin", database_path=tmp_path / "b.db")
+                              default_timezone="Europe/Berlin")
     before = datetime.now(ZoneInfo("Europe/Berlin"))
     client = ModelClient(settings)
     try:

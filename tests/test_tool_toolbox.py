@@ -7,12 +7,15 @@ from pathlib import Path
 
 import pytest
 
+import agent
 import agent.settings
 import agent.tool_names
 from agent import SettingsError, load_settings
 from agent.settings import AgentSettings
 from agent.tools import TOOL_CLASSES, TOOL_NAMES, Toolbox
-from tests.fakes.tools import open_toolbox
+from agent.tools.notes_index import Passage
+from bot.settings import BotSettings
+from tests.fakes.tools import open_toolbox, run_tool
 from tests.kit import TEST_KEY, agent_settings
 
 
@@ -22,14 +25,17 @@ def test_tool_names() -> None:
     assert tuple(cls.name for cls in TOOL_CLASSES) == TOOL_NAMES
 
 
-def _our_imports(module_file: str | None) -> set[str]:
-    assert module_file is not None
-    tree = ast.parse(Path(module_file).read_text(encoding="utf-8"))
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
              for alias in node.names}
-    names |= {node.module for node in ast.walk(tree)
-              if isinstance(node, ast.ImportFrom) and node.module}
-    return {name for name in names if name.split(".")[0] == "agent"}
+    return names | {node.module for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom) and node.module}
+
+
+def _our_imports(module_file: str | None) -> set[str]:
+    assert module_file is not None
+    return {name for name in _imports(Path(module_file)) if name.split(".")[0] == "agent"}
 
 
 def test_settings_check_tool_names_without_importing_the_tools() -> None:
@@ -38,8 +44,8 @@ def test_settings_check_tool_names_without_importing_the_tools() -> None:
     assert _our_imports(agent.settings.__file__) == {"agent.tool_names"}
 
 
-async def test_all_tools_by_default_sharing_one_client(tmp_path: Path) -> None:
-    settings = agent_settings("http://127.0.0.1:9", database_path=tmp_path / "new" / "b.db")
+async def test_all_tools_by_default_sharing_one_client() -> None:
+    settings = agent_settings("http://127.0.0.1:9")
     async with open_toolbox(settings) as box:
         assert [tool.name for tool in box.tools] == list(TOOL_NAMES)
         clients = {id(tool.http) for tool in box.tools if hasattr(tool, "http")}
@@ -49,19 +55,53 @@ async def test_all_tools_by_default_sharing_one_client(tmp_path: Path) -> None:
             schema = tool.schema()["function"]
             assert schema["description"] and schema["parameters"]["type"] == "object"
             assert all(p.get("description") for p in schema["parameters"]["properties"].values())
-    assert (tmp_path / "new" / "b.db").exists()
     assert box.http.is_closed
 
 
-async def test_agent_tools_chooses_and_skips_the_notes_database(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+class Notes:
+    """A NotesIndex of the caller's: search_notes asks it, the toolbox never closes it."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    async def search(self, query: str, limit: int = 3) -> list[Passage]:
+        self.queries.append(query)
+        return [Passage("react.md", "ReAct", "Reason, then act.")]
+
+    async def close(self) -> None:
+        raise AssertionError("the caller closes its own index")
+
+
+async def test_agent_tools_chooses_and_skips_the_notes_index(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENT_TOOLS", " calculate , get_time,")
-    settings = load_settings(AgentSettings, _env_file=None, openai_api_key=TEST_KEY,
-                             database_path=tmp_path / "b.db")
-    box = await Toolbox.open(settings)
+    settings = load_settings(AgentSettings, _env_file=None, openai_api_key=TEST_KEY)
+    box = await Toolbox.open(settings, notes=Notes())
     await box.aclose()
     assert [tool.name for tool in box.tools] == ["calculate", "get_time"]
-    assert box.notes is None and not (tmp_path / "b.db").exists()
+    assert box.notes is None
+
+
+async def test_search_notes_uses_the_index_its_caller_gives() -> None:
+    notes = Notes()
+    settings = agent_settings("http://127.0.0.1:9", agent_tools="search_notes")
+    async with open_toolbox(settings, notes=notes) as box:
+        assert box.notes is notes
+        assert await run_tool(box, "search_notes", query="ReAct") == (
+            "[react.md › ReAct]\nReason, then act.")
+    assert notes.queries == ["ReAct"]
+
+
+def test_the_agent_knows_no_database_file() -> None:
+    """The bot's database is the bot's: no agent module names it, no agent setting holds it."""
+    root = Path(agent.__file__).parent
+    naming = [path.relative_to(root).as_posix() for path in sorted(root.rglob("*.py"))
+              if "database_path" in path.read_text(encoding="utf-8")]
+    assert naming == []
+    assert not any(name.split(".")[0] == "bot" for path in root.rglob("*.py")
+                   for name in _imports(path))
+    assert "database_path" not in AgentSettings.model_fields
+    assert "database_path" in BotSettings.model_fields
 
 
 def test_unknown_tool_name_is_a_settings_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,10 +25,9 @@ def meteo() -> Iterator[FakeOpenMeteo]:
 
 
 @pytest.fixture
-def tool_settings(meteo: FakeOpenMeteo, tmp_path: Path) -> dict[str, Any]:
+def tool_settings(meteo: FakeOpenMeteo) -> dict[str, Any]:
     return {"agent_tools": "get_weather", "open_meteo_geocoding_url": meteo.geocoding_url,
-            "open_meteo_forecast_url": meteo.forecast_url,
-            "database_path": tmp_path / "bot.sqlite3", "tool_http_timeout_s": 0.5}
+            "open_meteo_forecast_url": meteo.forecast_url, "tool_http_timeout_s": 0.5}
 
 
 async def test_berlin_from_the_wire_samples_shows_what_the_service_sent(
@@ -103,11 +101,11 @@ async def test_upstream_errors_become_clear_texts(box: Toolbox, meteo: FakeOpenM
     assert expected in str(caught.value)
 
 
-async def test_unreachable_service(tmp_path: Path) -> None:
+async def test_unreachable_service() -> None:
     with FakeOpenMeteo() as gone:
         url = gone.geocoding_url
     settings = agent_settings("http://127.0.0.1:9", agent_tools="get_weather",
-                              open_meteo_geocoding_url=url, database_path=tmp_path / "b.db")
+                              open_meteo_geocoding_url=url)
     async with open_toolbox(settings) as box:
         with pytest.raises(ToolError, match=r"Could not reach Open-Meteo \(ConnectError\)"):
             await run_tool(box, "get_weather", city="Berlin")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,10 +23,9 @@ def wiki() -> Iterator[FakeWikipedia]:
 
 
 @pytest.fixture
-def tool_settings(wiki: FakeWikipedia, tmp_path: Path) -> dict[str, Any]:
+def tool_settings(wiki: FakeWikipedia) -> dict[str, Any]:
     return {"agent_tools": "search_wikipedia", "wikipedia_api_url": wiki.api_url,
-            "wikipedia_rest_url": wiki.rest_url, "database_path": tmp_path / "bot.sqlite3",
-            "tool_http_timeout_s": 0.5}
+            "wikipedia_rest_url": wiki.rest_url, "tool_http_timeout_s": 0.5}
 
 
 async def test_search_then_summary_of_the_best_hit(box: Toolbox, wiki: FakeWikipedia) -> None:

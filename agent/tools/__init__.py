@@ -1,8 +1,10 @@
 """The tools the agent can call, and the Toolbox that opens them with their shared resources.
 
-    toolbox = await Toolbox.open(settings)   # one httpx client, the notes index
+    toolbox = await Toolbox.open(settings)   # one httpx client, a notes index in memory
     ...run_react(question, tools=toolbox.tools, ...)
     await toolbox.aclose()
+
+A front end that keeps the notes index itself passes it: `Toolbox.open(settings, notes=...)`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from agent.tools.clock import GetTime
 from agent.tools.currency import ConvertCurrency
 from agent.tools.http import make_client
 from agent.tools.notes import SearchNotes
-from agent.tools.notes_index import NotesIndex
+from agent.tools.notes_index import NotesIndex, SqliteNotesIndex
 from agent.tools.weather import GetWeather
 from agent.tools.wikipedia import SearchWikipedia
 
@@ -30,23 +32,28 @@ if tuple(cls.name for cls in TOOL_CLASSES) != TOOL_NAMES:  # the names settings 
 class Toolbox:
     """The tools chosen by AGENT_TOOLS, and what they share; close it with `aclose`."""
 
-    def __init__(self, tools: list[Tool], http: httpx.AsyncClient,
-                 notes: NotesIndex | None) -> None:
+    def __init__(self, tools: list[Tool], http: httpx.AsyncClient, notes: NotesIndex | None,
+                 own_notes: SqliteNotesIndex | None) -> None:
         self.tools = tools
         self.http = http
         self.notes = notes
+        self._own_notes = own_notes  # the index it opened itself, to close
 
     @classmethod
-    async def open(cls, settings: AgentSettings) -> Toolbox:
+    async def open(cls, settings: AgentSettings, notes: NotesIndex | None = None) -> Toolbox:
+        """`notes`: the index search_notes uses, kept and closed by the caller; None: one
+        of the toolbox's own, in memory over NOTES_DIR."""
         names = settings.agent_tools or TOOL_NAMES
         http = make_client(settings.tool_http_timeout_s)
-        notes = None
-        try:
-            if SearchNotes.name in names:
-                notes = await NotesIndex.open(settings.database_path, settings.notes_dir)
-        except BaseException:
-            await http.aclose()
-            raise
+        own_notes = None
+        if SearchNotes.name not in names:
+            notes = None
+        elif notes is None:
+            try:
+                notes = own_notes = await SqliteNotesIndex.in_memory(settings.notes_dir)
+            except BaseException:
+                await http.aclose()
+                raise
         s = settings
         build = {
             Calculate.name: lambda: Calculate(),
@@ -58,12 +65,13 @@ class Toolbox:
             SearchWikipedia.name: lambda: SearchWikipedia(http, s.wikipedia_api_url,
                                                           s.wikipedia_rest_url),
         }
-        return cls([build[name]() for name in TOOL_NAMES if name in names], http, notes)
+        return cls([build[name]() for name in TOOL_NAMES if name in names], http, notes,
+                   own_notes)
 
     async def aclose(self) -> None:
         await self.http.aclose()
-        if self.notes is not None:
-            await self.notes.close()
+        if self._own_notes is not None:
+            await self._own_notes.close()
 
 
 __all__ = ["TOOL_NAMES", "Toolbox"]

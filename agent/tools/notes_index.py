@@ -1,8 +1,14 @@
 """The course-notes index: passages of `NOTES_DIR`'s Markdown and text files in SQLite FTS5.
 
-The trigram tokenizer makes Chinese searchable without a word segmenter. The index lives
-in the bot's database (tables prefixed `notes_`) and is brought up to date before each
-search by comparing each file's modification time and size with what was indexed.
+`SearchNotes` needs only a `NotesIndex`, something it can `search`. `SqliteNotesIndex` is
+the one implementation: it works on an aiosqlite connection it is given, whose tables
+(`SCHEMA`) exist already. The agent keeps one in a private in-memory database of its own
+(`SqliteNotesIndex.in_memory`); a front end may keep one in its own database, where it
+creates the tables itself (the bot: migration m004). The agent knows no database file.
+
+The trigram tokenizer makes Chinese searchable without a word segmenter. The index is
+brought up to date before each search by comparing each file's modification time and
+size with what was indexed.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import asyncio
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import aiosqlite
 
@@ -18,12 +25,14 @@ SUFFIXES = (".md", ".markdown", ".txt")
 PASSAGE_CHARS = 600
 MAX_FILE_BYTES = 2_000_000
 
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS notes_files ("
+SCHEMA = (
+    "CREATE TABLE notes_files ("
     " path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL)",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS notes_passages USING fts5("
+    "CREATE VIRTUAL TABLE notes_passages USING fts5("
     " path UNINDEXED, heading, body, tokenize = 'trigram')",
 )
+"""The tables `SqliteNotesIndex` works on, as the agent creates them in its own in-memory
+database. A front end keeping the index in its database creates them its own way."""
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _WORD = re.compile(r"[^\W_]+")
@@ -35,6 +44,14 @@ class Passage:
     """The file's path relative to the notes directory."""
     heading: str
     body: str
+
+
+class NotesIndex(Protocol):
+    """What `SearchNotes` needs; whoever opens an index closes it."""
+
+    async def search(self, query: str, limit: int = 3) -> list[Passage]:
+        """The best `limit` passages for `query`, best first (none: an empty list)."""
+        ...
 
 
 def split_passages(text: str) -> list[tuple[str, str]]:
@@ -86,8 +103,34 @@ def match_query(query: str) -> tuple[str, list[str]]:
     return " OR ".join('"' + p.replace('"', '""') + '"' for p in unique), short
 
 
-class NotesIndex:
-    """One aiosqlite connection to the bot's database; `search` refreshes, then ranks."""
+def scan(notes_dir: Path) -> dict[str, tuple[Path, int, int]]:
+    """Relative path -> (path, mtime in ns, size) of every notes file on disk now."""
+    if not notes_dir.is_dir():
+        return {}
+    found: dict[str, tuple[Path, int, int]] = {}
+    for path in sorted(notes_dir.rglob("*")):
+        if path.suffix.lower() in SUFFIXES and path.is_file():
+            stat = path.stat()
+            if stat.st_size <= MAX_FILE_BYTES:
+                found[path.relative_to(notes_dir).as_posix()] = (
+                    path, stat.st_mtime_ns, stat.st_size)
+    return found
+
+
+def _read_passages(path: Path) -> list[tuple[str, str]]:
+    return split_passages(path.read_text("utf-8", "replace"))
+
+
+class SqliteNotesIndex:
+    """The index in the `notes_` tables of the connection it is given: `search` refreshes,
+    then ranks with bm25.
+
+    It takes over `db` (`close` closes it), which must be in autocommit mode
+    (isolation_level=None) with the tables of `SCHEMA` in it. Each file is re-indexed in a
+    short `BEGIN IMMEDIATE` transaction of its own, the file read before it begins, so a
+    database shared with another writer (the bot's store) keeps that writer waiting for
+    milliseconds at most, and `busy_timeout` covers the wait.
+    """
 
     def __init__(self, db: aiosqlite.Connection, notes_dir: Path) -> None:
         self.db = db
@@ -95,15 +138,12 @@ class NotesIndex:
         self._lock = asyncio.Lock()
 
     @classmethod
-    async def open(cls, database_path: Path, notes_dir: Path) -> NotesIndex:
-        database_path.parent.mkdir(parents=True, exist_ok=True)
-        db = await aiosqlite.connect(database_path)
+    async def in_memory(cls, notes_dir: Path) -> SqliteNotesIndex:
+        """An index in a private in-memory database: rebuilt from the files once per process."""
+        db = await aiosqlite.connect(":memory:", isolation_level=None)
         try:
-            await db.execute("PRAGMA journal_mode=WAL")
-            await db.execute("PRAGMA busy_timeout=5000")
-            for statement in _SCHEMA:
+            for statement in SCHEMA:
                 await db.execute(statement)
-            await db.commit()
         except BaseException:
             await db.close()
             raise
@@ -112,44 +152,40 @@ class NotesIndex:
     async def close(self) -> None:
         await self.db.close()
 
-    def _files(self) -> dict[str, tuple[Path, int, int]]:
-        """Relative path -> (path, mtime in ns, size) of every notes file on disk now."""
-        if not self.notes_dir.is_dir():
-            return {}
-        found: dict[str, tuple[Path, int, int]] = {}
-        for path in sorted(self.notes_dir.rglob("*")):
-            if path.suffix.lower() in SUFFIXES and path.is_file():
-                stat = path.stat()
-                if stat.st_size <= MAX_FILE_BYTES:
-                    found[path.relative_to(self.notes_dir).as_posix()] = (
-                        path, stat.st_mtime_ns, stat.st_size)
-        return found
-
     async def refresh(self) -> int:
         """Re-index the files added, changed or removed since last time; how many."""
         async with self._lock:
-            on_disk = await asyncio.to_thread(self._files)
-            async with self.db.execute("SELECT path, mtime_ns, size FROM notes_files") as cur:
-                indexed = {row[0]: (row[1], row[2]) async for row in cur}
-            stale = [rel for rel in indexed  # removed or changed since indexed
-                     if rel not in on_disk or on_disk[rel][1:] != indexed[rel]]
-            fresh = [p for p in on_disk if p not in indexed or p in stale]
-            if not stale and not fresh:
-                return 0
-            for rel in stale:
-                await self.db.execute("DELETE FROM notes_passages WHERE path = ?", (rel,))
-                await self.db.execute("DELETE FROM notes_files WHERE path = ?", (rel,))
-            for rel in fresh:
-                path, mtime, size = on_disk[rel]
-                text = await asyncio.to_thread(path.read_text, "utf-8", "replace")
+            on_disk = await asyncio.to_thread(scan, self.notes_dir)
+            now = {rel: (mtime, size) for rel, (_, mtime, size) in on_disk.items()}
+            rows = await self.db.execute_fetchall("SELECT path, mtime_ns, size FROM notes_files")
+            indexed = {row[0]: (row[1], row[2]) for row in rows}
+            changed = sorted(rel for rel in now.keys() | indexed.keys()
+                             if now.get(rel) != indexed.get(rel))
+            for rel in changed:
+                passages = (await asyncio.to_thread(_read_passages, on_disk[rel][0])
+                            if rel in on_disk else [])
+                await self._replace(rel, now.get(rel), passages)
+            return len(changed)
+
+    async def _replace(self, rel: str, stat: tuple[int, int] | None,
+                       passages: list[tuple[str, str]]) -> None:
+        """Put file `rel` (mtime, size) with its passages in place of what was indexed for it;
+        `stat` None: it is gone."""
+        await self.db.execute("BEGIN IMMEDIATE")
+        try:
+            await self.db.execute("DELETE FROM notes_passages WHERE path = ?", (rel,))
+            await self.db.execute("DELETE FROM notes_files WHERE path = ?", (rel,))
+            if stat is not None:
                 await self.db.executemany(
                     "INSERT INTO notes_passages (path, heading, body) VALUES (?, ?, ?)",
-                    [(rel, heading, body) for heading, body in split_passages(text)])
+                    [(rel, heading, body) for heading, body in passages])
                 await self.db.execute(
                     "INSERT INTO notes_files (path, mtime_ns, size) VALUES (?, ?, ?)",
-                    (rel, mtime, size))
-            await self.db.commit()
-            return len(set(stale) | set(fresh))
+                    (rel, *stat))
+        except BaseException:
+            await self.db.execute("ROLLBACK")
+            raise
+        await self.db.execute("COMMIT")
 
     async def search(self, query: str, limit: int = 3) -> list[Passage]:
         """The best `limit` passages for `query`, best first."""

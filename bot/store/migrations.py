@@ -1,4 +1,5 @@
-"""The transcript schema as numbered migrations, applied in order at start-up.
+"""The bot's schema (transcripts, the course-notes index) as numbered migrations, applied in
+order at start-up.
 
 Each migration runs once, in its own transaction together with the row that records it
 in `transcript_migrations`, so a crash mid-upgrade leaves the previous version intact.
@@ -152,4 +153,26 @@ async def m003_search_index(db: aiosqlite.Connection) -> None:
             VALUES (new.id, new.question, new.answer);
         END;
         INSERT INTO runs_fts (runs_fts) VALUES ('rebuild')
+    """)
+
+
+@migration
+async def m004_notes_index(db: aiosqlite.Connection) -> None:
+    """The course-notes index search_notes uses (agent.tools.notes_index.SqliteNotesIndex).
+
+    Earlier versions had the agent create these tables itself, unversioned, with
+    `IF NOT EXISTS`; a database of theirs may hold them already. They are only a cache of
+    NOTES_DIR's files, rebuilt at the next search, so they are dropped and created anew.
+    """
+    await _script(db, """
+        DROP TABLE IF EXISTS notes_passages;
+        DROP TABLE IF EXISTS notes_files;
+        CREATE TABLE notes_files (
+            path TEXT PRIMARY KEY,
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL
+        );
+        CREATE VIRTUAL TABLE notes_passages USING fts5 (
+            path UNINDEXED, heading, body, tokenize='trigram'
+        )
     """)

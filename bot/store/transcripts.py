@@ -45,8 +45,9 @@ _RUN_COLUMNS = """
 
 
 class Store:
-    def __init__(self, db: aiosqlite.Connection) -> None:
+    def __init__(self, db: aiosqlite.Connection, path: Path) -> None:
         self._db = db
+        self.path = path
         self._lock = asyncio.Lock()
 
     @classmethod
@@ -64,7 +65,7 @@ class Store:
         except BaseException:
             await db.close()
             raise
-        return cls(db)
+        return cls(db, path)
 
     async def close(self) -> None:
         await self._db.close()

@@ -9,12 +9,14 @@ from typing import Any
 
 from agent import AgentSettings, ModelClient, Observation, run_react
 from agent.tools import Toolbox
+from agent.tools.notes_index import NotesIndex
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 
 
 @asynccontextmanager
-async def open_toolbox(settings: AgentSettings) -> AsyncIterator[Toolbox]:
-    box = await Toolbox.open(settings)
+async def open_toolbox(settings: AgentSettings,
+                       notes: NotesIndex | None = None) -> AsyncIterator[Toolbox]:
+    box = await Toolbox.open(settings, notes=notes)
     try:
         yield box
     finally:
