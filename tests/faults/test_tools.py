@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agent.events import Observation
+from agent.events import Observation, ObservationFailure
 from agent.tool import ToolError
 from agent.tools.calculator import Calculate
 from tests.botkit import ALICE, GROUP, Glassbox
@@ -108,6 +108,33 @@ async def test_a_body_that_is_not_json_is_an_observation(
         obs, _ = await observed(gb, "convert_currency",
                                 {"amount": 10, "from_currency": "USD", "to_currency": "EUR"})
         assert "not JSON" in obs
+        await still_answers(gb, GROUP)
+
+
+async def test_a_redirect_to_another_host_is_refused(tmp_path: Path, upstreams: Upstreams) -> None:
+    with FakeFrankfurter() as elsewhere:
+        upstreams.money.fail("/v1/latest", Reply(302, b"", {
+            "Location": f"{elsewhere.base_url}/latest?from=USD&to=EUR"}))
+        async with with_tools(tmp_path, upstreams) as gb:
+            obs, _ = await observed(gb, "convert_currency",
+                                    {"amount": 10, "from_currency": "USD", "to_currency": "EUR"})
+            assert "Frankfurter answered with a redirect elsewhere; not followed." in obs
+            run = (await runs_of(gb, GROUP))[-1]
+            [stored] = [e for e in (await gb.parts.store.events(run.id))["main"]
+                        if isinstance(e, Observation)]
+            assert stored.failure is ObservationFailure.UPSTREAM_ERROR
+            await still_answers(gb, GROUP)
+        assert elsewhere.requests == []
+
+
+async def test_a_redirect_on_the_same_host_is_followed(
+        tmp_path: Path, upstreams: Upstreams) -> None:
+    """What Wikipedia's REST API does for a redirect page: a 302 to the canonical title."""
+    upstreams.wiki.fail("/en/api/rest_v1/page/summary/Ayrton_Senna",
+                        Reply(302, b"", {"Location": "Computing"}))
+    async with with_tools(tmp_path, upstreams) as gb:
+        obs, _ = await observed(gb, "search_wikipedia", {"query": "Ayrton Senna"})
+        assert obs.startswith("Wikipedia (en) article 'Computing'")
         await still_answers(gb, GROUP)
 
 
