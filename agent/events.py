@@ -21,17 +21,21 @@ Mode = Literal["react", "plain"]
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token usage as the API's `usage` reports it, summed over calls."""
+    """Token usage as the API's `usage` reports it, summed over calls. `estimated`: some
+    call's server sent no `usage` (llama.cpp's server, in streams), so its tokens were
+    estimated from the length of the text (agent/model.py)."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    estimated: bool = False
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
             self.total_tokens + other.total_tokens,
+            self.estimated or other.estimated,
         )
 
 

@@ -7,6 +7,7 @@ show a student: no key, no stack trace, no provider text.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -107,7 +108,7 @@ class ModelClient:
         content: list[str] = []
         reasoning: list[str] = []
         slots: dict[int, _CallSlot] = {}
-        usage = Usage()
+        usage: Usage | None = None
         finish: str | None = None
         stream = None
         try:
@@ -115,7 +116,7 @@ class ModelClient:
             async with stream:
                 async for chunk in stream:
                     if chunk.usage is not None:
-                        usage = usage + _usage(chunk.usage)
+                        usage = (usage or Usage()) + _usage(chunk.usage)
                     for choice in chunk.choices:
                         finish = choice.finish_reason or finish
                         delta = choice.delta
@@ -144,6 +145,9 @@ class ModelClient:
             ToolCall(slot.id or f"call_{index}", slot.name, "".join(slot.arguments))
             for index, slot in sorted(slots.items())
         )
+        if usage is None:
+            usage = _estimate(params, [*content, *reasoning, *(c.name + c.arguments
+                                                                for c in calls)])
         yield Completion("".join(content), "".join(reasoning), calls, usage, finish)
 
 
@@ -172,3 +176,17 @@ def _usage(raw: Any) -> Usage:
         completion_tokens=raw.completion_tokens or 0,
         total_tokens=raw.total_tokens or 0,
     )
+
+
+def _estimate(params: dict[str, Any], output: list[str]) -> Usage:
+    """Tokens from text length, for a server that sent no `usage`: each non-ASCII
+    character (CJK mostly) as one token, four ASCII characters as one. Rough, but a daily
+    budget counting zero for such a server would be no budget at all."""
+    prompt = _tokens(json.dumps([params["messages"], params.get("tools")], ensure_ascii=False))
+    completion = _tokens("".join(output))
+    return Usage(prompt, completion, prompt + completion, estimated=True)
+
+
+def _tokens(text: str) -> int:
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    return len(text) - ascii_chars + -(-ascii_chars // 4)

@@ -2,26 +2,46 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from urllib.parse import urlsplit
 
 from telegram import Update
+from telegram.error import InvalidToken, NetworkError
 
 from agent.settings import SettingsError, load_settings
-from bot.app import build_app, setup_logging
+from bot.app import App, build_app, setup_logging
 from bot.delivery.pacer import Limits
 from bot.settings import BotSettings
 
+log = logging.getLogger("bot")
+
 
 def main(limits: Limits | None = None) -> int:
-    """Run until stopped; `limits` only for the benchmark's faster clock."""
+    """Run until stopped; `limits` only for the benchmark's faster clock. Every way it ends
+    early prints one line on stderr without the secrets, and exits with code 2 (python-
+    telegram-bot's own exceptions print the token: they never reach the interpreter)."""
     try:
         settings = load_settings(BotSettings)
     except SettingsError as err:
-        print(f"Glassbox cannot start: {err}.", file=sys.stderr)
-        return 2
-    setup_logging(settings)
-    app = build_app(settings, limits=limits)
+        return _stop(f"Glassbox cannot start: {err}.")
+    redact = setup_logging(settings)
+    token = settings.telegram_bot_token.get_secret_value()
+    try:
+        _serve(build_app(settings, limits=limits), settings)
+    except InvalidToken:
+        return _stop(f"Glassbox cannot start: Telegram rejected TELEGRAM_BOT_TOKEN "
+                     f"(…{token[-4:]}); check it with @BotFather.")
+    except NetworkError as err:  # TimedOut too
+        return _stop(redact.text(f"Glassbox stopped: cannot reach the Telegram Bot API at "
+                                 f"{settings.telegram_api_base_url} ({err})."))
+    except Exception as err:
+        log.critical("Glassbox stopped", exc_info=err)  # redacted, as every log line
+        return _stop(redact.text(f"Glassbox stopped: {type(err).__name__}: {err}."))
+    return 0
+
+
+def _serve(app: App, settings: BotSettings) -> None:
     if settings.webhook_url:
         app.run_webhook(listen=settings.webhook_listen, port=settings.port,
                         url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
@@ -30,7 +50,11 @@ def main(limits: Limits | None = None) -> int:
                         allowed_updates=Update.ALL_TYPES)
     else:
         app.run_polling(allowed_updates=Update.ALL_TYPES)
-    return 0
+
+
+def _stop(line: str) -> int:
+    print(line, file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

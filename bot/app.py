@@ -141,22 +141,36 @@ class Redact(logging.Filter):
         super().__init__()
         self.secrets = [s for s in secrets if s]
 
+    def text(self, message: str) -> str:
+        for secret in self.secrets:
+            message = message.replace(secret, "[secret]")
+        return message
+
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         if record.exc_info and record.exc_info[1] is not None:
             message += "\n" + logging.Formatter().formatException(record.exc_info)
             record.exc_info = record.exc_text = None
-        for secret in self.secrets:
-            message = message.replace(secret, "[secret]")
-        record.msg, record.args = message, None
+        record.msg, record.args = self.text(message), None
         return True
 
 
-def setup_logging(settings: BotSettings) -> None:
+def _not_bootstrap_abort(record: logging.LogRecord) -> bool:
+    """python-telegram-bot logs a traceback when a start-up ("Bootstrap") step gives up, then
+    raises the same error to `run_polling`/`run_webhook`: `python -m bot` reports it in one
+    line, so the traceback is dropped. Aborts while running are still logged."""
+    message = record.getMessage()
+    return not ("Network Retry Loop (Bootstrap " in message and "Aborting" in message)
+
+
+def setup_logging(settings: BotSettings) -> Redact:
+    """Log lines to stderr with the secrets blanked out; the filter, for other output."""
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its INFO lines hold the bot URL
+    logging.getLogger("telegram.ext").addFilter(_not_bootstrap_abort)
     redact = Redact([settings.telegram_bot_token.get_secret_value(),
                      settings.openai_api_key.get_secret_value()])
     for handler in logging.getLogger().handlers:
         handler.addFilter(redact)
+    return redact

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import re
 import unicodedata
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal, localcontext
@@ -35,6 +36,13 @@ _TYPED = str.maketrans({"×": "*", "÷": "/", "^": "**", "−": "-", "·": "*", 
                         "，": ",", "。": "."})
 
 _CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
+
+# A run of superscripts is an exponent: 10² is 10**(2), 2⁻¹ is 2**(-1), not NFKC's 102, 2-1.
+_SUPERSCRIPTS = str.maketrans(dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁽⁾", "0123456789+-()", strict=True)))
+_EXPONENT = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁽⁾]+")
+# What NFKC may fold without changing the meaning: full-width and half-width forms, math
+# fonts (𝟐), no-break spaces. Everything else it would change (₂, ½, ①, ⑴, ㎏) is refused.
+_SAME_MEANING = frozenset({"<wide>", "<narrow>", "<font>", "<noBreak>"})
 
 
 class CalcError(Exception):
@@ -157,8 +165,17 @@ _OPERATORS = {ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitAnd: "&
 
 
 def normalize(expression: str) -> str:
-    """The expression in ASCII Python syntax: full-width forms, ×, ÷, ^ and π folded."""
-    return unicodedata.normalize("NFKC", expression).translate(_TYPED).strip()
+    """The expression in ASCII Python syntax: superscript exponents, full-width forms, ×, ÷,
+    ^ and π folded; CalcError for a character whose folding would change its meaning."""
+    text = _EXPONENT.sub(lambda run: f"**({run[0].translate(_SUPERSCRIPTS)})", expression)
+    for ch in text:
+        tag = unicodedata.decomposition(ch).partition(" ")[0]
+        if tag.startswith("<") and tag not in _SAME_MEANING:
+            raise CalcError(f"不支持字符 “{ch}”：请用普通数字和运算符书写（分数写成 1/2，"
+                            f"乘方写成 2**3）。",
+                            f"The character '{ch}' is not supported: write it with plain "
+                            f"digits and operators (a fraction as 1/2, a power as 2**3).")
+    return unicodedata.normalize("NFKC", text).translate(_TYPED).strip()
 
 
 def evaluate(expression: str) -> Number:
@@ -263,5 +280,6 @@ class Calculate(Tool):
         try:
             value = evaluate(args.expression)
         except CalcError as err:
-            raise ToolError(pick(lang_of(args.lang, args.expression), err.zh, err.en)) from None
+            text = args.expression[:MAX_CHARS]  # a 1 MB one is refused without reading it all
+            raise ToolError(pick(lang_of(args.lang, text), err.zh, err.en)) from None
         return f"{args.expression.strip()} = {show(value)}"

@@ -1,8 +1,8 @@
 """The one shared HTTP client of the tools, and how an upstream's failures become UpstreamErrors.
 
 Every networked tool asks for JSON through `get_json`; whatever goes wrong (no connection,
-timeout, 4xx/5xx, a body that is not JSON) comes back as an UpstreamError with a short
-text naming the service, never as an httpx exception.
+timeout, 4xx/5xx, a body that is not JSON, a redirect to another host) comes back as an
+UpstreamError with a short text naming the service, never as an httpx exception.
 """
 
 from __future__ import annotations
@@ -17,15 +17,39 @@ from agent.lang import pick
 from agent.tool import UpstreamError
 
 USER_AGENT = "Glassbox/0.1 (a teaching bot for class chats)"
+MAX_REDIRECTS = 5
 
 
 def make_client(timeout_s: float) -> httpx.AsyncClient:
-    """The tools' shared client: bounded timeouts, redirects followed, an honest User-Agent."""
+    """The tools' shared client: bounded timeouts, an honest User-Agent. Redirects are not
+    followed here: `get_json` follows them only on the same scheme, host and port."""
     return httpx.AsyncClient(
         timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 5.0)),
         headers={"User-Agent": USER_AGENT},
-        follow_redirects=True,
+        follow_redirects=False,
     )
+
+
+async def _get(http: httpx.AsyncClient, url: str, params: Mapping[str, str | int | float],
+               headers: Mapping[str, str] | None, service: str, lang: str) -> httpx.Response:
+    """GET, following redirects that stay on the same origin: a misbehaving upstream must
+    not point the bot at 127.0.0.1 or an internal address."""
+    response = await http.get(url, params=params, headers=headers)
+    origin = response.request.url
+    hops = 0
+    while (target := response.next_request) is not None:
+        if (target.url.scheme, target.url.host, target.url.port) != \
+                (origin.scheme, origin.host, origin.port):
+            raise UpstreamError(pick(lang, f"{service} 返回了指向别处的重定向，未跟随。",
+                                     f"{service} answered with a redirect elsewhere; "
+                                     f"not followed."), response.status_code)
+        if hops == MAX_REDIRECTS:
+            raise UpstreamError(pick(lang, f"{service} 重定向次数过多。",
+                                     f"{service} answered with too many redirects."),
+                                response.status_code)
+        hops += 1
+        response = await http.send(target)
+    return response
 
 
 async def get_json(
@@ -39,7 +63,7 @@ async def get_json(
 ) -> Any:
     """GET `url` and return its JSON body, or raise UpstreamError."""
     try:
-        response = await http.get(url, params=params, headers=headers)
+        response = await _get(http, url, params, headers, service, lang)
     except httpx.TimeoutException:
         raise UpstreamError(pick(lang, f"{service} 没有及时响应，请稍后再试。",
                                  f"{service} did not answer in time. Try again later.")) from None

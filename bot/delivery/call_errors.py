@@ -18,12 +18,10 @@ page; it must not stop the later states of the run.
 from __future__ import annotations
 
 import datetime as dtm
-import warnings
 from typing import Literal
 
 import httpx
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
-from telegram.warnings import PTBDeprecationWarning
 
 NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 """httpx's errors raised before any byte of the request was written."""
@@ -70,7 +68,7 @@ def describe(err: NetworkError) -> str:
 
 
 def retry_after_s(err: RetryAfter) -> float:
-    with warnings.catch_warnings():  # PTB is moving `retry_after` from int to timedelta
-        warnings.simplefilter("ignore", PTBDeprecationWarning)
-        wait = err.retry_after
+    """`retry_after` in seconds: a timedelta (bot/__init__.py opts in to PTB's next major);
+    PTB still types it `int | timedelta`."""
+    wait = err.retry_after
     return wait.total_seconds() if isinstance(wait, dtm.timedelta) else float(wait)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from agent.events import RunFinished
 from bot.runs.quota import refusal
 from bot.store.records import Scope
 from bot.store.transcripts import Store
@@ -37,6 +38,23 @@ async def test_over_the_rate_limit_a_polite_line_says_when(tmp_path: Path) -> No
             gb.model.push(text_reply(f"Teacher {n}."))
             await gb.answer_to(GROUP, gb.tg.send(GROUP, ADMIN, f"/ask teacher {n}"))
         await still_answers(gb, GROUP, BOB)  # someone else is not limited
+
+
+async def test_a_server_that_sends_no_usage_still_counts_against_the_budget(
+        tmp_path: Path) -> None:
+    """llama.cpp's server sends no `usage` in streams: the tokens are estimated from the
+    text (marked as an estimate), so the budget is not counted as zero."""
+    async with glassbox(tmp_path, chat_daily_token_budget=100) as gb:
+        gb.model.push(sse(DashScope().text("An answer without usage.")[:-1]))
+        await gb.answer_to(GROUP, gb.tg.send(GROUP, ALICE, "/ask question"))
+        [run] = await runs_of(gb, GROUP)
+        assert run.usage.total_tokens > 100
+        [end] = [e for e in (await gb.parts.store.events(run.id))["main"]
+                 if isinstance(e, RunFinished)]
+        assert end.usage.estimated and end.usage.total_tokens == run.usage.total_tokens
+        refused = (await gb.answer_to(GROUP, gb.tg.send(GROUP, ALICE, "/ask and now?"))).text
+        assert "This chat has used up today's budget of 100 tokens." in refused
+        assert len(gb.model.bodies) == 1
 
 
 async def test_over_the_daily_budget_even_after_a_restart(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from telegram.warnings import PTBDeprecationWarning
 
 from tests.botkit import ALICE, GROUP, Glassbox, people
 from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
@@ -41,6 +42,18 @@ async def test_429_three_times_in_a_row_then_the_final_state_lands(gb: Glassbox)
     assert "2 + 2 = 4" in final.text and final.buttons == []
     assert gb.tg.too_many >= 3
     await still_answers(gb)
+
+
+async def test_a_429_raises_no_deprecation_warning(gb: Glassbox,
+                                                   recwarn: pytest.WarningsRecorder) -> None:
+    """PTB warned on every 429 that `retry_after` becomes a timedelta: the bot opts in now."""
+    gb.model.push(*two_rounds())
+    gb.tg.fail("editMessageText", api_error(429, "Too Many Requests: retry after 1",
+                                            retry_after=1))
+    asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
+    final = await gb.answer_to(ALICE, asked, timeout=15)
+    assert "2 + 2 = 4" in final.text and gb.tg.too_many >= 1
+    assert [w.message for w in recwarn if issubclass(w.category, PTBDeprecationWarning)] == []
 
 
 async def test_5xx_json_and_html_are_retried(gb: Glassbox) -> None:

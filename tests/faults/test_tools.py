@@ -5,6 +5,7 @@ model and the class see; the run ends with an answer and the next question is an
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from agent.events import Observation
+from agent.events import Observation, ObservationFailure
+from agent.tool import ToolError
+from agent.tools.calculator import Calculate
 from tests.botkit import ALICE, GROUP, Glassbox
 from tests.fakes.model import text_reply, tool_reply
 from tests.fakes.server import Reply
@@ -106,3 +109,64 @@ async def test_a_body_that_is_not_json_is_an_observation(
                                 {"amount": 10, "from_currency": "USD", "to_currency": "EUR"})
         assert "not JSON" in obs
         await still_answers(gb, GROUP)
+
+
+async def test_a_redirect_to_another_host_is_refused(tmp_path: Path, upstreams: Upstreams) -> None:
+    with FakeFrankfurter() as elsewhere:
+        upstreams.money.fail("/v1/latest", Reply(302, b"", {
+            "Location": f"{elsewhere.base_url}/latest?from=USD&to=EUR"}))
+        async with with_tools(tmp_path, upstreams) as gb:
+            obs, _ = await observed(gb, "convert_currency",
+                                    {"amount": 10, "from_currency": "USD", "to_currency": "EUR"})
+            assert "Frankfurter answered with a redirect elsewhere; not followed." in obs
+            run = (await runs_of(gb, GROUP))[-1]
+            [stored] = [e for e in (await gb.parts.store.events(run.id))["main"]
+                        if isinstance(e, Observation)]
+            assert stored.failure is ObservationFailure.UPSTREAM_ERROR
+            await still_answers(gb, GROUP)
+        assert elsewhere.requests == []
+
+
+async def test_a_redirect_on_the_same_host_is_followed(
+        tmp_path: Path, upstreams: Upstreams) -> None:
+    """What Wikipedia's REST API does for a redirect page: a 302 to the canonical title."""
+    upstreams.wiki.fail("/en/api/rest_v1/page/summary/Ayrton_Senna",
+                        Reply(302, b"", {"Location": "Computing"}))
+    async with with_tools(tmp_path, upstreams) as gb:
+        obs, _ = await observed(gb, "search_wikipedia", {"query": "Ayrton Senna"})
+        assert obs.startswith("Wikipedia (en) article 'Computing'")
+        await still_answers(gb, GROUP)
+
+
+CALCULATIONS = [("2²", "2² = 4"), ("10²", "10² = 100"), ("2⁻¹", "2⁻¹ = 0.5"),
+                ("2⁽¹⁺¹⁾", "2⁽¹⁺¹⁾ = 4"), ("(1+2)² × 2", "(1+2)² × 2 = 18"),
+                ("x₂ + 1", "The character '₂' is not supported"),
+                ("½ + 1", "The character '½' is not supported"),
+                ("① + 1", "The character '①' is not supported"),
+                ("½ 加 1", "不支持字符 “½”")]
+
+
+async def test_superscripts_are_powers_and_other_folded_characters_are_refused(
+        tmp_path: Path) -> None:
+    """NFKC alone read 2² as 22 and 2⁻¹ as 2-1: wrong answers shown as exact."""
+    async with glassbox(tmp_path, tools=[Calculate()]) as gb:
+        gb.model.push(tool_reply(*[("calculate", {"expression": expression})
+                                   for expression, _ in CALCULATIONS]),
+                      text_reply("Done."))
+        asked = gb.tg.send(GROUP, ALICE, "/ask powers please")
+        final = await gb.answer_to(GROUP, asked)
+        run = (await runs_of(gb, GROUP))[-1]
+        observations = [e.text for e in (await gb.parts.store.events(run.id))["main"]
+                        if isinstance(e, Observation)]
+        assert len(observations) == len(CALCULATIONS)
+        for (expression, expected), obs in zip(CALCULATIONS, observations, strict=True):
+            assert expected in obs, (expression, obs)
+        assert "2² = 4" in final.text and "10² = 100" in final.text
+        await still_answers(gb, GROUP)
+
+
+async def test_a_huge_expression_is_refused_before_it_is_read() -> None:
+    started = time.perf_counter()
+    with pytest.raises(ToolError, match="too long"):
+        await Calculate().run(Calculate.Args(expression="1" * 10_000_000))
+    assert time.perf_counter() - started < 0.2  # was ~0.8 s, reading all to guess the language
