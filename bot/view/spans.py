@@ -94,7 +94,8 @@ def paginate(spans: list[Span], limit: int = PAGE_LIMIT) -> list[list[Span]]:
     """Split spans into pages of at most `limit` visible UTF-16 units, losing nothing.
 
     A page ends at the last line break that keeps it at least half full, else at the
-    last space (or CJK punctuation), else exactly at the limit."""
+    last space (or CJK punctuation), else exactly at the limit. A page of only whitespace
+    (a long run of spaces) is left out: Telegram trims a message and refuses it empty."""
     spans = merge(spans)
     if utf16_len("".join(text for text, _ in spans)) <= limit:
         return [spans]
@@ -114,7 +115,7 @@ def paginate(spans: list[Span], limit: int = PAGE_LIMIT) -> list[list[Span]]:
         page, used = [], 0
     if page:
         pages.append(page)
-    return pages
+    return [page for page in pages if not "".join(text for text, _ in page).isspace()]
 
 
 def _cut(page: list[Span], used: int, span: Span, limit: int,
