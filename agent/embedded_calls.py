@@ -5,6 +5,10 @@ Servers started without a tool-call parser pass Qwen/Hermes-style
 models write a bare `{"name": ..., "arguments": ...}` object. A tagged call is taken
 whatever its name (the runner reports an unknown tool); a bare object only when it names
 one of our tools, so an answer that merely shows such JSON is left alone.
+
+The content is the model's, so reading it stays linear: no regex here can backtrack over
+what it read, a bare object is not looked for again inside JSON that a failed decode already
+read, and JSON nested past Python's recursion limit is not a call.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from typing import Any
 from agent.model import ToolCall
 from agent.textmode import clean_input
 
-_TAGGED = re.compile(r"<tool_call>\s*(?P<body>.*?)\s*(?:</tool_call>|$)", re.DOTALL)
-_BARE = re.compile(r"\{\s*\"(?:name|arguments|parameters)\"\s*:")
+_TAGGED = re.compile(r"<tool_call>(?P<body>.*?)(?:</tool_call>|\Z)", re.DOTALL)
+_BARE = re.compile(r"\{\s*+\"(?:name|arguments|parameters)\"\s*+:")
+_EMPTY_FENCE = re.compile(r"```[\w-]*+\s*+```")
 _DECODER = json.JSONDecoder()
 
 
@@ -32,13 +37,17 @@ def extract_calls(content: str, tools: Container[str]) -> tuple[list[ToolCall], 
             calls.append(call)
             spans.append(match.span())
     if not calls:
+        read = 0  # how far the last failed decode read (reading it again is quadratic)
         for match in _BARE.finditer(content):
-            if spans and match.start() < spans[-1][1]:
-                continue  # inside a call already taken
+            if match.start() < max(read, spans[-1][1] if spans else 0):
+                continue  # inside a call already taken, or in JSON that did not decode
             try:
                 value, end = _DECODER.raw_decode(content, match.start())
-            except json.JSONDecodeError:
+            except json.JSONDecodeError as exc:
+                read = exc.pos
                 continue
+            except RecursionError:
+                break  # nested deeper than any call, and so would be all that follows
             call = _call(value, len(calls))
             if call is not None and call.name in tools:
                 calls.append(call)
@@ -55,7 +64,7 @@ def _call(value: Any, index: int) -> ToolCall | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return None
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
         return None
@@ -66,4 +75,4 @@ def _call(value: Any, index: int) -> ToolCall | None:
 
 def _unfence(text: str) -> str:
     """What is left once the calls are cut out, without empty code fences."""
-    return re.sub(r"```[\w-]*\s*```", "", text).strip()
+    return _EMPTY_FENCE.sub("", text).strip()

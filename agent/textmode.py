@@ -3,7 +3,8 @@ models break the format.
 
 A reply is read as one of: an action to run (`Act`), the answer (`Final`), or `Unparsed`.
 Everything from a model-written `Observation:` on is discarded first: a model never
-observes for itself.
+observes for itself. Every regex here reads model text, so each is linear: quantifiers that
+meet a neighbour of the same characters are possessive (`*+`), never free to backtrack.
 """
 
 from __future__ import annotations
@@ -23,22 +24,22 @@ STOP = ["Observation:", "\nObservation"]
 
 _LABELS = {
     "thought": ("thought", "思考", "想法"),
-    "input": (r"action\s+input", "行动输入", "动作输入"),
+    "input": (r"action\s++input", "行动输入", "动作输入"),
     "action": ("action", "行动", "动作"),
     "observation": ("observation", "观察"),
-    "answer": (r"final\s+answer", "answer", "最终答案", "最终回答", "答案"),
+    "answer": (r"final\s++answer", "answer", "最终答案", "最终回答", "答案"),
 }
-_KIND_OF = {word.replace(r"\s+", " "): kind for kind, words in _LABELS.items() for word in words}
+_KIND_OF = {word.replace(r"\s++", " "): kind for kind, words in _LABELS.items() for word in words}
 # At a line start, maybe under Markdown (`**Thought 2:**`), numbered, with `:` or `：`.
 _LABEL = re.compile(
-    r"^[ \t>*#_`-]*(?P<word>" + "|".join(
+    r"^[ \t>*#_`-]*+(?P<word>" + "|".join(
         word for words in _LABELS.values() for word in words) + r")"
-    r"[ \t]*(?:#?\d+)?[ \t]*[*_]*[ \t]*[:：][*_]*[ \t]*",
+    r"[ \t]*+(?:#?\d++)?+[ \t]*+[*_]*+[ \t]*+[:：][*_]*+[ \t]*+",
     re.IGNORECASE | re.MULTILINE,
 )
-_CALL = re.compile(r"(?P<name>[\w.\-]+)\s*(?P<open>[\[(])", re.DOTALL)
+_CALL = re.compile(r"(?P<name>[\w.\-]++)\s*+(?P<open>[\[(])", re.DOTALL)
 _NAME = re.compile(r"[\w.\-]+")
-_FENCE = re.compile(r"^```[\w-]*[ \t]*\n?(?P<body>.*?)\n?```$", re.DOTALL)
+_FENCE = re.compile(r"^```[\w-]*+[ \t]*+\n?+(?P<body>.*?)\n?```$", re.DOTALL)
 _NONE = {"none", "null", "n/a", "no action", "nothing", "无", "不需要"}
 _FINISH = {"finish", "final answer", "answer"}
 
@@ -176,7 +177,7 @@ def arguments_for(raw: str, tool: Tool | None) -> dict[str, Any] | str:
         return {}
     try:
         value: Any = json.loads(raw)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep
         value = _kwargs(raw)
         if value is None:
             value = _unquote(raw)
@@ -195,8 +196,8 @@ def _kwargs(raw: str) -> dict[str, Any] | None:
         if not isinstance(call, ast.Call) or call.args:
             return None
         return {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
-    except (SyntaxError, ValueError):
-        return None
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None  # MemoryError, RecursionError: the parser's answer to deep nesting
 
 
 def _single_field(tool: Tool | None) -> str | None:

@@ -9,6 +9,9 @@ creates the tables itself (the bot: migration m004). The agent knows no database
 The trigram tokenizer makes Chinese searchable without a word segmenter. The index is
 brought up to date before each search by comparing each file's modification time and
 size with what was indexed.
+
+Files are split and queries read on the event loop, so every regex here is linear in its
+text: a heading's closing `#`s are cut with string methods, not a lazy regex that rescans.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ SCHEMA = (
 )
 """The tables `SqliteNotesIndex` works on, as the agent creates them in its own in-memory
 database. A front end keeping the index in its database creates them its own way."""
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_HEADING = re.compile(r"\s{0,3}#{1,6}(\s+)")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -67,15 +70,26 @@ def split_passages(text: str) -> list[tuple[str, str]]:
             out.append((heading, body[start:start + PASSAGE_CHARS]))
 
     for line in text.splitlines():
-        if match := _HEADING.match(line):
+        if (title := _heading(line)) is not None:
             flush()
-            heading = match.group(1)
+            heading = title
         elif line.strip():
             paragraph.append(line.strip())
         else:
             flush()
     flush()
     return out
+
+
+def _heading(line: str) -> str | None:
+    """The title of a Markdown heading line (`## Title ##`), or None."""
+    match = _HEADING.match(line)
+    if match is None:
+        return None
+    rest = line[match.end():]
+    if not rest:  # only spaces after the #s: the last of them is the title (as ever was)
+        return line[-1] if len(match.group(1)) > 1 else None
+    return rest.rstrip().rstrip("#").rstrip() or rest[0]
 
 
 def match_query(query: str) -> tuple[str, list[str]]:

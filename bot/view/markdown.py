@@ -5,32 +5,52 @@ code blocks with a language, links (http, https and tg only), bullet and numbere
 headings (as bold lines), blockquotes, rules and pipe tables. Everything else is text,
 escaped. Streamed, half-written Markdown stays balanced: an unclosed `**` or backtick is
 shown as written, an unclosed fence opens a code block that runs to the end.
+
+Every step is linear in the text: the live message converts the growing answer on every
+edit, on the event loop, and the model or a user can make it write anything. So every regex
+here that sees model text is possessive where a backtrack could rescan (`*+`, `++`), and the
+inline parser never searches forward from each opener: closers and link ends are found once
+per line and looked up.
 """
 
 from __future__ import annotations
 
 import re
 import string
+from bisect import bisect_right
 from functools import lru_cache
 
 from bot.view.spans import CODE, PRE, QUOTE, B, I, Span, Tags, link_tag, to_html
 
-_FENCE = re.compile(r"(\s*)(`{3,}|~{3,})\s*([\w+#.-]*)[^`]*$")  # also indented, in a list
-_HEADING = re.compile(r" {0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$")
-_BULLET = re.compile(r"(\s*)[-*+]\s+(.*)$")
-_NUMBERED = re.compile(r"(\s*)(\d{1,9})[.)]\s+(.*)$")
-_QUOTE = re.compile(r" {0,3}>+\s?(.*)$")
-_RULE = re.compile(r" {0,3}([-*_])(?:\s*\1){2,}\s*$")
-_TABLE_RULE = re.compile(r"\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_LINK = re.compile(  # [label](url "title"); a url may hold balanced parentheses (Wikipedia)
-    r"\[([^\]\n]+)\]\(\s*([^()\s]+(?:\([^()\s]*\)[^()\s]*)*)(?:\s+\"[^\"\n]*\")?\s*\)")
-_SPECIAL = re.compile(r"[\\`*_~\[]")
+_FENCE = re.compile(r"(\s*+)(`{3,}+|~{3,}+)\s*+([\w+#.-]*+)[^`]*+$")  # also indented, in a list
+_HEADING = re.compile(r" {0,3}#{1,6}\s++")
+_BULLET = re.compile(r"(\s*+)[-*+]\s++(.*)$")
+_NUMBERED = re.compile(r"(\s*+)(\d{1,9})[.)]\s++(.*)$")
+_QUOTE = re.compile(r" {0,3}>++\s?(.*)$")
+_RULE = re.compile(r" {0,3}([-*_])(?:\s*+\1){2,}+\s*+$")
+_TABLE_RULE = re.compile(r"\s*+\|?\s*+:?-{2,}+:?\s*+(?:\|\s*+:?-{2,}+:?\s*+)*+\|?\s*+$")
+_LINK_TAIL = re.compile(  # ](url "title") after a link's label; a url may hold balanced
+    # parentheses (Wikipedia)
+    r"\]\(\s*+([^()\s]++(?:\([^()\s]*+\)[^()\s]*+)*+)(?:\s++\"[^\"\n]*+\")?\s*+\)")
+_TOKEN = re.compile(r"\\|([*_~`\[])\1*+")
+"""What the inline parser stops at: a backslash, or a run of one Markdown character."""
+_BACKTICKS = re.compile(r"`++")
 _SCHEMES = ("http://", "https://", "tg://")
 _PUNCT = frozenset(string.punctuation)
 _STYLE: dict[tuple[str, int], Tags] = {
     ("*", 1): (I,), ("_", 1): (I,), ("*", 2): (B,), ("_", 2): (B,),
     ("*", 3): (B, I), ("_", 3): (B, I), ("~", 2): ("<s>",),
 }
+
+
+def _closing(c: str, k: int) -> re.Pattern[str]:
+    """A run of exactly k `c` that can close a style: after a non-space; a `_` run also
+    before a non-letter (`snake_case` stays as written)."""
+    after = r"\w" if c == "_" else re.escape(c)
+    return re.compile(rf"(?<![\s{c}]){re.escape(c)}{{{k}}}(?!{after})")
+
+
+_CLOSING = {key: _closing(*key) for key in _STYLE}
 
 Line = tuple[list[Span], bool]
 """The spans of one output line, and whether it is part of a blockquote."""
@@ -70,7 +90,7 @@ def _block_lines(lines: list[str]) -> list[Line]:
             result.append(([(code, tags)] if code else [], False))
             i = end + 1
             continue
-        if _TABLE_RULE.match(line) and "|" in line and result:
+        if result and "|" in line and _TABLE_RULE.match(line):
             i += 1  # the |---|---| line under a table's header
             continue
         result.append(_line(line))
@@ -89,13 +109,25 @@ def _dedent(line: str, indent: int) -> str:
     return line[min(indent, len(line) - len(line.lstrip(" "))):]
 
 
+def _heading(line: str) -> str | None:
+    """A heading's text without its closing `#`s, or None: `# Title ##`."""
+    m = _HEADING.match(line)
+    if m is None:
+        return None
+    title = line[m.end():].rstrip()
+    bare = title.rstrip("#")
+    if bare != title and bare[-1:].isspace():
+        return bare.rstrip()
+    return title
+
+
 def _line(line: str) -> Line:
     out: list[Span] = []
     if m := _QUOTE.match(line):
         _inline(m.group(1), (QUOTE,), out)
         return out, True
-    if m := _HEADING.match(line):
-        _inline(m.group(1), (B,), out)
+    if (title := _heading(line)) is not None:
+        _inline(title, (B,), out)
     elif _RULE.match(line):
         out.append(("──────────", ()))
     elif m := _BULLET.match(line):
@@ -117,68 +149,82 @@ def _line(line: str) -> Line:
 
 def _inline(s: str, tags: Tags, out: list[Span], in_link: bool = False) -> None:
     """Append the spans of one line's inline Markdown, under `tags`."""
+    if _TOKEN.search(s) is None:  # most text, and most styled parts
+        if s:
+            out.append((s, tags))
+        return
     buf: list[str] = []
+    closers = _Closers(s)
+    links = _Links(s)
 
     def flush() -> None:
         if buf:
             out.append(("".join(buf), tags))
             buf.clear()
 
-    i, n = 0, len(s)
-    while i < n:
-        m = _SPECIAL.search(s, i)
-        if m is None:
-            buf.append(s[i:])
-            break
-        j = m.start()
+    i = 0
+    while m := _TOKEN.search(s, i):
+        j, c = m.start(), m.group(1) or "\\"
         buf.append(s[i:j])
-        c = s[j]
+        i = m.end()
         if c == "\\":
-            if j + 1 < n and s[j + 1] in _PUNCT:
-                buf.append(s[j + 1])
-                i = j + 2
+            if i < len(s) and s[i] in _PUNCT:
+                buf.append(s[i])
+                i += 1
             else:
                 buf.append(c)
-                i = j + 1
             continue
-        k = _run(s, j)
-        if c == "`":
-            end = _closer(s, j + k, c, k)
+        k = i - j
+        if c == "[":  # when no link starts here, none starts at the next `[`s either
+            link = None if in_link else links.at(j)
+            if link and link[1].lower().startswith(_SCHEMES):
+                flush()
+                _inline(link[0], (*tags, link_tag(link[1])), out, in_link=True)
+                i = link[2]
+                continue
+        elif c == "`":
+            end = closers.after(i, c, k)
             if end is not None:
                 flush()
-                code = s[j + k : end]
+                code = s[i:end]
                 if len(code) > 2 and code[0] == code[-1] == " " and code.strip():
                     code = code[1:-1]
                 out.append((code, _code_tags(tags)))
                 i = end + k
                 continue
-        elif c == "[":
-            link = None if in_link else _LINK.match(s, j)
-            if link and link.group(2).lower().startswith(_SCHEMES):
-                flush()
-                _inline(link.group(1), (*tags, link_tag(link.group(2))), out, in_link=True)
-                i = link.end()
-                continue
-            k = 1
         elif (c, k) in _STYLE and _opens(s, j, k):
-            end = _closer(s, j + k, c, k)
+            end = closers.after(i, c, k)
             if end is not None:
                 flush()
                 styled = (*tags, *(t for t in _STYLE[c, k] if t not in tags))
-                _inline(s[j + k : end], styled, out, in_link)
+                _inline(s[i:end], styled, out, in_link)
                 i = end + k
                 continue
-        buf.append(s[j : j + k])
-        i = j + k
+        buf.append(m.group())
+    if i < len(s):
+        buf.append(s[i:])
     flush()
 
 
-def _run(s: str, i: int) -> int:
-    """How many times s[i] repeats from i."""
-    j = i + 1
-    while j < len(s) and s[j] == s[i]:
-        j += 1
-    return j - i
+class _Links:
+    """The links of one line, each `[` looked at in constant time: a label runs to the
+    first `]` after its `[`, so the rest of a link depends only on that `]`, and is matched
+    once for all the `[`s before it (`[[[[…` would otherwise rescan the line from each)."""
+
+    def __init__(self, s: str) -> None:
+        self.s = s
+        self.close = -1
+        self.tail: re.Match[str] | None = None
+
+    def at(self, j: int) -> tuple[str, str, int] | None:
+        """(label, url, end) of a link whose `[` is at `j`, if one starts there."""
+        if self.close < j:
+            close = self.s.find("]", j)
+            self.close = len(self.s) if close < 0 else close
+            self.tail = _LINK_TAIL.match(self.s, self.close)
+        if self.tail is None or self.close == j + 1:
+            return None
+        return self.s[j + 1 : self.close], self.tail.group(1), self.tail.end()
 
 
 def _opens(s: str, i: int, k: int) -> bool:
@@ -188,21 +234,27 @@ def _opens(s: str, i: int, k: int) -> bool:
     return s[i] != "_" or i == 0 or not s[i - 1].isalnum()
 
 
-def _closer(s: str, start: int, c: str, k: int) -> int | None:
-    """Where a run of exactly k `c` closes what opened before `start`, if anywhere."""
-    p = s.find(c, start)
-    while p >= 0:
-        k2 = _run(s, p)
-        if k2 == k and p > start and (c == "`" or _closes(s, p, k)):
-            return p
-        p = s.find(c, p + k2)
-    return None
+class _Closers:
+    """Where the runs that can close lie in one line, looked up by bisection. Each kind is
+    found in one pass when first asked: searching forward from each opener instead is
+    quadratic (`*a *a *a …`)."""
 
+    def __init__(self, s: str) -> None:
+        self.s = s
+        self.found: dict[tuple[str, int], list[int]] = {}
+        self.backticks = False
 
-def _closes(s: str, p: int, k: int) -> bool:
-    if s[p - 1].isspace():
-        return False
-    return s[p] != "_" or p + k >= len(s) or not s[p + k].isalnum()
+    def after(self, start: int, c: str, k: int) -> int | None:
+        """Where the first run of exactly k `c` after `start` that can close is, if any."""
+        if c == "`" and not self.backticks:  # any length: all of them in one pass
+            self.backticks = True
+            for m in _BACKTICKS.finditer(self.s):
+                self.found.setdefault(("`", m.end() - m.start()), []).append(m.start())
+        elif c != "`" and (c, k) not in self.found:
+            self.found[c, k] = [m.start() for m in _CLOSING[c, k].finditer(self.s)]
+        at = self.found.get((c, k), [])
+        n = bisect_right(at, start)
+        return at[n] if n < len(at) else None
 
 
 def _code_tags(tags: Tags) -> Tags:

@@ -146,10 +146,9 @@ def _cut(page: list[Span], used: int, span: Span, limit: int,
     text, tags = span
     fits = utf16_prefix(text, limit - used)
     candidate = [*page, (fits, tags)] if fits else list(page)
-    total = used + utf16_len(fits)
     rest_of_span = (text[len(fits):], tags)
     for seps in _BREAKS:
-        where = _last_break(candidate, total, seps, least)
+        where = _last_break(candidate, seps, least)
         if where is not None:
             i, pos = where
             piece, piece_tags = candidate[i]
@@ -165,14 +164,16 @@ def _cut(page: list[Span], used: int, span: Span, limit: int,
     return candidate, [rest_of_span] if rest_of_span[0] else []
 
 
-def _last_break(candidate: list[Span], total: int, seps: str,
-                least: int) -> tuple[int, int] | None:
-    """(span index, position) of the last of `seps` in `candidate` (`total` units long)
-    that leaves at least `least` units before it."""
-    for i in range(len(candidate) - 1, -1, -1):
-        text = candidate[i][0]
-        total -= utf16_len(text)
-        pos = max(text.rfind(sep) for sep in seps)
-        if pos >= 0:
-            return (i, pos) if total + utf16_len(text[: pos + 1]) >= least else None
-    return None
+def _last_break(candidate: list[Span], seps: str, least: int) -> tuple[int, int] | None:
+    """(span index, position) of the last of `seps` in `candidate`, if it leaves at least
+    `least` units before it. Searched in the page's joined text: a page can hold thousands
+    of tiny spans (`**a**` repeated), too many to search one by one."""
+    joined = "".join(text for text, _ in candidate)
+    at = max(joined.rfind(sep) for sep in seps)
+    if at < 0 or utf16_len(joined[: at + 1]) < least:
+        return None
+    i = 0
+    while at >= len(candidate[i][0]):
+        at -= len(candidate[i][0])
+        i += 1
+    return i, at

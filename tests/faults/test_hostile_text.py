@@ -1,0 +1,170 @@
+"""Text built to make a parser backtrack: long runs of spaces, tabs, `|`, `*`, `_`, backticks,
+`[`, `(`, nested brackets, half-written styles and labels, behind prefixes that pick each
+block rule (`| `, `> `, `- `, `# `, a fence). The model writes it (or is asked to echo it), and
+every step that reads it runs on the event loop, again at every edit of the live message:
+each must be linear. Checked with a time bound per 200,000 characters, and by scaling: four
+times the text must take about four times as long (a quadratic step takes sixteen)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from agent.embedded_calls import extract_calls
+from agent.events import RunFinished, Usage
+from agent.textmode import (
+    answer_start,
+    arguments_for,
+    clean_input,
+    cut_observation,
+    parse_reply,
+)
+from agent.tools.notes_index import split_passages
+from bot.view.markdown import md_spans
+from bot.view.render import render_run
+from bot.view.textlen import utf16_len
+from bot.view.transcript import RoundView, ToolStep, Transcript
+from tests.botkit import ALICE, BOB, Glassbox
+from tests.fakes.model import DashScope, Reply, sse, text_reply
+from tests.fakes.telegram_html import parse_html
+from tests.faults.kit import still_answers
+
+pytestmark = pytest.mark.usefixtures("no_crash")
+
+N = 200_000
+BOUND_S = 1.5
+"""Per 200,000 characters. Measured at most ~0.5 s (answers of tiny styled spans, `**a`
+repeated, on a loaded 2-core machine), most under 0.1 s; before the fix 20,000 characters
+took over 5 s, so 200,000 would take minutes."""
+SCALING = 8.0
+"""Time at 4n over time at n: about 4 when linear, 16 when quadratic."""
+
+UNITS = [" ", "\t", " \t", "|", "| ", "*", "_", "`", "~", "[", "(", "[[]", "[a](", "[a](x",
+         "[a](http://x ", "([", "**a", "*a ", "_a ", "a*", "a_b", "*_", "~~a", "`a", "\\*",
+         "| -- ", "-- |", "# ", "#", "- ", "> ", "1. ", ":", "```a", "Thought", "Action "]
+PREFIXES = ["", "| ", "> ", "- ", "# ", "1. ", "```\n", "Thought", "Thought: ", "Action: x[",
+            "<tool_call>", '{"name": ']
+
+
+def hostile(n: int) -> list[str]:
+    """Every unit repeated to n characters, behind each prefix in turn (and with none)."""
+    texts = []
+    for i, unit in enumerate(UNITS):
+        body = unit * (n // len(unit))
+        texts.append(body)
+        prefix = PREFIXES[1 + i % (len(PREFIXES) - 1)]
+        texts.append((prefix + body)[:n])
+        texts.append((prefix + "a" + body + "b")[:n])
+    return texts
+
+
+def transcript(text: str) -> Transcript:
+    """A finished run whose thought, observation and answer are all `text`."""
+    step = ToolStep("c1", "add", {"a": 1}, observation=text, ok=True, duration_ms=3)
+    return Transcript(question="?", rounds=[RoundView(1, thought=text, steps=[step])],
+                      answer=text, answer_final=True,
+                      finished=RunFinished(round=1, status="done", usage=Usage(1, 1, 2),
+                                           duration_ms=10, rounds=1, tool_calls=1))
+
+
+def fresh_md(text: str) -> None:
+    md_spans.cache_clear()
+    md_spans(text)
+
+
+def render_live(text: str) -> None:
+    md_spans.cache_clear()
+    render_run(transcript(text), "en", live=True)
+
+
+def render_final(text: str) -> None:
+    md_spans.cache_clear()
+    render_run(transcript(text), "en", live=False)
+
+
+def parse(text: str) -> None:
+    parse_reply(text)
+    cut_observation(text)
+    answer_start(text)
+    arguments_for(text, None)
+    arguments_for("a=" + text, None)
+    clean_input("```" + text)
+
+
+def calls(text: str) -> None:
+    extract_calls(text, {"add"})
+    extract_calls("<tool_call>" + text, {"add"})
+    extract_calls('{"name": "add", "arguments": ' + text, {"add"})
+
+
+def notes(text: str) -> None:
+    split_passages("# " + text)
+
+
+STEPS: dict[str, Callable[[str], None]] = {
+    "md_spans": fresh_md, "render live": render_live, "render final": render_final,
+    "text-ReAct parser": parse, "embedded calls": calls, "notes headings": notes}
+
+
+def seconds(step: Callable[[str], None], text: str) -> float:
+    start = time.perf_counter()
+    step(text)
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize("name", STEPS)
+def test_each_step_reads_hostile_text_in_linear_time(name: str) -> None:
+    step = STEPS[name]
+    slow = [(round(took, 2), text[:24]) for text in hostile(N)
+            if (took := seconds(step, text)) > BOUND_S]
+    assert slow == []
+
+
+@pytest.mark.parametrize("name", STEPS)
+def test_four_times_the_text_takes_about_four_times_as_long(name: str) -> None:
+    step = STEPS[name]
+    small, large = "".join(hostile(2_000)), "".join(hostile(8_000))
+
+    def best(text: str) -> float:  # the least of three: another process may take the CPU
+        return min(seconds(step, text) for _ in range(3))
+
+    ratio = best(large) / best(small)
+    assert ratio < SCALING, f"{name}: {ratio:.1f}× the time for 4× the text"
+
+
+@pytest.mark.parametrize("live", [True, False])
+def test_every_page_of_hostile_text_is_one_telegram_accepts(live: bool) -> None:
+    """Trimmed like Telegram trims it, no page is empty (a page of only spaces was refused,
+    so that part of the answer never showed) and none is too long."""
+    for text in hostile(20_000):
+        pages = render_run(transcript(text), "en", live=live)
+        for page in pages:
+            shown = parse_html(page).text.strip()
+            assert shown and utf16_len(shown) <= 4096, (text[:24], page[:80])
+
+
+async def test_a_hostile_answer_streams_while_another_chat_is_answered(gb: Glassbox) -> None:
+    """The live message re-renders the growing answer at every edit: a quadratic render
+    froze every chat (20,000 characters of `[` took over 5 s a render)."""
+    answer = ("Here:\n" + " " * 20_000 + "x\n" + "[" * 20_000 + "\n" + "*a " * 6_000
+              + "\nThe end.")
+
+    def model(body: dict[str, Any]) -> Reply:
+        if body["messages"][-1]["content"] == "echo this":
+            return sse(DashScope().text(answer, pieces=8), delay=0.05)
+        return text_reply("Still here, Bob.")
+
+    gb.model.default = model
+    hostile_question = gb.tg.send(ALICE, ALICE, "/ask echo this")
+    await gb.tg.wait(lambda: bool(gb.replies_to(ALICE, hostile_question)), 10)
+    started = time.perf_counter()
+    other = gb.tg.send(BOB, BOB, "/ask are you there?")
+    assert "Still here, Bob." in (await gb.answer_to(BOB, other)).text
+    assert time.perf_counter() - started < 5
+    await gb.answer_to(ALICE, hostile_question, timeout=30)
+    shown = "".join(m.text for m in gb.tg.bot_messages(ALICE))
+    assert "[" * 4000 in shown and "The end." in shown
+    await still_answers(gb)
