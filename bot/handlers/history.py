@@ -10,6 +10,7 @@ small number), so forged data can name nothing outside that scope.
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 from telegram import Chat, MaybeInaccessibleMessage, Message, Update, User
@@ -18,8 +19,10 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.lang import Lang
 from bot.context import Context
-from bot.handlers.common import lang_of
+from bot.handlers.common import lang_of, sender_of
+from bot.runs.quota import wait_text
 from bot.store.records import Scope
+from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
 from bot.view.buttons import Button, Keyboard
 from bot.view.export import export_html
 from bot.view.history_view import history_keyboard, history_text, run_header
@@ -71,12 +74,30 @@ def _number(arg: str) -> int | None:
 # --- /history and its buttons -------------------------------------------------------------
 
 async def history_command(update: Update, context: Context) -> None:
-    """`/history`, `/history 2` (a page) or `/history 杭州 天气` (a search)."""
+    """`/history`, `/history 2` (a page) or `/history 杭州 天气` (a search: its first
+    MAX_SEARCH_WORDS words, and the reply says so when there were more)."""
     msg, chat, user, lang, arg = _command(update)
+    sender = sender_of(update)
+    too_often = _too_often(context, sender.id, lang)
+    if too_often:
+        await context.outbox.notice(chat.id, msg.message_id, sender.id, too_often)
+        return
     page, keyword = (int(arg), "") if _PAGE.fullmatch(arg) else (1, arg)
+    words = search_words(keyword)
+    keyword = " ".join(words[:MAX_SEARCH_WORDS])
     search = _remember(context, keyword) if keyword else None
     html, buttons = await _history(context, scope_of(chat, user), lang, page, keyword, search)
+    if len(words) > MAX_SEARCH_WORDS:
+        html += "\n\n" + text(lang, "history_words_capped", most=MAX_SEARCH_WORDS)
     await context.outbox.say(chat.id, msg.message_id, html, buttons)
+
+
+def _too_often(context: Context, sender_id: int, lang: Lang) -> str:
+    """Counts one list for `sender_id` against HISTORY_RATE_LIMIT; if they are over it, the
+    line saying when they may list again (else "")."""
+    wait = context.parts.searches.take(sender_id) if context.parts.searches else 0.0
+    return text(lang, "history_rate_limited",
+                wait=wait_text(timedelta(seconds=wait), lang)) if wait else ""
 
 
 async def history_tapped(update: Update, context: Context) -> None:
@@ -89,6 +110,10 @@ async def history_tapped(update: Update, context: Context) -> None:
     keyword = _searches(context).get(search, None) if search is not None else ""
     if found is None or keyword is None or not isinstance(query.message, Message):
         await query.answer(text(lang, "history_expired"), show_alert=True)
+        return
+    too_often = _too_often(context, query.from_user.id, lang)
+    if too_often:
+        await query.answer(too_often, show_alert=True)
         return
     await query.answer()
     scope = scope_of(query.message.chat, query.from_user)
