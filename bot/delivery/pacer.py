@@ -146,11 +146,15 @@ class Pacer:
             self._release(chat)
 
     def _release(self, chat: _Chat) -> None:
-        nxt = chat.most_urgent()
-        chat.holder = nxt
-        if nxt is not None:
+        """Hand the turn to the most urgent waiter (skipping one cancelled meanwhile)."""
+        while True:
+            nxt = chat.holder = chat.most_urgent()
+            if nxt is None:
+                return
             chat.waiting.remove(nxt)
-            nxt.granted.set_result(None)
+            if not nxt.granted.done():
+                nxt.granted.set_result(None)
+                return
 
     def penalise(self, chat_id: int, retry_after_s: float) -> None:
         """Telegram said 429 for this chat: nothing goes there before `retry_after_s`."""
