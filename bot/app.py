@@ -25,11 +25,14 @@ from bot.delivery.typing_indicator import Typing
 from bot.examples import load_examples
 from bot.handlers import register
 from bot.handlers.commands import register_commands
+from bot.handlers.common import lang_of, sender_of
 from bot.runs.admins import Admins
 from bot.runs.execute import Runs
+from bot.runs.quota import Cooldowns
 from bot.settings import BotSettings
 from bot.store.notes import open_notes_index
 from bot.store.transcripts import Store
+from bot.view.i18n import text
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +56,12 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
             chosen = extra.toolbox.tools
         outbox = Outbox(app.bot, Pacer(limits))
         runs = Runs(settings, ModelClient(settings), chosen, store, outbox, Typing(app.bot))
+        searches = settings.history_rate_limit
         app.bot_data.parts = Parts(settings=settings, store=store,
                                    admins=Admins(app.bot, settings.admin_user_ids),
-                                   outbox=outbox, runs=runs, examples=load_examples())
+                                   outbox=outbox, runs=runs, examples=load_examples(),
+                                   searches=searches and Cooldowns(searches.runs,
+                                                                   searches.window_s))
         await register_commands(app.bot)
         runs.recover()
         if settings.transcript_retention_days:
@@ -120,8 +126,10 @@ async def _prune_daily(store: Store, days: int) -> None:
 
 
 async def on_error(update: object, context: Context) -> None:
-    """Log what failed (the log is redacted); a chat never sees a trace. Errors while
-    fetching updates come without an update: one clear line each, polling goes on."""
+    """Log what failed (the log is redacted); a chat never sees a trace, but the person whose
+    update failed gets one polite line in their language (a notice: paced, and once per
+    cooldown). Errors while fetching updates come without an update: one clear line each,
+    polling goes on."""
     if update is None and isinstance(context.error, Conflict):
         log.error("Telegram answered 409 Conflict: another bot instance is fetching updates "
                   "with this token. Only one may run; stop the other one (retrying meanwhile).")
@@ -132,6 +140,23 @@ async def on_error(update: object, context: Context) -> None:
     update_id = update.update_id if isinstance(update, Update) else None
     log.error("update %s failed: %s", update_id, type(context.error).__name__,
               exc_info=context.error)
+    if isinstance(update, Update):
+        try:
+            await _apologise(update, context)
+        except Exception as err:  # the apology is best effort; its failure is only logged
+            log.warning("update %s: could not tell the sender it failed (%s)", update_id, err)
+
+
+async def _apologise(update: Update, context: Context) -> None:
+    """One polite line to whoever sent `update`: an alert on their button, or a reply."""
+    if update.effective_user is None or context.bot_data.parts is None:
+        return
+    line = text(lang_of(update.effective_user), "handler_failed")
+    if update.callback_query is not None:
+        await update.callback_query.answer(line, show_alert=True)
+    elif update.message is not None:
+        await context.outbox.notice(update.message.chat_id, update.message.message_id,
+                                    sender_of(update).id, line)
 
 
 class Redact(logging.Filter):

@@ -13,6 +13,7 @@ from bot.delivery.outbox import Outbox
 from bot.examples import Example
 from bot.runs.admins import Admins
 from bot.runs.execute import Runs
+from bot.runs.quota import Cooldowns
 from bot.settings import BotSettings
 from bot.store.transcripts import Store
 
@@ -27,6 +28,8 @@ class Parts:
     outbox: Outbox
     runs: Runs
     examples: tuple[Example, ...]
+    searches: Cooldowns | None = None
+    """/history lists per sender (HISTORY_RATE_LIMIT); None: no limit."""
 
 
 class BotData:

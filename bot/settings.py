@@ -17,7 +17,7 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 @dataclass(frozen=True, slots=True)
 class RateLimit:
-    """At most `runs` questions per user in any `window_s` seconds."""
+    """At most `runs` uses (questions, searches) per user in any `window_s` seconds."""
 
     runs: int
     window_s: int
@@ -60,8 +60,11 @@ class BotSettings(AgentSettings):
     """Questions one user may start per window (USER_RATE_LIMIT=5/10m); None: no limit."""
     chat_daily_token_budget: int | None = Field(default=1_000_000, ge=1)
     """Tokens one chat may use per UTC day, counted from the store; None: no budget."""
+    history_rate_limit: Annotated[RateLimit | None, NoDecode] = RateLimit(10, 60)
+    """/history lists and searches one sender may ask for per window (HISTORY_RATE_LIMIT),
+    counted in memory; None: no limit."""
 
-    @field_validator("user_rate_limit", mode="before")
+    @field_validator("user_rate_limit", "history_rate_limit", mode="before")
     @classmethod
     def _rate(cls, value: Any) -> Any:
         return RateLimit.parse(value) if isinstance(value, str) else value

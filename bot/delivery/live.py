@@ -52,7 +52,7 @@ from bot.delivery.call_errors import (
     never_reached,
     retry_after_s,
 )
-from bot.delivery.pacer import Pacer
+from bot.delivery.pacer import Pacer, Priority
 from bot.view.buttons import Keyboard
 from bot.view.spans import to_plain
 
@@ -73,9 +73,12 @@ class _Shown:
 
 class LiveMessage:
     def __init__(self, bot: Bot, pacer: Pacer, chat_id: int, reply_to: int | None, *,
-                 button: Keyboard | None, on_gone: Callable[[], None] = lambda: None) -> None:
+                 button: Keyboard | None, on_gone: Callable[[], None] = lambda: None,
+                 notice: bool = False) -> None:
         self.bot, self.pacer, self.chat_id, self.reply_to = bot, pacer, chat_id, reply_to
         self.button = button
+        self.notice = notice
+        """The bot's own message (a reply to a command), not a run's: it waits behind runs."""
         self.on_gone = on_gone
         """Called when `gone` becomes true, at once (a run stops: no one would see the rest)."""
         self._final_buttons: Keyboard | None = None
@@ -94,9 +97,10 @@ class LiveMessage:
         """Telegram refuses to write here any more (bot blocked or removed)."""
 
     @classmethod
-    def editing(cls, bot: Bot, pacer: Pacer, chat_id: int, message_ids: list[int]) -> LiveMessage:
+    def editing(cls, bot: Bot, pacer: Pacer, chat_id: int, message_ids: list[int], *,
+                notice: bool = False) -> LiveMessage:
         """A live message over messages sent earlier (by a process that has since ended)."""
-        live = cls(bot, pacer, chat_id, None, button=None)
+        live = cls(bot, pacer, chat_id, None, button=None, notice=notice)
         live._shown = [_Shown(message_id, "", None) for message_id in message_ids]
         return live
 
@@ -129,7 +133,7 @@ class LiveMessage:
         reply = ReplyParameters(self.reply_to, allow_sending_without_reply=True) \
             if self.reply_to else None
         while not self.gone:
-            async with self.pacer.turn(self.chat_id) as turn:
+            async with self.pacer.turn(self.chat_id, self._priority) as turn:
                 await turn.use()
                 with contextlib.suppress(RetryAfter):  # the chat waits, then it goes again
                     try:
@@ -149,6 +153,12 @@ class LiveMessage:
                 and not (self._worker and self._worker.done()):
             await asyncio.sleep(0.01)
         return self._shown[0].message_id if self._shown and self._shown[0] else None
+
+    def _priority(self) -> Priority:
+        """A run's final state goes first, its drafts next, the bot's notices last."""
+        if self.notice:
+            return Priority.NOTICE
+        return Priority.DRAFT if self._running else Priority.FINAL
 
     def _wanted(self, index: int) -> tuple[str, Keyboard | None]:
         if index < len(self._pages) - 1:
@@ -174,7 +184,7 @@ class LiveMessage:
     async def _sync(self) -> None:
         while not self.gone:
             await self._changed.wait()
-            async with self.pacer.turn(self.chat_id) as turn:
+            async with self.pacer.turn(self.chat_id, self._priority) as turn:
                 if self._stale:
                     self._pages, self._stale = self._source(), False
                 index = self._next_step()

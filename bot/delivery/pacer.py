@@ -3,9 +3,13 @@
 Telegram allows about one message a second per chat, 20 a minute in a group and 30 a
 second overall, and answers 429 `retry_after` beyond that. A group may spend its minute's
 20 messages in a burst (still one a second), so a single answer is not held back by a
-spread-out budget; a class asking at once still gets 20 a minute. Each chat gets its own
-turn-taking lock and clock, so a busy or penalised chat never slows another one; waiters
-in a chat are served first come, first served, so five answers in one group take turns.
+spread-out budget; a class asking at once still gets 20 a minute. Each chat takes turns on
+its own clock, so a busy or penalised chat never slows another one.
+Waiters in a chat are served by priority, then first come, first served: a run's final
+state before drafts, drafts before the bot's notices (a refusal, a usage hint), so no pile
+of notices holds an answer back. A priority is asked again whenever a turn is handed on,
+so a draft that became the final state while it waited moves up. Whoever holds the turn
+while it waits for the budget gives it up if someone more urgent arrived meanwhile.
 The next call in a chat may start `interval` after the previous one *finished*, so the
 gap Telegram sees is never shorter than the one we meant.
 """
@@ -13,11 +17,21 @@ gap Telegram sees is never shorter than the one we meant.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
+from enum import IntEnum
+
+
+class Priority(IntEnum):
+    """Lower goes first."""
+
+    FINAL = 0
+    DRAFT = 1
+    NOTICE = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +41,15 @@ class Limits:
     group_window_s: float = 60.0
     global_per_window: int = 30
     global_window_s: float = 1.0
+    notice_cooldown_s: float = 30.0
+    """Notices to one sender in one chat: at most one per this long (the rest are dropped)."""
 
     def scaled(self, factor: float) -> Limits:
         """The same limits on a faster clock (tests run minutes of traffic in a second)."""
         return replace(self, chat_interval_s=self.chat_interval_s * factor,
                        group_window_s=self.group_window_s * factor,
-                       global_window_s=self.global_window_s * factor)
+                       global_window_s=self.global_window_s * factor,
+                       notice_cooldown_s=self.notice_cooldown_s * factor)
 
 
 @dataclass
@@ -46,12 +63,26 @@ class Turn:
         await self.pacer._global_slot()
 
 
+@dataclass(eq=False)
+class _Waiter:
+    priority: Callable[[], Priority]
+    order: int
+    granted: asyncio.Future[None]
+
+    def rank(self) -> tuple[int, int]:
+        return self.priority(), self.order
+
+
 @dataclass
 class _Chat:
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    holder: _Waiter | None = None
+    waiting: list[_Waiter] = field(default_factory=list)
     ready_at: float = 0.0
     sent: deque[float] = field(default_factory=deque)
     """When this group's calls of the last window finished."""
+
+    def most_urgent(self) -> _Waiter | None:
+        return min(self.waiting, key=_Waiter.rank, default=None)
 
 
 class Pacer:
@@ -59,25 +90,71 @@ class Pacer:
         self.limits = limits or Limits()
         self._chats: dict[int, _Chat] = {}
         self._global: deque[float] = deque()
+        self._order = itertools.count()
 
     @asynccontextmanager
-    async def turn(self, chat_id: int) -> AsyncIterator[Turn]:
-        """Wait for this chat's next slot; the body makes at most one API call."""
+    async def turn(self, chat_id: int,
+                   priority: Callable[[], Priority] = lambda: Priority.FINAL
+                   ) -> AsyncIterator[Turn]:
+        """Wait for this chat's next slot; the body makes at most one API call.
+        `priority` is asked each time the turn is handed on (it may change meanwhile)."""
         chat = self._chats.setdefault(chat_id, _Chat())
-        async with chat.lock:
-            await _sleep_until(chat.ready_at)
-            if chat_id < 0:
-                await _window_slot(chat.sent, self.limits.group_per_window,
-                                   self.limits.group_window_s)
-            turn = Turn(self)
+        me = _Waiter(priority, next(self._order), asyncio.get_running_loop().create_future())
+        await self._acquire(chat, chat_id, me)
+        turn = Turn(self)
+        try:
+            yield turn
+        finally:
+            if turn.used:
+                done = time.monotonic()
+                chat.ready_at = max(chat.ready_at, done + self.limits.chat_interval_s)
+                if chat_id < 0:
+                    chat.sent.append(done)
+            self._release(chat)
+
+    async def _acquire(self, chat: _Chat, chat_id: int, me: _Waiter) -> None:
+        """Hold the chat's turn once its budget allows a call and no one more urgent waits."""
+        while True:
+            if chat.holder is None and not chat.waiting:
+                chat.holder = me
+            else:
+                chat.waiting.append(me)
+                try:
+                    await me.granted
+                except BaseException:
+                    self._abandon(chat, me)
+                    raise
+                me.granted = asyncio.get_running_loop().create_future()
             try:
-                yield turn
-            finally:
-                if turn.used:
-                    done = time.monotonic()
-                    chat.ready_at = max(chat.ready_at, done + self.limits.chat_interval_s)
-                    if chat_id < 0:
-                        chat.sent.append(done)
+                await _sleep_until(chat.ready_at)
+                if chat_id < 0:
+                    await _window_slot(chat.sent, self.limits.group_per_window,
+                                       self.limits.group_window_s)
+            except BaseException:
+                self._release(chat)
+                raise
+            rival = chat.most_urgent()
+            if rival is None or rival.rank() >= me.rank():
+                return
+            self._release(chat)  # someone more urgent came while we waited: after them
+
+    def _abandon(self, chat: _Chat, me: _Waiter) -> None:
+        """A waiter was cancelled: out of the queue, or hand on the turn it was just given."""
+        if me in chat.waiting:
+            chat.waiting.remove(me)
+        elif chat.holder is me:
+            self._release(chat)
+
+    def _release(self, chat: _Chat) -> None:
+        """Hand the turn to the most urgent waiter (skipping one cancelled meanwhile)."""
+        while True:
+            nxt = chat.holder = chat.most_urgent()
+            if nxt is None:
+                return
+            chat.waiting.remove(nxt)
+            if not nxt.granted.done():
+                nxt.granted.set_result(None)
+                return
 
     def penalise(self, chat_id: int, retry_after_s: float) -> None:
         """Telegram said 429 for this chat: nothing goes there before `retry_after_s`."""

@@ -10,7 +10,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, Mess
 
 from agent.prompts import Turn
 from bot.context import Context
-from bot.handlers.common import lang_of
+from bot.handlers.common import lang_of, sender_of
 from bot.runs.execute import Question
 from bot.runs.quota import refusal
 from bot.view.buttons import Button
@@ -37,10 +37,11 @@ def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
 
 
 async def help_command(update: Update, context: Context) -> None:
-    msg = update.effective_message
+    """/start and /help: a notice, so asking 300 times gets one answer per cooldown."""
+    msg, sender = update.effective_message, sender_of(update)
     assert msg is not None
-    await context.outbox.say(msg.chat_id, msg.message_id,
-                             text(lang_of(update.effective_user), "help"))
+    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+                                text(sender.lang, "help"))
 
 
 async def ask_command(update: Update, context: Context) -> None:
@@ -76,28 +77,31 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
                          planner: bool | None = None, command: str = "") -> None:
     """Check the question and start its run (replying to `msg`), or say why not.
     `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
-    first (/plan), or None for the AGENT_PLANNER setting."""
-    user = update.effective_user
-    assert user is not None
-    lang = lang_of(user)
+    first (/plan), or None for the AGENT_PLANNER setting. Why not goes as a notice: once
+    per cooldown to a sender who keeps trying."""
+    sender = sender_of(update)
+    lang = sender.lang
     question, history, parent = await _resolve(context, msg if replies_count else None, typed)
     reply_to = msg.message_id
-    say = context.outbox.say
+
+    async def notice(html: str) -> None:
+        await context.outbox.notice(msg.chat_id, reply_to, sender.id, html)
+
     if not visible(question):
-        await say(msg.chat_id, reply_to, text(lang, "usage", command=command or mode))
+        await notice(text(lang, "usage", command=command or mode))
         return
     if len(question) > MAX_QUESTION_CHARS:
-        await say(msg.chat_id, reply_to, text(lang, "too_long", length=len(question)))
+        await notice(text(lang, "too_long", length=len(question)))
         return
-    refused = await refusal(context.store, context.settings, msg.chat_id, user.id, lang)
+    refused = await refusal(context.store, context.settings, msg.chat_id, sender.id, lang)
     if refused is not None:
-        await say(msg.chat_id, reply_to, refused)
+        await notice(refused)
         return
-    active = context.runs.active.claim(msg.chat_id, user.id, lang)
+    active = context.runs.active.claim(msg.chat_id, sender.id, lang)
     if active is None:
-        await say(msg.chat_id, reply_to, text(lang, "busy"))
+        await notice(text(lang, "busy"))
         return
-    q = Question(mode, question.strip(), msg.chat_id, user.id, user.full_name, lang, reply_to,
+    q = Question(mode, question.strip(), msg.chat_id, sender.id, sender.name, lang, reply_to,
                  history, parent, planner)
     context.runs.start(q, active)
 
@@ -150,12 +154,13 @@ async def example_tapped(update: Update, context: Context) -> None:
 
 
 async def stop_command(update: Update, context: Context) -> None:
-    msg, user = update.effective_message, update.effective_user
-    assert msg is not None and user is not None
-    lang = lang_of(user)
-    active = context.runs.active.of_user(user.id)
+    """/stop: the sender's own running question (a channel's, if posted as a channel)."""
+    msg, sender = update.effective_message, sender_of(update)
+    assert msg is not None
+    active = context.runs.active.of_user(sender.id)
     if active is None:
-        await context.outbox.say(msg.chat_id, msg.message_id, text(lang, "nothing_to_stop"))
+        await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+                                    text(sender.lang, "nothing_to_stop"))
         return
     active.stop()
 

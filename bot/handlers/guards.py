@@ -19,7 +19,7 @@ from telegram.ext import (
 
 from bot.context import Context
 from bot.handlers.commands import PRIVATE
-from bot.handlers.common import lang_of
+from bot.handlers.common import lang_of, sender_of
 from bot.view.i18n import text
 
 
@@ -70,26 +70,29 @@ async def gate(update: Update, context: Context) -> None:
     if query is not None:
         await query.answer(line)
     elif update.message is not None and addressed_to_us(update.message, context.bot.username):
-        await context.outbox.say(chat.id, update.message.message_id, line)
+        await context.outbox.notice(chat.id, update.message.message_id,
+                                    sender_of(update).id, line)
     raise ApplicationHandlerStop
 
 
 async def unknown_command(update: Update, context: Context) -> None:
-    await _reply_if_ours(update, context, "unknown_command")
+    await _hint_if_ours(update, context, "unknown_command")
 
 
 async def text_only(update: Update, context: Context) -> None:
     """A photo, sticker or voice message in a private chat, or a command in a caption."""
-    await _reply_if_ours(update, context, "text_only")
+    await _hint_if_ours(update, context, "text_only")
 
 
-async def _reply_if_ours(update: Update, context: Context, key: str) -> None:
-    """One line (the text `key`) in reply, if the message was meant for us."""
+async def _hint_if_ours(update: Update, context: Context, key: str) -> None:
+    """A usage hint (the text `key`), if the message was meant for us: as a notice, once per
+    cooldown to a sender who keeps at it."""
     msg = update.effective_message
     assert msg is not None
     if addressed_to_us(msg, context.bot.username):
-        await context.outbox.say(msg.chat_id, msg.message_id,
-                                 text(lang_of(update.effective_user), key))
+        sender = sender_of(update)
+        await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+                                    text(sender.lang, key))
 
 
 async def unknown_tapped(update: Update, context: Context) -> None:

@@ -10,6 +10,7 @@ small number), so forged data can name nothing outside that scope.
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 from telegram import Chat, MaybeInaccessibleMessage, Message, Update, User
@@ -18,8 +19,10 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.lang import Lang
 from bot.context import Context
-from bot.handlers.common import lang_of
+from bot.handlers.common import Sender, is_admin, lang_of, sender_of
+from bot.runs.quota import wait_text
 from bot.store.records import Scope
+from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
 from bot.view.buttons import Button, Keyboard
 from bot.view.export import export_html
 from bot.view.history_view import history_keyboard, history_text, run_header
@@ -71,12 +74,30 @@ def _number(arg: str) -> int | None:
 # --- /history and its buttons -------------------------------------------------------------
 
 async def history_command(update: Update, context: Context) -> None:
-    """`/history`, `/history 2` (a page) or `/history 杭州 天气` (a search)."""
+    """`/history`, `/history 2` (a page) or `/history 杭州 天气` (a search: its first
+    MAX_SEARCH_WORDS words, and the reply says so when there were more)."""
     msg, chat, user, lang, arg = _command(update)
+    sender = sender_of(update)
+    too_often = _too_often(context, sender.id, lang)
+    if too_often:
+        await context.outbox.notice(chat.id, msg.message_id, sender.id, too_often)
+        return
     page, keyword = (int(arg), "") if _PAGE.fullmatch(arg) else (1, arg)
+    words = search_words(keyword)
+    keyword = " ".join(words[:MAX_SEARCH_WORDS])
     search = _remember(context, keyword) if keyword else None
     html, buttons = await _history(context, scope_of(chat, user), lang, page, keyword, search)
+    if len(words) > MAX_SEARCH_WORDS:
+        html += "\n\n" + text(lang, "history_words_capped", most=MAX_SEARCH_WORDS)
     await context.outbox.say(chat.id, msg.message_id, html, buttons)
+
+
+def _too_often(context: Context, sender_id: int, lang: Lang) -> str:
+    """Counts one list for `sender_id` against HISTORY_RATE_LIMIT; if they are over it, the
+    line saying when they may list again (else "")."""
+    wait = context.parts.searches.take(sender_id) if context.parts.searches else 0.0
+    return text(lang, "history_rate_limited",
+                wait=wait_text(timedelta(seconds=wait), lang)) if wait else ""
 
 
 async def history_tapped(update: Update, context: Context) -> None:
@@ -89,6 +110,10 @@ async def history_tapped(update: Update, context: Context) -> None:
     keyword = _searches(context).get(search, None) if search is not None else ""
     if found is None or keyword is None or not isinstance(query.message, Message):
         await query.answer(text(lang, "history_expired"), show_alert=True)
+        return
+    too_often = _too_often(context, query.from_user.id, lang)
+    if too_often:
+        await query.answer(too_often, show_alert=True)
         return
     await query.answer()
     scope = scope_of(query.message.chat, query.from_user)
@@ -187,10 +212,12 @@ async def export_command(update: Update, context: Context) -> None:
 # --- /forget --------------------------------------------------------------------------------
 
 async def forget_command(update: Update, context: Context) -> None:
-    """`/forget 12`: your own run (an admin: any run of the chat). `/forget all`: ask first."""
+    """`/forget 12`: your own run (an admin: any run of the chat). `/forget all`: ask first.
+    Posted as a channel, "your own" is the channel's; posted as the group, an admin's."""
     msg, chat, user, lang, arg = _command(update)
+    sender = sender_of(update)
     if arg.lower() == "all":
-        await _confirm_forget_all(context, msg, chat, user, lang)
+        await _confirm_forget_all(context, msg, chat, user, sender)
         return
     n = _number(arg)
     scope = scope_of(chat, user)
@@ -199,7 +226,7 @@ async def forget_command(update: Update, context: Context) -> None:
         reply = text(lang, "run_usage", command="forget")
     elif record is None:
         reply = text(lang, "no_run", n=n)
-    elif record.user_id != user.id and not await context.admins.check(chat.id, user.id):
+    elif record.user_id != sender.id and not await is_admin(context, chat.id, sender):
         reply = text(lang, "forget_not_yours", n=n)
     else:
         await context.store.forget(scope, n)
@@ -208,18 +235,21 @@ async def forget_command(update: Update, context: Context) -> None:
 
 
 async def _confirm_forget_all(context: Context, msg: Message, chat: Chat, user: User,
-                              lang: Lang) -> None:
-    """Admins only (in a private chat, its user): a button to confirm, for this user alone."""
-    say = context.outbox.say
-    if chat.type != ChatType.PRIVATE and not await context.admins.check(chat.id, user.id):
+                              sender: Sender) -> None:
+    """Admins only (in a private chat, its user): a button to confirm, for this user alone.
+    An anonymous admin's taps come from their own account, which the bot cannot tie to the
+    group's name: their button (owner 0) is for any admin of the group."""
+    say, lang = context.outbox.say, sender.lang
+    if chat.type != ChatType.PRIVATE and not await is_admin(context, chat.id, sender):
         await say(chat.id, msg.message_id, text(lang, "forget_all_admins"))
         return
     total = (await context.store.history(Scope(chat.id), per_page=1)).total
     if not total:
         await say(chat.id, msg.message_id, text(lang, "history_empty"))
         return
-    buttons = ((Button(text(lang, "forget_all_yes"), f"fa:yes:{user.id}"),
-                Button(text(lang, "forget_all_no"), f"fa:no:{user.id}")),)
+    owner = 0 if sender.anonymous_admin else user.id
+    buttons = ((Button(text(lang, "forget_all_yes"), f"fa:yes:{owner}"),
+                Button(text(lang, "forget_all_no"), f"fa:no:{owner}")),)
     await say(chat.id, msg.message_id, text(lang, "forget_all_confirm", total=total), buttons)
 
 
@@ -232,18 +262,19 @@ async def forget_all_tapped(update: Update, context: Context) -> None:
     if found is None or not isinstance(query.message, Message):
         await query.answer(text(lang, "stale_button"), show_alert=True)
         return
-    if int(found[2]) != user.id:
+    owner = int(found[2])
+    if owner not in (0, user.id):  # 0: any admin (see _confirm_forget_all)
         await query.answer(text(lang, "not_your_button"), show_alert=True)
         return
     chat = query.message.chat
-    if found[1] == "no":
-        await query.answer()
-        await _edit(context, query.message, text(lang, "forget_all_cancelled"))
-        return
-    if chat.type != ChatType.PRIVATE and not await context.admins.check(chat.id, user.id):
+    if (found[1] == "yes" or owner == 0) and chat.type != ChatType.PRIVATE and \
+            not await context.admins.check(chat.id, user.id):
         await query.answer(text(lang, "forget_all_admins"), show_alert=True)
         return
     await query.answer()
+    if found[1] == "no":
+        await _edit(context, query.message, text(lang, "forget_all_cancelled"))
+        return
     count = await context.store.forget_all(chat.id)
     await _edit(context, query.message, text(lang, "forget_all_done", count=count))
 

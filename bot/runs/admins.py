@@ -31,10 +31,10 @@ class Admins:
     async def check(self, chat_id: int, user_id: int) -> bool:
         """Stop anyone's run, forget any run? ADMIN_USER_IDS anywhere; in a group also its
         administrators and owner. A private chat has no other admins. If Telegram cannot be
-        asked, no."""
+        asked, no. A chat posting as itself (a channel; negative id) is no member."""
         if user_id in self.admin_user_ids:
             return True
-        if chat_id > 0:
+        if chat_id > 0 or user_id < 0:
             return False
         cached = self._cached(chat_id, user_id)
         if cached is not None:

@@ -1,5 +1,6 @@
 """Fair use: a per-user rate limit (USER_RATE_LIMIT) and a per-chat daily token budget
-(CHAT_DAILY_TOKEN_BUDGET).
+(CHAT_DAILY_TOKEN_BUDGET); and `Cooldowns`, the in-memory limit on what is cheap to ask for
+but not free to answer (notices to one sender, /history searches).
 
 Both are counted from the store, so a restart resets neither: the rate limit from when the
 user's runs started, the budget from the tokens of the runs the chat started today (UTC).
@@ -10,6 +11,9 @@ the budget holds for everyone, since it is about the bill.
 from __future__ import annotations
 
 import math
+import time
+from collections import deque
+from collections.abc import Hashable
 from datetime import UTC, datetime, timedelta
 
 from agent.lang import Lang
@@ -48,3 +52,34 @@ def wait_text(span: timedelta, lang: Lang) -> str:
     if not hours:
         return f"{minutes} {m}"
     return f"{hours} {h}" + (f" {minutes} {m}" if minutes else "")
+
+
+class Cooldowns:
+    """At most `most` uses per key in any `window_s` seconds, remembered in memory for at
+    most `keys_kept` keys (a flood of new keys forgets the oldest, never grows without end)."""
+
+    def __init__(self, most: int, window_s: float, keys_kept: int = 4096) -> None:
+        self.most, self.window_s, self.keys_kept = most, window_s, keys_kept
+        self._uses: dict[Hashable, deque[float]] = {}
+
+    def take(self, key: Hashable) -> float:
+        """Use one for `key` if its budget allows: 0.0. Otherwise the seconds until it
+        does (and nothing is used)."""
+        now = time.monotonic()
+        uses = self._uses.get(key)
+        if uses is None:
+            self._make_room(now)
+            uses = self._uses[key] = deque()
+        while uses and now - uses[0] >= self.window_s:
+            uses.popleft()
+        if len(uses) >= self.most:
+            return uses[0] + self.window_s - now
+        uses.append(now)
+        return 0.0
+
+    def _make_room(self, now: float) -> None:
+        if len(self._uses) < self.keys_kept:
+            return
+        self._uses = {k: v for k, v in self._uses.items() if v and now - v[-1] < self.window_s}
+        while len(self._uses) >= self.keys_kept:
+            del self._uses[next(iter(self._uses))]

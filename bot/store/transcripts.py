@@ -36,6 +36,9 @@ from bot.store.records import (
     record_from_row,
 )
 
+MAX_SEARCH_WORDS = 12
+"""Words one /history search looks for; the rest of a longer keyword is left out."""
+
 _RUN_COLUMNS = """
     SELECT runs.*, (
         SELECT json_group_array(message_id) FROM (
@@ -272,10 +275,22 @@ def _scoped(scope: Scope) -> tuple[str, tuple[int, ...]]:
     return "WHERE runs.chat_id = ? AND runs.user_id = ?", (scope.chat_id, scope.user_id)
 
 
+def search_words(keyword: str) -> list[str]:
+    """The keyword's words, each once (case aside); a search looks for the first
+    MAX_SEARCH_WORDS."""
+    seen: dict[str, str] = {}
+    for word in keyword.split():
+        seen.setdefault(word.casefold(), word)
+    return list(seen.values())
+
+
 def _keyword_filter(keyword: str) -> tuple[str, tuple[str, ...]]:
-    """SQL to AND onto a WHERE: words of 3+ characters go to the trigram index;
-    shorter ones (a trigram index cannot hold them, e.g. 天气) to LIKE."""
-    words = keyword.split()
+    """SQL to AND onto a WHERE: words of 3+ characters go to the trigram index in one MATCH;
+    shorter ones (a trigram index cannot hold them, e.g. 天气) one LIKE each over question
+    and answer together. At most MAX_SEARCH_WORDS words, so a message of a thousand
+    one-letter words cannot build an expression tree SQLite refuses, nor hold the one
+    connection for seconds."""
+    words = search_words(keyword)[:MAX_SEARCH_WORDS]
     long = [w for w in words if len(w) >= 3]
     sql, params = "", []
     if long:
@@ -283,8 +298,8 @@ def _keyword_filter(keyword: str) -> tuple[str, tuple[str, ...]]:
         params.append(" ".join('"' + w.replace('"', '""') + '"' for w in long))
     for word in (w for w in words if len(w) < 3):
         pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        sql += " AND (runs.question LIKE ? ESCAPE '\\' OR runs.answer LIKE ? ESCAPE '\\')"
-        params += [pattern, pattern]
+        sql += " AND (runs.question || char(10) || runs.answer) LIKE ? ESCAPE '\\'"
+        params.append(pattern)
     return sql, tuple(params)
 
 

@@ -86,6 +86,8 @@ _HTML: dict[str, tuple[str, str]] = {
                     "Glassbox restarted before this question was finished. Please ask again."),
     "failed": ("出了点问题，这个回答没能完成。请再试一次。",
                "Something went wrong and this answer could not be finished. Please try again."),
+    "handler_failed": ("抱歉，出了点问题，没能处理这条消息。请稍后再试。",
+                       "Sorry, something went wrong with that message. Please try again later."),
     # --- /history, /show, /export, /forget ---
     "history_title": ("📜 <b>记录</b> · 第 {page}/{pages} 页 · 共 {total} 条（UTC 时间）",
                       "📜 <b>Runs</b> · page {page} of {pages} · {total} in all (times in UTC)"),
@@ -97,6 +99,11 @@ _HTML: dict[str, tuple[str, str]] = {
                               "No question or answer contains “{keyword}”."),
     "history_hint": ("点编号查看完整过程 · /export 编号 导出 · /forget 编号 删除",
                      "Tap a number to replay it · /export n to download · /forget n to delete"),
+    "history_words_capped": ("（只搜索了前 {most} 个词。）",
+                             "(Only the first {most} words were searched.)"),
+    "history_rate_limited": ("你刚才查了很多次记录。请 {wait} 后再试。",
+                             "You have looked through the history a lot just now. Please try "
+                             "again in {wait}."),
     "history_expired": ("这个列表已过期，请重新发送 /history。",
                         "This list has expired; please send /history again."),
     "run_usage": ("请写上记录编号，例如：/{command} 12（编号见 /history）",

@@ -19,6 +19,10 @@ FAULTS = ("reset", "stall", "reset-after", "stall-after")
 ANONYMOUS_ADMIN = {"id": 1087968824, "is_bot": True, "first_name": "Group",
                    "username": "GroupAnonymousBot"}
 """Who a message from an anonymous group admin is `from` (its `sender_chat` is the group)."""
+CHANNEL_BOT = {"id": 136817688, "is_bot": True, "first_name": "Channel",
+               "username": "Channel_Bot"}
+"""Who a message posted in a group on behalf of a channel is `from` (`sender_chat`: the
+channel)."""
 
 
 class FaultyTelegram(FakeTelegram):
@@ -71,6 +75,19 @@ class FaultyTelegram(FakeTelegram):
                               "type": "bot_command"}]
             self._queue({"message": data})
         return msg.message_id
+
+    def channel(self, chat_id: int, title: str) -> int:
+        """A channel (its members may post in groups on its behalf)."""
+        self.chats[chat_id] = {"id": chat_id, "title": title, "type": "channel"}
+        return chat_id
+
+    def posted_as(self, chat_id: int, sender_chat_id: int, text: str) -> int:
+        """A message in group `chat_id` posted as a chat, as Telegram sends it: `from` the
+        placeholder user every such message shares, `sender_chat` who it really is: a
+        channel, or the group itself (an anonymous admin)."""
+        placeholder = ANONYMOUS_ADMIN if sender_chat_id == chat_id else CHANNEL_BOT
+        return self.post(chat_id, placeholder, text=text,
+                         sender_chat=self.chats[sender_chat_id])
 
     def photo(self, chat_id: int, user_id: int, caption: str = "") -> int:
         size = {"file_id": "AgACAgIAAxkBAAIBZ2fake", "file_unique_id": "AQADfake",
