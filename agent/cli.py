@@ -16,6 +16,7 @@ from agent.events import (
     Answer,
     AnswerDelta,
     Event,
+    Note,
     Observation,
     Plan,
     RunFinished,
@@ -74,6 +75,8 @@ class Printer:
             for number, step in enumerate(event.steps, 1):
                 why = f" — {step.why}" if step.why else ""
                 self.line(self.paint("dim", f"  {number}. {step.tool}{why}"), lane)
+        elif isinstance(event, Note):
+            self.line(self.paint("dim", "📝 Glassbox: " + event.text), lane)
         elif isinstance(event, Thought):
             if lane in self.streaming:  # a draft answer turned out to be a thought
                 self.streaming.discard(lane)

@@ -66,6 +66,18 @@ class Thought(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class Note(Event):
+    """Glassbox's own words about the run, never the model's: front ends label them as
+    Glassbox's (e.g. "this model writes its tool calls as text, so Glassbox switched to
+    the text format"). `kind` names what the note is about, so a front end may word it in
+    its own language; `text` is the agent's wording, in the run's language."""
+
+    type: ClassVar[str] = "note"
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Action(Event):
     type: ClassVar[str] = "action"
     call_id: str
@@ -148,7 +160,9 @@ class RunFinished(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
-    for cls in (RunStarted, Plan, Thought, Action, Observation, AnswerDelta, Answer, RunFinished)
+    for cls in (
+        RunStarted, Plan, Thought, Note, Action, Observation, AnswerDelta, Answer, RunFinished
+    )
 }
 
 

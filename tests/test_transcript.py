@@ -143,3 +143,17 @@ def test_plain_runs_record_their_mode() -> None:
     assert t.mode == "plain"
     assert t.rounds == []
     assert t.answer == "A"
+
+
+def test_a_glassbox_note_folds_into_its_round_and_shows_as_glassbox_words() -> None:
+    from agent.events import Note
+    from bot.view.render import render_run
+
+    note = Note(round=2, kind="mode_switch", text="this model writes its tool calls as text")
+    assert event_from_dict(note.to_dict()) == note
+    events = weather_run()
+    t = Transcript.from_events([*events[:7], note, *events[7:]])
+    assert t.rounds[1].notes == ["this model writes its tool calls as text"]
+    page = "".join(render_run(t, "en", live=False))
+    assert "📝 <b>Glassbox:</b>" in page
+    assert "this model writes its tool calls as text" in page

@@ -154,6 +154,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_plan_answer": ("作答", "answer"),
     "chain_thought": ("思考", "Thought"),
     "chain_synthesised": ("（推断）", " (synthesised)"),
+    "chain_glassbox_note": ("Glassbox：", "Glassbox:"),
     "chain_colon": ("：", ": "),
     "chain_action": ("行动", "Action"),
     "chain_observation": ("观察", "Observation"),

@@ -78,7 +78,7 @@ def _run_body(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
     if t.plan:
         _plan(out, t, lang)
     for view in t.rounds:
-        if not (view.thought or view.steps):
+        if not (view.thought or view.steps or view.notes):
             continue
         out.append(("\n\n", ()))
         if t.mode == "react":
@@ -103,6 +103,10 @@ def _plan(out: list[Span], t: Transcript, lang: str) -> None:
 
 
 def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: bool) -> None:
+    for note in view.notes:
+        out.append(("📝 ", ()))
+        out.append((phrase(lang, "chain_glassbox_note"), (B,)))
+        out.append((f" {squeeze(note)}\n", (I,)))
     if view.thought:
         out.append(("💭 ", ()))
         out.append((phrase(lang, "chain_thought"), (B,)))

@@ -17,6 +17,7 @@ from agent.events import (
     Answer,
     AnswerDelta,
     Event,
+    Note,
     Observation,
     Plan,
     PlanStep,
@@ -50,6 +51,8 @@ class RoundView:
     thought: str = ""
     synthesized: bool = False
     steps: list[ToolStep] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """Glassbox's own notes in this round (Note events), shown labelled as Glassbox's."""
 
 
 @dataclass
@@ -99,6 +102,8 @@ class Transcript:
             view.synthesized = event.synthesized
             if not self.answer_final:  # text streamed before a Thought was a thought
                 self.answer = ""
+        elif isinstance(event, Note):
+            self._round(event.round).notes.append(event.text)
         elif isinstance(event, AnswerDelta):
             if not self.answer_final:
                 self.answer += event.text
