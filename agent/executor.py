@@ -61,6 +61,12 @@ def parse_call(call: ToolCall, lang: str) -> ParsedCall:
     return ParsedCall(call, value)
 
 
+def problems_of(exc: ValidationError) -> str:
+    """What is wrong with a tool's arguments, one `field: problem` per error."""
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
+                     for e in exc.errors(include_url=False))
+
+
 class _Result(NamedTuple):
     """What running a call once gave: the observation text, and why it failed (None: ok)."""
 
@@ -115,12 +121,8 @@ class ToolRunner:
         try:
             args = tool.Args.model_validate(parsed.arguments)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
-                for e in exc.errors(include_url=False)
-            )
-            return _Result(pick(self.lang, f"{name} 的参数无效：{problems}",
-                                f"Invalid arguments for {name}: {problems}"),
+            return _Result(pick(self.lang, f"{name} 的参数无效：{problems_of(exc)}",
+                                f"Invalid arguments for {name}: {problems_of(exc)}"),
                            ObservationFailure.BAD_ARGUMENTS)
         try:
             text = await asyncio.wait_for(tool.run(args), self.timeout_s)
