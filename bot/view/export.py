@@ -16,6 +16,7 @@ from agent.events import Event, RunFinished
 from agent.summary import figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
 from bot.view.i18n import failure_label, lane_label, lang_code, mode_label, phrase, status_label
+from bot.view.step_view import decision_spans
 from bot.view.textlen import shorten
 from bot.view.transcript import RoundView, ToolStep, Transcript
 
@@ -115,6 +116,8 @@ def _step(step: ToolStep, lang: str) -> str:
         step.arguments, ensure_ascii=False, indent=2)
     out = (f'<div class="step"><span class="label">🔧 {_e(phrase(lang, "chain_action"))}: '
            f"{_e(step.tool)}</span><pre>{_e(args)}</pre></div>")
+    if decided := decision_spans(step, lang):
+        out += f'\n<div class="step note">{_e("".join(text for text, _ in decided))}</div>'
     if step.observation is not None:
         why = f" ({failure_label(step.failure, lang)})" if step.failure else ""
         mark = "" if step.ok else " ⚠️ " + phrase(lang, "export_failed") + why
