@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
 from agent.events import Event, RunFinished
@@ -23,6 +23,7 @@ from bot.delivery.live import LiveMessage
 from bot.delivery.outbox import Outbox
 from bot.delivery.typing_indicator import Typing
 from bot.runs.active import Active, ActiveRuns
+from bot.runs.listeners import Listeners
 from bot.settings import BotSettings
 from bot.store.records import RunRecord
 from bot.store.transcripts import Store
@@ -58,9 +59,11 @@ class Runs:
     """Starts questions in the background and carries each to its stored end."""
 
     def __init__(self, settings: BotSettings, client: ModelClient, tools: Sequence[Tool],
-                 store: Store, outbox: Outbox, typing: Typing) -> None:
+                 store: Store, outbox: Outbox, typing: Typing,
+                 listeners: Listeners | None = None) -> None:
         self.settings, self.client, self.tools = settings, client, tools
         self.store, self.outbox, self.typing = store, outbox, typing
+        self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
         self._recovering: asyncio.Task[None] | None = None
 
@@ -88,12 +91,26 @@ class Runs:
             chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
             question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
         remember = asyncio.create_task(self._remember_first(record, live))
+        async with self.typing.shown(q.chat_id):
+            await self.fold(q, active, record, view,
+                            lambda: live.show(lambda: render_view(view, live=True)))
+        if active.notice:
+            view.add_notice(active.notice)
+        ids = await live.finish(render_view(view, live=True))
+        remember.cancel()
+        await self.store.add_message_ids(record.id, ids)
+
+    async def fold(self, q: Question, active: Active, record: RunRecord, view: View,
+                   on_step: Callable[[], None] = lambda: None) -> str:
+        """Run `q` as `record`: each event folded into `view`, stored, told to the listeners,
+        then `on_step()`; the record finished whatever happens. The status it ended with."""
+        self.listeners.run_started(record)
         try:
-            async with self.typing.shown(q.chat_id):
-                async for lane, event in self._events(q, active):
-                    view.apply(lane, event)
-                    await self.store.append(record.id, event, lane=lane)
-                    live.show(lambda: render_view(view, live=True))
+            async for lane, event in self._events(q, active):
+                view.apply(lane, event)
+                await self.store.append(record.id, event, lane=lane)
+                self.listeners.run_event(record, lane, event)
+                on_step()
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
@@ -103,11 +120,8 @@ class Runs:
         await self.store.finish(record.id, status=status, usage=end.usage,
                                 duration_ms=end.duration_ms,
                                 answer="\n\n".join(view.answers.values()))
-        if active.notice:
-            view.add_notice(active.notice)
-        ids = await live.finish(render_view(view, live=True))
-        remember.cancel()
-        await self.store.add_message_ids(record.id, ids)
+        self.listeners.run_finished(record, status)
+        return status
 
     async def _remember_first(self, record: RunRecord, live: LiveMessage) -> None:
         """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""
