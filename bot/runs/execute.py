@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
 from agent.confirm import Gate
@@ -24,6 +24,7 @@ from bot.delivery.live import LiveMessage
 from bot.delivery.outbox import Outbox
 from bot.delivery.typing_indicator import Typing
 from bot.runs.active import Active, ActiveRuns
+from bot.runs.listeners import Listeners
 from bot.runs.step import Pauses, chat_gate
 from bot.settings import BotSettings
 from bot.store.records import RunRecord
@@ -62,9 +63,11 @@ class Runs:
     """Starts questions in the background and carries each to its stored end."""
 
     def __init__(self, settings: BotSettings, client: ModelClient, tools: Sequence[Tool],
-                 store: Store, outbox: Outbox, typing: Typing) -> None:
+                 store: Store, outbox: Outbox, typing: Typing,
+                 listeners: Listeners | None = None) -> None:
         self.settings, self.client, self.tools = settings, client, tools
         self.store, self.outbox, self.typing = store, outbox, typing
+        self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
         self.pauses = Pauses()
         self._recovering: asyncio.Task[None] | None = None
@@ -96,12 +99,28 @@ class Runs:
         gate = chat_gate(self.pauses, active, q.user_name, live, every=q.step,
                          tools=self.settings.agent_confirm_tools,
                          timeout_s=self.settings.step_timeout_s)
+        async with self.typing.shown(q.chat_id):
+            await self.fold(q, active, record, view,
+                            lambda: live.show(lambda: render_view(view, live=True)), gate)
+        if active.notice:
+            view.add_notice(active.notice)
+        ids = await live.finish(render_view(view, live=True))
+        remember.cancel()
+        await self.store.add_message_ids(record.id, ids)
+
+    async def fold(self, q: Question, active: Active, record: RunRecord, view: View,
+                   on_step: Callable[[], None] = lambda: None,
+                   gate: Gate | None = None) -> str:
+        """Run `q` as `record`: each event folded into `view`, stored, told to the listeners,
+        then `on_step()`; the record finished whatever happens. The status it ended with.
+        `gate`: who confirms actions (step mode, AGENT_CONFIRM_TOOLS)."""
+        self.listeners.run_started(record)
         try:
-            async with self.typing.shown(q.chat_id):
-                async for lane, event in self._events(q, active, gate):
-                    view.apply(lane, event)
-                    await self.store.append(record.id, event, lane=lane)
-                    live.show(lambda: render_view(view, live=True))
+            async for lane, event in self._events(q, active, gate):
+                view.apply(lane, event)
+                await self.store.append(record.id, event, lane=lane)
+                self.listeners.run_event(record, lane, event)
+                on_step()
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
@@ -111,11 +130,8 @@ class Runs:
         await self.store.finish(record.id, status=status, usage=end.usage,
                                 duration_ms=end.duration_ms,
                                 answer="\n\n".join(view.answers.values()))
-        if active.notice:
-            view.add_notice(active.notice)
-        ids = await live.finish(render_view(view, live=True))
-        remember.cancel()
-        await self.store.add_message_ids(record.id, ids)
+        self.listeners.run_finished(record, status)
+        return status
 
     async def _remember_first(self, record: RunRecord, live: LiveMessage) -> None:
         """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""

@@ -100,10 +100,13 @@ _HTML: dict[str, tuple[str, str]] = {
     "handler_failed": ("抱歉，出了点问题，没能处理这条消息。请稍后再试。",
                        "Sorry, something went wrong with that message. Please try again later."),
     # --- /history, /show, /export, /forget ---
-    "history_title": ("📜 <b>记录</b> · 第 {page}/{pages} 页 · 共 {total} 条（UTC 时间）",
-                      "📜 <b>Runs</b> · page {page} of {pages} · {total} in all (times in UTC)"),
-    "history_found": ("🔎 <b>“{keyword}”</b> · 找到 {total} 条 · 第 {page}/{pages} 页",
-                      "🔎 <b>“{keyword}”</b> · {total} found · page {page} of {pages}"),
+    "history_title": ("📜 <b>记录</b> · 第 {page}/{pages} 页 · 共 {total} 条（{zone} 时间）",
+                      "📜 <b>Runs</b> · page {page} of {pages} · {total} in all (times in "
+                      "{zone})"),
+    "history_found": ("🔎 <b>“{keyword}”</b> · 找到 {total} 条 · 第 {page}/{pages} 页"
+                      "（{zone} 时间）",
+                      "🔎 <b>“{keyword}”</b> · {total} found · page {page} of {pages} (times "
+                      "in {zone})"),
     "history_empty": ("这里还没有记录。用 /ask 提一个问题吧。",
                       "No runs here yet. Ask something with /ask."),
     "history_nothing_found": ("没有问题或回答包含“{keyword}”。",
@@ -213,11 +216,11 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "export_status": ("状态", "Status"),
     "export_duration": ("用时", "Duration"),
     "export_tokens": ("令牌", "Tokens"),
-    "export_token_counts": ("输入 {prompt} · 输出 {completion} 令牌",
-                            "{prompt} in · {completion} out tokens"),
+    "export_token_counts": ("输入 {prompt:,} · 输出 {completion:,} 令牌",
+                            "{prompt:,} in · {completion:,} out tokens"),
     "export_synthesised": ("由 Glassbox 补写", "written by Glassbox"),
     "export_failed": ("失败", "failed"),
-    "export_tool_calls": ("{calls} 次工具调用", "{calls} tool calls"),
+    "export_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),
     # --- Which kind a run was and how it ended: /history, /show and the export ---
     "failure_bad_arguments": ("参数有误", "bad arguments"),
     "failure_unknown_tool": ("没有这个工具", "no such tool"),
@@ -254,6 +257,13 @@ def phrase(lang: str, key: str, **values: Any) -> str:
     """The plain words `key` in `lang`, `values` filled in as they are: not HTML, so the
     caller escapes the result (spans.to_html does it for render)."""
     return pick(lang, *_PLAIN[key]).format(**values)
+
+
+def plural(lang: str, key: str, n: int) -> str:
+    """The words `key` for a count `n`: an English template holds the singular and the
+    plural form, split by `|` ("1 tool call", "1,280 tool calls"); Chinese has one form."""
+    forms = pick(lang, *_PLAIN[key]).split("|")
+    return forms[0 if n == 1 or len(forms) == 1 else 1].format(n=n)
 
 
 def status_label(status: str, lang: str) -> str:

@@ -177,7 +177,7 @@ def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
-    out.extend(md_spans(squeeze(t.answer)))
+    out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
     if t.unparsed:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_unparsed"), (I,)))
