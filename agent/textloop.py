@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from agent.embedded_calls import extract_calls
 from agent.events import Answer, AnswerDelta, Event, Thought
-from agent.executor import ParsedCall, parse_call, problems_of
+from agent.executor import ParsedCall, parse_call, validation_problems
 from agent.lang import pick
 from agent.model import (
     Completion,
@@ -204,7 +204,7 @@ def _problem(args: dict[str, Any] | str, tool: Tool, lang: str) -> str:
     try:
         tool.Args.model_validate(args)
     except ValidationError as exc:
-        return problems_of(exc)
+        return validation_problems(exc)
     return ""
 
 
