@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
+from bot.view.grounding import marked, unfounded_line
 from bot.view.i18n import phrase
 from bot.view.markdown import md_spans
 from bot.view.spans import (
@@ -177,7 +178,11 @@ def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
-    out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
+    out.extend(md_spans(marked(squeeze(t.answer), t.unfounded), draft=not t.answer_final))
+    line = unfounded_line(t, lang)
+    if line:
+        out.append(("\n", ()))
+        out.append((line, (I,)))
     if t.unparsed:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_unparsed"), (I,)))
