@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from telegram.ext import Application
 
-from bot.handlers import ask, guards, history
+from bot.handlers import ask, board, guards, history
 
 GATE_GROUP = -1
 
 
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(guards.gate_handler(), group=GATE_GROUP)
-    app.add_handlers([*ask.handlers(), *history.handlers(), *guards.fallback_handlers()])
+    app.add_handlers([*ask.handlers(), *history.handlers(), *board.handlers(),
+                     *guards.fallback_handlers()])
