@@ -58,6 +58,8 @@ class BotSettings(AgentSettings):
     """The bot's SQLite file: transcripts, and the course-notes index search_notes uses."""
     transcript_retention_days: int | None = Field(default=None, ge=1)
     """Runs older than this are deleted once a day; empty keeps them forever."""
+    step_timeout_s: float = Field(default=300.0, gt=0)
+    """Step mode: a pause nobody decides within this many seconds stops the run."""
 
 
     # --- Abuse and access (issue 7) ---

@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
+from agent.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import Lang, detect_lang
 from agent.loop import run_plain, run_react
@@ -24,6 +25,7 @@ from bot.delivery.outbox import Outbox
 from bot.delivery.typing_indicator import Typing
 from bot.runs.active import Active, ActiveRuns
 from bot.runs.listeners import Listeners
+from bot.runs.step import Pauses, chat_gate
 from bot.settings import BotSettings
 from bot.store.records import RunRecord
 from bot.store.transcripts import Store
@@ -49,6 +51,8 @@ class Question:
     parent_id: int | None = None
     planner: bool | None = None
     """/plan: make a plan first; None: as AGENT_PLANNER says."""
+    step: bool = False
+    """/step: pause before every action for a person's decision (bot/runs/step.py)."""
 
 
 def stop_button(lang: Lang, key: int) -> Keyboard:
@@ -65,6 +69,7 @@ class Runs:
         self.store, self.outbox, self.typing = store, outbox, typing
         self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
+        self.pauses = Pauses()
         self._recovering: asyncio.Task[None] | None = None
 
     def start(self, q: Question, active: Active) -> None:
@@ -91,9 +96,12 @@ class Runs:
             chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
             question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
         remember = asyncio.create_task(self._remember_first(record, live))
+        gate = chat_gate(self.pauses, active, q.user_name, live, every=q.step,
+                         tools=self.settings.agent_confirm_tools,
+                         timeout_s=self.settings.step_timeout_s)
         async with self.typing.shown(q.chat_id):
             await self.fold(q, active, record, view,
-                            lambda: live.show(lambda: render_view(view, live=True)))
+                            lambda: live.show(lambda: render_view(view, live=True)), gate)
         if active.notice:
             view.add_notice(active.notice)
         ids = await live.finish(render_view(view, live=True))
@@ -101,12 +109,14 @@ class Runs:
         await self.store.add_message_ids(record.id, ids)
 
     async def fold(self, q: Question, active: Active, record: RunRecord, view: View,
-                   on_step: Callable[[], None] = lambda: None) -> str:
+                   on_step: Callable[[], None] = lambda: None,
+                   gate: Gate | None = None) -> str:
         """Run `q` as `record`: each event folded into `view`, stored, told to the listeners,
-        then `on_step()`; the record finished whatever happens. The status it ended with."""
+        then `on_step()`; the record finished whatever happens. The status it ended with.
+        `gate`: who confirms actions (step mode, AGENT_CONFIRM_TOOLS)."""
         self.listeners.run_started(record)
         try:
-            async for lane, event in self._events(q, active):
+            async for lane, event in self._events(q, active, gate):
                 view.apply(lane, event)
                 await self.store.append(record.id, event, lane=lane)
                 self.listeners.run_event(record, lane, event)
@@ -129,7 +139,8 @@ class Runs:
         if first is not None:
             await self.store.add_message_ids(record.id, [first])
 
-    def _events(self, q: Question, active: Active) -> AsyncIterator[tuple[str, Event]]:
+    def _events(self, q: Question, active: Active,
+                gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
         common = {"client": self.client, "settings": self.settings, "history": q.history,
                   "cancel": active.cancel}
         lanes: dict[str, AsyncIterator[Event]] = {}
@@ -137,7 +148,7 @@ class Runs:
             lanes["plain" if q.mode == "compare" else "main"] = run_plain(q.text, **common)
         if q.mode in ("ask", "compare"):
             lanes["react" if q.mode == "compare" else "main"] = run_react(
-                q.text, tools=self.tools, planner=q.planner, **common)
+                q.text, tools=self.tools, planner=q.planner, gate=gate, **common)
         return _merged(lanes)
 
     async def _recover_interrupted(self) -> None:

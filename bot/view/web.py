@@ -16,6 +16,8 @@ from agent.summary import difference, figures, seconds
 from bot.store.records import RunRecord
 from bot.view.i18n import failure_label, lane_label, mode_label, phrase, status_label
 from bot.view.markdown import md_to_html
+from bot.view.spans import to_html
+from bot.view.step_view import decision_spans
 from bot.view.transcript import Transcript, View
 
 
@@ -62,9 +64,11 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
             steps.append(("thought", label, f'<div class="text">{_e(rnd.thought)}</div>'))
         for call in rnd.steps:
             code = f"{call.tool}({args_text(call.arguments)})"
+            decided = decision_spans(call, lang)
+            decision = f'<div class="decision">{to_html(decided)}</div>' if decided else ""
             steps.append(("action", f"🔧 {_e(phrase(lang, 'chain_action'))}",
-                          f"<code>{_e(code)}</code>"))
-            if call.observation is not None:
+                          f"<code>{_e(code)}</code>{decision}"))
+            if call.observation is not None and not call.awaiting:
                 mark = "✅" if call.ok else "⚠️ " + (failure_label(call.failure, lang)
                                                    if call.failure else "")
                 label = (f"👀 {_e(phrase(lang, 'chain_observation'))} "
