@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
+from agent.compare_judge import judge
 from agent.events import Event, RunFinished
 from agent.lang import Lang, detect_lang
 from agent.loop import run_plain, run_react
@@ -94,6 +95,8 @@ class Runs:
                     view.apply(lane, event)
                     await self.store.append(record.id, event, lane=lane)
                     live.show(lambda: render_view(view, live=True))
+                if view.judgeable() and not active.cancel.is_set():
+                    await self._judge(q, view, record, live, active)
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
@@ -108,6 +111,32 @@ class Runs:
         ids = await live.finish(render_view(view, live=True))
         remember.cancel()
         await self.store.add_message_ids(record.id, ids)
+
+    async def _judge(self, q: Question, view: View, record: RunRecord, live: LiveMessage,
+                     active: Active) -> None:
+        """/compare's difference line: the model judges the two answers (stored with the
+        ReAct lane). Stopping the run drops it; a failed call leaves the cost line alone."""
+        view.judging = True
+        live.show(lambda: render_view(view, live=True))
+        asked = asyncio.ensure_future(judge(
+            q.text, view.answers["plain"], view.answers["react"], client=self.client,
+            lang=detect_lang(q.text)))
+        stopped = asyncio.ensure_future(active.cancel.wait())
+        try:
+            await asyncio.wait((asked, stopped), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            view.judging = False
+            for task in (asked, stopped):
+                task.cancel()
+        if not asked.done() or asked.cancelled():
+            return
+        if asked.exception() is not None:  # a bug: the two answers still stand without it
+            log.error("compare judgement failed", exc_info=asked.exception())
+            return
+        judgement = asked.result()
+        if judgement is not None:
+            view.apply("react", judgement)
+            await self.store.append(record.id, judgement, lane="react")
 
     async def _remember_first(self, record: RunRecord, live: LiveMessage) -> None:
         """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""
