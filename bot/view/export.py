@@ -27,6 +27,7 @@ from bot.view.i18n import (
     status_label,
 )
 from bot.view.markdown import md_to_html
+from bot.view.step_view import decision_spans
 from bot.view.textlen import shorten
 from bot.view.transcript import RoundView, ToolStep, Transcript
 from bot.view.when import local_time
@@ -135,6 +136,8 @@ def _step(step: ToolStep, lang: str) -> str:
     call = f"{step.tool}({args_text(step.arguments)})"
     out = [f'<div class="step"><span class="label">🔧 {_e(phrase(lang, "chain_action"))}: '
            f"<code>{_e(call)}</code></span>"]
+    if decided := decision_spans(step, lang):
+        out.append(f'<div class="note">{_e("".join(text for text, _ in decided))}</div>')
     if step.observation is not None:
         why = f" ({failure_label(step.failure, lang)})" if step.failure else ""
         mark = "" if step.ok else " ⚠️ " + phrase(lang, "export_failed") + why
