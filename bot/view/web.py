@@ -33,9 +33,15 @@ def board_run(record: RunRecord, view: View, status: str, lang: str) -> str:
     body = (f'<div class="lanes two">{"".join(lanes)}</div>' if len(lanes) > 1
             else lanes[0])
     tail = ""
+    judgement = view.lanes["react"].judgement if "react" in view.lanes else ""
+    if judgement:
+        tail += (f'<p class="judgement">⚖️ <b>{_e(phrase(lang, "compare_judgement"))}</b>'
+                 f"{_e(judgement)}</p>")
+    elif view.judging and running:
+        tail += f'<p class="judgement working">{_e(phrase(lang, "compare_judging"))}</p>'
     plain, react = view.finished.get("plain"), view.finished.get("react")
     if plain is not None and react is not None:
-        tail = f'<p class="difference">📊 {_e(difference(plain, react, lang))}</p>'
+        tail += f'<p class="difference">📊 {_e(difference(plain, react, lang))}</p>'
     return (f'<article class="run" data-n="{record.n}" data-mode="{_e(record.mode)}" '
             f'data-status="{_e(status)}">{head}{body}{tail}</article>')
 
