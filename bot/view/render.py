@@ -91,7 +91,7 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
     running = t.finished is None and not t.notice
     if t.answer:
         out.append(("\n", ()))
-        out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
+        _answer_text(out, t, lang)
         if not t.answer_final:
             state = phrase(lang, "chain_writing" if running else "chain_incomplete")
             out.append((state.strip(), (I,)))
@@ -103,6 +103,15 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
         mark, words = {"error": ("❌", "chain_failed"), "cancelled": ("⏹", "chain_stopped")}.get(
             done.status, ("⚠️", "chain_step_limit"))
         out.append((f"\n{mark} " + (done.reason or phrase(lang, words)), ()))
+
+
+def _answer_text(out: list[Span], t: Transcript, lang: str) -> None:
+    """The answer's text, its unfounded figures marked, and the line that names them."""
+    out.extend(md_spans(marked(squeeze(t.answer), t.unfounded), draft=not t.answer_final))
+    line = unfounded_line(t, lang)
+    if line:
+        out.append(("\n", ()))
+        out.append((line, (I,)))
 
 
 def _lines_after_heading(spans: list[Span]) -> list[Span]:
@@ -238,11 +247,7 @@ def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
-    out.extend(md_spans(marked(squeeze(t.answer), t.unfounded), draft=not t.answer_final))
-    line = unfounded_line(t, lang)
-    if line:
-        out.append(("\n", ()))
-        out.append((line, (I,)))
+    _answer_text(out, t, lang)
     if t.unparsed:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_unparsed"), (I,)))
