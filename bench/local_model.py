@@ -58,7 +58,7 @@ QUESTIONS = (
     Question("greeting", "Hi! Who are you and what can you do?", ""),
 )
 
-_CALL_JSON = re.compile(r"\"(?:name|arguments|parameters)\"\s*+:")
+CALL_JSON = re.compile(r"\"(?:name|arguments|parameters)\"\s*+:")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
@@ -88,7 +88,7 @@ class Outcome:
             found.append(f"no {q.tool}")
         if not q.tool and self.tools:
             found.append("used a tool")
-        if _CALL_JSON.search(self.answer):
+        if CALL_JSON.search(self.answer):
             found.append("tool-call JSON in the answer")
         want = "zh" if _CJK.search(q.text) else "en"
         if self.answer and answer_lang(self.answer) != want:
@@ -164,13 +164,13 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None
                 if only and q.id not in only:
                     continue
                 print(f"{q.id}: {q.text}", file=sys.stderr)
-                first = len(recorder.bodies)
+                first, in_text = len(recorder.bodies), client.calls_as_text
                 outcome = await _one(q, client, settings, box)
                 outcomes.append(outcome)
                 print(f"  {outcome.status} {outcome.tools} {outcome.seconds:.0f} s: "
                       f"{outcome.answer[:160]!r}", file=sys.stderr)
                 if record:
-                    save(q, recorder.bodies[first:])
+                    save(q, in_text, recorder.bodies[first:])
         finally:
             await box.aclose()
             await client.close()
@@ -179,11 +179,16 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None
 
 async def _one(q: Question, client: ModelClient, settings: AgentSettings,
                box: Toolbox) -> Outcome:
-    outcome = Outcome(q)
     started = time.monotonic()
-    events: list[Event] = []
-    async for event in run_react(q.text, client=client, settings=settings, tools=box.tools):
-        events.append(event)
+    events = [event async for event in run_react(q.text, client=client, settings=settings,
+                                                 tools=box.tools)]
+    return outcome_of(q, events, time.monotonic() - started)
+
+
+def outcome_of(q: Question, events: list[Event], seconds: float = 0.0) -> Outcome:
+    """What a run of `q` came to, from its events."""
+    outcome = Outcome(q, seconds=seconds)
+    for event in events:
         if isinstance(event, Action):
             outcome.tools.append(event.tool)
         elif isinstance(event, Observation) and event.ok:
@@ -194,17 +199,18 @@ async def _one(q: Question, client: ModelClient, settings: AgentSettings,
             outcome.answer = event.text
         elif isinstance(event, RunFinished):
             outcome.status, outcome.rounds = event.status, event.rounds
-    outcome.seconds = time.monotonic() - started
     return outcome
 
 
-def save(q: Question, bodies: list[bytearray]) -> None:
+def save(q: Question, in_text: bool, bodies: list[bytearray]) -> None:
+    """One run's streams; `in_text`: the client already knew the model writes its calls
+    as text, so the run started in the text format."""
     folder = RECORDINGS / q.id
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.sse"):
         old.unlink()
-    (folder / "question.json").write_text(
-        json.dumps({"question": q.text, "tool": q.tool}, ensure_ascii=False) + "\n", "utf-8")
+    meta = {"question": q.text, "tool": q.tool, "expect": q.expect, "starts_in_text": in_text}
+    (folder / "question.json").write_text(json.dumps(meta, ensure_ascii=False) + "\n", "utf-8")
     for n, body in enumerate(bodies, 1):
         (folder / f"{n:02d}.sse").write_bytes(bytes(body))
 
