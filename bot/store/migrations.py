@@ -176,3 +176,17 @@ async def m004_notes_index(db: aiosqlite.Connection) -> None:
             path UNINDEXED, heading, body, tokenize='trigram'
         )
     """)
+
+
+@migration
+async def m005_chat_settings(db: aiosqlite.Connection) -> None:
+    """Each chat's own settings (/settings): only what the chat changed, as a JSON object;
+    a chat without a row, or a key not in it, follows the environment's defaults."""
+    await _script(db, """
+        CREATE TABLE chat_settings (
+            chat_id INTEGER PRIMARY KEY,
+            settings TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            updated_by INTEGER
+        )
+    """)

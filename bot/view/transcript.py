@@ -8,6 +8,7 @@ holds the transcripts of a run's lanes: one (`main`) for an ask or plain run, `p
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -199,8 +200,16 @@ class View:
         self.lanes: dict[str, Transcript] = {lane: Transcript() for lane in lanes}
         self.finished: dict[str, RunFinished] = {}
         self.answers: dict[str, str] = {}
+        self.notes = True
+        """Show Glassbox's own notes (Note events, thoughts it wrote for a model that gave
+        none); a chat's /settings may turn them off."""
 
     def apply(self, lane: str, event: Event) -> None:
+        if not self.notes:
+            if isinstance(event, Note):
+                return
+            if isinstance(event, Thought) and event.synthesized:
+                event = dataclasses.replace(event, text="")  # the round goes on, unexplained
         self.lanes[lane].apply(event)
         if isinstance(event, RunFinished):
             self.finished[lane] = event
