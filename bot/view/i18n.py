@@ -174,6 +174,9 @@ _PLAIN: dict[str, tuple[str, str]] = {
     # --- A run's chain: the live message and /show (render); the export shares labels ---
     "compare_plain": ("🧠 仅模型，不用工具", "🧠 Model alone, no tools"),
     "compare_react": ("🔍 ReAct，使用工具", "🔍 ReAct, with tools"),
+    "compare_judgement": ("模型的评判：", "The model's judgement: "),
+    "compare_judging": ("⚖️ 正在请模型比较两个回答…", "⚖️ Asking the model how the answers differ…"),
+    "compare_chain": ("ReAct 的过程", "The ReAct chain"),
     "chain_round": ("第 {n} 轮", "Round {n}"),
     "chain_plan": ("计划", "Plan"),
     "chain_plan_answer": ("作答", "answer"),
@@ -254,6 +257,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
                             "{prompt:,} in · {completion:,} out tokens"),
     "export_synthesised": ("由 Glassbox 补写", "written by Glassbox"),
     "export_failed": ("失败", "failed"),
+    "export_difference": ("两个回答的区别", "How the answers differ"),
     "export_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),
     # --- Which kind a run was and how it ended: /history, /show and the export ---
     "failure_bad_arguments": ("参数有误", "bad arguments"),
