@@ -179,7 +179,7 @@ class Runs:
                 gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
         settings, tools = self.settings, self.tools
         if q.chat is not None:
-            settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat)
+            settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat, q.chat_id)
         common = {"client": self.client, "settings": settings, "history": q.history,
                   "cancel": active.cancel}
         lanes: dict[str, AsyncIterator[Event]] = {}
