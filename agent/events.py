@@ -100,6 +100,9 @@ class ObservationFailure(StrEnum):
     UPSTREAM_ERROR = "upstream_error"
     """A service the tool relies on failed, sent nothing usable or could not be reached in
     time (an UpstreamError), as opposed to the tool itself refusing."""
+    NOT_RUN = "not_run"
+    """The call was past AGENT_MAX_CALLS_PER_ROUND and was not run. One Observation of this
+    kind stands for all of a round's calls not run (its `call_id` is the first of them)."""
 
 
 @dataclass(frozen=True, slots=True)

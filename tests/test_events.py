@@ -42,7 +42,7 @@ def test_a_failure_kind_that_does_not_exist_is_refused() -> None:
 
 def test_failure_values_are_the_stored_strings() -> None:
     assert [str(f) for f in ObservationFailure] == [
-        "bad_arguments", "unknown_tool", "timeout", "tool_error", "upstream_error"]
+        "bad_arguments", "unknown_tool", "timeout", "tool_error", "upstream_error", "not_run"]
 
 
 def test_a_run_finished_round_trips() -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -182,14 +182,12 @@ class Store:
         return await self._one(f"{where} AND runs.n = ?", (*params, n))
 
     async def events(self, run_id: int) -> dict[str, list[Event]]:
-        """A run's stored steps by lane, in the order they arrived, as events again."""
+        """A run's stored steps by lane, in the order they arrived, as events again (parsed
+        in a thread: a run can have thousands)."""
         rows = await self._db.execute_fetchall(
             "SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id", (run_id,)
         )
-        lanes: dict[str, list[Event]] = {}
-        for lane, payload in rows:
-            lanes.setdefault(lane, []).append(event_from_row(payload))
-        return lanes
+        return await asyncio.to_thread(_lanes_of, rows)
 
     async def starts_since(self, user_id: int, since: datetime) -> list[datetime]:
         """When a user's runs (in any chat) started from `since` on, oldest first."""
@@ -315,3 +313,11 @@ def _iso(moment: datetime) -> str:
 
 def _now() -> str:
     return _iso(datetime.now(UTC))
+
+
+def _lanes_of(rows: Iterable[Any]) -> dict[str, list[Event]]:
+    """(lane, payload) rows as events by lane, in order."""
+    lanes: dict[str, list[Event]] = {}
+    for lane, payload in rows:
+        lanes.setdefault(lane, []).append(event_from_row(payload))
+    return lanes

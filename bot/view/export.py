@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from datetime import UTC
 
-from agent.events import Event, RunFinished
+from agent.events import Event, ObservationFailure, RunFinished
 from agent.summary import figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
 from bot.view.i18n import failure_label, lane_label, lang_code, mode_label, phrase, status_label
@@ -111,6 +111,9 @@ def _round(view: RoundView, lang: str) -> str:
 
 
 def _step(step: ToolStep, lang: str) -> str:
+    if step.failure == ObservationFailure.NOT_RUN:  # stands for all the calls not run
+        return (f'<div class="step failed"><span class="label">⏭ '
+                f'{_e(step.observation or "")}</span></div>')
     args = step.arguments if isinstance(step.arguments, str) else json.dumps(
         step.arguments, ensure_ascii=False, indent=2)
     out = (f'<div class="step"><span class="label">🔧 {_e(phrase(lang, "chain_action"))}: '

@@ -1,4 +1,4 @@
-"""What /history and /show print: a page of runs with its buttons, and a run's header line.
+"""What /history and /show print: a page of runs with its buttons, and a run replayed.
 
 Buttons carry only numbers (`hist:<page>[:<search>]`, `show:<n>`); whoever taps one is
 checked against the chat's scope again, so forged data reaches nothing new.
@@ -9,15 +9,21 @@ from __future__ import annotations
 import html
 from datetime import UTC
 
+from agent.events import Event
 from agent.lang import Lang
 from bot.store.records import HistoryPage, RunRecord
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import mode_label, status_label, text
-from bot.view.textlen import shorten
+from bot.view.render import render_view
+from bot.view.spans import PAGE_LIMIT, to_plain
+from bot.view.textlen import shorten, utf16_len
+from bot.view.transcript import replay
 
 QUESTION_CHARS = 60
 """A question in the list is cut to this many characters."""
 RUNS_PER_ROW = 5
+SHOW_PAGES = 4
+"""/show sends at most this many messages; the last then says the rest is in /export."""
 _MARK = {"running": "⏳", "done": "✅", "max_rounds": "⚠️", "error": "❌", "cancelled": "⏹",
          "interrupted": "⚡"}
 
@@ -49,6 +55,25 @@ def history_keyboard(page: HistoryPage, search: int | None) -> Keyboard:
     if turn:
         rows.append(tuple(turn))
     return tuple(rows)
+
+
+def show_pages(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang) -> list[str]:
+    """Run `record` (its stored steps by lane) drawn as it looked live, observations whole,
+    a header on top: at most SHOW_PAGES messages, the last saying the rest is in /export
+    when there is more (a run of thousands of steps would fill a hundred messages)."""
+    view = replay(record, lanes, lang)
+    if record.status == "running":
+        view.add_notice(text(lang, "still_running"))
+    pages = render_view(view, live=False)
+    header = run_header(record, lang)
+    if utf16_len(to_plain(header + "\n\n" + pages[0])) <= PAGE_LIMIT:
+        pages = [header + "\n\n" + pages[0], *pages[1:]]
+    else:
+        pages = [header, *pages]
+    if len(pages) <= SHOW_PAGES:
+        return pages
+    kept = pages[:SHOW_PAGES - 1]
+    return [*kept, text(lang, "show_rest_in_export", more=len(pages) - len(kept), n=record.n)]
 
 
 def run_header(record: RunRecord, lang: Lang) -> str:

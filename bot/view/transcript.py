@@ -8,6 +8,7 @@ holds the transcripts of a run's lanes: one (`main`) for an ask or plain run, `p
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -19,6 +20,7 @@ from agent.events import (
     Event,
     Note,
     Observation,
+    ObservationFailure,
     Plan,
     PlanStep,
     RunFinished,
@@ -69,6 +71,10 @@ class Transcript:
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
     plan: tuple[PlanStep, ...] = ()
+    _waiting: dict[tuple[int, str], deque[ToolStep]] = field(
+        default_factory=dict, repr=False, compare=False)
+    """Steps still waiting for their Observation, by round and call id, oldest first: an
+    Observation finds its Action at once, so folding a run is linear in its steps."""
 
     def checklist(self) -> list[tuple[PlanStep, bool]]:
         """The plan's steps, each ticked once a matching tool has run: the k-th step that
@@ -112,8 +118,9 @@ class Transcript:
             self.answer_final = True
             self.unparsed = event.unparsed
         elif isinstance(event, Action):
-            self._round(event.round).steps.append(
-                ToolStep(event.call_id, event.tool, event.arguments))
+            step = ToolStep(event.call_id, event.tool, event.arguments)
+            self._round(event.round).steps.append(step)
+            self._waiting.setdefault((event.round, event.call_id), deque()).append(step)
         elif isinstance(event, Observation):
             step = self._step_for(event)
             step.observation = event.text
@@ -144,14 +151,14 @@ class Transcript:
     def _step_for(self, obs: Observation) -> ToolStep:
         """The Action an Observation answers: same round and call id, still waiting.
 
-        Some servers reuse call ids across rounds, so the round is matched first; an
-        Observation with no Action (a damaged stored run) gets a step of its own."""
-        steps = self._round(obs.round).steps
-        for step in steps:
-            if step.call_id == obs.call_id and step.observation is None:
-                return step
+        Some servers reuse call ids across rounds, so the round is matched first. An
+        Observation with no Action (a damaged stored run) and the one that stands for a
+        round's calls not run (NOT_RUN) get a step of their own."""
+        waiting = self._waiting.get((obs.round, obs.call_id))
+        if waiting and obs.failure != ObservationFailure.NOT_RUN:
+            return waiting.popleft()
         step = ToolStep(obs.call_id, obs.tool, {})
-        steps.append(step)
+        self._round(obs.round).steps.append(step)
         return step
 
 
