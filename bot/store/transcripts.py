@@ -47,6 +47,33 @@ _RUN_COLUMNS = """
     FROM runs"""
 
 
+INSERT_STEP = (
+    "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
+    " duration_ms, synthesized, payload, created_at)"
+    " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?")
+"""Stores one step (`step_row`'s values); a run that is gone takes none."""
+
+
+def step_row(run_id: int, event: Event, lane: str) -> tuple[Any, ...]:
+    """INSERT_STEP's values for `event`, a step of run `run_id`."""
+    data = event.to_dict()
+    arguments = data.get("arguments")
+    return (
+        lane,
+        data["type"],
+        data.get("round", 0),
+        data.get("tool"),
+        None if arguments is None else json.dumps(arguments, ensure_ascii=False),
+        data.get("text"),
+        data.get("ok"),
+        data.get("duration_ms"),
+        data.get("synthesized"),
+        json.dumps(data, ensure_ascii=False),
+        _now(),
+        run_id,
+    )
+
+
 class Store:
     def __init__(self, db: aiosqlite.Connection, path: Path) -> None:
         self._db = db
@@ -111,28 +138,8 @@ class Store:
         _check(lane, LANES, "lane")
         if isinstance(event, AnswerDelta):
             return
-        data = event.to_dict()
-        arguments = data.get("arguments")
-        row = (
-            lane,
-            data["type"],
-            data.get("round", 0),
-            data.get("tool"),
-            None if arguments is None else json.dumps(arguments, ensure_ascii=False),
-            data.get("text"),
-            data.get("ok"),
-            data.get("duration_ms"),
-            data.get("synthesized"),
-            json.dumps(data, ensure_ascii=False),
-            _now(),
-        )
         async with self._transaction() as db:
-            await db.execute(
-                "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
-                " duration_ms, synthesized, payload, created_at)"
-                " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
-                (*row, run_id),
-            )
+            await db.execute(INSERT_STEP, step_row(run_id, event, lane))
 
     async def finish(
         self, run_id: int, *, status: str, usage: Usage, duration_ms: int, answer: str

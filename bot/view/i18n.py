@@ -112,9 +112,9 @@ _HTML: dict[str, tuple[str, str]] = {
     "show_header": ("📜 #{n} · {name} · {when} · {status}", "📜 #{n} · {name} · {when} · {status}"),
     "still_running": ("这个问题还在运行，以上是目前为止的过程。",
                       "This question is still running; this is the chain so far."),
-    "show_rest_in_export": ("……后面还有 {more} 条消息没有在这里显示。"
+    "show_rest_in_export": ("……这次运行太长，后面的过程没有在这里显示。"
                             "完整过程请用 /export {n} 下载。",
-                            "… {more} more messages are not shown here. The whole run is in "
+                            "… This run is too long to show here in full: the rest is in "
                             "/export {n}."),
     "export_caption": ("Glassbox 记录 #{n}：{question}", "Glassbox transcript #{n}: {question}"),
     "forgotten": ("已删除 #{n}。", "Run #{n} is deleted."),

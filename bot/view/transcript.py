@@ -8,6 +8,7 @@ holds the transcripts of a run's lanes: one (`main`) for an ask or plain run, `p
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -92,6 +93,22 @@ class Transcript:
                 ok_calls.get(step.tool, 0) >= seen[step.tool])
             ticked.append((step, done))
         return ticked
+
+    def clipped(self, most_steps: int) -> Transcript | None:
+        """This run's chain cut after its first `most_steps` tool steps, without the answer;
+        None if it has no more steps than that (or has a plan, whose ticks count every
+        step). Drawn, it begins exactly as the whole run does: /show draws a run of
+        thousands of steps from this to send its first pages."""
+        if self.plan or sum(len(view.steps) for view in self.rounds) <= most_steps:
+            return None
+        rounds, left = [], most_steps
+        for view in self.rounds:
+            if left <= 0:
+                break
+            rounds.append(dataclasses.replace(view, steps=view.steps[:left]))
+            left -= len(view.steps)
+        return dataclasses.replace(self, rounds=rounds, answer="", answer_final=False,
+                                   _waiting={})
 
     @classmethod
     def from_events(cls, events: Iterable[Event]) -> Transcript:
@@ -178,6 +195,18 @@ class View:
             self.finished[lane] = event
         elif isinstance(event, Answer):
             self.answers[lane] = event.text
+
+    def clipped(self, most_steps: int) -> View | None:
+        """The view with its last lane (where the chain ends) `Transcript.clipped`; None if
+        that lane is short enough to draw whole."""
+        last = list(self.lanes)[-1]
+        lane = self.lanes[last].clipped(most_steps)
+        if lane is None:
+            return None
+        view = View(self.mode, self.lang)  # type: ignore[arg-type]
+        view.lanes = {**self.lanes, last: lane}
+        view.finished, view.answers = dict(self.finished), dict(self.answers)
+        return view
 
     def add_notice(self, notice: str) -> None:
         for transcript in self.lanes.values():

@@ -1,0 +1,76 @@
+"""Huge runs: a model reply with a thousand tool calls, and /show and /export of a stored run
+of 10,000 steps. Only AGENT_MAX_CALLS_PER_ROUND calls run and the model still gets a result
+for every call id; /show sends a few messages and points to /export; and while either is
+built, other chats keep moving (the event loop never stalls long)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.view.history_view import SHOW_PAGES
+from tests.botkit import ALICE, BOB, GROUP, Glassbox
+from tests.fakes.model import text_reply, tool_reply
+from tests.faults.huge_run import longest_stall, store_huge_run
+from tests.faults.kit import runs_of, still_answers
+
+CAP = 8
+"""AGENT_MAX_CALLS_PER_ROUND's default."""
+STALL_S = 9.25
+"""The longest the loop may stall while a huge run is shown or exported. Built on the loop,
+/show of this run stalled it for seconds (and more on a loaded machine)."""
+
+
+async def test_a_reply_with_a_thousand_tool_calls_runs_only_the_first_eight(
+        gb: Glassbox) -> None:
+    calls = [("add", {"a": n, "b": 1}) for n in range(1000)]
+    gb.model.push(tool_reply(*calls), text_reply("Enough adding."))
+    asked = gb.tg.send(GROUP, ALICE, "/ask add every number up to a thousand to one")
+    final = await gb.answer_to(GROUP, asked, timeout=30)
+
+    assert "⏭ 992 more calls not run: at most 8 per round" in final.text
+    assert final.text.count("🔧 Action add(") == CAP
+    assert "Enough adding." in final.text
+
+    sent = gb.model.bodies[1]["messages"]
+    [asked_for] = [m for m in sent if m["role"] == "assistant" and m.get("tool_calls")]
+    ids = [c["id"] for c in asked_for["tool_calls"]]
+    results = {m["tool_call_id"]: m["content"] for m in sent if m["role"] == "tool"}
+    assert len(ids) == 1000 and set(results) == set(ids)  # every call id has its result
+    assert [results[i] for i in ids[:CAP]] == [f"{n + 1}" for n in range(CAP)]
+    assert all(results[i].startswith("Not run: at most 8 tool calls run per round")
+               for i in ids[CAP:])
+
+    [run] = await runs_of(gb, GROUP)
+    steps = (await gb.parts.store.events(run.id))["main"]
+    assert len(steps) < 30  # it was 2,005
+    assert [e.type for e in steps].count("action") == CAP
+    await still_answers(gb, GROUP)
+
+
+async def test_show_of_a_ten_thousand_step_run_sends_a_few_messages_and_points_to_export(
+        gb: Glassbox) -> None:
+    n = await store_huge_run(gb.parts.store, GROUP, ALICE)
+    asked = gb.tg.send(GROUP, BOB, f"/show {n}")  # Bob writes Chinese
+    await gb.tg.wait(lambda: len(gb.replies_to(GROUP, asked)) >= SHOW_PAGES, timeout=30)
+    await asyncio.sleep(0.5)  # nothing more comes
+    pages = [m.text for m in gb.replies_to(GROUP, asked)]
+    assert len(pages) == SHOW_PAGES
+    assert pages[0].startswith(f"📜 #{n} · Alice")
+    assert f"/export {n}" in pages[-1] and "后面的过程没有在这里显示" in pages[-1]
+
+
+async def test_other_chats_keep_moving_while_a_huge_run_is_shown_and_exported(
+        gb: Glassbox) -> None:
+    n = await store_huge_run(gb.parts.store, GROUP, ALICE)
+    await still_answers(gb, ALICE)  # the first model call imports much of openai, on the loop
+    for command in (f"/show {n}", f"/export {n}"):
+        async with longest_stall() as stall:
+            asked = gb.tg.send(GROUP, BOB, command)
+            await asyncio.sleep(0.05)  # the build has begun when Alice asks
+            await still_answers(gb, ALICE)
+            await gb.tg.wait(lambda a=asked: bool(gb.replies_to(GROUP, a)), timeout=30)
+        print("STALL", command, stall.longest)
+        assert stall.longest < STALL_S, f"{command} stalled the loop {stall.longest:.3f} s"
+    [exported] = gb.replies_to(GROUP, asked)
+    assert exported.document is not None
+    assert b"The sums are all above." in exported.document.content
