@@ -15,7 +15,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -65,24 +65,35 @@ def parse_call(call: ToolCall, lang: str) -> ParsedCall:
     return ParsedCall(call, value)
 
 
+def validation_problems(exc: ValidationError) -> str:
+    """What is wrong with arguments, field by field, as the model and a person read it."""
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
+                     for e in exc.errors(include_url=False))
+
+
 @dataclass(frozen=True, slots=True)
 class Batch:
     """A round's calls split at the cap: the first `cap` run, the rest are not run."""
 
     run: tuple[ParsedCall, ...]
-    skipped: tuple[ParsedCall, ...]
+    not_run: tuple[ParsedCall, ...]
     cap: int
 
     @classmethod
     def of(cls, calls: Sequence[ParsedCall], cap: int) -> Batch:
         return cls(tuple(calls[:cap]), tuple(calls[cap:]), cap)
 
+    @property
+    def calls(self) -> tuple[ParsedCall, ...]:
+        """All of the round's calls, in the model's order."""
+        return self.run + self.not_run
+
     def results(self, ran: dict[str, str], lang: str) -> list[str]:
         """What the model is sent for every call, in call order (each tool_call id must get
         one, or the next request is invalid): the observations of those that ran, by call
         id, then "not run" for each of the rest."""
         return ([ran[p.call.id] for p in self.run]
-                + [not_run_result(lang, self.cap)] * len(self.skipped))
+                + [not_run_result(lang, self.cap)] * len(self.not_run))
 
 
 class _Result(NamedTuple):
@@ -139,10 +150,7 @@ class ToolRunner:
         try:
             args = tool.Args.model_validate(parsed.arguments)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
-                for e in exc.errors(include_url=False)
-            )
+            problems = validation_problems(exc)
             return _Result(pick(self.lang, f"{name} 的参数无效：{problems}",
                                 f"Invalid arguments for {name}: {problems}"),
                            ObservationFailure.BAD_ARGUMENTS)
@@ -188,21 +196,27 @@ async def act(
     runner: ToolRunner,
     rnd: int,
     stats: RunStats,
+    skipped: Mapping[str, str] | None = None,
 ) -> AsyncIterator[Event]:
     """Actions of the calls that run, one NOT_RUN Observation for the calls past the cap,
-    then Observations as each call finishes (the calls run concurrently)."""
+    then Observations as each call finishes (the calls run concurrently). `skipped`: calls
+    a person skipped (call id: the observation instead), never run."""
     calls = batch.run
     for parsed in calls:
         stats.tool_calls += 1
         yield Action(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
                      arguments=parsed.arguments)
-    if batch.skipped:
-        first = batch.skipped[0].call
+    if batch.not_run:
+        first = batch.not_run[0].call
         yield Observation(round=rnd, call_id=first.id, tool=first.name,
-                          text=not_run_note(runner.lang, len(batch.skipped), batch.cap),
+                          text=not_run_note(runner.lang, len(batch.not_run), batch.cap),
                           ok=False, duration_ms=0, failure=ObservationFailure.NOT_RUN)
 
     async def one(parsed: ParsedCall, n: int) -> Observation:
+        if skipped and parsed.call.id in skipped:
+            return Observation(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
+                               text=skipped[parsed.call.id], ok=False, duration_ms=0,
+                               failure=ObservationFailure.SKIPPED)
         text, failure, ms = await runner.run(parsed, n)
         return Observation(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
                            text=text, ok=failure is None, duration_ms=ms, failure=failure)

@@ -122,7 +122,8 @@ async def history_tapped(update: Update, context: Context) -> None:
 async def _history(context: Context, scope: Scope, lang: Lang, page: int, keyword: str,
                    search: int | None) -> tuple[str, Keyboard]:
     shown = await context.store.history(scope, page=page, keyword=keyword)
-    return history_text(shown, lang, keyword), history_keyboard(shown, search)
+    zone = context.settings.default_timezone
+    return history_text(shown, lang, keyword, zone), history_keyboard(shown, search)
 
 
 def _searches(context: Context) -> dict[int, str]:
@@ -180,7 +181,8 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
     if record is None:
         return None
     lanes = await context.store.events(record.id)
-    return await asyncio.to_thread(show_pages, record, lanes, lang)
+    return await asyncio.to_thread(show_pages, record, lanes, lang,
+                                   context.settings.default_timezone)
 
 
 # --- /export -------------------------------------------------------------------------------
@@ -197,7 +199,8 @@ async def export_command(update: Update, context: Context) -> None:
         await context.outbox.say(chat.id, msg.message_id, reply)
         return
     lanes = await context.store.events(record.id)
-    page = await asyncio.to_thread(export_html, record, lanes, lang)
+    page = await asyncio.to_thread(export_html, record, lanes, lang,
+                                   context.settings.default_timezone)
     caption = text(lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)

@@ -7,7 +7,6 @@ checked against the chat's scope again, so forged data reaches nothing new.
 from __future__ import annotations
 
 import html
-from datetime import UTC
 
 from agent.events import Event
 from agent.lang import Lang
@@ -18,6 +17,7 @@ from bot.view.render import render_view
 from bot.view.spans import PAGE_LIMIT, to_plain
 from bot.view.textlen import shorten, utf16_len
 from bot.view.transcript import View, replay
+from bot.view.when import local_time
 
 QUESTION_CHARS = 60
 """A question in the list is cut to this many characters."""
@@ -31,17 +31,18 @@ _MARK = {"running": "⏳", "done": "✅", "max_rounds": "⚠️", "error": "❌"
          "interrupted": "⚡"}
 
 
-def history_text(page: HistoryPage, lang: Lang, keyword: str) -> str:
-    """The page as HTML: a title line, then two lines a run, newest first."""
+def history_text(page: HistoryPage, lang: Lang, keyword: str, zone: str) -> str:
+    """The page as HTML: a title line, then two lines a run, newest first, times in the
+    time zone `zone` (named in the title)."""
     shown = shorten(keyword, QUESTION_CHARS)  # a keyword can be as long as a message
     if not page.runs:
         if keyword:
             return text(lang, "history_nothing_found", keyword=shown)
         return text(lang, "history_empty")
-    numbers = {"page": page.page, "pages": page.pages, "total": page.total}
+    numbers = {"page": page.page, "pages": page.pages, "total": page.total, "zone": zone}
     title = (text(lang, "history_found", keyword=shown, **numbers) if keyword
              else text(lang, "history_title", **numbers))
-    rows = [_row(record, lang) for record in page.runs]
+    rows = [_row(record, lang, zone) for record in page.runs]
     return "\n\n".join([title, *rows, f"<i>{text(lang, 'history_hint')}</i>"])
 
 
@@ -60,15 +61,16 @@ def history_keyboard(page: HistoryPage, search: int | None) -> Keyboard:
     return tuple(rows)
 
 
-def show_pages(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang) -> list[str]:
+def show_pages(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang,
+               zone: str) -> list[str]:
     """Run `record` (its stored steps by lane) drawn as it looked live, observations whole,
-    a header on top: at most SHOW_PAGES messages, the last saying the rest is in /export
-    when there is more (a run of thousands of steps would fill a hundred messages)."""
+    a header on top (its time in `zone`): at most SHOW_PAGES messages, the last saying the
+    rest is in /export when there is more (thousands of steps would fill a hundred)."""
     view = replay(record, lanes, lang)
     if record.status == "running":
         view.add_notice(text(lang, "still_running"))
     pages = _first_pages(view) or render_view(view, live=False)
-    header = run_header(record, lang)
+    header = run_header(record, lang, zone)
     if utf16_len(to_plain(header + "\n\n" + pages[0])) <= PAGE_LIMIT:
         pages = [header + "\n\n" + pages[0], *pages[1:]]
     else:
@@ -89,15 +91,15 @@ def _first_pages(view: View) -> list[str] | None:
     return pages if len(pages) > SHOW_PAGES else None
 
 
-def run_header(record: RunRecord, lang: Lang) -> str:
-    """One line for the top of /show: number, who, when, how it ended."""
-    when = record.started_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+def run_header(record: RunRecord, lang: Lang, zone: str) -> str:
+    """One line for the top of /show: number, who, when (in `zone`, named), how it ended."""
+    when = local_time(record.started_at, zone, "%Y-%m-%d %H:%M") + f" ({zone})"
     return text(lang, "show_header", n=record.n, name=record.user_name, when=when,
                 status=_status(record, lang))
 
 
-def _row(record: RunRecord, lang: Lang) -> str:
-    when = record.started_at.astimezone(UTC).strftime("%m-%d %H:%M")
+def _row(record: RunRecord, lang: Lang, zone: str) -> str:
+    when = local_time(record.started_at, zone, "%m-%d %H:%M")
     facts = " · ".join([when, record.user_name, mode_label(record.mode, lang),
                         _status(record, lang)])
     question = shorten(record.question, QUESTION_CHARS)
