@@ -61,7 +61,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
             chosen = extra.toolbox.tools
         outbox = Outbox(app.bot, Pacer(limits, on_wait=metrics.waited))
         runs = Runs(settings, ModelClient(settings), chosen, store, outbox, Typing(app.bot),
-                    Listeners(metrics))
+                    Listeners(metrics, app.bot_data.hub))
         searches = settings.history_rate_limit
         app.bot_data.parts = Parts(settings=settings, store=store,
                                    admins=Admins(app.bot, settings.admin_user_ids),

@@ -20,7 +20,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.lang import Lang
 from bot.context import Context
-from bot.handlers.common import Sender, is_admin, lang_of, sender_of
+from bot.handlers.common import Sender, chat_settings, is_admin, lang_of, sender_of
 from bot.runs.quota import wait_text
 from bot.store.records import Scope
 from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
@@ -122,7 +122,7 @@ async def history_tapped(update: Update, context: Context) -> None:
 async def _history(context: Context, scope: Scope, lang: Lang, page: int, keyword: str,
                    search: int | None) -> tuple[str, Keyboard]:
     shown = await context.store.history(scope, page=page, keyword=keyword)
-    zone = context.settings.default_timezone
+    zone = (await chat_settings(context, scope.chat_id)).timezone
     return history_text(shown, lang, keyword, zone), history_keyboard(shown, search)
 
 
@@ -181,8 +181,8 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
     if record is None:
         return None
     lanes = await context.store.events(record.id)
-    return await asyncio.to_thread(show_pages, record, lanes, lang,
-                                   context.settings.default_timezone)
+    zone = (await chat_settings(context, record.chat_id)).timezone
+    return await asyncio.to_thread(show_pages, record, lanes, lang, zone)
 
 
 # --- /export -------------------------------------------------------------------------------
@@ -199,8 +199,8 @@ async def export_command(update: Update, context: Context) -> None:
         await context.outbox.say(chat.id, msg.message_id, reply)
         return
     lanes = await context.store.events(record.id)
-    page = await asyncio.to_thread(export_html, record, lanes, lang,
-                                   context.settings.default_timezone)
+    zone = (await chat_settings(context, chat.id)).timezone
+    page = await asyncio.to_thread(export_html, record, lanes, lang, zone)
     caption = text(lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)
@@ -227,6 +227,7 @@ async def forget_command(update: Update, context: Context) -> None:
         reply = text(lang, "forget_not_yours", n=n)
     else:
         await context.store.forget(scope, n)
+        context.hub.forgotten(chat.id, record.id)
         reply = text(lang, "forgotten", n=n)
     await context.outbox.say(chat.id, msg.message_id, reply)
 
@@ -273,6 +274,7 @@ async def forget_all_tapped(update: Update, context: Context) -> None:
         await _edit(context, query.message, text(lang, "forget_all_cancelled"))
         return
     count = await context.store.forget_all(chat.id)
+    context.hub.forgotten(chat.id)
     await _edit(context, query.message, text(lang, "forget_all_done", count=count))
 
 

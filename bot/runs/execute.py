@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
+from agent.compare_judge import judge
 from agent.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import Lang, detect_lang
@@ -24,9 +25,11 @@ from bot.delivery.live import LiveMessage
 from bot.delivery.outbox import Outbox
 from bot.delivery.typing_indicator import Typing
 from bot.runs.active import Active, ActiveRuns
+from bot.runs.class_settings import run_settings, run_tools
 from bot.runs.listeners import Listeners
 from bot.runs.step import Pauses, chat_gate
 from bot.settings import BotSettings
+from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
 from bot.store.transcripts import Store
 from bot.view.buttons import Button, Keyboard
@@ -53,6 +56,8 @@ class Question:
     """/plan: make a plan first; None: as AGENT_PLANNER says."""
     step: bool = False
     """/step: pause before every action for a person's decision (bot/runs/step.py)."""
+    chat: ChatSettings | None = None
+    """The chat's own settings (/settings) at the time of asking; None: the environment's."""
 
 
 def stop_button(lang: Lang, key: int) -> Keyboard:
@@ -90,6 +95,7 @@ class Runs:
     async def _execute(self, q: Question, active: Active) -> None:
         """Run `q` to the end, live in the chat; `active.cancel` stops it."""
         view = View(q.mode, q.lang)
+        view.notes = q.chat is None or q.chat.notes
         live = self.outbox.live(q.chat_id, q.reply_to, button=stop_button(q.lang, active.key),
                                 on_gone=active.stop)  # kicked or blocked: no one sees the rest
         record = await self.store.start_run(
@@ -121,6 +127,8 @@ class Runs:
                 await self.store.append(record.id, event, lane=lane)
                 self.listeners.run_event(record, lane, event)
                 on_step()
+            if view.judgeable() and not active.cancel.is_set():
+                await self._judge(q, view, record, active, on_step)
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
@@ -133,6 +141,34 @@ class Runs:
         self.listeners.run_finished(record, status)
         return status
 
+    async def _judge(self, q: Question, view: View, record: RunRecord, active: Active,
+                     on_step: Callable[[], None]) -> None:
+        """/compare's difference line: the model judges the two answers (stored with the
+        ReAct lane). Stopping the run drops it; a failed call leaves the cost line alone."""
+        view.judging = True
+        on_step()
+        asked = asyncio.ensure_future(judge(
+            q.text, view.answers["plain"], view.answers["react"], client=self.client,
+            lang=detect_lang(q.text)))
+        stopped = asyncio.ensure_future(active.cancel.wait())
+        try:
+            await asyncio.wait((asked, stopped), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            view.judging = False
+            for task in (asked, stopped):
+                task.cancel()
+        if not asked.done() or asked.cancelled():
+            return
+        if asked.exception() is not None:  # a bug: the two answers still stand without it
+            log.error("compare judgement failed", exc_info=asked.exception())
+            return
+        judgement = asked.result()
+        if judgement is not None:
+            view.apply("react", judgement)
+            await self.store.append(record.id, judgement, lane="react")
+            self.listeners.run_event(record, "react", judgement)
+        on_step()
+
     async def _remember_first(self, record: RunRecord, live: LiveMessage) -> None:
         """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""
         first = await live.first_sent()
@@ -141,14 +177,17 @@ class Runs:
 
     def _events(self, q: Question, active: Active,
                 gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
-        common = {"client": self.client, "settings": self.settings, "history": q.history,
+        settings, tools = self.settings, self.tools
+        if q.chat is not None:
+            settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat)
+        common = {"client": self.client, "settings": settings, "history": q.history,
                   "cancel": active.cancel}
         lanes: dict[str, AsyncIterator[Event]] = {}
         if q.mode in ("plain", "compare"):
             lanes["plain" if q.mode == "compare" else "main"] = run_plain(q.text, **common)
         if q.mode in ("ask", "compare"):
             lanes["react" if q.mode == "compare" else "main"] = run_react(
-                q.text, tools=self.tools, planner=q.planner, gate=gate, **common)
+                q.text, tools=tools, planner=q.planner, gate=gate, **common)
         return _merged(lanes)
 
     async def _recover_interrupted(self) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 import aiosqlite
 
 from agent.events import AnswerDelta, Event, Usage
+from bot.store.chat_settings import ChatSettingsTable
 from bot.store.migrations import migrate
 from bot.store.records import (
     FINAL_STATUSES,
@@ -79,6 +80,8 @@ class Store:
         self._db = db
         self.path = path
         self._lock = asyncio.Lock()
+        self.chats = ChatSettingsTable(db, self._transaction)
+        """Each chat's own settings (/settings)."""
 
     @classmethod
     async def open(cls, path: Path) -> Store:

@@ -8,6 +8,7 @@ holds the transcripts of a run's lanes: one (`main`) for an ask or plain run, `p
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections import deque
 from collections.abc import Iterable
@@ -20,6 +21,7 @@ from agent.events import (
     AnswerDelta,
     Decided,
     Event,
+    Judgement,
     Note,
     Observation,
     ObservationFailure,
@@ -34,6 +36,7 @@ from agent.lang import Lang
 from bot.store.records import RunRecord
 
 Mode = Literal["ask", "plain", "compare"]
+_UNFINISHED = RunFinished(round=0, status="error")
 
 
 @dataclass
@@ -83,6 +86,8 @@ class Transcript:
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
     plan: tuple[PlanStep, ...] = ()
+    judgement: str = ""
+    """A compare run's difference line, the model's judgement (kept with the ReAct lane)."""
     _waiting: dict[tuple[int, str], deque[ToolStep]] = field(
         default_factory=dict, repr=False, compare=False)
     """Steps still waiting for their Observation, by round and call id, oldest first: an
@@ -172,6 +177,8 @@ class Transcript:
             self.finished = event
         elif isinstance(event, Plan):
             self.plan = event.steps
+        elif isinstance(event, Judgement):
+            self.judgement = event.text
 
     def _round(self, number: int) -> RoundView:
         """The view of round `number`, made (in order) if it is new."""
@@ -223,13 +230,32 @@ class View:
         self.lanes: dict[str, Transcript] = {lane: Transcript() for lane in lanes}
         self.finished: dict[str, RunFinished] = {}
         self.answers: dict[str, str] = {}
+        self.notes = True
+        """Show Glassbox's own notes (Note events, thoughts it wrote for a model that gave
+        none); a chat's /settings may turn them off."""
+        self.judging = False
+        """A compare run's two answers are being judged (the difference line is coming)."""
+        self.judgement: Judgement | None = None
 
     def apply(self, lane: str, event: Event) -> None:
+        if not self.notes:
+            if isinstance(event, Note):
+                return
+            if isinstance(event, Thought) and event.synthesized:
+                event = dataclasses.replace(event, text="")  # the round goes on, unexplained
         self.lanes[lane].apply(event)
         if isinstance(event, RunFinished):
             self.finished[lane] = event
         elif isinstance(event, Answer):
             self.answers[lane] = event.text
+        elif isinstance(event, Judgement):
+            self.judgement = event
+
+    def judgeable(self) -> bool:
+        """A compare run whose two lanes both finished well, each with an answer."""
+        return self.mode == "compare" and all(
+            lane in self.answers and self.finished.get(lane, _UNFINISHED).status == "done"
+            for lane in ("plain", "react"))
 
     def clipped(self, most_steps: int) -> View | None:
         """The view with its last lane (where the chain ends) `Transcript.clipped`; None if
@@ -238,9 +264,8 @@ class View:
         lane = self.lanes[last].clipped(most_steps)
         if lane is None:
             return None
-        view = View(self.mode, self.lang)  # type: ignore[arg-type]
+        view = copy.copy(self)
         view.lanes = {**self.lanes, last: lane}
-        view.finished, view.answers = dict(self.finished), dict(self.answers)
         return view
 
     def add_notice(self, notice: str) -> None:
@@ -255,6 +280,8 @@ class View:
         usage = main.usage
         if "plain" in self.finished and self.mode == "compare":
             usage = usage + self.finished["plain"].usage
+        if self.judgement is not None:
+            usage = usage + self.judgement.usage
         return RunFinished(round=main.round, status=main.status, usage=usage,
                            duration_ms=max(f.duration_ms for f in self.finished.values()))
 
