@@ -38,11 +38,13 @@ _HTML: dict[str, tuple[str, str]] = {
         "/compare 问题 — 两种方式同时回答，并排对比\n"
         "/plan 问题 — 先列出计划（清单），再一步步回答\n"
         "/step 问题 — 每次行动前暂停，由你决定：执行、修改、跳过或停止\n"
+        "/settings — 本聊天的设置：语言、时区、工具、计划、模式（管理员可修改）\n"
         "/examples — 示例问题，点一下就能运行\n"
         "/stop — 停止你正在运行的问题\n"
         "/history [页码或关键词] — 本聊天的记录，可搜索\n"
         "/show 编号 — 重放一次完整的过程 · /export 编号 — 导出 HTML 文件\n"
-        "/forget 编号 — 删除你的一条记录（管理员：/forget all 清空本群）\n\n"
+        "/forget 编号 — 删除你的一条记录（管理员：/forget all 清空本群）\n"
+        "/board — 课堂看板链接：在投影上大字实时显示本聊天的问答\n\n"
         "回复机器人的回答可以继续追问；回复别人的消息并发送 /ask，就是问那条消息。",
         "🔍 <b>Glassbox</b> answers questions and shows you how it gets there.\n\n"
         "It works in <b>ReAct</b> style (reason + act): each round it 💭 <b>thinks</b> about "
@@ -58,11 +60,13 @@ _HTML: dict[str, tuple[str, str]] = {
         "/compare question — both at once, side by side\n"
         "/plan question — make a plan (a checklist) first, then answer step by step\n"
         "/step question — pause before every action: you run, edit, skip or stop it\n"
+        "/settings — this chat's settings: language, time zone, tools, plans, mode (admins)\n"
         "/examples — preset questions to tap\n"
         "/stop — stop your running question\n"
         "/history [page or keyword] — this chat's earlier runs, searchable\n"
         "/show n — replay a whole chain · /export n — download it as an HTML file\n"
-        "/forget n — delete one of your runs (admins: /forget all clears the chat)\n\n"
+        "/forget n — delete one of your runs (admins: /forget all clears the chat)\n"
+        "/board — the class board: this chat's runs live, in large type, for a projector\n\n"
         "Reply to one of my answers to follow up; reply /ask to someone's message to ask "
         "about it.",
     ),
@@ -81,6 +85,15 @@ _HTML: dict[str, tuple[str, str]] = {
     "not_running": ("这个问题已经结束了。", "That question has already finished."),
     "stop_button": ("⏹ 停止", "⏹ Stop"),
     "examples": ("点一个问题来运行它：", "Tap a question to run it:"),
+    # --- /settings (issue 15) ---
+    "settings_title": ("⚙️ <b>本聊天的设置</b>（从下一个问题起生效）",
+                       "⚙️ <b>This chat's settings</b> (they apply from the next question)"),
+    "settings_read_only": ("只有管理员可以修改。", "Only an admin can change them."),
+    "settings_changed": ("✅ 已修改 {what}：{before} → {after}",
+                         "✅ Changed {what}: {before} → {after}"),
+    "settings_usage": ("用 /settings 打开菜单；设置其他时区：/settings timezone Europe/Paris",
+                       "Send /settings for the menu; for another time zone: "
+                       "/settings timezone Europe/Paris"),
     # --- Step mode (issue 15) ---
     "step_edit_prompt": (
         "✏️ 修改 <code>{call}</code> 的参数：请<b>回复这条消息</b>，写 JSON、key=value"
@@ -126,6 +139,10 @@ _HTML: dict[str, tuple[str, str]] = {
     "show_header": ("📜 #{n} · {name} · {when} · {status}", "📜 #{n} · {name} · {when} · {status}"),
     "still_running": ("这个问题还在运行，以上是目前为止的过程。",
                       "This question is still running; this is the chain so far."),
+    "show_rest_in_export": ("……这次运行太长，后面的过程没有在这里显示。"
+                            "完整过程请用 /export {n} 下载。",
+                            "… This run is too long to show here in full: the rest is in "
+                            "/export {n}."),
     "export_caption": ("Glassbox 记录 #{n}：{question}", "Glassbox transcript #{n}: {question}"),
     "forgotten": ("已删除 #{n}。", "Run #{n} is deleted."),
     "forget_not_yours": ("#{n} 不是你问的：只有提问的人或管理员可以删除它。",
@@ -156,6 +173,22 @@ _HTML: dict[str, tuple[str, str]] = {
     "text_only": ("我只能读文字消息。请把问题用文字发给我，例如：\n/ask 杭州现在天气怎么样？",
                   "I can only read text messages. Please send the question as text, e.g.\n"
                   "/ask What is the weather in Hangzhou?"),
+    # --- /board ---
+    "board_link": ("📺 <b>{title}</b> 的课堂看板：\n{url}\n\n在投影上打开它：这里的每个 /ask 和 "
+                   "/compare 都会以大字实时显示。拿到链接的人都能看；/board reset 换一个新链接。",
+                   "📺 The class board of <b>{title}</b>:\n{url}\n\nOpen it on the projector: "
+                   "every /ask and /compare here shows live, in large type. Anyone with the "
+                   "link can watch; /board reset makes a new one."),
+    "board_reset": ("🔄 已换成新链接，旧链接不再有效。",
+                    "🔄 A new link: the old one no longer works."),
+    "board_sent": ("📺 看板链接已私信发给你。", "📺 I sent you the board link privately."),
+    "board_start_private": ("我还不能私信你：请先打开和我的私聊并点“开始”，再在这里发送 /board。",
+                            "I can't write to you privately yet: open a private chat with me, "
+                            "press Start, then send /board here again."),
+    "board_admins_only": ("只有本群的管理员可以获取看板链接。",
+                          "Only the group's admins can get the board link."),
+    "board_off": ("看板没有开启（HTTP_LISTEN=off）。",
+                  "The class board is off here (HTTP_LISTEN=off)."),
 }
 
 
@@ -188,6 +221,29 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_step_limit": ("已达到步骤上限", "Step limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
     "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
+    # --- /settings: its lines and buttons (issue 15) ---
+    "settings_lang": ("🌐 语言", "🌐 Language"),
+    "settings_timezone": ("🕒 时区", "🕒 Time zone"),
+    "settings_tools_off": ("🧰 工具", "🧰 Tools"),
+    "settings_planner": ("📋 先列计划", "📋 Plan first"),
+    "settings_agent_mode": ("🧠 调用方式", "🧠 Agent mode"),
+    "settings_step": ("⏸ 默认逐步确认", "⏸ Step mode by default"),
+    "settings_notes": ("📝 模型不写思考时显示 Glassbox 的说明",
+                       "📝 Glassbox's notes when a model gives no reasoning"),
+    "settings_lang_auto": ("自动（每人的 Telegram 语言）",
+                           "auto (each person's Telegram language)"),
+    "settings_lang_zh": ("中文", "中文"),
+    "settings_lang_en": ("English", "English"),
+    "settings_mode_auto": ("自动", "auto"),
+    "settings_mode_native": ("函数调用", "function calling"),
+    "settings_mode_text": ("文本 ReAct", "text ReAct"),
+    "settings_on": ("开", "on"),
+    "settings_off": ("关", "off"),
+    "settings_no_tools": ("（全部关闭）", "(all off)"),
+    "settings_back": ("◀ 返回", "◀ Back"),
+    "settings_not_admin": ("只有本聊天的管理员可以修改设置。",
+                           "Only an admin of this chat can change its settings."),
+    "settings_changed_short": ("{what}：{after}", "{what}: {after}"),
     # --- Step mode (issue 15): the chain's lines, the buttons, the answers to a tap ---
     "step_waiting": ("等待决定：▶ 执行、✏️ 修改、⏭ 跳过 或 ⏹ 停止",
                      "Waiting for a decision: ▶ Run, ✏️ Edit, ⏭ Skip or ⏹ Stop"),
@@ -232,6 +288,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "failure_tool_error": ("工具报错", "tool error"),
     "failure_upstream_error": ("外部服务出错", "upstream service failed"),
     "failure_skipped": ("被跳过", "skipped by a person"),
+    "failure_not_run": ("未运行", "not run"),
     "status_running": ("进行中", "running"),
     "status_done": ("完成", "done"),
     "status_max_rounds": ("达到轮数上限", "round limit reached"),
@@ -243,6 +300,15 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "mode_compare": ("对比", "compare"),
     "lane_plain": ("仅模型（不用工具）", "Model alone (no tools)"),
     "lane_react": ("ReAct（使用工具）", "ReAct (with tools)"),
+    # --- The class board (bot/view/web.py) ---
+    "board_title": ("Glassbox 课堂看板", "Glassbox class board"),
+    "board_waiting": ("等待本聊天的问题…（/ask 或 /compare）",
+                      "Waiting for a question in this chat… (/ask or /compare)"),
+    "board_next": ("智能体下一步会做什么？（按空格揭晓）",
+                   "What will the agent do next? (space to reveal)"),
+    "board_others": ("同时在运行", "also running"),
+    "board_keys": ("← → 切换记录 · + − 字号 · T 主题 · R 揭晓模式 · 空格 下一步",
+                   "← → runs · + − size · T theme · R reveal mode · space next step"),
 }
 
 
