@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -46,6 +46,33 @@ _RUN_COLUMNS = """
             SELECT message_id FROM run_messages WHERE run_id = runs.id ORDER BY message_id)
     ) AS message_ids
     FROM runs"""
+
+
+INSERT_STEP = (
+    "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
+    " duration_ms, synthesized, payload, created_at)"
+    " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?")
+"""Stores one step (`step_row`'s values); a run that is gone takes none."""
+
+
+def step_row(run_id: int, event: Event, lane: str) -> tuple[Any, ...]:
+    """INSERT_STEP's values for `event`, a step of run `run_id`."""
+    data = event.to_dict()
+    arguments = data.get("arguments")
+    return (
+        lane,
+        data["type"],
+        data.get("round", 0),
+        data.get("tool"),
+        None if arguments is None else json.dumps(arguments, ensure_ascii=False),
+        data.get("text"),
+        data.get("ok"),
+        data.get("duration_ms"),
+        data.get("synthesized"),
+        json.dumps(data, ensure_ascii=False),
+        _now(),
+        run_id,
+    )
 
 
 class Store:
@@ -122,28 +149,8 @@ class Store:
         _check(lane, LANES, "lane")
         if isinstance(event, AnswerDelta):
             return
-        data = event.to_dict()
-        arguments = data.get("arguments")
-        row = (
-            lane,
-            data["type"],
-            data.get("round", 0),
-            data.get("tool"),
-            None if arguments is None else json.dumps(arguments, ensure_ascii=False),
-            data.get("text"),
-            data.get("ok"),
-            data.get("duration_ms"),
-            data.get("synthesized"),
-            json.dumps(data, ensure_ascii=False),
-            _now(),
-        )
         async with self._transaction() as db:
-            await db.execute(
-                "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
-                " duration_ms, synthesized, payload, created_at)"
-                " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
-                (*row, run_id),
-            )
+            await db.execute(INSERT_STEP, step_row(run_id, event, lane))
 
     async def finish(
         self, run_id: int, *, status: str, usage: Usage, duration_ms: int, answer: str
@@ -193,14 +200,12 @@ class Store:
         return await self._one(f"{where} AND runs.n = ?", (*params, n))
 
     async def events(self, run_id: int) -> dict[str, list[Event]]:
-        """A run's stored steps by lane, in the order they arrived, as events again."""
+        """A run's stored steps by lane, in the order they arrived, as events again (parsed
+        in a thread: a run can have thousands)."""
         rows = await self._db.execute_fetchall(
             "SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id", (run_id,)
         )
-        lanes: dict[str, list[Event]] = {}
-        for lane, payload in rows:
-            lanes.setdefault(lane, []).append(event_from_row(payload))
-        return lanes
+        return await asyncio.to_thread(lanes_of, rows)
 
     async def starts_since(self, user_id: int, since: datetime) -> list[datetime]:
         """When a user's runs (in any chat) started from `since` on, oldest first."""
@@ -326,3 +331,11 @@ def _iso(moment: datetime) -> str:
 
 def _now() -> str:
     return _iso(datetime.now(UTC))
+
+
+def lanes_of(rows: Iterable[Any]) -> dict[str, list[Event]]:
+    """Stored (lane, payload) rows as events by lane, in order (what Store.events returns)."""
+    lanes: dict[str, list[Event]] = {}
+    for lane, payload in rows:
+        lanes.setdefault(lane, []).append(event_from_row(payload))
+    return lanes

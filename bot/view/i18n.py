@@ -182,6 +182,10 @@ _HTML: dict[str, tuple[str, str]] = {
     "show_header": ("📜 #{n} · {name} · {when} · {status}", "📜 #{n} · {name} · {when} · {status}"),
     "still_running": ("这个问题还在运行，以上是目前为止的过程。",
                       "This question is still running; this is the chain so far."),
+    "show_rest_in_export": ("……这次运行太长，后面的过程没有在这里显示。"
+                            "完整过程请用 /export {n} 下载。",
+                            "… This run is too long to show here in full: the rest is in "
+                            "/export {n}."),
     "export_caption": ("Glassbox 记录 #{n}：{question}", "Glassbox transcript #{n}: {question}"),
     "forgotten": ("已删除 #{n}。", "Run #{n} is deleted."),
     "forget_not_yours": ("#{n} 不是你问的：只有提问的人或管理员可以删除它。",
@@ -327,6 +331,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "failure_tool_error": ("工具报错", "tool error"),
     "failure_upstream_error": ("外部服务出错", "upstream service failed"),
     "failure_skipped": ("被跳过", "skipped by a person"),
+    "failure_not_run": ("未运行", "not run"),
     "status_running": ("进行中", "running"),
     "status_done": ("完成", "done"),
     "status_max_rounds": ("达到轮数上限", "round limit reached"),
