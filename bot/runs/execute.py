@@ -88,17 +88,19 @@ class Runs:
             chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
             question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
         remember = asyncio.create_task(self._remember_first(record, live))
+        typing = asyncio.create_task(self._typing_until_shown(q.chat_id, live))
         try:
-            async with self.typing.shown(q.chat_id):
-                async for lane, event in self._events(q, active):
-                    view.apply(lane, event)
-                    await self.store.append(record.id, event, lane=lane)
-                    live.show(lambda: render_view(view, live=True))
+            async for lane, event in self._events(q, active):
+                view.apply(lane, event)
+                await self.store.append(record.id, event, lane=lane)
+                live.show(lambda: render_view(view, live=True))
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
             view.add_notice(text(q.lang, "failed"))
             end = RunFinished(round=0, status="error")
+        finally:
+            typing.cancel()
         status = "interrupted" if active.interrupted and end.status == "cancelled" else end.status
         await self.store.finish(record.id, status=status, usage=end.usage,
                                 duration_ms=end.duration_ms,
@@ -108,6 +110,11 @@ class Runs:
         ids = await live.finish(render_view(view, live=True))
         remember.cancel()
         await self.store.add_message_ids(record.id, ids)
+
+    async def _typing_until_shown(self, chat_id: int, live: LiveMessage) -> None:
+        """"typing…" until the run's first message is on screen (its edits show the rest)."""
+        async with self.typing.shown(chat_id):
+            await live.first_sent()
 
     async def _remember_first(self, record: RunRecord, live: LiveMessage) -> None:
         """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""
