@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import pytest
 from telegram import Bot
@@ -14,11 +16,15 @@ from telegram import Bot
 from bot.delivery.live import LiveMessage
 from bot.delivery.pacer import Limits, Pacer
 from bot.view.buttons import Button
+from tests.botkit import ALICE, GROUP, people, running
+from tests.botkit import SCALE as BOT_SCALE
+from tests.fakes.model import DashScope, FakeModel, sse
+from tests.fakes.server import Reply
 from tests.fakes.telegram import LIMITED, TOKEN, FakeTelegram
 
 SCALE = 0.05
 STOP = ((Button("⏹ Stop", "stop:1"),),)
-GROUP, USERS = -1001234567890, 3000
+USERS = 3000
 
 
 @pytest.fixture
@@ -106,3 +112,40 @@ async def test_first_sent_wakes_when_page_one_is_on_screen(tg: FakeTelegram,
     first = await asyncio.wait_for(waiting, 5)
     assert first == tg.bot_messages(USERS)[0].message_id
     await live.finish(["done"])
+
+
+def slow_echo(body: dict[str, Any]) -> Reply:
+    """Answers each question by name, taking about half a second."""
+    question = body["messages"][-1]["content"]
+    return sse(DashScope().text(f"Answer to {question}.", pieces=5), delay=0.1)
+
+
+async def test_past_the_limit_questions_queue_fairly_across_chats(tmp_path: Path) -> None:
+    """One run at a time: a class's three questions and one private question. The private
+    chat's question goes after the class's second, not after all of them, and its message
+    says how many are ahead until it starts."""
+    with FakeTelegram(scale=BOT_SCALE) as tg, FakeModel(default=slow_echo) as model:
+        people(tg)
+        students = [tg.user(4000 + n, f"S{n}") for n in range(3)]
+        async with running(tg, model, tmp_path / "q.sqlite3", max_concurrent_runs=1) as gb:
+            asked = [(GROUP, tg.send(GROUP, s, f"/ask class question {n}"))
+                     for n, s in enumerate(students)]
+            await tg.wait(lambda: len(model.served) == 1)  # the first one runs
+            await asyncio.sleep(0.1)  # the other two are queued by now
+            asked.append((ALICE, tg.send(ALICE, ALICE, "private question")))
+            finals = [await gb.answer_to(chat, message, timeout=30) for chat, message in asked]
+
+    order = [body_question(s.body) for s in model.served]
+    assert order == ["class question 0", "class question 1", "private question",
+                     "class question 2"]
+    for final, question in zip(finals, [*(f"class question {n}" for n in range(3)),
+                                        "private question"], strict=True):
+        assert f"Answer to {question}." in final.text
+    [private] = tg.bot_messages(ALICE)
+    assert private.versions[0] == ("⏳ Queued: 1 ahead of you. Your question starts when "
+                                   "there is room.")
+    assert tg.too_many == 0
+
+
+def body_question(body: dict[str, Any]) -> str:
+    return next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")

@@ -23,8 +23,10 @@ from bot.delivery.live import LiveMessage
 from bot.delivery.outbox import Outbox
 from bot.delivery.typing_indicator import Typing
 from bot.runs.active import Active, ActiveRuns
+from bot.runs.admission import Admission
 from bot.settings import BotSettings
 from bot.store.records import RunRecord
+from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import text
@@ -62,6 +64,7 @@ class Runs:
         self.settings, self.client, self.tools = settings, client, tools
         self.store, self.outbox, self.typing = store, outbox, typing
         self.active = ActiveRuns()
+        self.admission = Admission(settings.max_concurrent_runs)
         self._recovering: asyncio.Task[None] | None = None
 
     def start(self, q: Question, active: Active) -> None:
@@ -80,20 +83,32 @@ class Runs:
             await self._recovering
 
     async def _execute(self, q: Question, active: Active) -> None:
-        """Run `q` to the end, live in the chat; `active.cancel` stops it."""
-        view = View(q.mode, q.lang)
+        """Run `q` to the end, live in the chat, once admitted (until then its message says
+        how many are ahead); `active.cancel` stops it, queued or running."""
         live = self.outbox.live(q.chat_id, q.reply_to, button=stop_button(q.lang, active.key),
                                 on_gone=active.stop)  # kicked or blocked: no one sees the rest
+        ticket = self.admission.ticket(q.chat_id)
+        try:
+            if not ticket.admitted:
+                live.show(lambda: [text(q.lang, "queued", ahead=ticket.ahead())])
+                await ticket.wait(active.cancel)
+            await self._run(q, active, live)
+        finally:
+            ticket.release()
+
+    async def _run(self, q: Question, active: Active, live: LiveMessage) -> None:
+        view = View(q.mode, q.lang)
         record = await self.store.start_run(
             chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
             question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
         remember = asyncio.create_task(self._remember_first(record, live))
         typing = asyncio.create_task(self._typing_until_shown(q.chat_id, live))
+        steps = RoundWriter(self.store, record.id)
         try:
             async for lane, event in self._events(q, active):
                 view.apply(lane, event)
-                await self.store.append(record.id, event, lane=lane)
                 live.show(lambda: render_view(view, live=True))
+                await steps.add(lane, event)
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
@@ -101,6 +116,7 @@ class Runs:
             end = RunFinished(round=0, status="error")
         finally:
             typing.cancel()
+        await steps.flush()
         status = "interrupted" if active.interrupted and end.status == "cancelled" else end.status
         await self.store.finish(record.id, status=status, usage=end.usage,
                                 duration_ms=end.duration_ms,

@@ -1,8 +1,9 @@
 """Transcripts in SQLite: every run and each of its steps, written the moment it arrives.
 
 One aiosqlite connection in WAL mode with foreign keys on. Writes go one at a time under a
-lock, each in its own committed transaction, so a crash or restart loses at most the step
-in flight. The agent knows nothing of this: the bot hands over what the agent yields.
+lock, each in its own committed transaction; a run's steps come a round at a time (see
+bot/store/rounds.py), one statement each, so a crash or restart loses at most the round in
+flight. The agent knows nothing of this: the bot hands over what the agent yields.
 
 A `Scope` decides what a caller may see or delete: `Scope(chat_id)` is everything in a
 group; `Scope(chat_id, user_id)` only that user's runs there (a private chat, or a group
@@ -106,32 +107,26 @@ class Store:
         return record
 
     async def append(self, run_id: int, event: Event, lane: str = "main") -> None:
-        """Store one step now. AnswerDeltas are skipped (the Answer holds the full text);
-        a run forgotten while it runs takes no more steps."""
-        _check(lane, LANES, "lane")
-        if isinstance(event, AnswerDelta):
+        """Store one step now (see `append_steps`)."""
+        await self.append_steps(run_id, [(lane, event)])
+
+    async def append_steps(self, run_id: int, steps: Sequence[tuple[str, Event]]) -> None:
+        """Store (lane, event) steps in order, in one statement: one call to the database's
+        thread, all of them or none. AnswerDeltas are skipped (the Answer holds the full
+        text); a run forgotten while it runs takes no more steps."""
+        rows = [_step_row(lane, event) for lane, event in steps
+                if not isinstance(event, AnswerDelta)]
+        if not rows:
             return
-        data = event.to_dict()
-        arguments = data.get("arguments")
-        row = (
-            lane,
-            data["type"],
-            data.get("round", 0),
-            data.get("tool"),
-            None if arguments is None else json.dumps(arguments, ensure_ascii=False),
-            data.get("text"),
-            data.get("ok"),
-            data.get("duration_ms"),
-            data.get("synthesized"),
-            json.dumps(data, ensure_ascii=False),
-            _now(),
-        )
-        async with self._transaction() as db:
-            await db.execute(
+        values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows))
+        columns = ", ".join(f"v.column{n}" for n in range(1, 12))
+        async with self._lock:  # not inside another coroutine's open transaction
+            await self._db.execute(
                 "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
                 " duration_ms, synthesized, payload, created_at)"
-                " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
-                (*row, run_id),
+                f" SELECT runs.id, {columns} FROM (VALUES {values}) AS v"
+                " JOIN runs ON runs.id = ?",
+                [*(value for row in rows for value in row), run_id],
             )
 
     async def finish(
@@ -301,6 +296,16 @@ def _keyword_filter(keyword: str) -> tuple[str, tuple[str, ...]]:
         sql += " AND (runs.question || char(10) || runs.answer) LIKE ? ESCAPE '\\'"
         params.append(pattern)
     return sql, tuple(params)
+
+
+def _step_row(lane: str, event: Event) -> tuple[Any, ...]:
+    _check(lane, LANES, "lane")
+    data = event.to_dict()
+    arguments = data.get("arguments")
+    return (lane, data["type"], data.get("round", 0), data.get("tool"),
+            None if arguments is None else json.dumps(arguments, ensure_ascii=False),
+            data.get("text"), data.get("ok"), data.get("duration_ms"),
+            data.get("synthesized"), json.dumps(data, ensure_ascii=False), _now())
 
 
 def _check(value: str, allowed: Sequence[str], what: str) -> None:
