@@ -11,14 +11,17 @@ import sys
 from collections.abc import AsyncIterator
 from typing import TextIO
 
+from agent.confirm import Gate
 from agent.events import (
     Action,
     Answer,
     AnswerDelta,
+    Decided,
     Event,
     Note,
     Observation,
     Plan,
+    Proposed,
     RunFinished,
     RunStarted,
     Thought,
@@ -29,6 +32,7 @@ from agent.model import ModelClient
 from agent.prompts import args_text
 from agent.settings import AgentSettings, SettingsError, load_settings
 from agent.summary import difference, figures
+from agent.terminal_confirm import TerminalConfirmer
 from agent.tools import Toolbox
 
 COLORS = {"thought": "36", "action": "33", "ok": "32", "failed": "31", "answer": "1",
@@ -86,6 +90,11 @@ class Printer:
             heading = f"── 第 {event.round} 轮 ──" if zh else f"── Round {event.round} ──"
             self.line(self.paint("heading", heading), lane)
             self.line(self.paint("thought", label + event.text), lane)
+        elif isinstance(event, Proposed):
+            self.line(self.paint("action", pick(self.lang, "⏸ 提议：", "⏸ Proposed: ")
+                                 + f"{event.tool}({args_text(event.arguments)})"), lane)
+        elif isinstance(event, Decided):
+            self.line(self.paint("dim", decided_line(event, self.lang)), lane)
         elif isinstance(event, Action):
             self.line(self.paint("action", f"🔧 {event.tool}({args_text(event.arguments)})"), lane)
         elif isinstance(event, Observation):
@@ -108,6 +117,17 @@ class Printer:
                       lane)
 
 
+def decided_line(event: Decided, lang: str) -> str:
+    by = event.by or pick(lang, "无人", "nobody")
+    if event.decision == "edit":
+        return pick(lang, f"✏️ {by} 修改为 ", f"✏️ edited by {by}: ") + args_text(
+            event.arguments or {})
+    words = {"run": ("▶ {by} 确认执行", "▶ run by {by}"),
+             "skip": ("⏭ {by} 跳过", "⏭ skipped by {by}"),
+             "stop": ("⏹ {by} 停止", "⏹ stopped by {by}")}[event.decision]
+    return pick(lang, *words).format(by=by)
+
+
 async def _drain(stream: AsyncIterator[Event], printer: Printer, lane: str = "",
                  live_answer: bool = True) -> RunFinished:
     last: RunFinished | None = None
@@ -128,8 +148,13 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
     client = ModelClient(settings)
     toolbox = await Toolbox.open(settings)
     try:
+        confirm = settings.agent_confirm_tools
+        gate = Gate(TerminalConfirmer(lang), every=args.step, tools=confirm) if (
+            args.step or confirm) else None
+
         def react() -> AsyncIterator[Event]:
-            return run_react(question, client=client, settings=settings, tools=toolbox.tools)
+            return run_react(question, client=client, settings=settings, tools=toolbox.tools,
+                             gate=gate)
 
         def plain() -> AsyncIterator[Event]:
             return run_plain(question, client=client, settings=settings)
@@ -157,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--plain", action="store_true", help="the model alone, no tools")
     mode.add_argument("--compare", action="store_true", help="plain and ReAct at once")
+    parser.add_argument("--step", action="store_true",
+                        help="pause before every action: run, edit, skip or stop it")
     parser.add_argument("--json", action="store_true", help="one JSON object per event and line")
     parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
     args = parser.parse_args(argv)

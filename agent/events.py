@@ -100,6 +100,8 @@ class ObservationFailure(StrEnum):
     UPSTREAM_ERROR = "upstream_error"
     """A service the tool relies on failed, sent nothing usable or could not be reached in
     time (an UpstreamError), as opposed to the tool itself refusing."""
+    SKIPPED = "skipped"
+    """A person skipped the call in step mode (agent/confirm.py): it never ran."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +115,31 @@ class Observation(Event):
     failure: ObservationFailure | None = None
     """Why the call failed; None when `ok`, and also in runs stored before Glassbox
     recorded it (a failure of unknown kind)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Proposed(Event):
+    """A call waiting for a person's decision before it runs (step mode, agent/confirm.py);
+    a Decided event for the same call follows."""
+
+    type: ClassVar[str] = "proposed"
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] | str = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Decided(Event):
+    """What a person decided about a Proposed call: run it, run it with `arguments`
+    (edit), skip it, or stop the run. `by`: who (empty when nobody did in time)."""
+
+    type: ClassVar[str] = "decided"
+    call_id: str
+    tool: str
+    decision: Literal["run", "edit", "skip", "stop"]
+    by: str = ""
+    arguments: dict[str, Any] | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +188,8 @@ class RunFinished(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
-        RunStarted, Plan, Thought, Note, Action, Observation, AnswerDelta, Answer, RunFinished
+        RunStarted, Plan, Thought, Note, Proposed, Decided, Action, Observation, AnswerDelta,
+        Answer, RunFinished
     )
 }
 

@@ -18,6 +18,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from agent.confirm import Gate, Reviewed, StopRun
 from agent.events import Event, Observation, RunStarted
 from agent.executor import ParsedCall, ToolRunner, act, names_of
 from agent.lang import detect_lang
@@ -45,13 +46,15 @@ def run_react(
     history: Sequence[Turn] = (),
     cancel: asyncio.Event | None = None,
     planner: bool | None = None,
+    gate: Gate | None = None,
 ) -> AsyncIterator[Event]:
     """Answer `question` with tools, yielding every step as it happens. `planner` makes
-    a plan first (None: the AGENT_PLANNER setting)."""
+    a plan first (None: the AGENT_PLANNER setting); `gate` asks a person before the calls
+    it says need it (step mode, AGENT_CONFIRM_TOOLS)."""
     lang = detect_lang(question)
     stats = RunStats()
     plan_first = settings.agent_planner if planner is None else planner
-    steps = _react(question, client, settings, tools, history, lang, stats, plan_first)
+    steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate)
     return drive(steps, stats, lang, cancel)
 
 
@@ -99,6 +102,7 @@ async def _react(
     lang: str,
     stats: RunStats,
     plan_first: bool,
+    gate: Gate | None = None,
 ) -> AsyncIterator[Event]:
     toolmap = names_of(tools)
     yield RunStarted(round=0, mode="react", question=question, model=client.model,
@@ -128,7 +132,7 @@ async def _react(
                                                    settings), toolmap, lang, stats)
         started = False
         try:
-            async for event in _rounds(rounds, runner, settings, stats):
+            async for event in _rounds(rounds, runner, settings, stats, gate):
                 started = True
                 yield event
         except ModelError as err:
@@ -138,10 +142,12 @@ async def _react(
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
             client.tools_rejected = True
-            async for event in _rounds(text_rounds(), runner, settings, stats):
+            async for event in _rounds(text_rounds(), runner, settings, stats, gate):
                 yield event
     except ModelError as err:
         yield stats.finished("error", err.reason(lang), err.kind.value)
+    except StopRun as stop:
+        yield stats.finished("cancelled", stop.reason, "stopped")
     finally:
         await runner.aclose()
 
@@ -151,6 +157,7 @@ async def _rounds(
     runner: ToolRunner,
     settings: AgentSettings,
     stats: RunStats,
+    gate: Gate | None = None,
 ) -> AsyncIterator[Event]:
     """Rounds until an answer, the round cap or a loop, when the last answer is asked for
     without tools; the run's RunFinished ("done" or "max_rounds") comes last."""
@@ -165,9 +172,14 @@ async def _rounds(
         if not calls:
             yield stats.finished("done")
             return
+        reviewed = Reviewed(list(calls))
+        if gate is not None:
+            async for event in gate.review(reviewed, rnd, runner.tools, runner.lang):
+                yield event
+            calls = tuple(reviewed.calls)
         earlier = runner.count(calls)
         results: dict[str, str] = {}
-        async for event in act(calls, earlier, runner, rnd, stats):
+        async for event in act(calls, earlier, runner, rnd, stats, reviewed.skipped):
             if isinstance(event, Observation):
                 results[event.call_id] = event.text
             yield event

@@ -16,6 +16,7 @@ from bot.runs.execute import Runs
 from bot.runs.quota import Cooldowns
 from bot.settings import BotSettings
 from bot.store.transcripts import Store
+from bot.web.metrics import Metrics
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +34,12 @@ class Parts:
 
 
 class BotData:
-    """The Application's `bot_data`: empty until `post_init` opens the parts."""
+    """The Application's `bot_data`: no parts until `post_init` opens them."""
 
     def __init__(self) -> None:
         self.parts: Parts | None = None
+        self.metrics = Metrics()
+        """What /metrics shows; build_app puts in the one its Bot API calls count into."""
 
 
 class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):

@@ -26,7 +26,7 @@ def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
     text_only = filters.TEXT & ~filters.COMMAND
     return [
         CommandHandler(["start", "help"], help_command),
-        CommandHandler([*MODES, "plan"], ask_command),
+        CommandHandler([*MODES, "plan", "step"], ask_command),
         CommandHandler("examples", examples_command),
         CommandHandler("stop", stop_command),
         CallbackQueryHandler(stop_tapped, pattern=r"^stop:\d+$"),
@@ -45,15 +45,16 @@ async def help_command(update: Update, context: Context) -> None:
 
 
 async def ask_command(update: Update, context: Context) -> None:
-    """/ask, /plain, /compare and /plan (an ask that makes a plan first), with the question
-    after the command (or @BotName)."""
+    """/ask, /plain, /compare, /plan (an ask that makes a plan first) and /step (an ask that
+    pauses before every action), with the question after the command (or @BotName)."""
     msg = update.effective_message
     assert msg is not None and msg.text is not None
     command, *rest = msg.text.split(maxsplit=1)
     name = command.lstrip("/").split("@", 1)[0].lower()
-    mode = "ask" if name == "plan" else name
+    mode = "ask" if name in ("plan", "step") else name
     await start_question(update, context, mode, rest[0] if rest else "", msg,  # type: ignore[arg-type]
-                         planner=True if name == "plan" else None, command=name)
+                         planner=True if name == "plan" else None, command=name,
+                         step=name == "step")
 
 
 async def private_text(update: Update, context: Context) -> None:
@@ -74,10 +75,12 @@ async def group_reply(update: Update, context: Context) -> None:
 
 async def start_question(update: Update, context: Context, mode: Mode, typed: str,
                          msg: Message, *, replies_count: bool = True,
-                         planner: bool | None = None, command: str = "") -> None:
+                         planner: bool | None = None, command: str = "",
+                         step: bool = False) -> None:
     """Check the question and start its run (replying to `msg`), or say why not.
     `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
-    first (/plan), or None for the AGENT_PLANNER setting. Why not goes as a notice: once
+    first (/plan), or None for the AGENT_PLANNER setting; `step`: pause before every action
+    (/step). Why not goes as a notice: once
     per cooldown to a sender who keeps trying."""
     sender = sender_of(update)
     lang = sender.lang
@@ -102,7 +105,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
         await notice(text(lang, "busy"))
         return
     q = Question(mode, question.strip(), msg.chat_id, sender.id, sender.name, lang, reply_to,
-                 history, parent, planner)
+                 history, parent, planner, step)
     context.runs.start(q, active)
 
 

@@ -10,6 +10,7 @@ _DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "plain": ("只用模型回答，不用工具", "Answer with the model alone, no tools"),
     "compare": ("两种方式同时回答并对比", "Both at once, side by side"),
     "plan": ("先列计划，再一步步回答", "Make a plan first, then answer step by step"),
+    "step": ("每次行动前暂停，由你决定", "Pause before every action: you decide"),
     "examples": ("示例问题，点一下就运行", "Preset questions to tap"),
     "stop": ("停止你正在运行的问题", "Stop your running question"),
     "history": ("本聊天的记录：页码或关键词", "Earlier runs here: a page or a keyword"),
@@ -19,10 +20,10 @@ _DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "help": ("Glassbox 是什么，ReAct 怎么工作", "What Glassbox does and how ReAct works"),
     "start": ("开始使用 Glassbox", "Start using Glassbox"),
 }
-PRIVATE = ("ask", "plain", "compare", "plan", "examples", "stop", "history", "show", "export",
-           "forget", "help", "start")
-GROUP = ("ask", "plain", "compare", "plan", "examples", "stop", "history", "show", "export",
-         "forget", "help")
+PRIVATE = ("ask", "plain", "compare", "plan", "step", "examples", "stop", "history", "show",
+           "export", "forget", "help", "start")
+GROUP = ("ask", "plain", "compare", "plan", "step", "examples", "stop", "history", "show",
+         "export", "forget", "help")
 
 
 def menu(names: tuple[str, ...], lang: str) -> list[BotCommand]:

@@ -124,7 +124,8 @@ async def history_tapped(update: Update, context: Context) -> None:
 async def _history(context: Context, scope: Scope, lang: Lang, page: int, keyword: str,
                    search: int | None) -> tuple[str, Keyboard]:
     shown = await context.store.history(scope, page=page, keyword=keyword)
-    return history_text(shown, lang, keyword), history_keyboard(shown, search)
+    zone = context.settings.default_timezone
+    return history_text(shown, lang, keyword, zone), history_keyboard(shown, search)
 
 
 def _searches(context: Context) -> dict[int, str]:
@@ -185,7 +186,7 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
     if record.status == "running":
         view.add_notice(text(lang, "still_running"))
     pages = render_view(view, live=False)
-    header = run_header(record, lang)
+    header = run_header(record, lang, context.settings.default_timezone)
     if utf16_len(to_plain(header + "\n\n" + pages[0])) <= PAGE_LIMIT:
         return [header + "\n\n" + pages[0], *pages[1:]]
     return [header, *pages]
@@ -203,7 +204,8 @@ async def export_command(update: Update, context: Context) -> None:
             lang, "no_run", n=n)
         await context.outbox.say(chat.id, msg.message_id, reply)
         return
-    page = export_html(record, await context.store.events(record.id), lang)
+    page = export_html(record, await context.store.events(record.id), lang,
+                       context.settings.default_timezone)
     caption = text(lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
+from agent.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import Lang, detect_lang
 from agent.loop import run_plain, run_react
@@ -24,6 +25,8 @@ from bot.delivery.outbox import Outbox
 from bot.delivery.typing_indicator import Typing
 from bot.runs.active import Active, ActiveRuns
 from bot.runs.admission import Admission
+from bot.runs.listeners import Listeners
+from bot.runs.step import Pauses, chat_gate
 from bot.settings import BotSettings
 from bot.store.records import RunRecord
 from bot.store.rounds import RoundWriter
@@ -50,6 +53,8 @@ class Question:
     parent_id: int | None = None
     planner: bool | None = None
     """/plan: make a plan first; None: as AGENT_PLANNER says."""
+    step: bool = False
+    """/step: pause before every action for a person's decision (bot/runs/step.py)."""
 
 
 def stop_button(lang: Lang, key: int) -> Keyboard:
@@ -60,10 +65,13 @@ class Runs:
     """Starts questions in the background and carries each to its stored end."""
 
     def __init__(self, settings: BotSettings, client: ModelClient, tools: Sequence[Tool],
-                 store: Store, outbox: Outbox, typing: Typing) -> None:
+                 store: Store, outbox: Outbox, typing: Typing,
+                 listeners: Listeners | None = None) -> None:
         self.settings, self.client, self.tools = settings, client, tools
         self.store, self.outbox, self.typing = store, outbox, typing
+        self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
+        self.pauses = Pauses()
         self.admission = Admission(settings.max_concurrent_runs)
         self._recovering: asyncio.Task[None] | None = None
 
@@ -102,30 +110,47 @@ class Runs:
             chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
             question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
         remember = asyncio.create_task(self._remember_first(record, live))
+        gate = chat_gate(self.pauses, active, q.user_name, live, every=q.step,
+                         tools=self.settings.agent_confirm_tools,
+                         timeout_s=self.settings.step_timeout_s)
         typing = asyncio.create_task(self._typing_until_shown(q.chat_id, live))
+        try:
+            await self.fold(q, active, record, view,
+                            lambda: live.show(lambda: render_view(view, live=True)), gate)
+        finally:
+            typing.cancel()
+        if active.notice:
+            view.add_notice(active.notice)
+        ids = await live.finish(render_view(view, live=True))
+        remember.cancel()
+        await self.store.add_message_ids(record.id, ids)
+
+    async def fold(self, q: Question, active: Active, record: RunRecord, view: View,
+                   on_step: Callable[[], None] = lambda: None,
+                   gate: Gate | None = None) -> str:
+        """Run `q` as `record`: each event folded into `view`, stored, told to the listeners,
+        then `on_step()`; the record finished whatever happens. The status it ended with.
+        `gate`: who confirms actions (step mode, AGENT_CONFIRM_TOOLS)."""
+        self.listeners.run_started(record)
         steps = RoundWriter(self.store, record.id)
         try:
-            async for lane, event in self._events(q, active):
+            async for lane, event in self._events(q, active, gate):
                 view.apply(lane, event)
-                live.show(lambda: render_view(view, live=True))
+                self.listeners.run_event(record, lane, event)
+                on_step()
                 await steps.add(lane, event)
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
             view.add_notice(text(q.lang, "failed"))
             end = RunFinished(round=0, status="error")
-        finally:
-            typing.cancel()
         await steps.flush()
         status = "interrupted" if active.interrupted and end.status == "cancelled" else end.status
         await self.store.finish(record.id, status=status, usage=end.usage,
                                 duration_ms=end.duration_ms,
                                 answer="\n\n".join(view.answers.values()))
-        if active.notice:
-            view.add_notice(active.notice)
-        ids = await live.finish(render_view(view, live=True))
-        remember.cancel()
-        await self.store.add_message_ids(record.id, ids)
+        self.listeners.run_finished(record, status)
+        return status
 
     async def _typing_until_shown(self, chat_id: int, live: LiveMessage) -> None:
         """"typing…" until the run's first message is on screen (its edits show the rest)."""
@@ -138,7 +163,8 @@ class Runs:
         if first is not None:
             await self.store.add_message_ids(record.id, [first])
 
-    def _events(self, q: Question, active: Active) -> AsyncIterator[tuple[str, Event]]:
+    def _events(self, q: Question, active: Active,
+                gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
         common = {"client": self.client, "settings": self.settings, "history": q.history,
                   "cancel": active.cancel}
         lanes: dict[str, AsyncIterator[Event]] = {}
@@ -146,7 +172,7 @@ class Runs:
             lanes["plain" if q.mode == "compare" else "main"] = run_plain(q.text, **common)
         if q.mode in ("ask", "compare"):
             lanes["react" if q.mode == "compare" else "main"] = run_react(
-                q.text, tools=self.tools, planner=q.planner, **common)
+                q.text, tools=self.tools, planner=q.planner, gate=gate, **common)
         return _merged(lanes)
 
     async def _recover_interrupted(self) -> None:

@@ -74,6 +74,14 @@ class Store:
     async def close(self) -> None:
         await self._db.close()
 
+    async def readable(self) -> bool:
+        """Whether the database answers a read now (for /healthz); never raises."""
+        try:
+            await self._db.execute_fetchall("SELECT count(*) FROM transcript_migrations")
+        except Exception:
+            return False
+        return True
+
     # --- writing a run -------------------------------------------------------------
 
     async def start_run(

@@ -37,6 +37,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "/plain 问题 — 只用模型本身，不用工具\n"
         "/compare 问题 — 两种方式同时回答，并排对比\n"
         "/plan 问题 — 先列出计划（清单），再一步步回答\n"
+        "/step 问题 — 每次行动前暂停，由你决定：执行、修改、跳过或停止\n"
         "/examples — 示例问题，点一下就能运行\n"
         "/stop — 停止你正在运行的问题\n"
         "/history [页码或关键词] — 本聊天的记录，可搜索\n"
@@ -56,6 +57,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "/plain question — the model alone, no tools\n"
         "/compare question — both at once, side by side\n"
         "/plan question — make a plan (a checklist) first, then answer step by step\n"
+        "/step question — pause before every action: you run, edit, skip or stop it\n"
         "/examples — preset questions to tap\n"
         "/stop — stop your running question\n"
         "/history [page or keyword] — this chat's earlier runs, searchable\n"
@@ -79,6 +81,15 @@ _HTML: dict[str, tuple[str, str]] = {
     "not_running": ("这个问题已经结束了。", "That question has already finished."),
     "stop_button": ("⏹ 停止", "⏹ Stop"),
     "examples": ("点一个问题来运行它：", "Tap a question to run it:"),
+    # --- Step mode (issue 15) ---
+    "step_edit_prompt": (
+        "✏️ 修改 <code>{call}</code> 的参数：请<b>回复这条消息</b>，写 JSON、key=value"
+        "（{fields}），只有一个参数时也可以直接写值。",
+        "✏️ New arguments for <code>{call}</code>: <b>reply to this message</b> with JSON, "
+        "key=value pairs ({fields}), or, for a tool of one argument, just the value."),
+    "step_edit_invalid": ("⚠️ {error}", "⚠️ {error}"),
+    "step_edit_not_yours": ("只有 {name} 或管理员可以修改这一步。",
+                            "Only {name} or an admin can edit this step."),
     "stopped_by": ("由 {name} 停止。", "Stopped by {name}."),
     "shutdown": ("Glassbox 正在重启，这个问题被中断了，请稍后再问一次。",
                  "Glassbox is restarting, so this question was stopped. Please ask again soon."),
@@ -91,10 +102,13 @@ _HTML: dict[str, tuple[str, str]] = {
     "handler_failed": ("抱歉，出了点问题，没能处理这条消息。请稍后再试。",
                        "Sorry, something went wrong with that message. Please try again later."),
     # --- /history, /show, /export, /forget ---
-    "history_title": ("📜 <b>记录</b> · 第 {page}/{pages} 页 · 共 {total} 条（UTC 时间）",
-                      "📜 <b>Runs</b> · page {page} of {pages} · {total} in all (times in UTC)"),
-    "history_found": ("🔎 <b>“{keyword}”</b> · 找到 {total} 条 · 第 {page}/{pages} 页",
-                      "🔎 <b>“{keyword}”</b> · {total} found · page {page} of {pages}"),
+    "history_title": ("📜 <b>记录</b> · 第 {page}/{pages} 页 · 共 {total} 条（{zone} 时间）",
+                      "📜 <b>Runs</b> · page {page} of {pages} · {total} in all (times in "
+                      "{zone})"),
+    "history_found": ("🔎 <b>“{keyword}”</b> · 找到 {total} 条 · 第 {page}/{pages} 页"
+                      "（{zone} 时间）",
+                      "🔎 <b>“{keyword}”</b> · {total} found · page {page} of {pages} (times "
+                      "in {zone})"),
     "history_empty": ("这里还没有记录。用 /ask 提一个问题吧。",
                       "No runs here yet. Ask something with /ask."),
     "history_nothing_found": ("没有问题或回答包含“{keyword}”。",
@@ -173,6 +187,27 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_step_limit": ("已达到步骤上限", "Step limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
     "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
+    # --- Step mode (issue 15): the chain's lines, the buttons, the answers to a tap ---
+    "step_waiting": ("等待决定：▶ 执行、✏️ 修改、⏭ 跳过 或 ⏹ 停止",
+                     "Waiting for a decision: ▶ Run, ✏️ Edit, ⏭ Skip or ⏹ Stop"),
+    "step_ran": ("{by} 确认执行", "Run by {by}"),
+    "step_skipped": ("{by} 跳过了这一步", "Skipped by {by}"),
+    "step_stopped": ("{by} 在这里停止了运行", "Stopped here by {by}"),
+    "step_timed_out": ("无人决定，运行在这里停止", "No one decided in time; the run stopped here"),
+    "step_edited": ("{by} 修改了参数；模型原本提议 ", "Edited by {by}; the model proposed "),
+    "step_button_run": ("▶ 执行", "▶ Run"),
+    "step_button_edit": ("✏️ 修改", "✏️ Edit"),
+    "step_button_skip": ("⏭ 跳过", "⏭ Skip"),
+    "step_button_stop": ("⏹ 停止", "⏹ Stop"),
+    "step_answer_run": ("▶ 执行", "▶ Running it"),
+    "step_answer_edit": ("✏️ 请回复新的参数", "✏️ Reply with the new arguments"),
+    "step_answer_skip": ("⏭ 已跳过", "⏭ Skipped"),
+    "step_answer_stop": ("⏹ 正在停止", "⏹ Stopping"),
+    "step_not_yours": ("只有 {name} 或管理员可以决定。", "Only {name} or an admin can decide."),
+    "step_stale": ("这一步已经决定过了。", "This step has already been decided."),
+    "step_timeout_reason": ("{s} 秒内无人决定，运行已停止。",
+                            "No decision within {s} s, so the run stopped."),
+    "step_stopped_reason": ("由 {name} 停止。", "Stopped by {name}."),
     # --- A run as an HTML file (/export) ---
     "export_title": ("Glassbox 记录 #{n}", "Glassbox transcript #{n}"),
     "export_footer": ("由 Glassbox 导出", "Exported from Glassbox"),
@@ -183,17 +218,18 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "export_status": ("状态", "Status"),
     "export_duration": ("用时", "Duration"),
     "export_tokens": ("令牌", "Tokens"),
-    "export_token_counts": ("输入 {prompt} · 输出 {completion} 令牌",
-                            "{prompt} in · {completion} out tokens"),
+    "export_token_counts": ("输入 {prompt:,} · 输出 {completion:,} 令牌",
+                            "{prompt:,} in · {completion:,} out tokens"),
     "export_synthesised": ("由 Glassbox 补写", "written by Glassbox"),
     "export_failed": ("失败", "failed"),
-    "export_tool_calls": ("{calls} 次工具调用", "{calls} tool calls"),
+    "export_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),
     # --- Which kind a run was and how it ended: /history, /show and the export ---
     "failure_bad_arguments": ("参数有误", "bad arguments"),
     "failure_unknown_tool": ("没有这个工具", "no such tool"),
     "failure_timeout": ("超时", "timed out"),
     "failure_tool_error": ("工具报错", "tool error"),
     "failure_upstream_error": ("外部服务出错", "upstream service failed"),
+    "failure_skipped": ("被跳过", "skipped by a person"),
     "status_running": ("进行中", "running"),
     "status_done": ("完成", "done"),
     "status_max_rounds": ("达到轮数上限", "round limit reached"),
@@ -223,6 +259,13 @@ def phrase(lang: str, key: str, **values: Any) -> str:
     """The plain words `key` in `lang`, `values` filled in as they are: not HTML, so the
     caller escapes the result (spans.to_html does it for render)."""
     return pick(lang, *_PLAIN[key]).format(**values)
+
+
+def plural(lang: str, key: str, n: int) -> str:
+    """The words `key` for a count `n`: an English template holds the singular and the
+    plural form, split by `|` ("1 tool call", "1,280 tool calls"); Chinese has one form."""
+    forms = pick(lang, *_PLAIN[key]).split("|")
+    return forms[0 if n == 1 or len(forms) == 1 else 1].format(n=n)
 
 
 def status_label(status: str, lang: str) -> str:

@@ -23,6 +23,7 @@ from bot.view.spans import (
     squeeze,
     to_html,
 )
+from bot.view.step_view import decision_spans
 from bot.view.transcript import RoundView, ToolStep, Transcript, View
 
 LIVE_OBSERVATION_CHARS = 300
@@ -126,6 +127,11 @@ def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool)
     out.append((phrase(lang, "chain_action"), (B,)))
     out.append((" ", ()))
     out.append((f"{step.tool}({squeeze(args_text(step.arguments))})", (CODE,)))
+    if decided := decision_spans(step, lang):
+        out.append(("\n", ()))
+        out.extend(decided)
+    if step.awaiting or step.decision == "stop":
+        return
     out.append(("\n👀 ", ()))
     out.append((phrase(lang, "chain_observation"), (B,)))
     if step.observation is None:
@@ -171,7 +177,7 @@ def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
-    out.extend(md_spans(squeeze(t.answer)))
+    out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
     if t.unparsed:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_unparsed"), (I,)))

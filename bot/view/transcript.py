@@ -16,11 +16,13 @@ from agent.events import (
     Action,
     Answer,
     AnswerDelta,
+    Decided,
     Event,
     Note,
     Observation,
     Plan,
     PlanStep,
+    Proposed,
     RunFinished,
     RunStarted,
     Thought,
@@ -43,6 +45,15 @@ class ToolStep:
     duration_ms: int = 0
     failure: str | None = None
     """Why it gave no result (an ObservationFailure value); None if it worked or is unknown."""
+    awaiting: bool = False
+    """Step mode: proposed, waiting for a person's decision."""
+    decision: str = ""
+    """Step mode: what a person decided (run, edit, skip, stop); empty: no one was asked."""
+    decided_by: str = ""
+    model_arguments: dict[str, Any] | str | None = None
+    """What the model proposed, when a person edited the arguments."""
+    acted: bool = False
+    """Its Action came (after a decision); a later Action of the same id is another step."""
 
 
 @dataclass
@@ -111,9 +122,18 @@ class Transcript:
             self.answer = event.text
             self.answer_final = True
             self.unparsed = event.unparsed
-        elif isinstance(event, Action):
+        elif isinstance(event, Proposed):
             self._round(event.round).steps.append(
-                ToolStep(event.call_id, event.tool, event.arguments))
+                ToolStep(event.call_id, event.tool, event.arguments, awaiting=True))
+        elif isinstance(event, Decided):
+            self._decide(event)
+        elif isinstance(event, Action):
+            decided = self._decided_step(event.round, event.call_id)
+            if decided is None:
+                self._round(event.round).steps.append(
+                    ToolStep(event.call_id, event.tool, event.arguments))
+            else:
+                decided.arguments, decided.acted = event.arguments, True
         elif isinstance(event, Observation):
             step = self._step_for(event)
             step.observation = event.text
@@ -140,6 +160,21 @@ class Transcript:
         self.rounds.append(view)
         self.rounds.sort(key=lambda r: r.number)
         return view
+
+    def _decide(self, event: Decided) -> None:
+        step = next((s for s in self._round(event.round).steps
+                     if s.call_id == event.call_id and s.awaiting), None)
+        if step is None:  # a damaged stored run: the decision alone
+            step = ToolStep(event.call_id, event.tool, {})
+            self._round(event.round).steps.append(step)
+        step.awaiting, step.decision, step.decided_by = False, event.decision, event.by
+        if event.decision == "edit" and event.arguments is not None:
+            step.model_arguments, step.arguments = step.arguments, event.arguments
+
+    def _decided_step(self, number: int, call_id: str) -> ToolStep | None:
+        """The step a person decided to run or skip whose Action has not come yet."""
+        return next((s for s in self._round(number).steps if s.call_id == call_id
+                     and s.decision in ("run", "edit", "skip") and not s.acted), None)
 
     def _step_for(self, obs: Observation) -> ToolStep:
         """The Action an Observation answers: same round and call id, still waiting.
