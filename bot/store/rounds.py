@@ -9,11 +9,12 @@ message still showed them; the stored transcript ends at the round before)."""
 
 from __future__ import annotations
 
-from agent.events import Event, Observation, RunFinished
+from agent.events import Event, Observation, Proposed, RunFinished
 from bot.store.transcripts import Store
 
-WRITE_AFTER = (Observation, RunFinished)
-"""The steps that end a stretch worth keeping: a round's tool result, the run's end."""
+WRITE_AFTER = (Observation, Proposed, RunFinished)
+"""The steps that end a stretch worth keeping: a round's tool result, the run's end, and an
+action proposed in step mode (the run may then wait minutes for the asker)."""
 
 
 class RoundWriter:
