@@ -11,6 +11,7 @@ import sys
 from collections.abc import AsyncIterator
 from typing import TextIO
 
+from agent.compare_judge import judge
 from agent.confirm import Gate
 from agent.events import (
     Action,
@@ -18,6 +19,7 @@ from agent.events import (
     AnswerDelta,
     Decided,
     Event,
+    Judgement,
     Note,
     Observation,
     Plan,
@@ -108,6 +110,9 @@ class Printer:
             elif not live_answer:
                 self.line(self.paint("answer", pick(self.lang, "✅ 回答：", "✅ Answer: "))
                           + event.text, lane)
+        elif isinstance(event, Judgement):
+            label = pick(self.lang, "⚖️ 模型的评判：", "⚖️ The model's judgement: ")
+            self.line(self.paint("heading", label + event.text), "")
         elif isinstance(event, RunFinished):
             text = figures(event, self.lang)
             if event.status != "done":
@@ -129,14 +134,18 @@ def decided_line(event: Decided, lang: str) -> str:
 
 
 async def _drain(stream: AsyncIterator[Event], printer: Printer, lane: str = "",
-                 live_answer: bool = True) -> RunFinished:
+                 live_answer: bool = True) -> tuple[RunFinished, str]:
+    """The run's end and its answer ("" if none), each event printed as it comes."""
     last: RunFinished | None = None
+    answer = ""
     async for event in stream:
         printer.show(event, lane, live_answer)
         if isinstance(event, RunFinished):
             last = event
+        elif isinstance(event, Answer):
+            answer = event.text
     assert last is not None  # drive() always ends a run with RunFinished
-    return last
+    return last, answer
 
 
 async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
@@ -160,15 +169,21 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
             return run_plain(question, client=client, settings=settings)
 
         if args.compare:
-            plain_done, react_done = await asyncio.gather(
+            (plain_done, plain_answer), (react_done, react_answer) = await asyncio.gather(
                 _drain(plain(), printer, "plain", live_answer=False),
                 _drain(react(), printer, "react", live_answer=False))
+            if plain_done.status == react_done.status == "done" and plain_answer and (
+                    react_answer):
+                judged = await judge(question, plain_answer, react_answer, client=client,
+                                     lang=lang)
+                if judged is not None:
+                    printer.show(judged, "react")
             if not args.json:
                 printer.line(printer.paint("heading", difference(plain_done, react_done, lang)),
                              "")
             results = [plain_done, react_done]
         else:
-            results = [await _drain(plain() if args.plain else react(), printer)]
+            results = [(await _drain(plain() if args.plain else react(), printer))[0]]
     finally:
         await toolbox.aclose()
         await client.close()

@@ -185,11 +185,22 @@ class RunFinished(Event):
     value, "cancelled" or "internal" (see agent/runner.py); empty otherwise."""
 
 
+@dataclass(frozen=True, slots=True)
+class Judgement(Event):
+    """/compare's difference line: the model's own judgement of how the answer without tools
+    and the one with tools differ (agent/compare_judge.py). Comes after both lanes finished;
+    the bot stores it with the ReAct lane."""
+
+    type: ClassVar[str] = "judgement"
+    text: str
+    usage: Usage = Usage()
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
         RunStarted, Plan, Thought, Note, Proposed, Decided, Action, Observation, AnswerDelta,
-        Answer, RunFinished
+        Answer, RunFinished, Judgement,
     )
 }
 
@@ -198,7 +209,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     """Rebuild an event from `to_dict()` output (a stored step, a `--json` line)."""
     values = dict(data)
     cls = EVENT_TYPES[values.pop("type")]
-    if cls is RunFinished and isinstance(values.get("usage"), dict):
+    if cls in (RunFinished, Judgement) and isinstance(values.get("usage"), dict):
         values["usage"] = Usage(**values["usage"])
     if cls is Observation and values.get("failure") is not None:
         values["failure"] = ObservationFailure(values["failure"])

@@ -7,8 +7,8 @@ call repeated a third time, and then asks once more, without tools, for the best
 
 How a round talks to the model is the protocol's business (`agent.rounds.Rounds`):
 native function calling (agent/native.py) or the classic text format (agent/textloop.py).
-`AGENT_MODE=auto` starts native and, when the endpoint rejects `tools`, goes on in text
-for that client.
+`AGENT_MODE=auto` starts native and, when the endpoint rejects `tools` or the model writes
+its calls as text (agent/auto_rounds.py), goes on in text for that client.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from agent.auto_rounds import AutoRounds
 from agent.confirm import Gate, Reviewed, StopRun
 from agent.events import Event, Observation, RunStarted
 from agent.executor import ParsedCall, ToolRunner, act, names_of
@@ -26,7 +27,7 @@ from agent.model import ModelClient
 from agent.model_errors import ModelError, ModelErrorKind
 from agent.native import NativeRounds, answer_round
 from agent.planner import make_plan, plan_note
-from agent.prompts import SYSTEM_PLAIN, SYSTEM_REACT, Turn, history_messages
+from agent.prompts import Turn, history_messages, system_plain, system_react
 from agent.rounds import CallsToRun, Rounds
 from agent.runner import RunStats, drive
 from agent.settings import AgentSettings
@@ -82,7 +83,7 @@ async def _plain(
     stats: RunStats,
 ) -> AsyncIterator[Event]:
     yield RunStarted(round=0, mode="plain", question=question, model=client.model)
-    messages = _opening(SYSTEM_PLAIN, question, history, settings)
+    messages = _opening(system_plain(lang), question, history, settings)
     try:
         stats.rounds = 1
         async for event in answer_round(client, messages, 1, stats, thought=None):
@@ -118,18 +119,19 @@ async def _react(
                 yield plan
 
         def text_rounds() -> TextRounds:
-            system = text_system(tools) + note
+            system = text_system(tools, lang) + note
             return TextRounds(client, _opening(system, question, history, settings),
                               toolmap, lang, stats)
 
         mode = settings.agent_mode
+        if mode == "auto" and client.tools_rejected:
+            mode = "text"
+        rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
+            client, _opening(system_react(lang) + note, question, history, settings), toolmap,
+            lang, stats)
         if mode == "auto":
-            mode = "text" if client.tools_rejected else "native"
-        if mode == "text":
-            rounds: Rounds = text_rounds()
-        else:
-            rounds = NativeRounds(client, _opening(SYSTEM_REACT + note, question, history,
-                                                   settings), toolmap, lang, stats)
+            assert isinstance(rounds, NativeRounds)
+            rounds = AutoRounds(client, rounds, text_rounds, lang)
         started = False
         try:
             async for event in _rounds(rounds, runner, settings, stats, gate):

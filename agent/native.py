@@ -11,7 +11,13 @@ from agent.events import Answer, AnswerDelta, Event, Thought
 from agent.executor import ParsedCall, parse_call
 from agent.model import Completion, ContentDelta, ModelClient
 from agent.model_errors import ModelError, ModelErrorKind
-from agent.prompts import final_thought, limit_message, limit_thought, tool_thought
+from agent.prompts import (
+    final_thought,
+    language_lines,
+    limit_message,
+    limit_thought,
+    tool_thought,
+)
 from agent.rounds import CallsToRun
 from agent.runner import RunStats
 from agent.tool import Tool
@@ -26,7 +32,8 @@ class NativeRounds:
         self.lang, self.stats = lang, stats
         self.schemas = [tool.schema() for tool in tools.values()]
         self._content = ""
-        self._embedded = False
+        self.embedded = False
+        """Whether the last round's calls were written into the text (no tool parser)."""
 
     async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         done: Completion  # stream_round's last item
@@ -38,13 +45,17 @@ class NativeRounds:
             else:
                 drafted = drafted or isinstance(item, AnswerDelta)
                 yield item
-        raw, content, self._embedded = done.tool_calls, done.content, False
+        raw, content, self.embedded = done.tool_calls, done.content, False
         if not raw:
-            found, rest = extract_calls(done.content, self.tools)
-            if found:
-                raw, content, self._embedded = tuple(found), rest, True
+            found = extract_calls(done.content, self.tools)
+            # A restatement alone is the model asking again (the runner has the result).
+            calls = found.calls or (found.restated if not found.rest else [])
+            if calls:
+                raw, content, self.embedded = tuple(calls), found.rest, True
+            elif found.restated:
+                content = found.rest
         if not raw:
-            yield final_answer(done, rnd)
+            yield final_answer(content, rnd)
             return
         parsed = [parse_call(call, self.lang) for call in raw]
         if drafted or not done.reasoning:  # else the reasoning was this round's Thought
@@ -55,10 +66,11 @@ class NativeRounds:
         yield CallsToRun(tuple(parsed))
 
     def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
-        if self._embedded:  # answer in kind, as Qwen's chat template renders tool results
+        if self.embedded:  # answer in kind, as Qwen's chat template renders tool results
             self.messages.append({"role": "assistant", "content": self._content})
             self.messages.append({"role": "user", "content": "\n".join(
-                f"<tool_response>\n{text}\n</tool_response>" for text in results)})
+                [*(f"<tool_response>\n{text}\n</tool_response>" for text in results),
+                 *language_lines(self.lang)])})
             return
         self.messages.append({
             "role": "assistant",
@@ -128,11 +140,11 @@ async def answer_round(
             done = item
         else:
             yield item
-    yield final_answer(done, rnd)
+    yield final_answer(done.content, rnd)
 
 
-def final_answer(done: Completion, rnd: int) -> Answer:
-    text = done.content.strip()
+def final_answer(content: str, rnd: int) -> Answer:
+    text = content.strip()
     if not text:
         raise ModelError(ModelErrorKind.EMPTY)
     return Answer(round=rnd, text=text)

@@ -61,7 +61,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         pacer = Pacer(limits, on_wait=metrics.waited)
         outbox = Outbox(app.bot, pacer)
         runs = Runs(settings, ModelClient(settings), chosen, store, outbox,
-                    Typing(app.bot, pacer.budget), Listeners(metrics))
+                    Typing(app.bot, pacer.budget), Listeners(metrics, app.bot_data.hub))
         searches = settings.history_rate_limit
         app.bot_data.parts = Parts(settings=settings, store=store,
                                    admins=Admins(app.bot, settings.admin_user_ids),

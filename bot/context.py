@@ -16,6 +16,7 @@ from bot.runs.execute import Runs
 from bot.runs.quota import Cooldowns
 from bot.settings import BotSettings
 from bot.store.transcripts import Store
+from bot.web.hub import Hub
 from bot.web.metrics import Metrics
 
 
@@ -40,6 +41,8 @@ class BotData:
         self.parts: Parts | None = None
         self.metrics = Metrics()
         """What /metrics shows; build_app puts in the one its Bot API calls count into."""
+        self.hub = Hub()
+        """Runs as they happen, for the class boards (a run listener)."""
 
 
 class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):
@@ -68,6 +71,10 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotD
     @property
     def runs(self) -> Runs:
         return self.parts.runs
+
+    @property
+    def hub(self) -> Hub:
+        return self.bot_data.hub
 
 
 CONTEXT_TYPES = ContextTypes(context=Context, bot_data=BotData)

@@ -83,6 +83,7 @@ def test_compare_runs_both(fake_model: FakeModel, tmp_path: Path) -> None:
     assert answers == {"plain": "Probably around 1.27e30.",
                        "react": "Exactly 1267650600228229401496703205376."}
     assert {e["lane"] for e in events if e["type"] == "action"} == {"react"}
+    assert events[-1]["type"] == "judgement" and events[-1]["text"].startswith("They differ")
 
 
 def test_terminal_output_reads_like_a_chain(fake_model: FakeModel, tmp_path: Path) -> None:

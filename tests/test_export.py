@@ -10,6 +10,7 @@ from agent.events import (
     Action,
     Answer,
     Event,
+    Judgement,
     Observation,
     ObservationFailure,
     RunFinished,
@@ -115,13 +116,16 @@ def test_a_compare_run_shows_both_lanes_in_chinese() -> None:
     ]
     react = [*chain("杭州今天晴，18 度。")[:-1],
              RunFinished(round=6, status="max_rounds", usage=Usage(900, 90, 990),
-                         duration_ms=8000, rounds=6, tool_calls=2, reason="达到了 6 轮的上限。")]
+                         duration_ms=8000, rounds=6, tool_calls=2, reason="达到了 6 轮的上限。"),
+             Judgement(round=0, text="两个回答不同：用了工具后查到了 18 度。")]
     page = Page(export_html(record(mode="compare", question="杭州天气？"),
                             {"react": react, "plain": plain}, "zh-hans"))
 
     text = page.text
-    assert text.index("仅模型（不用工具）") < text.index("大概是晴天。") < text.index(
-        "ReAct（使用工具）") < text.index("杭州今天晴，18 度。")
+    order = ["仅模型（不用工具）", "大概是晴天。", "ReAct（使用工具）", "杭州今天晴，18 度。",
+             "⚖️ 两个回答的区别", "模型的评判：两个回答不同：用了工具后查到了 18 度。",
+             "📊 无工具 → ReAct：轮数 1 → 6"]
+    assert [text.index(p) for p in order] == sorted(text.index(p) for p in order)
     for expected in ("Glassbox 记录 #12", "提问人", "对比", "第 1 轮", "思考", "观察", "回答",
                      "达到轮数上限", "达到了 6 轮的上限。", "输入 900 · 输出 90 令牌",
                      "2 次工具调用"):

@@ -17,13 +17,14 @@ _DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "show": ("重放一次完整的过程：/show 编号", "Replay a whole chain: /show n"),
     "export": ("把一次记录导出为 HTML 文件", "Download a run as an HTML file"),
     "forget": ("删除一条记录，或 all（管理员）", "Delete a run, or all (admins)"),
+    "board": ("课堂看板链接（投影用）", "The class board link, for a projector"),
     "help": ("Glassbox 是什么，ReAct 怎么工作", "What Glassbox does and how ReAct works"),
     "start": ("开始使用 Glassbox", "Start using Glassbox"),
 }
 PRIVATE = ("ask", "plain", "compare", "plan", "step", "examples", "stop", "history", "show",
-           "export", "forget", "help", "start")
+           "export", "forget", "board", "help", "start")
 GROUP = ("ask", "plain", "compare", "plan", "step", "examples", "stop", "history", "show",
-         "export", "forget", "help")
+         "export", "forget", "board", "help")
 
 
 def menu(names: tuple[str, ...], lang: str) -> list[BotCommand]:

@@ -232,6 +232,7 @@ async def forget_command(update: Update, context: Context) -> None:
         reply = text(lang, "forget_not_yours", n=n)
     else:
         await context.store.forget(scope, n)
+        context.hub.forgotten(chat.id, record.id)
         reply = text(lang, "forgotten", n=n)
     await context.outbox.say(chat.id, msg.message_id, reply)
 
@@ -278,6 +279,7 @@ async def forget_all_tapped(update: Update, context: Context) -> None:
         await _edit(context, query.message, text(lang, "forget_all_cancelled"))
         return
     count = await context.store.forget_all(chat.id)
+    context.hub.forgotten(chat.id)
     await _edit(context, query.message, text(lang, "forget_all_done", count=count))
 
 

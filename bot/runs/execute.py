@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
+from agent.compare_judge import judge
 from agent.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import Lang, detect_lang
@@ -139,6 +140,9 @@ class Runs:
                 self.listeners.run_event(record, lane, event)
                 on_step()
                 await steps.add(lane, event)
+            if view.judgeable() and not active.cancel.is_set():
+                await steps.flush()  # the lanes' steps before the judgement
+                await self._judge(q, view, record, active, on_step)
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
@@ -156,6 +160,34 @@ class Runs:
         """"typing…" until the run's first message is on screen (its edits show the rest)."""
         async with self.typing.shown(chat_id):
             await live.first_sent()
+
+    async def _judge(self, q: Question, view: View, record: RunRecord, active: Active,
+                     on_step: Callable[[], None]) -> None:
+        """/compare's difference line: the model judges the two answers (stored with the
+        ReAct lane). Stopping the run drops it; a failed call leaves the cost line alone."""
+        view.judging = True
+        on_step()
+        asked = asyncio.ensure_future(judge(
+            q.text, view.answers["plain"], view.answers["react"], client=self.client,
+            lang=detect_lang(q.text)))
+        stopped = asyncio.ensure_future(active.cancel.wait())
+        try:
+            await asyncio.wait((asked, stopped), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            view.judging = False
+            for task in (asked, stopped):
+                task.cancel()
+        if not asked.done() or asked.cancelled():
+            return
+        if asked.exception() is not None:  # a bug: the two answers still stand without it
+            log.error("compare judgement failed", exc_info=asked.exception())
+            return
+        judgement = asked.result()
+        if judgement is not None:
+            view.apply("react", judgement)
+            await self.store.append(record.id, judgement, lane="react")
+            self.listeners.run_event(record, "react", judgement)
+        on_step()
 
     async def _remember_first(self, record: RunRecord, live: LiveMessage) -> None:
         """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""

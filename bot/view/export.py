@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from agent.events import Event, RunFinished
 from agent.prompts import args_text
-from agent.summary import figures, seconds
+from agent.summary import difference, figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
 from bot.view.i18n import (
     failure_label,
@@ -68,6 +68,7 @@ def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
         f'<p class="question">{_e(record.question)}</p>',
         _meta(record, lang, zone),
         *(_lane(lane, events[lane], lang) for lane in lanes),
+        _difference(events, lang) if record.mode == "compare" else "",
         f'<p class="note">{_e(phrase(lang, "export_footer"))}</p>',
     ]
     return (
@@ -147,6 +148,18 @@ def _step(step: ToolStep, lang: str) -> str:
                    f"<pre>{_e(step.observation)}</pre></div>")
     out.append("</div>")
     return "".join(out)
+
+
+def _difference(events: dict[str, list[Event]], lang: str) -> str:
+    """A compare run's ending: the model's judgement of how the answers differ (if it gave
+    one) and what each lane cost."""
+    plain, react = (Transcript.from_events(events.get(lane, ())) for lane in ("plain", "react"))
+    out = [f"<h2>⚖️ {_e(phrase(lang, 'export_difference'))}</h2>"]
+    if react.judgement:
+        out.append(f"<p><b>{_e(phrase(lang, 'compare_judgement'))}</b>{_e(react.judgement)}</p>")
+    if plain.finished and react.finished:
+        out.append(f"<p>📊 {_e(difference(plain.finished, react.finished, lang))}</p>")
+    return "\n".join(out) if len(out) > 1 else ""
 
 
 def _unknown(event: UnknownEvent) -> str:

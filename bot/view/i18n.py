@@ -42,7 +42,8 @@ _HTML: dict[str, tuple[str, str]] = {
         "/stop — 停止你正在运行的问题\n"
         "/history [页码或关键词] — 本聊天的记录，可搜索\n"
         "/show 编号 — 重放一次完整的过程 · /export 编号 — 导出 HTML 文件\n"
-        "/forget 编号 — 删除你的一条记录（管理员：/forget all 清空本群）\n\n"
+        "/forget 编号 — 删除你的一条记录（管理员：/forget all 清空本群）\n"
+        "/board — 课堂看板链接：在投影上大字实时显示本聊天的问答\n\n"
         "回复机器人的回答可以继续追问；回复别人的消息并发送 /ask，就是问那条消息。",
         "🔍 <b>Glassbox</b> answers questions and shows you how it gets there.\n\n"
         "It works in <b>ReAct</b> style (reason + act): each round it 💭 <b>thinks</b> about "
@@ -62,7 +63,8 @@ _HTML: dict[str, tuple[str, str]] = {
         "/stop — stop your running question\n"
         "/history [page or keyword] — this chat's earlier runs, searchable\n"
         "/show n — replay a whole chain · /export n — download it as an HTML file\n"
-        "/forget n — delete one of your runs (admins: /forget all clears the chat)\n\n"
+        "/forget n — delete one of your runs (admins: /forget all clears the chat)\n"
+        "/board — the class board: this chat's runs live, in large type, for a projector\n\n"
         "Reply to one of my answers to follow up; reply /ask to someone's message to ask "
         "about it.",
     ),
@@ -158,6 +160,22 @@ _HTML: dict[str, tuple[str, str]] = {
     "text_only": ("我只能读文字消息。请把问题用文字发给我，例如：\n/ask 杭州现在天气怎么样？",
                   "I can only read text messages. Please send the question as text, e.g.\n"
                   "/ask What is the weather in Hangzhou?"),
+    # --- /board ---
+    "board_link": ("📺 <b>{title}</b> 的课堂看板：\n{url}\n\n在投影上打开它：这里的每个 /ask 和 "
+                   "/compare 都会以大字实时显示。拿到链接的人都能看；/board reset 换一个新链接。",
+                   "📺 The class board of <b>{title}</b>:\n{url}\n\nOpen it on the projector: "
+                   "every /ask and /compare here shows live, in large type. Anyone with the "
+                   "link can watch; /board reset makes a new one."),
+    "board_reset": ("🔄 已换成新链接，旧链接不再有效。",
+                    "🔄 A new link: the old one no longer works."),
+    "board_sent": ("📺 看板链接已私信发给你。", "📺 I sent you the board link privately."),
+    "board_start_private": ("我还不能私信你：请先打开和我的私聊并点“开始”，再在这里发送 /board。",
+                            "I can't write to you privately yet: open a private chat with me, "
+                            "press Start, then send /board here again."),
+    "board_admins_only": ("只有本群的管理员可以获取看板链接。",
+                          "Only the group's admins can get the board link."),
+    "board_off": ("看板没有开启（HTTP_LISTEN=off）。",
+                  "The class board is off here (HTTP_LISTEN=off)."),
 }
 
 
@@ -165,6 +183,9 @@ _PLAIN: dict[str, tuple[str, str]] = {
     # --- A run's chain: the live message and /show (render); the export shares labels ---
     "compare_plain": ("🧠 仅模型，不用工具", "🧠 Model alone, no tools"),
     "compare_react": ("🔍 ReAct，使用工具", "🔍 ReAct, with tools"),
+    "compare_judgement": ("模型的评判：", "The model's judgement: "),
+    "compare_judging": ("⚖️ 正在请模型比较两个回答…", "⚖️ Asking the model how the answers differ…"),
+    "compare_chain": ("ReAct 的过程", "The ReAct chain"),
     "chain_round": ("第 {n} 轮", "Round {n}"),
     "chain_plan": ("计划", "Plan"),
     "chain_plan_answer": ("作答", "answer"),
@@ -222,6 +243,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
                             "{prompt:,} in · {completion:,} out tokens"),
     "export_synthesised": ("由 Glassbox 补写", "written by Glassbox"),
     "export_failed": ("失败", "failed"),
+    "export_difference": ("两个回答的区别", "How the answers differ"),
     "export_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),
     # --- Which kind a run was and how it ended: /history, /show and the export ---
     "failure_bad_arguments": ("参数有误", "bad arguments"),
@@ -241,6 +263,15 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "mode_compare": ("对比", "compare"),
     "lane_plain": ("仅模型（不用工具）", "Model alone (no tools)"),
     "lane_react": ("ReAct（使用工具）", "ReAct (with tools)"),
+    # --- The class board (bot/view/web.py) ---
+    "board_title": ("Glassbox 课堂看板", "Glassbox class board"),
+    "board_waiting": ("等待本聊天的问题…（/ask 或 /compare）",
+                      "Waiting for a question in this chat… (/ask or /compare)"),
+    "board_next": ("智能体下一步会做什么？（按空格揭晓）",
+                   "What will the agent do next? (space to reveal)"),
+    "board_others": ("同时在运行", "also running"),
+    "board_keys": ("← → 切换记录 · + − 字号 · T 主题 · R 揭晓模式 · 空格 下一步",
+                   "← → runs · + − size · T theme · R reveal mode · space next step"),
 }
 
 

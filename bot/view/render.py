@@ -35,7 +35,8 @@ FOLD_CHARS = 300
 def render_view(view: View, *, live: bool) -> list[str]:
     """A run's pages: one lane as a chain, a compare run's two lanes together."""
     if view.mode == "compare":
-        return render_compare(view.lanes["plain"], view.lanes["react"], view.lang, live=live)
+        return render_compare(view.lanes["plain"], view.lanes["react"], view.lang, live=live,
+                              judging=view.judging)
     return render_run(view.lanes["main"], view.lang, live=live)
 
 
@@ -48,21 +49,76 @@ def render_run(t: Transcript, lang: str, *, live: bool = True) -> list[str]:
 
 
 def render_compare(plain: Transcript, react: Transcript, lang: str, *,
-                   live: bool = True) -> list[str]:
-    """The no-tools answer, then the ReAct chain and its answer, then (when both are done)
-    one line that sums up the difference."""
+                   live: bool = True, judging: bool = False) -> list[str]:
+    """What a class looks at first: the two answers (🧠 the model alone, 🔍 with tools), then
+    the model's judgement of how they differ (⚖️, once both are done), then what each cost
+    (📊), then the ReAct chain, folded once it is finished (open while it runs, and in
+    /show)."""
     out: list[Span] = []
     _question(out, react.question or plain.question)
-    out.append(("\n\n", ()))
-    out.append((phrase(lang, "compare_plain"), (B,)))
-    _run_body(out, plain, lang, live)
-    out.append(("\n\n", ()))
-    out.append((phrase(lang, "compare_react"), (B,)))
-    _run_body(out, react, lang, live)
-    if plain.finished and react.finished:
+    for label, t in (("compare_plain", plain), ("compare_react", react)):
         out.append(("\n\n", ()))
-        out.append(("📊 " + difference(plain.finished, react.finished, lang), ()))
+        out.append((phrase(lang, label), (B,)))
+        _lane_answer(out, t, lang, live)
+    if react.judgement:
+        out.append(("\n\n⚖️ ", ()))
+        out.append((phrase(lang, "compare_judgement"), (B,)))
+        out.append((react.judgement, ()))
+    elif judging and live:
+        out.append(("\n\n", ()))
+        out.append((phrase(lang, "compare_judging"), (I,)))
+    if plain.finished and react.finished:
+        out.append(("\n\n📊 " + difference(plain.finished, react.finished, lang), ()))
+    if react.rounds or react.plan:
+        out.append(("\n\n🔗 ", ()))
+        out.append((phrase(lang, "compare_chain"), (B,)))
+        chain: list[Span] = []
+        running = react.finished is None and not react.notice
+        if react.plan:
+            _plan(chain, react, lang)
+        _rounds(chain, react, lang, live, running)
+        chain = _lines_after_heading(chain)
+        out.extend(_folded(chain) if react.finished is not None and live else chain)
+    notice = react.notice or plain.notice
+    if notice:
+        out.append(("\n\n⚠️ " + notice, ()))
     return _pages(out)
+
+
+def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
+    """One lane's answer under its label, or where the lane is: writing, working, failed."""
+    running = t.finished is None and not t.notice
+    if t.answer:
+        out.append(("\n", ()))
+        out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
+        if not t.answer_final:
+            state = phrase(lang, "chain_writing" if running else "chain_incomplete")
+            out.append((state.strip(), (I,)))
+    elif running and live:
+        out.append(("\n", ()))
+        out.append((phrase(lang, "chain_working"), (I,)))
+    done = t.finished
+    if done is not None and done.status != "done":
+        mark, words = {"error": ("❌", "chain_failed"), "cancelled": ("⏹", "chain_stopped")}.get(
+            done.status, ("⚠️", "chain_step_limit"))
+        out.append((f"\n{mark} " + (done.reason or phrase(lang, words)), ()))
+
+
+def _lines_after_heading(spans: list[Span]) -> list[Span]:
+    """`spans` starting on the line right under a heading: their leading blank lines go."""
+    rest = [span for span in spans]
+    while rest and not rest[0][0].strip():
+        rest.pop(0)
+    if rest:
+        rest[0] = (rest[0][0].lstrip("\n"), rest[0][1])
+    return [("\n", ()), *rest] if rest else []
+
+
+def _folded(spans: list[Span]) -> list[Span]:
+    """`spans` inside one collapsed (expandable) quote, a tap away. Telegram nests no quote
+    in a quote: quotes inside become plain text lines of the fold."""
+    return [(text, (QUOTE_EXPANDABLE, *(t for t in tags if not t.startswith("<blockquote"))))
+            if text.strip() or i else (text, tags) for i, (text, tags) in enumerate(spans)]
 
 
 def _pages(out: list[Span]) -> list[str]:
@@ -78,6 +134,13 @@ def _run_body(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
     running = t.finished is None and not t.notice
     if t.plan:
         _plan(out, t, lang)
+    _rounds(out, t, lang, live, running)
+    if t.answer:
+        _answer(out, t, lang, running)
+    _footer(out, t, lang, live, running)
+
+
+def _rounds(out: list[Span], t: Transcript, lang: str, live: bool, running: bool) -> None:
     for view in t.rounds:
         if not (view.thought or view.steps or view.notes):
             continue
@@ -87,9 +150,6 @@ def _run_body(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
             out.append((f"— {heading} —", (B,)))
             out.append(("\n", ()))
         _round(out, view, lang, live, running)
-    if t.answer:
-        _answer(out, t, lang, running)
-    _footer(out, t, lang, live, running)
 
 
 def _plan(out: list[Span], t: Transcript, lang: str) -> None:

@@ -18,6 +18,7 @@ from agent.events import (
     AnswerDelta,
     Decided,
     Event,
+    Judgement,
     Note,
     Observation,
     Plan,
@@ -31,6 +32,7 @@ from agent.lang import Lang
 from bot.store.records import RunRecord
 
 Mode = Literal["ask", "plain", "compare"]
+_UNFINISHED = RunFinished(round=0, status="error")
 
 
 @dataclass
@@ -80,6 +82,8 @@ class Transcript:
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
     plan: tuple[PlanStep, ...] = ()
+    judgement: str = ""
+    """A compare run's difference line, the model's judgement (kept with the ReAct lane)."""
 
     def checklist(self) -> list[tuple[PlanStep, bool]]:
         """The plan's steps, each ticked once a matching tool has run: the k-th step that
@@ -148,6 +152,8 @@ class Transcript:
             self.finished = event
         elif isinstance(event, Plan):
             self.plan = event.steps
+        elif isinstance(event, Judgement):
+            self.judgement = event.text
 
     def _round(self, number: int) -> RoundView:
         """The view of round `number`, made (in order) if it is new."""
@@ -199,6 +205,9 @@ class View:
         self.lanes: dict[str, Transcript] = {lane: Transcript() for lane in lanes}
         self.finished: dict[str, RunFinished] = {}
         self.answers: dict[str, str] = {}
+        self.judging = False
+        """A compare run's two answers are being judged (the difference line is coming)."""
+        self.judgement: Judgement | None = None
 
     def apply(self, lane: str, event: Event) -> None:
         self.lanes[lane].apply(event)
@@ -206,6 +215,14 @@ class View:
             self.finished[lane] = event
         elif isinstance(event, Answer):
             self.answers[lane] = event.text
+        elif isinstance(event, Judgement):
+            self.judgement = event
+
+    def judgeable(self) -> bool:
+        """A compare run whose two lanes both finished well, each with an answer."""
+        return self.mode == "compare" and all(
+            lane in self.answers and self.finished.get(lane, _UNFINISHED).status == "done"
+            for lane in ("plain", "react"))
 
     def add_notice(self, notice: str) -> None:
         for transcript in self.lanes.values():
@@ -219,6 +236,8 @@ class View:
         usage = main.usage
         if "plain" in self.finished and self.mode == "compare":
             usage = usage + self.finished["plain"].usage
+        if self.judgement is not None:
+            usage = usage + self.judgement.usage
         return RunFinished(round=main.round, status=main.status, usage=usage,
                            duration_ms=max(f.duration_ms for f in self.finished.values()))
 

@@ -13,11 +13,12 @@ from urllib.parse import urlsplit
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from telegram import Update
 
 from bot.app import App
 from bot.settings import BotSettings
+from bot.web.board import board_routes
 from bot.web.metrics import CONTENT_TYPE
 
 log = logging.getLogger(__name__)
@@ -46,8 +47,9 @@ def web_app(app: App, settings: BotSettings) -> Starlette:
     async def metrics(request: Request) -> Response:
         return Response(app.bot_data.metrics.exposition(), media_type=CONTENT_TYPE)
 
-    routes = [Route("/healthz", healthz, methods=["GET"]),
-              Route("/metrics", metrics, methods=["GET"])]
+    routes: list[BaseRoute] = [Route("/healthz", healthz, methods=["GET"]),
+                               Route("/metrics", metrics, methods=["GET"]),
+                               *board_routes(app)]
     if settings.webhook_url:
         routes.append(Route(webhook_path(settings), _webhook(app, settings), methods=["POST"]))
     return Starlette(routes=routes)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import socket
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,3 +65,53 @@ async def _until_up(http: httpx.AsyncClient, task: asyncio.Task[None]) -> None:
             pass
         await asyncio.sleep(0.05)
     raise TimeoutError("the bot's HTTP server did not come up")
+
+
+@dataclass
+class SseEvent:
+    id: str
+    event: str
+    data: Any
+
+
+class EventStream:
+    """Server-sent events read from an open httpx stream, one parsed event at a time."""
+
+    def __init__(self, lines: AsyncIterator[str]) -> None:
+        self._lines = lines
+
+    async def next(self, timeout: float = 10) -> SseEvent:
+        return await asyncio.wait_for(self._next(), timeout)
+
+    async def until(self, wanted: Callable[[SseEvent], bool], timeout: float = 15
+                    ) -> list[SseEvent]:
+        """Events read until one is `wanted` (it last)."""
+        seen: list[SseEvent] = []
+        async with asyncio.timeout(timeout):
+            while not seen or not wanted(seen[-1]):
+                seen.append(await self._next())
+        return seen
+
+    async def _next(self) -> SseEvent:
+        fields: dict[str, str] = {}
+        async for line in self._lines:
+            if not line:
+                if "data" in fields:
+                    return SseEvent(fields.get("id", ""), fields.get("event", "message"),
+                                    json.loads(fields["data"]))
+                fields = {}
+                continue
+            name, _, value = line.partition(":")
+            if name:  # a line starting with ":" is a comment (a ping)
+                fields[name] = value[1:] if value.startswith(" ") else value
+        raise EOFError("the stream ended")
+
+
+@contextlib.asynccontextmanager
+async def event_stream(http: httpx.AsyncClient, path: str,
+                       last_id: str = "") -> AsyncIterator[EventStream]:
+    headers = {"Last-Event-ID": last_id} if last_id else {}
+    async with http.stream("GET", path, headers=headers) as answer:
+        assert answer.status_code == 200, answer.status_code
+        assert answer.headers["content-type"].startswith("text/event-stream")
+        yield EventStream(answer.aiter_lines())
