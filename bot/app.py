@@ -5,6 +5,7 @@ closed in `post_shutdown`."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -73,6 +74,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         if settings.transcript_retention_days:
             extra.pruning = asyncio.create_task(
                 _prune_daily(store, settings.transcript_retention_days))
+        _settle_heap()
 
     async def post_stop(app: App) -> None:
         if app.bot_data.parts is not None:
@@ -113,6 +115,15 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
     register(app)
     app.add_error_handler(on_error)
     return app
+
+
+def _settle_heap() -> None:
+    """Hide what start-up made (modules, classes, settings: some 200,000 objects that live
+    as long as the bot) from the garbage collector. A full collection scans every object
+    holding the GIL, so it stalls the event loop even when a thread triggers it, as building
+    /show or /export of a huge run does: 0.2 to 0.5 s on a busy machine, a few ms after."""
+    gc.collect()
+    gc.freeze()
 
 
 @dataclass

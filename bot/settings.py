@@ -52,6 +52,8 @@ class BotSettings(AgentSettings):
     """Set by PaaS platforms: listen on 0.0.0.0:$PORT (unless HTTP_LISTEN says otherwise)."""
     public_url: str = ""
     """The base of links the bot hands out (the board); empty: the listen address."""
+    api_tokens: Annotated[tuple[SecretStr, ...], NoDecode] = ()
+    """Bearer tokens of the HTTP API, each its own scope; none: the API answers 404."""
     webhook_secret: SecretStr = SecretStr("")
     """Sent by Telegram with every webhook call, so strangers cannot post fake updates."""
     database_path: Path = Path("data/glassbox.sqlite3")
@@ -92,6 +94,14 @@ class BotSettings(AgentSettings):
         """`-100123, 42` or `-100123 42` in the environment; a list or set in code."""
         if isinstance(value, str):
             return frozenset(int(part) for part in value.replace(",", " ").split())
+        return value
+
+    @field_validator("api_tokens", mode="before")
+    @classmethod
+    def _tokens(cls, value: Any) -> Any:
+        """`tok1, tok2` in the environment; a list in code."""
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
 
     @field_validator("http_listen", mode="after")

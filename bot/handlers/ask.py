@@ -10,7 +10,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, Mess
 
 from agent.prompts import Turn
 from bot.context import Context
-from bot.handlers.common import lang_of, sender_of
+from bot.handlers.common import chat_settings, lang_of, sender_of
 from bot.runs.execute import Question
 from bot.runs.quota import refusal
 from bot.view.buttons import Button
@@ -83,7 +83,8 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     (/step). Why not goes as a notice: once
     per cooldown to a sender who keeps trying."""
     sender = sender_of(update)
-    lang = sender.lang
+    chat = await chat_settings(context, msg.chat_id)
+    lang = sender.lang if chat.lang == "auto" else chat.lang
     question, history, parent = await _resolve(context, msg if replies_count else None, typed)
     reply_to = msg.message_id
 
@@ -105,7 +106,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
         await notice(text(lang, "busy"))
         return
     q = Question(mode, question.strip(), msg.chat_id, sender.id, sender.name, lang, reply_to,
-                 history, parent, planner, step)
+                 history, parent, planner, step or chat.step, chat)
     context.runs.start(q, active)
 
 

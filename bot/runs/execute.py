@@ -26,9 +26,11 @@ from bot.delivery.outbox import Outbox
 from bot.delivery.typing_indicator import Typing
 from bot.runs.active import Active, ActiveRuns
 from bot.runs.admission import Admission
+from bot.runs.class_settings import run_settings, run_tools
 from bot.runs.listeners import Listeners
 from bot.runs.step import Pauses, chat_gate
 from bot.settings import BotSettings
+from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
 from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
@@ -56,6 +58,8 @@ class Question:
     """/plan: make a plan first; None: as AGENT_PLANNER says."""
     step: bool = False
     """/step: pause before every action for a person's decision (bot/runs/step.py)."""
+    chat: ChatSettings | None = None
+    """The chat's own settings (/settings) at the time of asking; None: the environment's."""
 
 
 def stop_button(lang: Lang, key: int) -> Keyboard:
@@ -107,6 +111,7 @@ class Runs:
 
     async def _run(self, q: Question, active: Active, live: LiveMessage) -> None:
         view = View(q.mode, q.lang)
+        view.notes = q.chat is None or q.chat.notes
         record = await self.store.start_run(
             chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
             question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
@@ -197,14 +202,17 @@ class Runs:
 
     def _events(self, q: Question, active: Active,
                 gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
-        common = {"client": self.client, "settings": self.settings, "history": q.history,
+        settings, tools = self.settings, self.tools
+        if q.chat is not None:
+            settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat)
+        common = {"client": self.client, "settings": settings, "history": q.history,
                   "cancel": active.cancel}
         lanes: dict[str, AsyncIterator[Event]] = {}
         if q.mode in ("plain", "compare"):
             lanes["plain" if q.mode == "compare" else "main"] = run_plain(q.text, **common)
         if q.mode in ("ask", "compare"):
             lanes["react" if q.mode == "compare" else "main"] = run_react(
-                q.text, tools=self.tools, planner=q.planner, gate=gate, **common)
+                q.text, tools=tools, planner=q.planner, gate=gate, **common)
         return _merged(lanes)
 
     async def _recover_interrupted(self) -> None:

@@ -203,3 +203,17 @@ async def m005_boards_and_api(db: aiosqlite.Connection) -> None:
         );
         CREATE INDEX api_runs_session ON api_runs (session_id, run_id)
     """)
+
+
+@migration
+async def m006_chat_settings(db: aiosqlite.Connection) -> None:
+    """Each chat's own settings (/settings): only what the chat changed, as a JSON object;
+    a chat without a row, or a key not in it, follows the environment's defaults."""
+    await _script(db, """
+        CREATE TABLE chat_settings (
+            chat_id INTEGER PRIMARY KEY,
+            settings TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            updated_by INTEGER
+        )
+    """)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -25,6 +25,7 @@ from typing import Any
 import aiosqlite
 
 from agent.events import AnswerDelta, Event, Usage
+from bot.store.chat_settings import ChatSettingsTable
 from bot.store.migrations import migrate
 from bot.store.records import (
     FINAL_STATUSES,
@@ -48,11 +49,41 @@ _RUN_COLUMNS = """
     FROM runs"""
 
 
+INSERT_STEP = (
+    "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
+    " duration_ms, synthesized, payload, created_at)"
+    " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?")
+"""Stores one step (`step_row`'s values); a run that is gone takes none. (A run's steps
+go in several at a time, in one statement: `Store.append_steps`.)"""
+
+
+def step_row(run_id: int, event: Event, lane: str) -> tuple[Any, ...]:
+    """INSERT_STEP's values for `event`, a step of run `run_id`."""
+    data = event.to_dict()
+    arguments = data.get("arguments")
+    return (
+        lane,
+        data["type"],
+        data.get("round", 0),
+        data.get("tool"),
+        None if arguments is None else json.dumps(arguments, ensure_ascii=False),
+        data.get("text"),
+        data.get("ok"),
+        data.get("duration_ms"),
+        data.get("synthesized"),
+        json.dumps(data, ensure_ascii=False),
+        _now(),
+        run_id,
+    )
+
+
 class Store:
     def __init__(self, db: aiosqlite.Connection, path: Path) -> None:
         self._db = db
         self.path = path
         self._lock = asyncio.Lock()
+        self.chats = ChatSettingsTable(db, self._transaction)
+        """Each chat's own settings (/settings)."""
 
     @classmethod
     async def open(cls, path: Path) -> Store:
@@ -122,19 +153,21 @@ class Store:
         """Store (lane, event) steps in order, in one statement: one call to the database's
         thread, all of them or none. AnswerDeltas are skipped (the Answer holds the full
         text); a run forgotten while it runs takes no more steps."""
-        rows = [_step_row(lane, event) for lane, event in steps
+        for lane, _ in steps:
+            _check(lane, LANES, "lane")
+        rows = [step_row(run_id, event, lane) for lane, event in steps
                 if not isinstance(event, AnswerDelta)]
         if not rows:
             return
-        values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows))
+        values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows))
         columns = ", ".join(f"v.column{n}" for n in range(1, 12))
         async with self._lock:  # not inside another coroutine's open transaction
             await self._db.execute(
                 "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
                 " duration_ms, synthesized, payload, created_at)"
-                f" SELECT runs.id, {columns} FROM (VALUES {values}) AS v"
-                " JOIN runs ON runs.id = ?",
-                [*(value for row in rows for value in row), run_id],
+                f" SELECT v.column12, {columns} FROM (VALUES {values}) AS v"
+                " WHERE EXISTS (SELECT 1 FROM runs WHERE runs.id = v.column12)",
+                [value for row in rows for value in row],
             )
 
     async def finish(
@@ -185,14 +218,12 @@ class Store:
         return await self._one(f"{where} AND runs.n = ?", (*params, n))
 
     async def events(self, run_id: int) -> dict[str, list[Event]]:
-        """A run's stored steps by lane, in the order they arrived, as events again."""
+        """A run's stored steps by lane, in the order they arrived, as events again (parsed
+        in a thread: a run can have thousands)."""
         rows = await self._db.execute_fetchall(
             "SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id", (run_id,)
         )
-        lanes: dict[str, list[Event]] = {}
-        for lane, payload in rows:
-            lanes.setdefault(lane, []).append(event_from_row(payload))
-        return lanes
+        return await asyncio.to_thread(_lanes_of, rows)
 
     async def starts_since(self, user_id: int, since: datetime) -> list[datetime]:
         """When a user's runs (in any chat) started from `since` on, oldest first."""
@@ -306,16 +337,6 @@ def _keyword_filter(keyword: str) -> tuple[str, tuple[str, ...]]:
     return sql, tuple(params)
 
 
-def _step_row(lane: str, event: Event) -> tuple[Any, ...]:
-    _check(lane, LANES, "lane")
-    data = event.to_dict()
-    arguments = data.get("arguments")
-    return (lane, data["type"], data.get("round", 0), data.get("tool"),
-            None if arguments is None else json.dumps(arguments, ensure_ascii=False),
-            data.get("text"), data.get("ok"), data.get("duration_ms"),
-            data.get("synthesized"), json.dumps(data, ensure_ascii=False), _now())
-
-
 def _check(value: str, allowed: Sequence[str], what: str) -> None:
     if value not in allowed:
         raise ValueError(f"unknown {what} {value!r}; expected one of {', '.join(allowed)}")
@@ -328,3 +349,11 @@ def _iso(moment: datetime) -> str:
 
 def _now() -> str:
     return _iso(datetime.now(UTC))
+
+
+def _lanes_of(rows: Iterable[Any]) -> dict[str, list[Event]]:
+    """(lane, payload) rows as events by lane, in order."""
+    lanes: dict[str, list[Event]] = {}
+    for lane, payload in rows:
+        lanes.setdefault(lane, []).append(event_from_row(payload))
+    return lanes

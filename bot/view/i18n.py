@@ -38,6 +38,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "/compare 问题 — 两种方式同时回答，并排对比\n"
         "/plan 问题 — 先列出计划（清单），再一步步回答\n"
         "/step 问题 — 每次行动前暂停，由你决定：执行、修改、跳过或停止\n"
+        "/settings — 本聊天的设置：语言、时区、工具、计划、模式（管理员可修改）\n"
         "/examples — 示例问题，点一下就能运行\n"
         "/stop — 停止你正在运行的问题\n"
         "/history [页码或关键词] — 本聊天的记录，可搜索\n"
@@ -59,6 +60,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "/compare question — both at once, side by side\n"
         "/plan question — make a plan (a checklist) first, then answer step by step\n"
         "/step question — pause before every action: you run, edit, skip or stop it\n"
+        "/settings — this chat's settings: language, time zone, tools, plans, mode (admins)\n"
         "/examples — preset questions to tap\n"
         "/stop — stop your running question\n"
         "/history [page or keyword] — this chat's earlier runs, searchable\n"
@@ -83,6 +85,15 @@ _HTML: dict[str, tuple[str, str]] = {
     "not_running": ("这个问题已经结束了。", "That question has already finished."),
     "stop_button": ("⏹ 停止", "⏹ Stop"),
     "examples": ("点一个问题来运行它：", "Tap a question to run it:"),
+    # --- /settings (issue 15) ---
+    "settings_title": ("⚙️ <b>本聊天的设置</b>（从下一个问题起生效）",
+                       "⚙️ <b>This chat's settings</b> (they apply from the next question)"),
+    "settings_read_only": ("只有管理员可以修改。", "Only an admin can change them."),
+    "settings_changed": ("✅ 已修改 {what}：{before} → {after}",
+                         "✅ Changed {what}: {before} → {after}"),
+    "settings_usage": ("用 /settings 打开菜单；设置其他时区：/settings timezone Europe/Paris",
+                       "Send /settings for the menu; for another time zone: "
+                       "/settings timezone Europe/Paris"),
     # --- Step mode (issue 15) ---
     "step_edit_prompt": (
         "✏️ 修改 <code>{call}</code> 的参数：请<b>回复这条消息</b>，写 JSON、key=value"
@@ -130,6 +141,10 @@ _HTML: dict[str, tuple[str, str]] = {
     "show_header": ("📜 #{n} · {name} · {when} · {status}", "📜 #{n} · {name} · {when} · {status}"),
     "still_running": ("这个问题还在运行，以上是目前为止的过程。",
                       "This question is still running; this is the chain so far."),
+    "show_rest_in_export": ("……这次运行太长，后面的过程没有在这里显示。"
+                            "完整过程请用 /export {n} 下载。",
+                            "… This run is too long to show here in full: the rest is in "
+                            "/export {n}."),
     "export_caption": ("Glassbox 记录 #{n}：{question}", "Glassbox transcript #{n}: {question}"),
     "forgotten": ("已删除 #{n}。", "Run #{n} is deleted."),
     "forget_not_yours": ("#{n} 不是你问的：只有提问的人或管理员可以删除它。",
@@ -208,6 +223,29 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_step_limit": ("已达到步骤上限", "Step limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
     "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
+    # --- /settings: its lines and buttons (issue 15) ---
+    "settings_lang": ("🌐 语言", "🌐 Language"),
+    "settings_timezone": ("🕒 时区", "🕒 Time zone"),
+    "settings_tools_off": ("🧰 工具", "🧰 Tools"),
+    "settings_planner": ("📋 先列计划", "📋 Plan first"),
+    "settings_agent_mode": ("🧠 调用方式", "🧠 Agent mode"),
+    "settings_step": ("⏸ 默认逐步确认", "⏸ Step mode by default"),
+    "settings_notes": ("📝 模型不写思考时显示 Glassbox 的说明",
+                       "📝 Glassbox's notes when a model gives no reasoning"),
+    "settings_lang_auto": ("自动（每人的 Telegram 语言）",
+                           "auto (each person's Telegram language)"),
+    "settings_lang_zh": ("中文", "中文"),
+    "settings_lang_en": ("English", "English"),
+    "settings_mode_auto": ("自动", "auto"),
+    "settings_mode_native": ("函数调用", "function calling"),
+    "settings_mode_text": ("文本 ReAct", "text ReAct"),
+    "settings_on": ("开", "on"),
+    "settings_off": ("关", "off"),
+    "settings_no_tools": ("（全部关闭）", "(all off)"),
+    "settings_back": ("◀ 返回", "◀ Back"),
+    "settings_not_admin": ("只有本聊天的管理员可以修改设置。",
+                           "Only an admin of this chat can change its settings."),
+    "settings_changed_short": ("{what}：{after}", "{what}: {after}"),
     # --- Step mode (issue 15): the chain's lines, the buttons, the answers to a tap ---
     "step_waiting": ("等待决定：▶ 执行、✏️ 修改、⏭ 跳过 或 ⏹ 停止",
                      "Waiting for a decision: ▶ Run, ✏️ Edit, ⏭ Skip or ⏹ Stop"),
@@ -252,6 +290,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "failure_tool_error": ("工具报错", "tool error"),
     "failure_upstream_error": ("外部服务出错", "upstream service failed"),
     "failure_skipped": ("被跳过", "skipped by a person"),
+    "failure_not_run": ("未运行", "not run"),
     "status_running": ("进行中", "running"),
     "status_done": ("完成", "done"),
     "status_max_rounds": ("达到轮数上限", "round limit reached"),

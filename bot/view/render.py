@@ -8,6 +8,7 @@ wrote has its long runs of blank lines and spaces cut short (`squeeze`) before i
 
 from __future__ import annotations
 
+from agent.events import ObservationFailure
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
 from bot.view.i18n import phrase
@@ -183,6 +184,9 @@ def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: boo
 
 
 def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool) -> None:
+    if step.failure == ObservationFailure.NOT_RUN:  # stands for all the calls not run
+        out.append((f"⏭ {squeeze(step.observation or '')}", (I,)))
+        return
     out.append(("🔧 ", ()))
     out.append((phrase(lang, "chain_action"), (B,)))
     out.append((" ", ()))

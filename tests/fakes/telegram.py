@@ -30,6 +30,7 @@ from tests.fakes.telegram_objects import (
     ApiError,
     Call,
     Document,
+    Frame,
     Message,
     chat_member,
     document_json,
@@ -58,6 +59,8 @@ class FakeTelegram(FakeServer):
         self.admins: set[tuple[int, int]] = set()
         self.errors: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
         self.too_many = 0
+        self.frames: list[Frame] = []
+        """Every state any message showed, in order: sends, edits, the users' messages."""
         self._updates: list[dict[str, Any]] = []
         self.webhook: dict[str, str] = {}
         """setWebhook's url and secret_token: updates are then POSTed there, as Telegram does."""
@@ -92,6 +95,7 @@ class FakeTelegram(FakeServer):
         """A user writes in a chat; returns the new message's id."""
         with self.lock:
             msg = self._store(chat_id, self.users[user_id], text, text, reply_to)
+            self._frame(msg)
             data = self._message_json(msg)
             if text.startswith("/"):
                 command = text.split(maxsplit=1)[0]
@@ -247,6 +251,7 @@ class FakeTelegram(FakeServer):
         msg = self._store(chat_id, BOT, shown, p["text"], int(reply) if reply else None)
         msg.parse_mode = mode
         msg.reply_markup = json.loads(p["reply_markup"]) if "reply_markup" in p else None
+        self._frame(msg)
         return self._message_json(msg)
 
     def _send_document(self, p: dict[str, Any],
@@ -262,6 +267,7 @@ class FakeTelegram(FakeServer):
         msg.parse_mode = mode
         msg.document = Document(name, "text/html" if name.endswith(".html") else
                                 "application/octet-stream", content)
+        self._frame(msg)
         return self._message_json(msg)
 
     def _chat_member(self, chat_id: int, user_id: int) -> dict[str, Any]:
@@ -283,7 +289,15 @@ class FakeTelegram(FakeServer):
         msg.text, msg.raw, msg.parse_mode, msg.reply_markup = shown, text, mode, markup
         msg.versions.append(shown)
         msg.changed_at = time.monotonic()
+        self._frame(msg)
         return {**self._message_json(msg), "edit_date": int(time.time())}
+
+    def _frame(self, msg: Message) -> None:
+        rows = [[b["text"] for b in row] for row in (msg.reply_markup or {}).get(
+            "inline_keyboard", [])]
+        self.frames.append(Frame(msg.chat_id, msg.message_id, msg.sender.get("is_bot", False),
+                                 msg.sender.get("first_name", ""), msg.raw, msg.parse_mode,
+                                 msg.reply_to, rows, msg.document, msg.changed_at))
 
     def _store(self, chat_id: int, sender: dict[str, Any], shown: str, raw: str,
                reply_to: int | None) -> Message:

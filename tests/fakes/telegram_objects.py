@@ -52,6 +52,24 @@ class Message:
         return next(b["callback_data"] for row in rows for b in row if b["text"] == text)
 
 
+@dataclass(frozen=True)
+class Frame:
+    """One state a message showed, as sent: its raw text (HTML when `parse_mode` says so),
+    its buttons and document, when it began to show."""
+
+    chat_id: int
+    message_id: int
+    from_bot: bool
+    sender_name: str
+    raw: str
+    parse_mode: str
+    reply_to: int | None
+    buttons: list[list[str]]
+    """The inline keyboard's button texts, row by row."""
+    document: Document | None
+    at: float
+
+
 @dataclass
 class Call:
     method: str
