@@ -223,7 +223,7 @@ class Store:
         rows = await self._db.execute_fetchall(
             "SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id", (run_id,)
         )
-        return await asyncio.to_thread(_lanes_of, rows)
+        return await asyncio.to_thread(lanes_of, rows)
 
     async def starts_since(self, user_id: int, since: datetime) -> list[datetime]:
         """When a user's runs (in any chat) started from `since` on, oldest first."""
@@ -351,8 +351,8 @@ def _now() -> str:
     return _iso(datetime.now(UTC))
 
 
-def _lanes_of(rows: Iterable[Any]) -> dict[str, list[Event]]:
-    """(lane, payload) rows as events by lane, in order."""
+def lanes_of(rows: Iterable[Any]) -> dict[str, list[Event]]:
+    """Stored (lane, payload) rows as events by lane, in order (what Store.events returns)."""
     lanes: dict[str, list[Event]] = {}
     for lane, payload in rows:
         lanes.setdefault(lane, []).append(event_from_row(payload))
