@@ -1,6 +1,8 @@
 """`python -m bench [--quick] [--only live|store|render|huge]`: run the benchmarks and print
 one Markdown table (progress goes to stderr). `--quick` runs everything small and on a
-20-times faster clock: a smoke run, not figures to quote."""
+20-times faster clock: a smoke run, not figures to quote.
+`python -m bench --scale [--quick] [--against REF] [--levels N …]`: the load ladder of
+`bench.scale` instead (a whole school on one process, before and after)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from bench.figures import Figure, table
 from bench.huge import huge_figures
 from bench.live import live_figures
 from bench.rendering import render_figures
+from bench.scale import main as scale_main
 from bench.stage import stage
 from bench.storage import store_figures
 
@@ -22,6 +25,9 @@ QUICK_SCALE = 0.05
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--scale" in argv:
+        return scale_main([a for a in argv if a != "--scale"])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small and fast: a smoke run")
     parser.add_argument("--only", choices=("live", "store", "render", "huge"), action="append",

@@ -59,9 +59,10 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
             extra.notes = await open_notes_index(store, settings.notes_dir)
             extra.toolbox = await Toolbox.open(settings, notes=extra.notes)
             chosen = extra.toolbox.tools
-        outbox = Outbox(app.bot, Pacer(limits, on_wait=metrics.waited))
-        runs = Runs(settings, ModelClient(settings), chosen, store, outbox, Typing(app.bot),
-                    Listeners(metrics, app.bot_data.hub))
+        pacer = Pacer(limits, on_wait=metrics.waited)
+        outbox = Outbox(app.bot, pacer)
+        runs = Runs(settings, ModelClient(settings), chosen, store, outbox,
+                    Typing(app.bot, pacer.budget), Listeners(metrics, app.bot_data.hub))
         searches = settings.history_rate_limit
         app.bot_data.parts = Parts(settings=settings, store=store,
                                    admins=Admins(app.bot, settings.admin_user_ids),

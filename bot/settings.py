@@ -73,6 +73,10 @@ class BotSettings(AgentSettings):
     """/history lists and searches one sender may ask for per window (HISTORY_RATE_LIMIT),
     counted in memory; None: no limit."""
 
+    max_concurrent_runs: int = Field(default=100, ge=1)
+    """Runs at once (MAX_CONCURRENT_RUNS); past it questions queue, fair across chats
+    (issue 16: measured in bench/scale.py, docs/scaling.md)."""
+
     @field_validator("user_rate_limit", "history_rate_limit", mode="before")
     @classmethod
     def _rate(cls, value: Any) -> Any:
