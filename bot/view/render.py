@@ -242,12 +242,14 @@ def _thought(out: list[Span], text: str, tags: tuple[str, ...], lang: str) -> No
 
 def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
     out.append(("\n\n", ()))
+    heading = phrase(lang, "chain_answer_by", model=t.answer_model) if t.answer_model else (
+        phrase(lang, "chain_answer"))
     if t.answer_final:
         out.append(("✅ ", ()))
-        out.append((phrase(lang, "chain_answer"), (B,)))
+        out.append((heading, (B,)))
     else:
         out.append(("✍️ ", ()))
-        out.append((phrase(lang, "chain_answer"), (B,)))
+        out.append((heading, (B,)))
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
