@@ -56,6 +56,8 @@ class RunStarted(Event):
     question: str
     model: str
     tools: tuple[str, ...] = ()
+    answer_model: str = ""
+    """LLM_ANSWER_MODEL: the model that writes the answer; empty: `model` does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +104,9 @@ class ObservationFailure(StrEnum):
     time (an UpstreamError), as opposed to the tool itself refusing."""
     SKIPPED = "skipped"
     """A person skipped the call in step mode (agent/confirm.py): it never ran."""
+    NOT_RUN = "not_run"
+    """The call was past AGENT_MAX_CALLS_PER_ROUND and was not run. One Observation of this
+    kind stands for all of a round's calls not run (its `call_id` is the first of them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +158,8 @@ class Answer(Event):
     type: ClassVar[str] = "answer"
     text: str
     unparsed: bool = False
+    model: str = ""
+    """The model that wrote it when not the run's own (LLM_ANSWER_MODEL); empty otherwise."""
     unfounded: tuple[str, ...] = ()
     """Figures of the answer (as written) that no observation, the question or the history
     holds (agent/grounding.py): front ends mark them as not from any observation."""

@@ -16,6 +16,9 @@ class Turn:
 
     question: str
     answer: str
+    summary: bool = False
+    """A summary of earlier turns (agent/history_summary.py), not a question and answer:
+    `answer` holds it, and the model sees it marked as a summary."""
 
 
 def system_react(lang: str) -> str:
@@ -55,16 +58,21 @@ def language_lines(lang: str) -> list[str]:
 
 
 def history_messages(history: Sequence[Turn], budget_chars: int) -> list[dict[str, Any]]:
-    """The newest turns that fit in `budget_chars`, as chat messages, oldest first."""
+    """The newest turns that fit in `budget_chars`, as chat messages, oldest first; a
+    summary of earlier turns always goes first, marked as a summary."""
+    summaries = [turn for turn in history if turn.summary]
     kept: list[Turn] = []
     used = 0
-    for turn in reversed(history):
+    for turn in reversed([turn for turn in history if not turn.summary]):
         size = len(turn.question) + len(turn.answer)
         if used + size > budget_chars:
             break
         kept.append(turn)
         used += size
-    messages: list[dict[str, Any]] = []
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "[Summary of the earlier conversation, written by Glassbox "
+                                    "(not the full text)]\n" + turn.answer}
+        for turn in summaries]
     for turn in reversed(kept):
         messages.append({"role": "user", "content": turn.question})
         messages.append({"role": "assistant", "content": turn.answer})
@@ -78,9 +86,16 @@ def args_text(arguments: dict[str, Any] | str) -> str:
     return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
 
 
+THOUGHT_CALLS = 8
+"""A synthesised Thought names at most this many calls (a reply may carry a thousand)."""
+
+
 def tool_thought(lang: str, calls: Sequence[tuple[str, dict[str, Any] | str]]) -> str:
     """A Thought for a round whose model sent tool calls and no words."""
-    parts = [f"{name}({args_text(args)})" for name, args in calls]
+    parts = [f"{name}({args_text(args)})" for name, args in calls[:THOUGHT_CALLS]]
+    more = len(calls) - THOUGHT_CALLS
+    if more > 0:
+        parts.append(pick(lang, f"另外 {more} 个调用", f"{more} more calls"))
     joined = "、".join(parts) if lang == "zh" else ", ".join(parts)
     return pick(
         lang,
@@ -123,3 +138,16 @@ def repeated_note(lang: str) -> str:
 def loop_stop_note(lang: str) -> str:
     return pick(lang, "（同一调用第三次出现，停止调用工具，直接作答。）",
                 "(The same call a third time: no more tools, answering now.)")
+
+
+def not_run_result(lang: str, cap: int) -> str:
+    """What the model is sent for each call past the cap of calls a round."""
+    return pick(lang, f"未运行：每轮最多运行 {cap} 个工具调用。如仍需要，请在下一轮再调用。",
+                f"Not run: at most {cap} tool calls run per round. Call it again in the next "
+                "round if you still need it.")
+
+
+def not_run_note(lang: str, skipped: int, cap: int) -> str:
+    """The one observation the chain shows for all of a round's calls not run."""
+    return pick(lang, f"另有 {skipped} 个调用未运行：每轮最多 {cap} 个",
+                f"{skipped} more calls not run: at most {cap} per round")

@@ -39,7 +39,12 @@
     list.className = running.length ? "running" : "";
   }
 
+  function atEnd() {
+    return window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 48;
+  }
+
   function draw() {
+    const follow = atEnd();  // a board left at the end keeps showing the newest step
     const html = state.html.get(state.shown);
     if (html === undefined) {
       main.innerHTML = "";
@@ -52,6 +57,7 @@
       hideUnrevealed();
     }
     drawBar();
+    if (follow) window.scrollTo(0, document.documentElement.scrollHeight);
   }
 
   function hideUnrevealed() {
@@ -62,6 +68,15 @@
       const shown = state.revealed.get(key) ?? 0;
       let hidden = 0;
       steps.forEach((step, i) => { step.hidden = i >= shown; if (i >= shown) hidden++; });
+      for (const heading of lane.querySelectorAll(".round")) {  // a round shows with a step
+        let el = heading.nextElementSibling;
+        let shows = false;
+        while (el && !el.classList.contains("round")) {
+          if (el.classList.contains("step") && !el.hidden) shows = true;
+          el = el.nextElementSibling;
+        }
+        heading.hidden = !shows;
+      }
       if (hidden) {
         const next = document.createElement("div");
         next.className = "next";
