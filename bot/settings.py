@@ -134,6 +134,14 @@ class BotSettings(AgentSettings):
         host = "localhost" if host in ("0.0.0.0", "::", "") else host
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
+    @property
+    def telegram_file_base_url(self) -> str:
+        """Where files are downloaded from: the same Bot API server, `…/bot` → `…/file/bot`
+        (python-telegram-bot's `base_file_url`), so a self-hosted server serves them too."""
+        base = self.telegram_api_base_url.rstrip("/")
+        head, bot = base.rsplit("/", 1) if "/" in base else ("", base)
+        return f"{head}/file/{bot}"
+
     def chat_allowed(self, chat_id: int) -> bool:
         return not self.allowed_chat_ids or chat_id in self.allowed_chat_ids
 

@@ -13,9 +13,10 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
+from agent.answer_model import answer_client
 from agent.compare_judge import judge
 from agent.confirm import Gate
-from agent.events import Event, RunFinished
+from agent.events import Event, RunFinished, Usage
 from agent.lang import Lang, detect_lang
 from agent.loop import run_plain, run_react
 from agent.model import ModelClient
@@ -40,6 +41,7 @@ from bot.view.render import render_view
 from bot.view.transcript import Mode, View, replay
 
 log = logging.getLogger(__name__)
+NO_USAGE = Usage()
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,8 @@ class Question:
     """/step: pause before every action for a person's decision (bot/runs/step.py)."""
     chat: ChatSettings | None = None
     """The chat's own settings (/settings) at the time of asking; None: the environment's."""
+    history_usage: Usage = NO_USAGE
+    """Tokens summarising the thread's older turns took (counted with the run's)."""
 
 
 def stop_button(lang: Lang, key: int) -> Keyboard:
@@ -77,6 +81,8 @@ class Runs:
         self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
         self.pauses = Pauses()
+        self.answer_client = answer_client(settings)
+        """LLM_ANSWER_MODEL's client (None: the run's model answers); closed with `client`."""
         self.admission = Admission(settings.max_concurrent_runs)
         self._recovering: asyncio.Task[None] | None = None
 
@@ -155,7 +161,7 @@ class Runs:
             end = RunFinished(round=0, status="error")
         await steps.flush()
         status = "interrupted" if active.interrupted and end.status == "cancelled" else end.status
-        await self.store.finish(record.id, status=status, usage=end.usage,
+        await self.store.finish(record.id, status=status, usage=end.usage + q.history_usage,
                                 duration_ms=end.duration_ms,
                                 answer="\n\n".join(view.answers.values()))
         self.listeners.run_finished(record, status)
@@ -204,15 +210,17 @@ class Runs:
                 gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
         settings, tools = self.settings, self.tools
         if q.chat is not None:
-            settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat)
+            settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat, q.chat_id)
         common = {"client": self.client, "settings": settings, "history": q.history,
                   "cancel": active.cancel}
         lanes: dict[str, AsyncIterator[Event]] = {}
         if q.mode in ("plain", "compare"):
-            lanes["plain" if q.mode == "compare" else "main"] = run_plain(q.text, **common)
+            lanes["plain" if q.mode == "compare" else "main"] = run_plain(
+                q.text, **{**common, "client": self.answer_client or self.client})
         if q.mode in ("ask", "compare"):
             lanes["react" if q.mode == "compare" else "main"] = run_react(
-                q.text, tools=tools, planner=q.planner, gate=gate, **common)
+                q.text, tools=tools, planner=q.planner, gate=gate,
+                answer_client=self.answer_client, **common)
         return _merged(lanes)
 
     async def _recover_interrupted(self) -> None:

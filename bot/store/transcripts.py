@@ -37,6 +37,7 @@ from bot.store.records import (
     event_from_row,
     record_from_row,
 )
+from bot.store.threads import ThreadsTable
 
 MAX_SEARCH_WORDS = 12
 """Words one /history search looks for; the rest of a longer keyword is left out."""
@@ -84,6 +85,8 @@ class Store:
         self._lock = asyncio.Lock()
         self.chats = ChatSettingsTable(db, self._transaction)
         """Each chat's own settings (/settings)."""
+        self.threads = ThreadsTable(db, self._transaction, self.by_id)
+        """Reply threads and the summaries of their older turns."""
 
     @classmethod
     async def open(cls, path: Path) -> Store:
@@ -203,6 +206,9 @@ class Store:
         return await self._many(f"WHERE runs.id IN ({marks}) ORDER BY runs.id", ids)
 
     # --- reading -------------------------------------------------------------------
+
+    async def by_id(self, run_id: int) -> RunRecord | None:
+        return await self._one("WHERE runs.id = ?", (run_id,))
 
     async def by_message(self, chat_id: int, message_id: int) -> RunRecord | None:
         """The run a message of this chat belongs to (a reply to it is a follow-up)."""
