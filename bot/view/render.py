@@ -143,7 +143,7 @@ def _pages(out: list[Span], marks: bool = True) -> list[str]:
     pages = [to_html(page) for page in paginate(out, PAGE_LIMIT - PAGE_MARK_UNITS)]
     if not marks or len(pages) < 2:
         return pages
-    return [f"{page}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(pages, 1)]
+    return [f"{page.rstrip()}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(pages, 1)]
 
 
 def _question(out: list[Span], question: str) -> None:
