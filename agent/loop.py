@@ -18,12 +18,13 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from agent.events import Event, Observation, RunStarted
+from agent.events import Answer, Event, Observation, RunStarted, Thought
 from agent.executor import ParsedCall, ToolRunner, act, names_of
-from agent.lang import detect_lang
+from agent.lang import Lang, detect_lang, run_lang
 from agent.model import ModelClient
 from agent.model_errors import ModelError, ModelErrorKind
 from agent.native import NativeRounds, answer_round
+from agent.notes import forced_answer, no_reasoning_for_answer, no_reasoning_for_calls
 from agent.planner import make_plan, plan_note
 from agent.prompts import SYSTEM_PLAIN, SYSTEM_REACT, Turn, history_messages
 from agent.rounds import CallsToRun, Rounds
@@ -45,10 +46,12 @@ def run_react(
     history: Sequence[Turn] = (),
     cancel: asyncio.Event | None = None,
     planner: bool | None = None,
+    lang: Lang | None = None,
 ) -> AsyncIterator[Event]:
     """Answer `question` with tools, yielding every step as it happens. `planner` makes
-    a plan first (None: the AGENT_PLANNER setting)."""
-    lang = detect_lang(question)
+    a plan first (None: the AGENT_PLANNER setting). `lang` is the language of Glassbox's
+    own words in the run (None: the question's, see agent.lang.run_lang)."""
+    lang = lang or run_lang(question, detect_lang(question))
     stats = RunStats()
     plan_first = settings.agent_planner if planner is None else planner
     steps = _react(question, client, settings, tools, history, lang, stats, plan_first)
@@ -62,9 +65,10 @@ def run_plain(
     settings: AgentSettings,
     history: Sequence[Turn] = (),
     cancel: asyncio.Event | None = None,
+    lang: Lang | None = None,
 ) -> AsyncIterator[Event]:
     """Answer `question` with the model alone, yielding the same events."""
-    lang = detect_lang(question)
+    lang = lang or run_lang(question, detect_lang(question))
     stats = RunStats()
     steps = _plain(question, client, settings, history, lang, stats)
     return drive(steps, stats, lang, cancel)
@@ -82,7 +86,7 @@ async def _plain(
     messages = _opening(SYSTEM_PLAIN, question, history, settings)
     try:
         stats.rounds = 1
-        async for event in answer_round(client, messages, 1, stats, thought=None):
+        async for event in answer_round(client, messages, 1, stats):
             yield event
     except ModelError as err:
         yield stats.finished("error", err.reason(lang), err.kind.value)
@@ -128,7 +132,7 @@ async def _react(
                                                    settings), toolmap, lang, stats)
         started = False
         try:
-            async for event in _rounds(rounds, runner, settings, stats):
+            async for event in _rounds(rounds, runner, settings, stats, lang):
                 started = True
                 yield event
         except ModelError as err:
@@ -138,7 +142,7 @@ async def _react(
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
             client.tools_rejected = True
-            async for event in _rounds(text_rounds(), runner, settings, stats):
+            async for event in _rounds(text_rounds(), runner, settings, stats, lang):
                 yield event
     except ModelError as err:
         yield stats.finished("error", err.reason(lang), err.kind.value)
@@ -151,30 +155,45 @@ async def _rounds(
     runner: ToolRunner,
     settings: AgentSettings,
     stats: RunStats,
+    lang: str,
 ) -> AsyncIterator[Event]:
     """Rounds until an answer, the round cap or a loop, when the last answer is asked for
-    without tools; the run's RunFinished ("done" or "max_rounds") comes last."""
+    without tools; the run's RunFinished ("done" or "max_rounds") comes last. A round
+    whose model gave no reasoning gets Glassbox's Note saying so, true to that round."""
+    observed = failed = 0
+    repeated = False
     for rnd in range(1, settings.agent_max_rounds + 1):
         stats.rounds = rnd
         calls: tuple[ParsedCall, ...] = ()
+        reasoned = False
         async for item in rounds.round(rnd):
             if isinstance(item, CallsToRun):
                 calls = item.calls
-            else:
-                yield item
+                continue
+            if isinstance(item, Answer) and not reasoned:
+                yield no_reasoning_for_answer(rnd, lang, observed=observed, failed=failed)
+            reasoned = reasoned or isinstance(item, Thought)
+            yield item
         if not calls:
             yield stats.finished("done")
             return
+        if not reasoned:
+            yield no_reasoning_for_calls(rnd, lang, [p.call.name for p in calls])
         earlier = runner.count(calls)
         results: dict[str, str] = {}
         async for event in act(calls, earlier, runner, rnd, stats):
             if isinstance(event, Observation):
                 results[event.call_id] = event.text
+                observed += 1
+                failed += not event.ok
             yield event
         rounds.record(calls, [results[p.call.id] for p in calls])
         if any(n >= 2 for n in earlier):
+            repeated = True
             break
+    tool_rounds = stats.rounds
     stats.rounds += 1
+    yield forced_answer(stats.rounds, lang, tool_rounds=tool_rounds, repeated=repeated)
     async for event in rounds.last_round(stats.rounds):
         yield event
     yield stats.finished("max_rounds")

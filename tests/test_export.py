@@ -87,8 +87,8 @@ def test_the_whole_chain_is_in_the_file() -> None:
                  "qwen-plus", "12.3 s", "1200 in · 345 out tokens", "Round 1", "Round 2",
                  "I should search the notes " + HOSTILE, "notes", '"query": "<b>bold</b>',
                  LONG + HOSTILE, '{"city": broken', "no such city", "failed", "420 ms",
-                 "written by Glassbox", "It says **ReAct** " + HOSTILE, "2 rounds",
-                 "2 tool calls"):
+                 "📝 Written by Glassbox: Now I can answer.", "It says **ReAct** " + HOSTILE,
+                 "2 rounds", "2 tool calls"):
         assert text in page.text, text
     assert "a draft thought" not in page.text  # superseded, as in the live message
     assert page.text.index("Round 1") < page.text.index("no such city") < page.text.index(
@@ -99,7 +99,7 @@ def test_hostile_text_stays_text_and_nothing_is_fetched() -> None:
     document = export_html(record(), {"main": chain()}, "en")
     page = Page(document)
     assert page.tags <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3",
-                         "p", "table", "tr", "td", "section", "div", "span", "pre", "br"}
+                         "p", "table", "tr", "td", "section", "div", "span", "pre", "br", "i"}
     assert page.attributes <= {"lang", "charset", "class"}
     assert "<script" not in document and "<b>" not in document
     assert "http" not in document and "url(" not in document and "@import" not in document

@@ -8,6 +8,7 @@ import unicodedata
 from telegram import Message, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
+from agent.lang import run_lang
 from agent.prompts import Turn
 from bot.context import Context
 from bot.handlers.common import lang_of, sender_of
@@ -97,11 +98,13 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     if refused is not None:
         await notice(refused)
         return
-    active = context.runs.active.claim(msg.chat_id, sender.id, lang)
+    question = question.strip()
+    in_lang = run_lang(question, lang)  # the run's message speaks one language
+    active = context.runs.active.claim(msg.chat_id, sender.id, in_lang)
     if active is None:
         await notice(text(lang, "busy"))
         return
-    q = Question(mode, question.strip(), msg.chat_id, sender.id, sender.name, lang, reply_to,
+    q = Question(mode, question, msg.chat_id, sender.id, sender.name, in_lang, reply_to,
                  history, parent, planner)
     context.runs.start(q, active)
 

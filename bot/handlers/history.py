@@ -17,7 +17,7 @@ from telegram import Chat, MaybeInaccessibleMessage, Message, Update, User
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from agent.lang import Lang
+from agent.lang import Lang, run_lang
 from bot.context import Context
 from bot.handlers.common import Sender, is_admin, lang_of, sender_of
 from bot.runs.quota import wait_text
@@ -181,6 +181,7 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
     record = await context.store.get(scope, n)
     if record is None:
         return None
+    lang = run_lang(record.question, lang)  # as the run's message spoke, in one language
     view = replay(record, await context.store.events(record.id), lang)
     if record.status == "running":
         view.add_notice(text(lang, "still_running"))
@@ -203,6 +204,7 @@ async def export_command(update: Update, context: Context) -> None:
             lang, "no_run", n=n)
         await context.outbox.say(chat.id, msg.message_id, reply)
         return
+    lang = run_lang(record.question, lang)
     page = export_html(record, await context.store.events(record.id), lang)
     caption = text(lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),

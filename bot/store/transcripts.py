@@ -23,7 +23,7 @@ from typing import Any
 
 import aiosqlite
 
-from agent.events import AnswerDelta, Event, Usage
+from agent.events import Delta, Event, Usage
 from bot.store.migrations import migrate
 from bot.store.records import (
     FINAL_STATUSES,
@@ -106,10 +106,10 @@ class Store:
         return record
 
     async def append(self, run_id: int, event: Event, lane: str = "main") -> None:
-        """Store one step now. AnswerDeltas are skipped (the Answer holds the full text);
+        """Store one step now. Deltas are skipped (the Thought and the Answer hold the text);
         a run forgotten while it runs takes no more steps."""
         _check(lane, LANES, "lane")
-        if isinstance(event, AnswerDelta):
+        if isinstance(event, Delta):
             return
         data = event.to_dict()
         arguments = data.get("arguments")

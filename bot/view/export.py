@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC
 
 from agent.events import Event, RunFinished
+from agent.notes import note_label
 from agent.summary import figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
 from bot.view.i18n import failure_label, lane_label, lang_code, mode_label, phrase, status_label
@@ -90,7 +91,7 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
     out += [_round(view, lang) for view in t.rounds]
     out += [_unknown(event) for event in events if isinstance(event, UnknownEvent)]
     if t.answer:
-        out.append(f'<section class="answer"><h3>✅ {_e(phrase(lang, "chain_answer"))}</h3>'
+        out.append(f'<section class="answer"><h3>💬 {_e(phrase(lang, "chain_answer"))}</h3>'
                    f"<pre>{_e(t.answer)}</pre></section>")
     if t.finished is not None:
         out.append(_summary(t.finished, lang))
@@ -100,11 +101,12 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
 def _round(view: RoundView, lang: str) -> str:
     heading = phrase(lang, "chain_round", n=view.number)
     out = [f'<section class="round"><h3>{_e(heading)}</h3>']
-    if view.thought:
-        note = (f' <span class="note">({_e(phrase(lang, "export_synthesised"))})</span>'
-                if view.synthesized else "")
+    notes = [*view.notes, *([view.thought] if view.synthesized else [])]
+    out += [f'<div class="step glassbox"><span class="label">📝 {_e(note_label(lang))}'
+            f'{_e(phrase(lang, "chain_colon"))}</span><i>{_e(note)}</i></div>' for note in notes]
+    if view.thought and not view.synthesized:
         out.append(f'<div class="step"><span class="label">💭 {_e(phrase(lang, "chain_thought"))}'
-                   f"</span>{note}<pre>{_e(view.thought)}</pre></div>")
+                   f"</span><pre>{_e(view.thought)}</pre></div>")
     out += [_step(step, lang) for step in view.steps]
     out.append("</section>")
     return "\n".join(out)

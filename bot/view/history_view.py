@@ -18,7 +18,7 @@ from bot.view.textlen import shorten
 QUESTION_CHARS = 60
 """A question in the list is cut to this many characters."""
 RUNS_PER_ROW = 5
-_MARK = {"running": "⏳", "done": "✅", "max_rounds": "⚠️", "error": "❌", "cancelled": "⏹",
+_MARK = {"running": "⏳", "done": "🏁", "max_rounds": "⚠️", "error": "❌", "cancelled": "⏹",
          "interrupted": "⚡"}
 
 

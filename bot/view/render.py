@@ -1,15 +1,21 @@
 """A transcript as Telegram HTML pages: the chain, the answer and a footer.
 
 A pure function of the transcript, so the live message, `/show` and the tests draw a run
-the same way. Pages hold at most 4,096 UTF-16 units of visible text; a long chain goes on
-in further pages and nothing visible is ever dropped. What the user, the model or a tool
-wrote has its long runs of blank lines and spaces cut short (`squeeze`) before it is drawn.
+the same way. Marks mean one thing each: 💭 the model's Thought, 📝 Glassbox's own note,
+✍️ text whose role is not known yet, 💬 the Answer, ✅/⚠️ whether a step worked. A finished
+run in the chat folds its chain into one expandable quote under a one-line summary, so the
+question, the summary and the answer fit on a screen; `/show` keeps the chain open.
+
+Pages hold at most 4,096 UTF-16 units of visible text; a long chain goes on in further
+pages and nothing visible is ever dropped. What the user, the model or a tool wrote has its
+long runs of blank lines and spaces cut short (`squeeze`) before it is drawn.
 """
 
 from __future__ import annotations
 
+from agent.notes import note_label
 from agent.prompts import args_text
-from agent.summary import difference, figures, seconds
+from agent.summary import difference, figures, plural, seconds
 from bot.view.i18n import phrase
 from bot.view.markdown import md_spans
 from bot.view.spans import (
@@ -25,6 +31,8 @@ from bot.view.spans import (
 )
 from bot.view.transcript import RoundView, ToolStep, Transcript, View
 
+_QUOTES = (QUOTE, QUOTE_EXPANDABLE)
+
 LIVE_OBSERVATION_CHARS = 300
 """Longer observations are shortened in the live view (the transcript keeps them whole)."""
 FOLD_CHARS = 300
@@ -34,30 +42,33 @@ FOLD_CHARS = 300
 def render_view(view: View, *, live: bool) -> list[str]:
     """A run's pages: one lane as a chain, a compare run's two lanes together."""
     if view.mode == "compare":
-        return render_compare(view.lanes["plain"], view.lanes["react"], view.lang, live=live)
-    return render_run(view.lanes["main"], view.lang, live=live)
+        return render_compare(view.lanes["plain"], view.lanes["react"], view.lang, live=live,
+                              number=view.number)
+    return render_run(view.lanes["main"], view.lang, live=live, number=view.number)
 
 
-def render_run(t: Transcript, lang: str, *, live: bool = True) -> list[str]:
-    """HTML pages (parse_mode=HTML) of one run, the question first."""
+def render_run(t: Transcript, lang: str, *, live: bool = True,
+               number: int | None = None) -> list[str]:
+    """HTML pages (parse_mode=HTML) of one run, the question first; `number` is the run's
+    number in its chat, named in the footer once known."""
     out: list[Span] = []
     _question(out, t.question)
-    _run_body(out, t, lang, live)
+    _run_body(out, t, lang, live, number)
     return _pages(out)
 
 
 def render_compare(plain: Transcript, react: Transcript, lang: str, *,
-                   live: bool = True) -> list[str]:
+                   live: bool = True, number: int | None = None) -> list[str]:
     """The no-tools answer, then the ReAct chain and its answer, then (when both are done)
     one line that sums up the difference."""
     out: list[Span] = []
     _question(out, react.question or plain.question)
     out.append(("\n\n", ()))
     out.append((phrase(lang, "compare_plain"), (B,)))
-    _run_body(out, plain, lang, live)
+    _run_body(out, plain, lang, live, None)
     out.append(("\n\n", ()))
     out.append((phrase(lang, "compare_react"), (B,)))
-    _run_body(out, react, lang, live)
+    _run_body(out, react, lang, live, number)
     if plain.finished and react.finished:
         out.append(("\n\n", ()))
         out.append(("📊 " + difference(plain.finished, react.finished, lang), ()))
@@ -73,22 +84,65 @@ def _question(out: list[Span], question: str) -> None:
     out.append((squeeze(question), (B,)))
 
 
-def _run_body(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
+def _run_body(out: list[Span], t: Transcript, lang: str, live: bool,
+              number: int | None) -> None:
     running = t.finished is None and not t.notice
     if t.plan:
         _plan(out, t, lang)
+    chain: list[Span] = []
     for view in t.rounds:
-        if not (view.thought or view.steps or view.notes):
+        if not view.shows:
             continue
-        out.append(("\n\n", ()))
+        chain.append(("\n\n", ()))
         if t.mode == "react":
             heading = phrase(lang, "chain_round", n=view.number)
-            out.append((f"— {heading} —", (B,)))
-            out.append(("\n", ()))
-        _round(out, view, lang, live, running)
+            chain.append((f"— {heading} —", (B,)))
+            chain.append(("\n", ()))
+        _round(chain, view, lang, live, running)
+    if live and t.answer_final and t.finished is not None and t.mode == "react" and chain:
+        _folded(out, chain, t, lang)
+    else:
+        out.extend(chain)
     if t.answer:
         _answer(out, t, lang, running)
-    _footer(out, t, lang, live, running)
+    _footer(out, t, lang, live, running, number)
+
+
+def _folded(out: list[Span], chain: list[Span], t: Transcript, lang: str) -> None:
+    """The chain as one expandable quote under its one-line summary. Telegram nests no
+    quote in a quote: quoted observations and thoughts are plain text inside the fold."""
+    out.append(("\n\n🔎 ", ()))
+    out.append((chain_summary(t, lang), (B,)))
+    out.append(("\n", ()))
+    body = chain[1:] if chain[0] == ("\n\n", ()) else chain
+    out.extend((text, (QUOTE_EXPANDABLE, *(tag for tag in tags if tag not in _QUOTES)))
+               for text, tags in body)
+
+
+def chain_summary(t: Transcript, lang: str) -> str:
+    """'3 rounds · get_weather ×2 · ⚠️ 1 failed': what the chain did, in one line."""
+    rounds = t.finished.rounds if t.finished else len(t.rounds)
+    parts = [_rounds_text(rounds, t, lang)]
+    calls: dict[str, int] = {}
+    failed = 0
+    for view in t.rounds:
+        for step in view.steps:
+            calls[step.tool] = calls.get(step.tool, 0) + 1
+            failed += step.ok is False
+    parts += [f"{tool} ×{n}" if n > 1 else tool for tool, n in calls.items()]
+    if not calls:
+        parts.append(phrase(lang, "chain_no_tools"))
+    if failed:
+        parts.append("⚠️ " + phrase(lang, "chain_failed_calls", n=failed))
+    return " · ".join(parts)
+
+
+def _rounds_text(rounds: int, t: Transcript, lang: str) -> str:
+    """'3 rounds', and why there is one round more than the cap allowed tools for."""
+    text = plural(lang, rounds, "轮", "round")
+    if t.finished is not None and t.finished.status == "max_rounds":
+        text += phrase(lang, "chain_last_forced")
+    return text
 
 
 def _plan(out: list[Span], t: Transcript, lang: str) -> None:
@@ -103,22 +157,39 @@ def _plan(out: list[Span], t: Transcript, lang: str) -> None:
 
 
 def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: bool) -> None:
+    lines = 0
     for note in view.notes:
-        out.append(("📝 ", ()))
-        out.append((phrase(lang, "chain_glassbox_note"), (B,)))
-        out.append((f" {squeeze(note)}\n", (I,)))
-    if view.thought:
+        _note(out, note, lang, lines)
+        lines += 1
+    if view.thought and view.synthesized:  # a run stored before Glassbox wrote Notes
+        _note(out, view.thought, lang, lines)
+        lines += 1
+    elif view.thought:
+        if lines:
+            out.append(("\n", ()))
         out.append(("💭 ", ()))
         out.append((phrase(lang, "chain_thought"), (B,)))
-        if view.synthesized:
-            out.append((phrase(lang, "chain_synthesised"), (I,)))
-        _thought(out, view.thought, (I,) if view.synthesized else (), lang)
-    need_break = bool(view.thought)
+        _thought(out, view.thought, lang)
+        lines += 1
     for step in view.steps:
-        if need_break:
+        if lines:
             out.append(("\n", ()))
-        need_break = True
         _step(out, step, lang, live, running)
+        lines += 1
+    if view.draft:
+        if lines:
+            out.append(("\n", ()))
+        out.append(("✍️ ", ()))
+        out.extend(md_spans(squeeze(view.draft)))
+
+
+def _note(out: list[Span], text: str, lang: str, lines: int) -> None:
+    """Glassbox's own words, labelled as Glassbox's, never as the model's Thought."""
+    if lines:
+        out.append(("\n", ()))
+    out.append(("📝 ", ()))
+    out.append((note_label(lang) + phrase(lang, "chain_colon"), (B,)))
+    out.append((squeeze(text), (I,)))
 
 
 def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool) -> None:
@@ -144,30 +215,25 @@ def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool)
         out.append((text, (quote,)))
         return
     out.append((text[:LIVE_OBSERVATION_CHARS].rstrip() + "…", (QUOTE_EXPANDABLE,)))
-    note = phrase(lang, "chain_cut", chars=len(text))
-    out.append((note, (QUOTE_EXPANDABLE, I)))
+    out.append((phrase(lang, "chain_cut", chars=len(text)).strip(), (I,)))
 
 
-def _thought(out: list[Span], text: str, tags: tuple[str, ...], lang: str) -> None:
+def _thought(out: list[Span], text: str, lang: str) -> None:
     """On the heading's line when short, in a collapsed quote when long (a thinking model's
     reasoning can run to pages; it stays whole, one tap away)."""
     text = squeeze(text)
     if len(text) > FOLD_CHARS:
         out.append(("\n", ()))
-        out.append((text, (QUOTE_EXPANDABLE, *tags)))
+        out.append((text, (QUOTE_EXPANDABLE,)))
     else:
         out.append((phrase(lang, "chain_colon"), ()))
-        out.append((text, tags))
+        out.append((text, ()))
 
 
 def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
-    out.append(("\n\n", ()))
-    if t.answer_final:
-        out.append(("✅ ", ()))
-        out.append((phrase(lang, "chain_answer"), (B,)))
-    else:
-        out.append(("✍️ ", ()))
-        out.append((phrase(lang, "chain_answer"), (B,)))
+    out.append(("\n\n💬 ", ()))
+    out.append((phrase(lang, "chain_answer"), (B,)))
+    if not t.answer_final:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
@@ -177,7 +243,10 @@ def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
         out.append((phrase(lang, "chain_unparsed"), (I,)))
 
 
-def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool) -> None:
+def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool,
+            number: int | None) -> None:
+    """How the run ended: '#12 · /show 12 · /export 12 · 3.2 s · 3 rounds · 2 tool calls'
+    (tokens only in /show), or why it did not end well."""
     done = t.finished
     if done is not None:
         out.append(("\n\n", ()))
@@ -186,7 +255,17 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
         elif done.status == "cancelled":
             out.append(("⏹ " + (done.reason or phrase(lang, "chain_stopped")), ()))
         else:
-            out.append(("⏱ " + figures(done, lang), (I,)))
+            if number:
+                out.append((f"#{number} · /show {number} · /export {number} · ", ()))
+            if t.mode == "react":
+                parts = [seconds(done.duration_ms, lang), _rounds_text(done.rounds, t, lang),
+                         plural(lang, done.tool_calls, "次工具调用", "tool call")]
+                if not live and done.usage.total_tokens:
+                    parts.append(plural(lang, done.usage.total_tokens, "令牌", "token"))
+                text = " · ".join(parts)
+            else:
+                text = figures(done, lang, tokens=not live)
+            out.append(("⏱ " + text, (I,)))
             if done.status == "max_rounds":
                 limit = phrase(lang, "chain_step_limit")
                 out.append(("\n⚠️ " + (done.reason or limit), ()))
