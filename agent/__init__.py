@@ -11,9 +11,10 @@ import importlib
 from typing import Any
 
 _HOMES = {
-    "agent.events": ("Action", "Answer", "AnswerDelta", "Delta", "Event", "Note",
+    "agent.events": ("Action", "Answer", "AnswerDelta", "Delta", "Event", "Judgement", "Note",
                      "Observation", "Plan", "PlanStep", "RunFinished", "RunStarted", "TextDelta",
                      "Thought", "ThoughtDelta", "Usage"),
+    "agent.compare_judge": ("judge",),
     "agent.loop": ("run_plain", "run_react"),
     "agent.model": ("ModelClient",),
     "agent.model_errors": ("ModelError", "ModelErrorKind"),

@@ -11,15 +11,20 @@ import sys
 from collections.abc import AsyncIterator
 from typing import TextIO
 
+from agent.compare_judge import judge
+from agent.confirm import Gate
 from agent.events import (
     Action,
     Answer,
     AnswerDelta,
+    Decided,
     Delta,
     Event,
+    Judgement,
     Note,
     Observation,
     Plan,
+    Proposed,
     RunFinished,
     RunStarted,
     Thought,
@@ -32,6 +37,7 @@ from agent.notes import note_label
 from agent.prompts import args_text
 from agent.settings import AgentSettings, SettingsError, load_settings
 from agent.summary import difference, figures, plural
+from agent.terminal_confirm import TerminalConfirmer
 from agent.tools import Toolbox
 
 COLORS = {"thought": "36", "action": "33", "ok": "32", "failed": "31", "answer": "1",
@@ -131,6 +137,11 @@ class Printer:
             elif "thought" not in streamed:
                 self.line(self.paint("thought", pick(self.lang, "💭 思考：", "💭 Thought: ")
                                      + event.text), lane)
+        elif isinstance(event, Proposed):
+            self.line(self.paint("action", pick(self.lang, "⏸ 提议：", "⏸ Proposed: ")
+                                 + f"{event.tool}({args_text(event.arguments)})"), lane)
+        elif isinstance(event, Decided):
+            self.line(self.paint("dim", decided_line(event, self.lang)), lane)
         elif isinstance(event, Action):
             self.line(self.paint("action", f"🔧 {event.tool}({args_text(event.arguments)})"), lane)
         elif isinstance(event, Observation):
@@ -145,6 +156,9 @@ class Printer:
             elif "answer" not in streamed:
                 self.line(self.paint("answer", pick(self.lang, "💬 回答：", "💬 Answer: "))
                           + event.text, lane)
+        elif isinstance(event, Judgement):
+            label = pick(self.lang, "⚖️ 模型的评判：", "⚖️ The model's judgement: ")
+            self.line(self.paint("heading", label + event.text), "")
         elif isinstance(event, RunFinished):
             text = figures(event, self.lang)
             if event.tool_calls:
@@ -156,15 +170,30 @@ class Printer:
                       lane)
 
 
+def decided_line(event: Decided, lang: str) -> str:
+    by = event.by or pick(lang, "无人", "nobody")
+    if event.decision == "edit":
+        return pick(lang, f"✏️ {by} 修改为 ", f"✏️ edited by {by}: ") + args_text(
+            event.arguments or {})
+    words = {"run": ("▶ {by} 确认执行", "▶ run by {by}"),
+             "skip": ("⏭ {by} 跳过", "⏭ skipped by {by}"),
+             "stop": ("⏹ {by} 停止", "⏹ stopped by {by}")}[event.decision]
+    return pick(lang, *words).format(by=by)
+
+
 async def _drain(stream: AsyncIterator[Event], printer: Printer, lane: str = "",
-                 live_answer: bool = True) -> RunFinished:
+                 live_answer: bool = True) -> tuple[RunFinished, str]:
+    """The run's end and its answer ("" if none), each event printed as it comes."""
     last: RunFinished | None = None
+    answer = ""
     async for event in stream:
         printer.show(event, lane, live_answer)
         if isinstance(event, RunFinished):
             last = event
+        elif isinstance(event, Answer):
+            answer = event.text
     assert last is not None  # drive() always ends a run with RunFinished
-    return last
+    return last, answer
 
 
 async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
@@ -176,23 +205,33 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
     client = ModelClient(settings)
     toolbox = await Toolbox.open(settings)
     try:
+        confirm = settings.agent_confirm_tools
+        gate = Gate(TerminalConfirmer(lang), every=args.step, tools=confirm) if (
+            args.step or confirm) else None
+
         def react() -> AsyncIterator[Event]:
             return run_react(question, client=client, settings=settings, tools=toolbox.tools,
-                             lang=lang)
+                             gate=gate, lang=lang)
 
         def plain() -> AsyncIterator[Event]:
             return run_plain(question, client=client, settings=settings, lang=lang)
 
         if args.compare:
-            plain_done, react_done = await asyncio.gather(
+            (plain_done, plain_answer), (react_done, react_answer) = await asyncio.gather(
                 _drain(plain(), printer, "plain", live_answer=False),
                 _drain(react(), printer, "react", live_answer=False))
+            if plain_done.status == react_done.status == "done" and plain_answer and (
+                    react_answer):
+                judged = await judge(question, plain_answer, react_answer, client=client,
+                                     lang=lang)
+                if judged is not None:
+                    printer.show(judged, "react")
             if not args.json:
                 printer.line(printer.paint("heading", difference(plain_done, react_done, lang)),
                              "")
             results = [plain_done, react_done]
         else:
-            results = [await _drain(plain() if args.plain else react(), printer)]
+            results = [(await _drain(plain() if args.plain else react(), printer))[0]]
     finally:
         await toolbox.aclose()
         await client.close()
@@ -206,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--plain", action="store_true", help="the model alone, no tools")
     mode.add_argument("--compare", action="store_true", help="plain and ReAct at once")
+    parser.add_argument("--step", action="store_true",
+                        help="pause before every action: run, edit, skip or stop it")
     parser.add_argument("--json", action="store_true", help="one JSON object per event and line")
     parser.add_argument("--no-color", action="store_true", help="no ANSI colours")
     args = parser.parse_args(argv)

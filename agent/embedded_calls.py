@@ -6,6 +6,10 @@ models write a bare `{"name": ..., "arguments": ...}` object. A tagged call is t
 whatever its name (the runner reports an unknown tool); a bare object only when it names
 one of our tools, so an answer that merely shows such JSON is left alone.
 
+Small models, given a tool's result, often write the call again with a `"result"` key
+added: such a restatement is not a new call, and it is cut from the text like a call.
+What a model writes after a call is its guess at the result, never a fact: it is dropped.
+
 The content is the model's, so reading it stays linear: no regex here can backtrack over
 what it read, a bare object is not looked for again inside JSON that a failed decode already
 read, and JSON nested past Python's recursion limit is not a call.
@@ -16,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Container
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent.model import ToolCall
 from agent.textmode import clean_input
@@ -24,19 +28,32 @@ from agent.textmode import clean_input
 _TAGGED = re.compile(r"<tool_call>(?P<body>.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _BARE = re.compile(r"\{\s*+\"(?:name|arguments|parameters)\"\s*+:")
 _EMPTY_FENCE = re.compile(r"```[\w-]*+\s*+```")
+_CLOSING_FENCE = re.compile(r"\s*+```")
 _DECODER = json.JSONDecoder()
+_RESULT_KEYS = ("result", "results", "output", "observation", "response", "return")
 
 
-def extract_calls(content: str, tools: Container[str]) -> tuple[list[ToolCall], str]:
+class Embedded(NamedTuple):
+    """What a model's text holds: the calls in it, its text without them (and without what
+    follows the last call), and the calls it restated with a result."""
+
+    calls: list[ToolCall]
+    rest: str
+    restated: list[ToolCall]
+
+
+def extract_calls(content: str, tools: Container[str]) -> Embedded:
     """The calls written in `content`, and the text around them."""
     calls: list[ToolCall] = []
+    restated: list[ToolCall] = []
     spans: list[tuple[int, int]] = []
     for match in _TAGGED.finditer(content):
-        call = _call(clean_input(match.group("body")), len(calls))
+        body = clean_input(match.group("body"))
+        call = _call(body, len(calls))
         if call is not None:
-            calls.append(call)
+            (restated if _has_result(body) else calls).append(call)
             spans.append(match.span())
-    if not calls:
+    if not spans:
         read = 0  # how far the last failed decode read (reading it again is quadratic)
         for match in _BARE.finditer(content):
             if match.start() < max(read, spans[-1][1] if spans else 0):
@@ -50,14 +67,28 @@ def extract_calls(content: str, tools: Container[str]) -> tuple[list[ToolCall], 
                 break  # nested deeper than any call, and so would be all that follows
             call = _call(value, len(calls))
             if call is not None and call.name in tools:
-                calls.append(call)
+                (restated if _has_result(value) else calls).append(call)
                 spans.append((match.start(), end))
     rest, last = [], 0
     for start, end in spans:
         rest.append(content[last:start])
         last = end
-    rest.append(content[last:])
-    return calls, _unfence("".join(rest))
+    tail = content[last:]
+    if calls:  # after a call the model guesses its result; only a fence closing it stays
+        closing = _CLOSING_FENCE.match(tail)
+        tail = closing.group() if closing else ""
+    rest.append(tail)  # after a restatement the model may well answer
+    return Embedded(calls, _unfence("".join(rest)), restated)
+
+
+def _has_result(value: Any) -> bool:
+    """Whether a call object (or its JSON text) carries a result beside name and arguments."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (json.JSONDecodeError, RecursionError):
+            return False
+    return isinstance(value, dict) and any(key in value for key in _RESULT_KEYS)
 
 
 def _call(value: Any, index: int) -> ToolCall | None:

@@ -108,6 +108,8 @@ class ObservationFailure(StrEnum):
     UPSTREAM_ERROR = "upstream_error"
     """A service the tool relies on failed, sent nothing usable or could not be reached in
     time (an UpstreamError), as opposed to the tool itself refusing."""
+    SKIPPED = "skipped"
+    """A person skipped the call in step mode (agent/confirm.py): it never ran."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +123,31 @@ class Observation(Event):
     failure: ObservationFailure | None = None
     """Why the call failed; None when `ok`, and also in runs stored before Glassbox
     recorded it (a failure of unknown kind)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Proposed(Event):
+    """A call waiting for a person's decision before it runs (step mode, agent/confirm.py);
+    a Decided event for the same call follows."""
+
+    type: ClassVar[str] = "proposed"
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] | str = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Decided(Event):
+    """What a person decided about a Proposed call: run it, run it with `arguments`
+    (edit), skip it, or stop the run. `by`: who (empty when nobody did in time)."""
+
+    type: ClassVar[str] = "decided"
+    call_id: str
+    tool: str
+    decision: Literal["run", "edit", "skip", "stop"]
+    by: str = ""
+    arguments: dict[str, Any] | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,11 +215,22 @@ class RunFinished(Event):
     value, "cancelled" or "internal" (see agent/runner.py); empty otherwise."""
 
 
+@dataclass(frozen=True, slots=True)
+class Judgement(Event):
+    """/compare's difference line: the model's own judgement of how the answer without tools
+    and the one with tools differ (agent/compare_judge.py). Comes after both lanes finished;
+    the bot stores it with the ReAct lane."""
+
+    type: ClassVar[str] = "judgement"
+    text: str
+    usage: Usage = Usage()
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
-        RunStarted, Plan, Thought, ThoughtDelta, TextDelta, Note, Action, Observation,
-        AnswerDelta, Answer, RunFinished,
+        RunStarted, Plan, Thought, ThoughtDelta, TextDelta, Note, Proposed, Decided, Action,
+        Observation, AnswerDelta, Answer, RunFinished, Judgement,
     )
 }
 
@@ -201,7 +239,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     """Rebuild an event from `to_dict()` output (a stored step, a `--json` line)."""
     values = dict(data)
     cls = EVENT_TYPES[values.pop("type")]
-    if cls is RunFinished and isinstance(values.get("usage"), dict):
+    if cls in (RunFinished, Judgement) and isinstance(values.get("usage"), dict):
         values["usage"] = Usage(**values["usage"])
     if cls is Observation and values.get("failure") is not None:
         values["failure"] = ObservationFailure(values["failure"])

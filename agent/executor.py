@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -59,6 +59,12 @@ def parse_call(call: ToolCall, lang: str) -> ParsedCall:
         return ParsedCall(call, call.arguments, pick(
             lang, "参数必须是一个 JSON 对象。", "The arguments must be a JSON object."))
     return ParsedCall(call, value)
+
+
+def validation_problems(exc: ValidationError) -> str:
+    """What is wrong with arguments, field by field, as the model and a person read it."""
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
+                     for e in exc.errors(include_url=False))
 
 
 class _Result(NamedTuple):
@@ -115,10 +121,7 @@ class ToolRunner:
         try:
             args = tool.Args.model_validate(parsed.arguments)
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
-                for e in exc.errors(include_url=False)
-            )
+            problems = validation_problems(exc)
             return _Result(pick(self.lang, f"{name} 的参数无效：{problems}",
                                 f"Invalid arguments for {name}: {problems}"),
                            ObservationFailure.BAD_ARGUMENTS)
@@ -164,14 +167,20 @@ async def act(
     runner: ToolRunner,
     rnd: int,
     stats: RunStats,
+    skipped: Mapping[str, str] | None = None,
 ) -> AsyncIterator[Event]:
-    """Actions, then Observations as each call finishes (the calls run concurrently)."""
+    """Actions, then Observations as each call finishes (the calls run concurrently).
+    `skipped`: calls a person skipped (call id: the observation instead), never run."""
     for parsed in calls:
         stats.tool_calls += 1
         yield Action(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
                      arguments=parsed.arguments)
 
     async def one(parsed: ParsedCall, n: int) -> Observation:
+        if skipped and parsed.call.id in skipped:
+            return Observation(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
+                               text=skipped[parsed.call.id], ok=False, duration_ms=0,
+                               failure=ObservationFailure.SKIPPED)
         text, failure, ms = await runner.run(parsed, n)
         return Observation(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
                            text=text, ok=failure is None, duration_ms=ms, failure=failure)

@@ -7,8 +7,8 @@ call repeated a third time, and then asks once more, without tools, for the best
 
 How a round talks to the model is the protocol's business (`agent.rounds.Rounds`):
 native function calling (agent/native.py) or the classic text format (agent/textloop.py).
-`AGENT_MODE=auto` starts native and, when the endpoint rejects `tools`, goes on in text
-for that client.
+`AGENT_MODE=auto` starts native and, when the endpoint rejects `tools` or the model writes
+its calls as text (agent/auto_rounds.py), goes on in text for that client.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from agent.events import Answer, Event, Observation, RunStarted, Thought
+from agent.auto_rounds import AutoRounds
+from agent.confirm import Gate, Reviewed, StopRun
+from agent.events import Answer, Event, Observation, ObservationFailure, RunStarted, Thought
 from agent.executor import ParsedCall, ToolRunner, act, names_of
 from agent.lang import Lang, detect_lang, run_lang
 from agent.model import ModelClient
@@ -26,7 +28,7 @@ from agent.model_errors import ModelError, ModelErrorKind
 from agent.native import NativeRounds, answer_round
 from agent.notes import forced_answer, no_reasoning_for_answer, no_reasoning_for_calls
 from agent.planner import make_plan, plan_note
-from agent.prompts import SYSTEM_PLAIN, SYSTEM_REACT, Turn, history_messages
+from agent.prompts import Turn, history_messages, system_plain, system_react
 from agent.rounds import CallsToRun, Rounds
 from agent.runner import RunStats, drive
 from agent.settings import AgentSettings
@@ -46,15 +48,17 @@ def run_react(
     history: Sequence[Turn] = (),
     cancel: asyncio.Event | None = None,
     planner: bool | None = None,
+    gate: Gate | None = None,
     lang: Lang | None = None,
 ) -> AsyncIterator[Event]:
     """Answer `question` with tools, yielding every step as it happens. `planner` makes
-    a plan first (None: the AGENT_PLANNER setting). `lang` is the language of Glassbox's
+    a plan first (None: the AGENT_PLANNER setting); `gate` asks a person before the calls
+    it says need it (step mode, AGENT_CONFIRM_TOOLS). `lang` is the language of Glassbox's
     own words in the run (None: the question's, see agent.lang.run_lang)."""
     lang = lang or run_lang(question, detect_lang(question))
     stats = RunStats()
     plan_first = settings.agent_planner if planner is None else planner
-    steps = _react(question, client, settings, tools, history, lang, stats, plan_first)
+    steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate)
     return drive(steps, stats, lang, cancel)
 
 
@@ -83,7 +87,7 @@ async def _plain(
     stats: RunStats,
 ) -> AsyncIterator[Event]:
     yield RunStarted(round=0, mode="plain", question=question, model=client.model)
-    messages = _opening(SYSTEM_PLAIN, question, history, settings)
+    messages = _opening(system_plain(lang), question, history, settings)
     try:
         stats.rounds = 1
         async for event in answer_round(client, messages, 1, stats):
@@ -103,6 +107,7 @@ async def _react(
     lang: str,
     stats: RunStats,
     plan_first: bool,
+    gate: Gate | None = None,
 ) -> AsyncIterator[Event]:
     toolmap = names_of(tools)
     yield RunStarted(round=0, mode="react", question=question, model=client.model,
@@ -118,21 +123,22 @@ async def _react(
                 yield plan
 
         def text_rounds() -> TextRounds:
-            system = text_system(tools) + note
+            system = text_system(tools, lang) + note
             return TextRounds(client, _opening(system, question, history, settings),
                               toolmap, lang, stats)
 
         mode = settings.agent_mode
+        if mode == "auto" and client.tools_rejected:
+            mode = "text"
+        rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
+            client, _opening(system_react(lang) + note, question, history, settings), toolmap,
+            lang, stats)
         if mode == "auto":
-            mode = "text" if client.tools_rejected else "native"
-        if mode == "text":
-            rounds: Rounds = text_rounds()
-        else:
-            rounds = NativeRounds(client, _opening(SYSTEM_REACT + note, question, history,
-                                                   settings), toolmap, lang, stats)
+            assert isinstance(rounds, NativeRounds)
+            rounds = AutoRounds(client, rounds, text_rounds, lang)
         started = False
         try:
-            async for event in _rounds(rounds, runner, settings, stats, lang):
+            async for event in _rounds(rounds, runner, settings, stats, lang, gate):
                 started = True
                 yield event
         except ModelError as err:
@@ -142,10 +148,12 @@ async def _react(
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
             client.tools_rejected = True
-            async for event in _rounds(text_rounds(), runner, settings, stats, lang):
+            async for event in _rounds(text_rounds(), runner, settings, stats, lang, gate):
                 yield event
     except ModelError as err:
         yield stats.finished("error", err.reason(lang), err.kind.value)
+    except StopRun as stop:
+        yield stats.finished("cancelled", stop.reason, "stopped")
     finally:
         await runner.aclose()
 
@@ -156,6 +164,7 @@ async def _rounds(
     settings: AgentSettings,
     stats: RunStats,
     lang: str,
+    gate: Gate | None = None,
 ) -> AsyncIterator[Event]:
     """Rounds until an answer, the round cap or a loop, when the last answer is asked for
     without tools; the run's RunFinished ("done" or "max_rounds") comes last. A round
@@ -179,13 +188,18 @@ async def _rounds(
             return
         if not reasoned:
             yield no_reasoning_for_calls(rnd, lang, [p.call.name for p in calls])
+        reviewed = Reviewed(list(calls))
+        if gate is not None:
+            async for event in gate.review(reviewed, rnd, runner.tools, runner.lang):
+                yield event
+            calls = tuple(reviewed.calls)
         earlier = runner.count(calls)
         results: dict[str, str] = {}
-        async for event in act(calls, earlier, runner, rnd, stats):
+        async for event in act(calls, earlier, runner, rnd, stats, reviewed.skipped):
             if isinstance(event, Observation):
                 results[event.call_id] = event.text
                 observed += 1
-                failed += not event.ok
+                failed += not event.ok and event.failure is not ObservationFailure.SKIPPED
             yield event
         rounds.record(calls, [results[p.call.id] for p in calls])
         if any(n >= 2 for n in earlier):

@@ -69,6 +69,11 @@ class ModelClient:
     """Set on an instance when its endpoint rejected `tools` (AGENT_MODE=auto): later runs
     with this client speak the text protocol. Learned per client, not per process."""
 
+    calls_as_text: bool = False
+    """Set on an instance when its model wrote tool calls into its text although `tools`
+    were accepted (AGENT_MODE=auto, agent/auto_rounds.py): later runs speak the text
+    protocol."""
+
     def __init__(self, settings: AgentSettings, *, http_client: httpx.AsyncClient | None = None):
         self.model = settings.llm_model
         self.temperature = settings.llm_temperature

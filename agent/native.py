@@ -18,7 +18,7 @@ from agent.events import Answer, AnswerDelta, Event, TextDelta, Thought, Thought
 from agent.executor import ParsedCall, parse_call
 from agent.model import Completion, ContentDelta, ModelClient, ReasoningDelta, ToolCall
 from agent.model_errors import ModelError, ModelErrorKind
-from agent.prompts import limit_message
+from agent.prompts import language_lines, limit_message
 from agent.rounds import CallsToRun
 from agent.runner import RunStats
 from agent.tool import Tool
@@ -36,7 +36,8 @@ class NativeRounds:
         self.lang, self.stats = lang, stats
         self.schemas = [tool.schema() for tool in tools.values()]
         self._content = ""
-        self._embedded = False
+        self.embedded = False
+        """Whether the last round's calls were written into the text (no tool parser)."""
 
     async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         done: Completion  # stream_round's last item
@@ -46,18 +47,23 @@ class NativeRounds:
                 done = item
             else:
                 yield item
-        raw, content, self._embedded = done.tool_calls, done.content, False
+        raw, content, self.embedded = done.tool_calls, done.content, False
         if not raw:
-            found, rest = extract_calls(done.content, self.tools)
-            if found:
-                raw, content, self._embedded = tuple(found), rest, True
-            elif TOOL_CALL_TAG in done.content:  # written, unreadable: still not the answer
-                content, _, body = done.content.partition(TOOL_CALL_TAG)
-                raw, self._embedded = (unreadable_call(body),), True
+            found = extract_calls(done.content, self.tools)
+            # A restatement alone is the model asking again (the runner has the result).
+            calls = found.calls or (found.restated if not found.rest else [])
+            if calls:
+                raw, content, self.embedded = tuple(calls), found.rest, True
+            else:
+                if found.restated:
+                    content = found.rest
+                if TOOL_CALL_TAG in content:  # written, unreadable: still not the answer
+                    content, _, body = content.partition(TOOL_CALL_TAG)
+                    raw, self.embedded = (unreadable_call(body),), True
         if not raw:
             if done.reasoning.strip():
                 yield Thought(round=rnd, text=done.reasoning.strip())
-            yield final_answer(done, rnd)
+            yield final_answer(content, rnd)
             return
         parsed = [parse_call(call, self.lang) for call in raw]
         words = "\n\n".join(part for part in (done.reasoning.strip(), content.strip()) if part)
@@ -67,10 +73,11 @@ class NativeRounds:
         yield CallsToRun(tuple(parsed))
 
     def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
-        if self._embedded:  # answer in kind, as Qwen's chat template renders tool results
+        if self.embedded:  # answer in kind, as Qwen's chat template renders tool results
             self.messages.append({"role": "assistant", "content": self._content})
             self.messages.append({"role": "user", "content": "\n".join(
-                f"<tool_response>\n{text}\n</tool_response>" for text in results)})
+                [*(f"<tool_response>\n{text}\n</tool_response>" for text in results),
+                 *language_lines(self.lang)])})
             return
         self.messages.append({
             "role": "assistant",
@@ -167,11 +174,11 @@ async def answer_round(
             yield item
     if done.reasoning.strip():
         yield Thought(round=rnd, text=done.reasoning.strip())
-    yield final_answer(done, rnd)
+    yield final_answer(done.content, rnd)
 
 
-def final_answer(done: Completion, rnd: int) -> Answer:
-    text = done.content.strip()
+def final_answer(content: str, rnd: int) -> Answer:
+    text = content.strip()
     if not text:
         raise ModelError(ModelErrorKind.EMPTY)
     return Answer(round=rnd, text=text)

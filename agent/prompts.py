@@ -18,20 +18,40 @@ class Turn:
     answer: str
 
 
-SYSTEM_REACT = (
-    "You are Glassbox, a teaching assistant in a class chat that shows its reasoning. "
-    "Use the tools whenever they give you facts you do not have for sure: current weather, "
-    "time, exchange rates, exact arithmetic, the course notes, encyclopedia facts. "
-    "Before each tool call, write one short sentence saying what you need and why. "
-    "Never invent an observation. When you have what you need, answer concisely, in the "
-    "language of the question, using Markdown where it helps."
-)
+def system_react(lang: str) -> str:
+    """The instructions of a run with tools, in the question's language: a small model
+    answers in the language it was instructed in, whatever it is told about the question."""
+    return pick(
+        lang,
+        "你是 Glassbox，课堂聊天里一个展示推理过程的助教。凡是工具能给你、而你并不确定的事实，"
+        "都要用工具查：当前天气、时间、汇率、精确计算、课程笔记、百科知识。每次调用工具前，"
+        "先用一句话说明你需要什么、为什么。绝不编造观察结果。拿到需要的信息后，用中文简洁作答，"
+        "必要时使用 Markdown。",
+        "You are Glassbox, a teaching assistant in a class chat that shows its reasoning. "
+        "Use the tools whenever they give you facts you do not have for sure: current weather, "
+        "time, exchange rates, exact arithmetic, the course notes, encyclopedia facts. "
+        "Before each tool call, write one short sentence saying what you need and why. "
+        "Never invent an observation. When you have what you need, answer concisely, in "
+        "English, using Markdown where it helps.",
+    )
 
-SYSTEM_PLAIN = (
-    "You are Glassbox, a teaching assistant in a class chat. You have no tools: answer from "
-    "what you know, concisely, in the language of the question, using Markdown where it helps. "
-    "Say so when you cannot know something (live data, exact figures)."
-)
+
+def system_plain(lang: str) -> str:
+    """The instructions of a run without tools, in the question's language."""
+    return pick(
+        lang,
+        "你是 Glassbox，课堂聊天里的助教。你没有工具：根据你所知道的用中文简洁作答，必要时使用 "
+        "Markdown。如果有些事你无法知道（实时数据、精确数字），请直说。",
+        "You are Glassbox, a teaching assistant in a class chat. You have no tools: answer from "
+        "what you know, concisely, in English, using Markdown where it helps. "
+        "Say so when you cannot know something (live data, exact figures).",
+    )
+
+
+def language_lines(lang: str) -> list[str]:
+    """The short line that repeats the answer's language after the observations: for a
+    Chinese question (small models drift into English after English tool results)."""
+    return ["（请用中文回答。）"] if lang.lower().startswith("zh") else []
 
 
 def history_messages(history: Sequence[Turn], budget_chars: int) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ The bot's settings extend this model, so one `.env` configures both front ends.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -53,6 +54,9 @@ class AgentSettings(BaseSettings):
     # --- Tools (agent/tools) ---
     agent_tools: Annotated[tuple[str, ...], NoDecode] = ()
     """Names of the tools to turn on (a comma list in the environment); empty means all."""
+    agent_confirm_tools: Annotated[frozenset[str], NoDecode] = frozenset()
+    """Tools whose every call waits for a person's confirmation, in every mode (a comma
+    list); empty: none (step mode still confirms every call)."""
     default_timezone: str = "Asia/Shanghai"
     open_meteo_geocoding_url: str = "https://geocoding-api.open-meteo.com/v1/search"
     open_meteo_forecast_url: str = "https://api.open-meteo.com/v1/forecast"
@@ -62,16 +66,16 @@ class AgentSettings(BaseSettings):
     notes_dir: Path = Path("data/notes")
     tool_http_timeout_s: float = Field(default=10.0, gt=0)
 
-    @field_validator("agent_tools", mode="before")
+    @field_validator("agent_tools", "agent_confirm_tools", mode="before")
     @classmethod
     def _split_tools(cls, value: Any) -> Any:
         if isinstance(value, str):
             return tuple(name.strip() for name in value.split(",") if name.strip())
         return value
 
-    @field_validator("agent_tools")
+    @field_validator("agent_tools", "agent_confirm_tools")
     @classmethod
-    def _known_tools(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+    def _known_tools(cls, value: Collection[str]) -> Collection[str]:
         unknown = [name for name in value if name not in TOOL_NAMES]
         if unknown:
             raise ValueError(f"unknown tool {', '.join(unknown)}; known: {', '.join(TOOL_NAMES)}")

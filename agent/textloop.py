@@ -14,8 +14,11 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
+from agent.embedded_calls import extract_calls
 from agent.events import Answer, AnswerDelta, Event, Thought
-from agent.executor import ParsedCall, parse_call
+from agent.executor import ParsedCall, parse_call, validation_problems
 from agent.lang import pick
 from agent.model import (
     Completion,
@@ -25,7 +28,7 @@ from agent.model import (
     ModelErrorKind,
     ToolCall,
 )
-from agent.prompts import limit_message
+from agent.prompts import language_lines, limit_message
 from agent.rounds import CallsToRun
 from agent.runner import RunStats
 from agent.textmode import (
@@ -38,6 +41,7 @@ from agent.textmode import (
     arguments_for,
     correction,
     cut_observation,
+    mend,
     parse_reply,
 )
 from agent.tool import Tool
@@ -86,6 +90,11 @@ class TextRounds:
             args = arguments_for(step.input, tool)
             wire = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
             parsed = parse_call(ToolCall(f"call_text_{rnd}", step.tool, wire), self.lang)
+            problem = _problem(args, tool, self.lang) if tool is not None else ""
+            if problem:
+                assert tool is not None
+                parsed = ParsedCall(parsed.call, args, mend(tool, step.input, problem,
+                                                             self.lang))
             text = step.thought or reply.reasoning
             if text:
                 yield Thought(round=rnd, text=text)
@@ -97,7 +106,8 @@ class TextRounds:
 
     def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
         self.messages.append({"role": "user", "content": "\n".join(
-            f"Observation: {text}" for text in results)})
+            [*(f"Observation: {text}" for text in results),
+             *language_lines(self.lang)])})
 
     async def last_round(self, rnd: int) -> AsyncIterator[Event]:
         self.messages.append({"role": "user", "content": limit_message(self.lang) + pick(
@@ -158,7 +168,34 @@ class TextRounds:
                 reasoning.append(item.text)
         assert done is not None  # the client always ends with a Completion
         text = cut_observation(done.content).strip()
-        yield _Reply(text, done.reasoning.strip(), parse_reply(text), sent, start is not None)
+        yield _Reply(text, done.reasoning.strip(), self._read(text), sent, start is not None)
+
+    def _read(self, text: str) -> Step:
+        """The reply's step; an answer that is a tool call's JSON (as models used to
+        native calling write) is that call, or, restated with its result, unreadable."""
+        step = parse_reply(text)
+        if not isinstance(step, Final):
+            return step
+        found = extract_calls(step.answer, self.tools)
+        if found.calls:
+            call = found.calls[0]
+            return Act(step.thought or found.rest, call.name, call.arguments)
+        if found.restated:
+            return Final(step.thought, found.rest) if found.rest else Unparsed(
+                "a tool call restated with its result")
+        return step
+
+
+def _problem(args: dict[str, Any] | str, tool: Tool, lang: str) -> str:
+    """Why `tool` cannot use `args` (empty when it can)."""
+    if isinstance(args, str):
+        return pick(lang, "它既不是 JSON 对象，也不是单个参数的值。",
+                    "it is neither a JSON object nor the value of a single argument.")
+    try:
+        tool.Args.model_validate(args)
+    except ValidationError as exc:
+        return validation_problems(exc)
+    return ""
 
 
 def _settled(body: str) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.lang import pick
-from agent.prompts import SYSTEM_REACT
+from agent.prompts import system_react
 from agent.tool import Tool
 
 STOP = ["Observation:", "\nObservation"]
@@ -171,8 +171,9 @@ def _unquote(text: str) -> str:
 
 def arguments_for(raw: str, tool: Tool | None) -> dict[str, Any] | str:
     """The arguments dict an `Act` input means for `tool`: a JSON object, `key=value`
-    pairs, or, for a tool with one (required) field, the plain value of that field.
-    Anything else is returned as text, for the runner to report."""
+    pairs, `key: value` lines naming the tool's fields, or, for a tool with one required
+    (or one string) field, the plain value of that field. Anything else is returned as
+    text, for `mend` to explain."""
     if not raw:
         return {}
     try:
@@ -180,7 +181,7 @@ def arguments_for(raw: str, tool: Tool | None) -> dict[str, Any] | str:
     except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep
         value = _kwargs(raw)
         if value is None:
-            value = _unquote(raw)
+            value = _fields(raw, tool) or _unquote(raw)
     if isinstance(value, dict):
         return value
     field = _single_field(tool)
@@ -200,17 +201,90 @@ def _kwargs(raw: str) -> dict[str, Any] | None:
         return None  # MemoryError, RecursionError: the parser's answer to deep nesting
 
 
+_PAIR = re.compile(r"[ \t]*+[\"']?+(?P<key>\w++)[\"']?+[ \t]*+[:=][ \t]*+(?P<value>.*)")
+_PIECES = re.compile(r"[,\n]")
+
+
+def _fields(raw: str, tool: Tool | None) -> dict[str, Any] | None:
+    """`key: value` lines (or `key=value, key=value` unquoted) whose keys are all fields
+    of `tool`, as a dict; a piece that names no field continues the previous value (a
+    comma inside an expression). None when the first piece names no field."""
+    if tool is None:
+        return None
+    names = tool.Args.model_fields
+    found: dict[str, list[str]] = {}
+    key = ""
+    for piece, sep in _split_kept(raw):
+        pair = _PAIR.fullmatch(piece)
+        if pair and pair.group("key") in names:
+            key = pair.group("key")
+            found[key] = [pair.group("value")]
+        elif key:
+            found[key] += (sep, piece)
+        elif piece.strip():
+            return None
+    return {k: _value("".join(v)) for k, v in found.items()} or None
+
+
+def _split_kept(raw: str) -> list[tuple[str, str]]:
+    """The pieces of `raw` between commas and newlines, each with the separator before it."""
+    pieces, last, sep = [], 0, ""
+    for match in _PIECES.finditer(raw):
+        pieces.append((raw[last: match.start()], sep))
+        last, sep = match.end(), match.group()
+    pieces.append((raw[last:], sep))
+    return pieces
+
+
+def _value(text: str) -> Any:
+    text = text.strip()
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return _unquote(text)
+
+
 def _single_field(tool: Tool | None) -> str | None:
+    """The field a plain input fills: the one required field, else the one string field."""
     if tool is None:
         return None
     fields = tool.Args.model_fields
     if len(fields) == 1:
         return next(iter(fields))
     required = [name for name, info in fields.items() if info.is_required()]
-    return required[0] if len(required) == 1 else None
+    if len(required) == 1:
+        return required[0]
+    strings = [name for name, info in fields.items() if info.annotation is str]
+    return strings[0] if len(strings) == 1 and not required else None
 
 
-_FORMAT = """You can use these tools:
+def mend(tool: Tool, raw: str, problem: str, lang: str) -> str:
+    """The observation for an input `tool` cannot use: what went wrong, the tool's
+    arguments, and the exact lines to write instead, so the next round can mend it."""
+    props = tool.schema()["function"]["parameters"].get("properties", {})
+    listing = "; ".join(
+        f"{name} ({info.get('type') or '/'.join(t.get('type', '?') for t in info['anyOf'])}"
+        + ("" if tool.Args.model_fields[name].is_required() else pick(lang, "，可选", ", optional"))
+        + ")"
+        for name, info in props.items() if name in tool.Args.model_fields)
+    example = {name: "..." for name, info in tool.Args.model_fields.items()
+               if info.is_required()}
+    field = _single_field(tool)
+    plain = _unquote(raw.strip())
+    if field and plain and not plain.startswith(("{", "[")):
+        example = {field: plain}
+    lines = (f"Action: {tool.name}\n"
+             f"Action Input: {json.dumps(example, ensure_ascii=False)}")
+    return pick(
+        lang,
+        f"{tool.name} 无法使用这个输入：{problem}\n它的参数：{listing}。请这样重写：\n{lines}",
+        f"{tool.name} cannot use this input: {problem}\nIts arguments: {listing}. "
+        f"Write it like this:\n{lines}",
+    )
+
+
+_FORMAT = {
+    "en": """You can use these tools:
 
 {tools}
 
@@ -221,7 +295,7 @@ Action: tool_name[input]
 Observation: the tool's result (the system writes this, never you)
 ... (Thought, Action and Observation may repeat)
 Thought: I have what I need.
-Final Answer: the answer to the question
+Final Answer: the answer to the question, in English
 
 The input of a tool with one argument is its plain value; for a tool with several
 arguments it is a JSON object, e.g. tool_name[{{"a": 1, "b": "x"}}]. Write one Action,
@@ -234,14 +308,40 @@ Thought: I need the current weather in Paris.
 Action: get_weather[Paris]
 Observation: Paris: 21°C, clear
 Thought: I have what I need.
-Final Answer: It is 21°C and clear in Paris."""
+Final Answer: It is 21°C and clear in Paris.""",
+    "zh": """你可以使用这些工具：
+
+{tools}
+
+严格使用下面的格式（标签保持英文）：
+
+Thought: 一句话：你需要什么、为什么
+Action: 工具名[输入]
+Observation: 工具的结果（由系统填写，绝不由你填写）
+……（Thought、Action、Observation 可以重复）
+Thought: 我已经有了需要的信息。
+Final Answer: 用中文写出对问题的回答
+
+只有一个参数的工具，输入就是这个参数的值；有多个参数的工具，输入是一个 JSON 对象，
+例如 tool_name[{{"a": 1, "b": "x"}}]。写完一个 Action 就停下，等待 Observation。
+如果不需要工具，直接写 Thought 和 Final Answer。
+
+示例（其中的工具只是示意）：
+Question: 巴黎现在多热？
+Thought: 我需要巴黎现在的天气。
+Action: get_weather[巴黎]
+Observation: 巴黎：21°C，晴
+Thought: 我已经有了需要的信息。
+Final Answer: 巴黎现在 21°C，天气晴朗。""",
+}
 
 
-def text_system(tools: Sequence[Tool]) -> str:
-    """The text protocol's system prompt: who we are, the tools with their argument
-    schemas, the format and one worked example."""
+def text_system(tools: Sequence[Tool], lang: str = "en") -> str:
+    """The text protocol's system prompt, in the question's language: who we are, the
+    tools with their argument schemas, the format and one worked example."""
     listing = "\n".join(_describe(tool) for tool in tools) or "(none)"
-    return SYSTEM_REACT + "\n\n" + _FORMAT.format(tools=listing)
+    form = _FORMAT["zh"] if lang.lower().startswith("zh") else _FORMAT["en"]
+    return system_react(lang) + "\n\n" + form.format(tools=listing)
 
 
 def _describe(tool: Tool) -> str:

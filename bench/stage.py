@@ -137,7 +137,7 @@ def stage(workdir: Path, scale: float = 1.0) -> Iterator[Stage]:
                "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
                "LLM_MAX_RETRIES": "0", "DATABASE_PATH": str(workdir / "bot.sqlite3"),
                "AGENT_TOOLS": "get_weather", "OPEN_METEO_GEOCODING_URL": meteo.geocoding_url,
-               "OPEN_METEO_FORECAST_URL": meteo.forecast_url}
+               "OPEN_METEO_FORECAST_URL": meteo.forecast_url, "HTTP_LISTEN": "off"}
         command = [sys.executable, "-m", "bot" if scale == 1 else "bench.bot"]
         log = workdir / "bot.log"
         with log.open("wb") as out:

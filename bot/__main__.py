@@ -1,18 +1,18 @@
-"""`python -m bot`: Glassbox on Telegram, by long polling (or a webhook when WEBHOOK_URL is set)."""
+"""`python -m bot`: Glassbox on Telegram, by long polling (or a webhook when WEBHOOK_URL is set),
+with its HTTP server (the class board, the API, /healthz) beside it."""
 
 from __future__ import annotations
 
 import logging
 import sys
-from urllib.parse import urlsplit
 
-from telegram import Update
 from telegram.error import InvalidToken, NetworkError
 
 from agent.settings import SettingsError, load_settings
-from bot.app import App, build_app, setup_logging
+from bot.app import build_app, setup_logging
 from bot.delivery.pacer import Limits
 from bot.settings import BotSettings
+from bot.web import serve
 
 log = logging.getLogger("bot")
 
@@ -28,7 +28,9 @@ def main(limits: Limits | None = None) -> int:
     redact = setup_logging(settings)
     token = settings.telegram_bot_token.get_secret_value()
     try:
-        _serve(build_app(settings, limits=limits), settings)
+        serve.run(build_app(settings, limits=limits), settings)
+    except serve.PortInUse as err:
+        return _stop(f"Glassbox cannot start: {err}.")
     except InvalidToken:
         return _stop(f"Glassbox cannot start: Telegram rejected TELEGRAM_BOT_TOKEN "
                      f"(…{token[-4:]}); check it with @BotFather.")
@@ -39,17 +41,6 @@ def main(limits: Limits | None = None) -> int:
         log.critical("Glassbox stopped", exc_info=err)  # redacted, as every log line
         return _stop(redact.text(f"Glassbox stopped: {type(err).__name__}: {err}."))
     return 0
-
-
-def _serve(app: App, settings: BotSettings) -> None:
-    if settings.webhook_url:
-        app.run_webhook(listen=settings.webhook_listen, port=settings.port,
-                        url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
-                        webhook_url=settings.webhook_url,
-                        secret_token=settings.webhook_secret.get_secret_value() or None,
-                        allowed_updates=Update.ALL_TYPES)
-    else:
-        app.run_polling(allowed_updates=Update.ALL_TYPES)
 
 
 def _stop(line: str) -> int:

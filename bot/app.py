@@ -13,6 +13,7 @@ from typing import Any
 from telegram import Update
 from telegram.error import Conflict, NetworkError
 from telegram.ext import Application, ApplicationBuilder
+from telegram.request import HTTPXRequest
 
 from agent.model import ModelClient
 from agent.tool import Tool
@@ -28,11 +29,13 @@ from bot.handlers.commands import register_commands
 from bot.handlers.common import lang_of, sender_of
 from bot.runs.admins import Admins
 from bot.runs.execute import Runs
+from bot.runs.listeners import Listeners
 from bot.runs.quota import Cooldowns
 from bot.settings import BotSettings
 from bot.store.notes import open_notes_index
 from bot.store.transcripts import Store
 from bot.view.i18n import text
+from bot.web.metrics import MeteredRequest, Metrics
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +49,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
     `tools`: None opens the toolbox that AGENT_TOOLS chooses. `request_timeout_s`: how long
     one Bot API call may take to connect, send or answer."""
     extra = _Extras()
+    metrics = Metrics()
 
     async def post_init(app: App) -> None:
         store = await Store.open(settings.database_path)
@@ -54,8 +58,9 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
             extra.notes = await open_notes_index(store, settings.notes_dir)
             extra.toolbox = await Toolbox.open(settings, notes=extra.notes)
             chosen = extra.toolbox.tools
-        outbox = Outbox(app.bot, Pacer(limits))
-        runs = Runs(settings, ModelClient(settings), chosen, store, outbox, Typing(app.bot))
+        outbox = Outbox(app.bot, Pacer(limits, on_wait=metrics.waited))
+        runs = Runs(settings, ModelClient(settings), chosen, store, outbox, Typing(app.bot),
+                    Listeners(metrics, app.bot_data.hub))
         searches = settings.history_rate_limit
         app.bot_data.parts = Parts(settings=settings, store=store,
                                    admins=Admins(app.bot, settings.admin_user_ids),
@@ -91,15 +96,19 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         .base_url(settings.telegram_api_base_url)
         .context_types(CONTEXT_TYPES)
         .concurrent_updates(True)
-        .connect_timeout(request_timeout_s)
-        .read_timeout(request_timeout_s)
-        .write_timeout(request_timeout_s)
-        .get_updates_read_timeout(poll_timeout_s + 5)
+        .request(MeteredRequest(metrics, connect_timeout=request_timeout_s,
+                                read_timeout=request_timeout_s,
+                                write_timeout=request_timeout_s))
+        .get_updates_request(HTTPXRequest(connection_pool_size=1,
+                                          connect_timeout=request_timeout_s,
+                                          read_timeout=poll_timeout_s + 5,
+                                          write_timeout=request_timeout_s))
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)
         .build()
     )
+    app.bot_data.metrics = metrics
     register(app)
     app.add_error_handler(on_error)
     return app

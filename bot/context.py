@@ -16,6 +16,8 @@ from bot.runs.execute import Runs
 from bot.runs.quota import Cooldowns
 from bot.settings import BotSettings
 from bot.store.transcripts import Store
+from bot.web.hub import Hub
+from bot.web.metrics import Metrics
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +35,14 @@ class Parts:
 
 
 class BotData:
-    """The Application's `bot_data`: empty until `post_init` opens the parts."""
+    """The Application's `bot_data`: no parts until `post_init` opens them."""
 
     def __init__(self) -> None:
         self.parts: Parts | None = None
+        self.metrics = Metrics()
+        """What /metrics shows; build_app puts in the one its Bot API calls count into."""
+        self.hub = Hub()
+        """Runs as they happen, for the class boards (a run listener)."""
 
 
 class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):
@@ -65,6 +71,10 @@ class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotD
     @property
     def runs(self) -> Runs:
         return self.parts.runs
+
+    @property
+    def hub(self) -> Hub:
+        return self.bot_data.hub
 
 
 CONTEXT_TYPES = ContextTypes(context=Context, bot_data=BotData)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import NoDecode
 
 from agent.settings import AgentSettings
@@ -43,16 +43,23 @@ class BotSettings(AgentSettings):
     admin_user_ids: Annotated[frozenset[int], NoDecode] = frozenset()
     """Users who may stop anyone's run."""
     webhook_url: str = ""
-    """When set, Telegram pushes updates to this public URL instead of long polling."""
-    webhook_listen: str = "0.0.0.0"
-    port: int = Field(default=8443, ge=1, le=65535)
-    """Where the webhook server listens (PaaS platforms set PORT)."""
+    """When set, Telegram pushes updates to this public URL (served by the HTTP server, at
+    its path) instead of long polling."""
+    http_listen: str = ""
+    """`host:port` of the HTTP server (webhook, class board, API, /healthz); `off`: none.
+    Empty: `0.0.0.0:$PORT` when PORT is set, else 127.0.0.1:8080."""
+    port: int | None = Field(default=None, ge=1, le=65535)
+    """Set by PaaS platforms: listen on 0.0.0.0:$PORT (unless HTTP_LISTEN says otherwise)."""
+    public_url: str = ""
+    """The base of links the bot hands out (the board); empty: the listen address."""
     webhook_secret: SecretStr = SecretStr("")
     """Sent by Telegram with every webhook call, so strangers cannot post fake updates."""
     database_path: Path = Path("data/glassbox.sqlite3")
     """The bot's SQLite file: transcripts, and the course-notes index search_notes uses."""
     transcript_retention_days: int | None = Field(default=None, ge=1)
     """Runs older than this are deleted once a day; empty keeps them forever."""
+    step_timeout_s: float = Field(default=300.0, gt=0)
+    """Step mode: a pause nobody decides within this many seconds stops the run."""
 
 
     # --- Abuse and access (issue 7) ---
@@ -69,7 +76,8 @@ class BotSettings(AgentSettings):
     def _rate(cls, value: Any) -> Any:
         return RateLimit.parse(value) if isinstance(value, str) else value
 
-    @field_validator("transcript_retention_days", "chat_daily_token_budget", mode="before")
+    @field_validator("transcript_retention_days", "chat_daily_token_budget", "port",
+                     mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
@@ -82,8 +90,46 @@ class BotSettings(AgentSettings):
             return frozenset(int(part) for part in value.replace(",", " ").split())
         return value
 
+    @field_validator("http_listen", mode="after")
+    @classmethod
+    def _listen(cls, value: str) -> str:
+        if value.strip().lower() not in ("", "off"):
+            listen_address(value)
+        return value
+
+    @model_validator(mode="after")
+    def _webhook_needs_http(self) -> BotSettings:
+        if self.webhook_url and self.http_address() is None:
+            raise ValueError("WEBHOOK_URL needs the HTTP server, but HTTP_LISTEN is off")
+        return self
+
+    def http_address(self) -> tuple[str, int] | None:
+        """Where the HTTP server listens; None when HTTP_LISTEN is `off`."""
+        value = self.http_listen.strip()
+        if value.lower() == "off":
+            return None
+        if value:
+            return listen_address(value)
+        return ("0.0.0.0", self.port) if self.port else ("127.0.0.1", 8080)
+
+    def base_url(self) -> str:
+        """PUBLIC_URL without a trailing slash, or the listen address as a URL."""
+        if self.public_url.strip():
+            return self.public_url.strip().rstrip("/")
+        host, port = self.http_address() or ("127.0.0.1", 8080)
+        host = "localhost" if host in ("0.0.0.0", "::", "") else host
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
     def chat_allowed(self, chat_id: int) -> bool:
         return not self.allowed_chat_ids or chat_id in self.allowed_chat_ids
 
     def is_admin(self, user_id: int) -> bool:
         return user_id in self.admin_user_ids
+
+
+def listen_address(value: str) -> tuple[str, int]:
+    """`127.0.0.1:8080`, `0.0.0.0:80`, `[::1]:8080` or `:8080` (every address) as (host, port)."""
+    host, sep, port = value.strip().rpartition(":")
+    if not sep or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError("expected host:port such as 127.0.0.1:8080, or off")
+    return host.strip("[]") or "0.0.0.0", int(port)

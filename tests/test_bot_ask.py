@@ -99,12 +99,34 @@ async def test_compare_shows_both_answers_in_one_message(gb: Glassbox) -> None:
     gb.model.default = by_request  # type: ignore[assignment]
     asked = gb.tg.send(GROUP, ALICE, "/compare what is 100+23?")
     final = await gb.answer_to(GROUP, asked)
-    assert "Roughly 100." in final.text and "Exactly 123." in final.text
+    text = final.text
     assert len(gb.tg.bot_messages(GROUP)) == 1
+    order = ["🧠 Model alone, no tools\nRoughly 100.", "🔍 ReAct, with tools\nExactly 123.",
+             "⚖️ The model's judgement: They differ: the model alone gave a guess",
+             "📊 No tools → ReAct: rounds 1 → 2", "🔗 The ReAct chain", "add(a=100, b=23)"]
+    assert [text.index(piece) for piece in order] == sorted(text.index(p) for p in order)
+    judge = gb.model.bodies[-1]  # the last call, once both answers were in
+    assert judge["temperature"] == 0 and "tools" not in judge
+    assert "Roughly 100." in judge["messages"][1]["content"]
+    assert "Exactly 123." in judge["messages"][1]["content"]
     run = await gb.parts.store.by_message(GROUP, final.message_id)
     assert run is not None and run.mode == "compare"
+    assert run.usage.total_tokens >= 150  # the judge's 150 tokens count too
     lanes = await gb.parts.store.events(run.id)
     assert set(lanes) == {"plain", "react"}
+    assert lanes["react"][-1].type == "judgement"  # /show and /export replay it
+
+
+async def test_compare_whose_judge_fails_keeps_the_cost_line_alone(gb: Glassbox) -> None:
+    from tests.fakes.model import error
+    gb.model.judge = error("openai/error_401_invalid_api_key.json", 401)
+    gb.model.default = lambda body: text_reply(  # type: ignore[assignment]
+        "Plain." if "tools" not in body else "With tools.")
+    asked = gb.tg.send(GROUP, ALICE, "/compare what is 1+1?")
+    final = await gb.answer_to(GROUP, asked)
+    assert "⚖️" not in final.text and "Something went wrong" not in final.text
+    assert "Plain." in final.text and "With tools." in final.text
+    assert "📊 No tools → ReAct" in final.text
 
 
 async def test_a_model_failure_is_explained_without_a_trace(gb: Glassbox,

@@ -46,7 +46,7 @@ async def test_history_pages_newest_first_with_buttons(gb: Glassbox) -> None:
         await seed(gb.parts.store, GROUP, (ALICE, BOB)[i % 2], ("Alice", "Bob")[i % 2],
                    f"question number {i}")
     page = await reply(gb, GROUP, ALICE, "/history")
-    assert "page 1 of 3 · 25 in all" in page.text
+    assert "page 1 of 3 · 25 in all (times in Asia/Shanghai)" in page.text
     assert listed(page.text) == list(range(25, 15, -1))
     assert "question number 25" in page.text and "· Bob · ask · 🏁 done" in page.text
     assert page.buttons == [f"#{n} ▶" for n in range(25, 15, -1)] + ["▶"]
@@ -124,7 +124,8 @@ async def test_show_replays_the_chain_as_it_looked_live(gb: Glassbox) -> None:
     shown = await reply(gb, GROUP, BOB, "/show 1")
     header, _, body = shown.text.partition("\n\n")
     # One language per message: the question's (English), though Bob's Telegram is Chinese.
-    assert re.fullmatch(r"📜 #1 · Alice · \d{4}-\d\d-\d\d \d\d:\d\d UTC · 🏁 done", header)
+    assert re.fullmatch(r"📜 #1 · Alice · \d{4}-\d\d-\d\d \d\d:\d\d \(Asia/Shanghai\) · 🏁 done",
+                        header)  # the class's time zone (DEFAULT_TIMEZONE), named
     assert live.text.startswith("❓ What is 2+2?") and "🔧 Action add(a=2, b=2)" in live.text
     assert "🔧 Action add(a=2, b=2)" in body and "💬 Answer\n2 + 2 = 4" in body
     assert "行动" not in body and "完成" not in header
@@ -155,7 +156,8 @@ async def test_show_gives_long_observations_whole_over_several_messages(
                     duration_ms=40)])
     pages = await replies(gb, ALICE, ALICE, "/show 1", 4)
     assert [page.reply_to for page in pages[1:]] == [pages[0].message_id] * 3
-    assert re.fullmatch(r"📜 #1 · Alice · .* UTC · 🏁 done", pages[0].text)  # page 1 was full
+    assert re.fullmatch(r"📜 #1 · Alice · .* \(Asia/Shanghai\) · 🏁 done",
+                        pages[0].text)  # page 1 was full
     everything = "\n".join(page.text for page in pages)
     assert all(f"observation line {i:04d}" in everything for i in range(500))
     assert "…" not in everything and "/show shows every one" not in everything
@@ -181,7 +183,7 @@ async def test_export_sends_a_self_contained_html_document(gb: Glassbox) -> None
     page = sent.document.content.decode("utf-8")
     assert page.startswith("<!DOCTYPE html>") and '<html lang="en">' in page
     for part in ("What is 2+2? &lt;b&gt;really&lt;/b&gt;", "Round 1", "I should add them.",
-                 "add", "&quot;a&quot;: 2", "It is 4.", "Alice"):
+                 "add(a=2, b=2)", "It is 4.", "Alice", "(Asia/Shanghai)"):
         assert part in page
     assert "<script" not in page and "http" not in page  # nothing to fetch: works offline
 

@@ -1,4 +1,5 @@
-"""`python -m bot` with WEBHOOK_URL set: it registers the webhook and answers pushed updates."""
+"""`python -m bot` with WEBHOOK_URL set: it registers the webhook and answers updates pushed to
+its HTTP server; a port already taken stops it with one line."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ async def test_webhook_mode_answers_pushed_updates(tmp_path: Path) -> None:
         env.update(PYTHONPATH=str(ROOT), TELEGRAM_BOT_TOKEN=TOKEN,
                    TELEGRAM_API_BASE_URL=tg.base_url, OPENAI_BASE_URL=model.base_url,
                    OPENAI_API_KEY=TEST_KEY, DATABASE_PATH=str(tmp_path / "w.sqlite3"),
-                   WEBHOOK_URL=url, WEBHOOK_LISTEN="127.0.0.1", PORT=str(port),
+                   WEBHOOK_URL=url, HTTP_LISTEN=f"127.0.0.1:{port}",
                    WEBHOOK_SECRET="s3cret-token", AGENT_TOOLS="calculate")
         proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -67,4 +68,20 @@ async def test_webhook_mode_answers_pushed_updates(tmp_path: Path) -> None:
             proc.send_signal(signal.SIGTERM)
             _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
+    assert f"HTTP server on http://127.0.0.1:{port}" in err
     assert TOKEN not in err and TEST_KEY not in err
+
+
+def test_a_port_in_use_is_one_clear_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "TELEGRAM_BOT_TOKEN": TOKEN,
+               "OPENAI_API_KEY": TEST_KEY, "HTTP_LISTEN": f"127.0.0.1:{port}"}
+        done = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"cannot listen on 127.0.0.1:{port}" in lines[0], lines
+    assert TOKEN not in done.stderr

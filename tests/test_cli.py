@@ -83,6 +83,7 @@ def test_compare_runs_both(fake_model: FakeModel, tmp_path: Path) -> None:
     assert answers == {"plain": "Probably around 1.27e30.",
                        "react": "Exactly 1267650600228229401496703205376."}
     assert {e["lane"] for e in events if e["type"] == "action"} == {"react"}
+    assert events[-1]["type"] == "judgement" and events[-1]["text"].startswith("They differ")
 
 
 def test_terminal_output_reads_like_a_chain(fake_model: FakeModel, tmp_path: Path) -> None:
@@ -109,3 +110,25 @@ def test_search_notes_keeps_its_index_in_memory(fake_model: FakeModel, tmp_path:
     [observation] = [e for e in lines(done.stdout) if e["type"] == "observation"]
     assert observation["ok"] and observation["text"].startswith("[react.md › ReAct 是什么]")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_step_asks_in_the_terminal_before_each_action(fake_model: FakeModel,
+                                                      tmp_path: Path) -> None:
+    fake_model.push(tool_reply(("calculate", {"expression": "2+2"})),
+                    tool_reply(("calculate", {"expression": "3+3"})),
+                    text_reply("Done."))
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith(("OPENAI_", "DASHSCOPE_", "LLM_", "AGENT_"))}
+    base.update(PYTHONPATH=str(ROOT), NOTES_DIR=str(ROOT / "data" / "notes"),
+                **model_env(fake_model))
+    done = subprocess.run([sys.executable, "-m", "agent", "--step", "--json", "add things"],
+                          cwd=tmp_path, env=base, capture_output=True, text=True, timeout=60,
+                          input="e\n{\"expression\"\n10*10\ns\n")
+    assert done.returncode == 0, done.stderr
+    events = lines(done.stdout)
+    decided = [e for e in events if e["type"] == "decided"]
+    assert [(d["decision"], d["arguments"]) for d in decided] == [
+        ("edit", {"expression": "10*10"}), ("skip", None)]
+    observations = [e["text"] for e in events if e["type"] == "observation"]
+    assert observations[0] == "10*10 = 100" and observations[1].startswith("skipped by ")
+    assert "run/edit/skip/stop" in done.stderr and "⚠️" in done.stderr

@@ -7,7 +7,15 @@ import json
 
 import pytest
 
-from agent.events import Observation, ObservationFailure, RunFinished, Usage, event_from_dict
+from agent.events import (
+    Decided,
+    Observation,
+    ObservationFailure,
+    Proposed,
+    RunFinished,
+    Usage,
+    event_from_dict,
+)
 
 
 def stored(data: dict[str, object]) -> dict[str, object]:
@@ -42,7 +50,15 @@ def test_a_failure_kind_that_does_not_exist_is_refused() -> None:
 
 def test_failure_values_are_the_stored_strings() -> None:
     assert [str(f) for f in ObservationFailure] == [
-        "bad_arguments", "unknown_tool", "timeout", "tool_error", "upstream_error"]
+        "bad_arguments", "unknown_tool", "timeout", "tool_error", "upstream_error", "skipped"]
+
+
+def test_step_mode_events_round_trip() -> None:
+    proposed = Proposed(round=1, call_id="c1", tool="calculate", arguments={"expression": "1"})
+    decided = Decided(round=1, call_id="c1", tool="calculate", decision="edit", by="Alice",
+                      arguments={"expression": "2"})
+    for event in (proposed, decided):
+        assert event_from_dict(stored(event.to_dict())) == event
 
 
 def test_a_run_finished_round_trips() -> None:

@@ -10,6 +10,7 @@ from agent.events import (
     Action,
     Answer,
     Event,
+    Judgement,
     Observation,
     ObservationFailure,
     RunFinished,
@@ -83,12 +84,12 @@ def chain(answer: str = "It says **ReAct** " + HOSTILE) -> list[Event]:
 def test_the_whole_chain_is_in_the_file() -> None:
     page = Page(export_html(record(), {"main": chain()}, "en"))
 
-    for text in ("What does the notes say? " + HOSTILE, "李雷 " + HOSTILE, "2025-03-01 08:00:05",
-                 "qwen-plus", "12.3 s", "1200 in · 345 out tokens", "Round 1", "Round 2",
-                 "I should search the notes " + HOSTILE, "notes", '"query": "<b>bold</b>',
-                 LONG + HOSTILE, '{"city": broken', "no such city", "failed", "420 ms",
-                 "📝 Written by Glassbox: Now I can answer.", "It says **ReAct** " + HOSTILE,
-                 "2 rounds", "2 tool calls"):
+    for text in ("What does the notes say? " + HOSTILE, "李雷 " + HOSTILE,
+                 "2025-03-01 08:00:05 (UTC)", "qwen-plus", "12.3 s", "1,200 in · 345 out tokens",
+                 "Round 1", "Round 2", "I should search the notes " + HOSTILE,
+                 'notes(query="<b>bold</b>', LONG + HOSTILE, 'weather({"city": broken)',
+                 "no such city", "failed", "420 ms", "📝 Written by Glassbox: Now I can answer.",
+                 "It says ReAct " + HOSTILE, "2 rounds", "2 tool calls"):
         assert text in page.text, text
     assert "a draft thought" not in page.text  # superseded, as in the live message
     assert page.text.index("Round 1") < page.text.index("no such city") < page.text.index(
@@ -99,9 +100,10 @@ def test_hostile_text_stays_text_and_nothing_is_fetched() -> None:
     document = export_html(record(), {"main": chain()}, "en")
     page = Page(document)
     assert page.tags <= {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3",
-                         "p", "table", "tr", "td", "section", "div", "span", "pre", "br", "i"}
-    assert page.attributes <= {"lang", "charset", "class"}
-    assert "<script" not in document and "<b>" not in document
+                         "p", "table", "tr", "td", "section", "div", "span", "pre", "br",
+                         "code", "b", "i", "s", "blockquote", "a"}
+    assert page.attributes <= {"lang", "charset", "class", "href"}
+    assert "<script" not in document and "<b>bold" not in document
     assert "http" not in document and "url(" not in document and "@import" not in document
 
 
@@ -114,16 +116,36 @@ def test_a_compare_run_shows_both_lanes_in_chinese() -> None:
     ]
     react = [*chain("杭州今天晴，18 度。")[:-1],
              RunFinished(round=6, status="max_rounds", usage=Usage(900, 90, 990),
-                         duration_ms=8000, rounds=6, tool_calls=2, reason="达到了 6 轮的上限。")]
+                         duration_ms=8000, rounds=6, tool_calls=2, reason="达到了 6 轮的上限。"),
+             Judgement(round=0, text="两个回答不同：用了工具后查到了 18 度。")]
     page = Page(export_html(record(mode="compare", question="杭州天气？"),
                             {"react": react, "plain": plain}, "zh-hans"))
 
     text = page.text
-    assert text.index("仅模型（不用工具）") < text.index("大概是晴天。") < text.index(
-        "ReAct（使用工具）") < text.index("杭州今天晴，18 度。")
+    order = ["仅模型（不用工具）", "大概是晴天。", "ReAct（使用工具）", "杭州今天晴，18 度。",
+             "⚖️ 两个回答的区别", "模型的评判：两个回答不同：用了工具后查到了 18 度。",
+             "📊 无工具 → ReAct：轮数 1 → 6"]
+    assert [text.index(p) for p in order] == sorted(text.index(p) for p in order)
     for expected in ("Glassbox 记录 #12", "提问人", "对比", "第 1 轮", "思考", "观察", "回答",
-                     "达到轮数上限", "达到了 6 轮的上限。", "输入 900 · 输出 90 令牌"):
+                     "达到轮数上限", "达到了 6 轮的上限。", "输入 900 · 输出 90 令牌",
+                     "2 次工具调用"):
         assert expected in text, expected
+
+
+def test_the_answer_is_drawn_from_its_markdown_in_the_class_time_zone() -> None:
+    answer = "**Sunny**, 18 °C.\n\n| City | °C |\n|---|---:|\n| 杭州 | 18 |\n| Berlin | 2 |"
+    events = [*chain(answer)[:-1], RunFinished(round=2, status="done", rounds=2, tool_calls=1,
+                                               usage=Usage(1280, 45, 1325), duration_ms=1000)]
+    document = export_html(record(), {"main": events}, "en", "Asia/Shanghai")
+    page = Page(document)
+    assert "<b>Sunny</b>, 18 °C." in document and "**" not in page.text.split("Answer")[-1]
+    assert "City   │ °C\n───────┼───\n杭州   │ 18\nBerlin │  2" in page.text
+    assert "2025-03-01 16:00:05 (Asia/Shanghai)" in page.text  # 08:00 UTC
+    assert "1 tool call" in page.text and "1 tool calls" not in page.text
+    assert "1,280 in · 45 out tokens" in page.text
+    calls = [line for line in document.split("\n") if "🔧" in line]
+    assert len(calls) == 2 and all(  # each call in one block with its observation
+        line.startswith('<div class="step">') and "👀" in line for line in calls)
 
 
 def test_steps_of_unknown_types_are_shown_not_dropped() -> None:

@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from bot.view.i18n import _HTML, _PLAIN, lane_label, mode_label, phrase, status_label, text
+from bot.view.i18n import (
+    _HTML,
+    _PLAIN,
+    lane_label,
+    mode_label,
+    phrase,
+    plural,
+    status_label,
+    text,
+)
 
 VIEW = Path(__file__).resolve().parent.parent / "bot" / "view"
 ENTRIES = sorted([*_HTML.items(), *_PLAIN.items()])
@@ -26,7 +35,15 @@ def test_every_entry_has_both_languages_with_the_same_placeholders(
         key: str, pair: tuple[str, str]) -> None:
     zh, en = pair
     assert zh.strip() and en.strip(), f"{key} lacks a text"
-    assert placeholders(zh) == placeholders(en), f"{key}: the placeholders differ"
+    for form in en.split("|"):  # a count's singular and plural (i18n.plural)
+        assert placeholders(zh) == placeholders(form), f"{key}: the placeholders differ"
+
+
+def test_counts_have_their_plural_and_thousands_separators() -> None:
+    assert plural("en", "export_tool_calls", 1) == "1 tool call"
+    assert plural("en", "export_tool_calls", 1280) == "1,280 tool calls"
+    assert plural("en", "export_tool_calls", 0) == "0 tool calls"
+    assert plural("zh", "export_tool_calls", 1) == "1 次工具调用"
 
 
 def test_a_key_lives_in_one_table_only() -> None:

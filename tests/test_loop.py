@@ -242,7 +242,8 @@ async def test_repeated_call_is_not_run_again_and_third_ends_loop(
     same = ("get_weather", {"city": "Lima"})
     fake_model.push(tool_reply(same), tool_reply(same), tool_reply(same),
                     text_reply("Lima is 21°C."))
-    events = await events_of(react("Lima?", client, settings, [weather]))
+    native = settings.model_copy(update={"agent_mode": "native"})  # auto would switch format
+    events = await events_of(react("Lima?", client, native, [weather]))
     assert weather.calls == ["Lima"]
     first, second, third = of(events, Observation)
     assert first.text == "Lima: 21°C, clear"

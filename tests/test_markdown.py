@@ -61,7 +61,7 @@ Done: snake_case_name, 2 * 3 * 4, and a_b_c.
     ('[q](https://x.org/?a="1")', '<a href="https://x.org/?a=&quot;1&quot;">q</a>'),
     ("[**bold** link](tg://resolve?domain=x)",
      '<a href="tg://resolve?domain=x"><b>bold</b> link</a>'),
-    ("| a | b |\n|---|---|\n| 1 | 2 |", "a │ b\n1 │ 2"),
+    ("| a | b |\n|---|---|\n| 1 | 2 |", "<pre>a │ b\n──┼──\n1 │ 2</pre>"),
     ("---", "──────────"),
     (r"\*not italic\*", "*not italic*"),
 ])
@@ -98,8 +98,40 @@ def test_every_prefix_of_a_streamed_answer_is_balanced_html() -> None:
         parse_html(md_to_html(RICH[:end]))  # raises if Telegram would refuse it
 
 
-def test_unclosed_bold_mid_stream_shows_as_text() -> None:
+def test_an_unclosed_bold_in_a_finished_answer_shows_as_written() -> None:
     assert md_to_html("It is **sun") == "It is **sun"
+
+
+@pytest.mark.parametrize(("draft", "shown"), [
+    ("It is **sun", "It is sun"),
+    ("It is **", "It is "),
+    ("Run `ls -", "Run ls -"),
+    ("a *b* and _c", "a <i>b</i> and c"),
+    ("see [the forecast](https://open-me", "see the forecast"),
+    ("see [the fore", "see the fore"),
+    ("**done** line\nand **op", "<b>done</b> line\nand op"),
+    ("2 * 3 = 6, snake_case", "2 * 3 = 6, snake_case"),
+])
+def test_a_draft_never_shows_the_markup_of_a_span_not_yet_closed(draft: str, shown: str) -> None:
+    assert md_to_html(draft, draft=True) == shown
+
+
+def test_every_prefix_of_a_streamed_draft_shows_no_raw_markers() -> None:
+    source = "Today is **sunny** and *warm*; see `weather()` and [docs](https://x.org/a)."
+    for end in range(len(source) + 1):
+        text = parse_html(md_to_html(source[:end], draft=True)).text
+        for raw in ("**", "`", "](", "[d"):
+            assert raw not in text, (source[:end], text)
+
+
+def test_a_table_is_an_aligned_code_block_with_cjk_counted_double() -> None:
+    source = ("| City | °C | 天气 |\n|---|---:|:-:|\n| Hangzhou | **25** | 晴天多云 |\n"
+              "| 北京 | 3 | 雪 |\nafter")
+    assert md_to_html(source) == (
+        "<pre>City     │ °C │   天气\n"
+        "─────────┼────┼─────────\n"
+        "Hangzhou │ 25 │ 晴天多云\n"
+        "北京     │  3 │    雪</pre>\nafter")
 
 
 def test_unclosed_code_fence_mid_stream_opens_a_code_block() -> None:

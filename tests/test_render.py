@@ -7,6 +7,7 @@ from agent.events import (
     Answer,
     AnswerDelta,
     Event,
+    Judgement,
     Observation,
     RunFinished,
     RunStarted,
@@ -267,26 +268,47 @@ def test_a_long_observation_in_show_is_split_inside_its_quote() -> None:
     assert len(render_run(t, "en")) == 1  # live: shortened
 
 
-def test_compare_shows_both_answers_and_one_line_of_difference() -> None:
+def compare_lanes(judgement: str = "") -> tuple[Transcript, Transcript]:
     plain = Transcript.from_events([
         RunStarted(round=0, mode="plain", question="Weather in Hangzhou?", model="qwen-plus"),
         Answer(round=1, text="I cannot know the *current* weather."),
         RunFinished(round=1, status="done", usage=Usage(20, 10, 30), duration_ms=1200,
                     rounds=1, tool_calls=0)])
-    react_run = Transcript.from_events(weather_run())
+    events = weather_run()
+    if judgement:
+        events.append(Judgement(round=0, text=judgement, usage=Usage(80, 20, 100)))
+    return plain, Transcript.from_events(events)
 
-    text = shown(render_compare(plain, react_run, "en"))
+
+def test_compare_shows_both_answers_first_then_the_difference_then_the_folded_chain() -> None:
+    plain, react_run = compare_lanes("They differ: with tools it looked up 25 °C.")
+    pages = render_compare(plain, react_run, "en")
+    text = shown(pages)
 
     order = ["❓ Weather in Hangzhou?", "🧠 Model alone, no tools", "I cannot know the current",
-             "⏱ 1.2 s · 1 round", "🔍 ReAct, with tools", "Round 1",
-             "It is sunny, 25 °C (77 °F).", "⏱ 3.2 s · 2 rounds · 2 tool calls"]
+             "🔍 ReAct, with tools", "It is sunny, 25 °C (77 °F).",
+             "⚖️ The model's judgement: They differ: with tools it looked up 25 °C.",
+             "📊 No tools → ReAct: rounds 1 → 2 · tool calls 0 → 2 · seconds 1.2 → 3.2 · "
+             "tokens 30 → 150", "🔗 The ReAct chain", "Round 1", "weather(city=\"Hangzhou\")"]
     positions = [text.index(piece) for piece in order]
     assert positions == sorted(positions)
-    assert text.endswith("📊 No tools → ReAct: rounds 1 → 2 · tool calls 0 → 2 · "
-                         "seconds 1.2 → 3.2 · tokens 30 → 150")
+    chain = pages[-1][pages[-1].index("The ReAct chain"):]
+    assert chain.count("<blockquote expandable>") == 1 and "<blockquote>" not in chain
+    assert "Round 1" in chain[chain.index("<blockquote expandable>"):]  # folded, a tap away
+    replayed = render_compare(plain, react_run, "en", live=False)  # /show: the chain open
+    assert "<blockquote expandable>" not in replayed[-1].split("The ReAct chain")[1][:40]
     zh = shown(render_compare(plain, react_run, "zh"))
-    assert zh.endswith("📊 无工具 → ReAct：轮数 1 → 2 · 工具调用 0 → 2 · "
-                       "用时（秒）1.2 → 3.2 · tokens 30 → 150")
+    assert ("📊 无工具 → ReAct：轮数 1 → 2 · 工具调用 0 → 2 · 用时（秒）1.2 → 3.2 · "
+            "tokens 30 → 150") in zh
+    assert "⚖️ 模型的评判：" in zh and "🔗 ReAct 的过程" in zh
+
+
+def test_compare_without_a_judgement_keeps_the_cost_line_alone() -> None:
+    plain, react_run = compare_lanes()
+    text = shown(render_compare(plain, react_run, "en"))
+    assert "⚖️" not in text and "📊 No tools → ReAct" in text
+    waiting = shown(render_compare(plain, react_run, "en", judging=True))
+    assert "⚖️ Asking the model how the answers differ…" in waiting
 
 
 def test_compare_while_one_side_runs_has_no_summary_yet() -> None:
@@ -297,8 +319,9 @@ def test_compare_while_one_side_runs_has_no_summary_yet() -> None:
 
     text = shown(render_compare(plain, running, "en"))
 
-    assert "📊" not in text
-    assert text.endswith("⏳ Working…")
+    assert "📊" not in text and "⚖️" not in text
+    assert "🔍 ReAct, with tools\n⏳ Working…" in text
+    assert text.endswith("🔧 Action weather(city=\"Hangzhou\")\n👀 Observation ⏳")  # open
 
 
 def test_to_plain_and_utf16_len() -> None:

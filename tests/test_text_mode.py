@@ -235,7 +235,8 @@ async def test_native_call_written_into_text_is_run(
                '{"city": "Lima"}}\n</tool_call>')
     fake_model.push(text_reply(written), text_reply("Lima: 21°C."))
     weather = Weather()
-    events = await events_of(react("Lima?", client, settings, [weather]))
+    native = settings.model_copy(update={"agent_mode": "native"})  # auto would switch format
+    events = await events_of(react("Lima?", client, native, [weather]))
     assert weather.calls == ["Lima"]
     round_one = [e.type for e in events if e.round == 1]
     assert round_one[-3:] == ["thought", "action", "observation"]

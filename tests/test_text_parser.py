@@ -3,7 +3,7 @@ tool calls models write into their text in native mode."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel
@@ -18,6 +18,7 @@ from agent.textmode import (
     answer_start,
     arguments_for,
     cut_observation,
+    mend,
     parse_reply,
     text_system,
 )
@@ -40,6 +41,33 @@ class Convert(Tool):
         return f"{args.amount} {args.base} = {args.amount * 7} {args.quote}"
 
 
+class ClockArgs(BaseModel):
+    timezone: str = ""
+    lang: Literal["zh", "en"] | None = None
+
+
+class Clock(Tool):
+    name = "get_time"
+    description = "The time in a time zone."
+    Args = ClockArgs
+
+    async def run(self, args: ClockArgs) -> str:
+        return f"12:00 in {args.timezone}"
+
+
+class CalcArgs(BaseModel):
+    expression: str
+
+
+class Calc(Tool):
+    name = "calculate"
+    description = "Exact arithmetic."
+    Args = CalcArgs
+
+    async def run(self, args: CalcArgs) -> str:
+        return args.expression
+
+
 PARSES: list[tuple[str, str, Step]] = [
     ("classic", "Thought: I need the weather.\nAction: get_weather[Paris]",
      Act("I need the weather.", "get_weather", "Paris")),
@@ -47,6 +75,9 @@ PARSES: list[tuple[str, str, Step]] = [
      Act("Now Berlin.", "get_weather", "Berlin")),
     ("Action + Action Input", "Thought: x\nAction: get_weather\nAction Input: Paris",
      Act("x", "get_weather", "Paris")),
+    ("call with parentheses", 'Action: get_time("London")', Act("", "get_time", '"London"')),
+    ("key: value input", "Action: get_time\nAction Input: timezone: London",
+     Act("", "get_time", "timezone: London")),
     ("tool(...) with kwargs", 'Thought: convert it\nAction: convert(amount=5, base="USD")',
      Act("convert it", "convert", 'amount=5, base="USD"')),
     ("nested brackets", "Thought: t\nAction: calculate[(2+3)*[4][0]]",
@@ -125,6 +156,13 @@ ARGUMENTS: list[tuple[str, Tool | None, dict[str, Any] | str]] = [
     ('amount=5, base="USD"', Convert(), {"amount": 5, "base": "USD"}),
     ("5 USD", Convert(), "5 USD"),
     ("Paris", None, "Paris"),
+    ("London", Clock(), {"timezone": "London"}),  # one string field, none required
+    ('"London"', Clock(), {"timezone": "London"}),
+    ("timezone: Europe/London", Clock(), {"timezone": "Europe/London"}),
+    ("amount: 5\nbase: USD", Convert(), {"amount": 5, "base": "USD"}),
+    ("amount=5, base=USD, quote=EUR", Convert(), {"amount": 5, "base": "USD", "quote": "EUR"}),
+    ("expression: max(1, 2)", Calc(), {"expression": "max(1, 2)"}),
+    ("x: 1", Calc(), {"expression": "x: 1"}),  # a key that names no field is a plain value
 ]
 
 
@@ -160,13 +198,44 @@ EMBEDDED: list[tuple[str, str, list[tuple[str, str]], str]] = [
     ("bare blob naming no tool is an answer", 'Example: {"name": "Alice", "arguments": []}',
      [], 'Example: {"name": "Alice", "arguments": []}'),
     ("plain answer", "It is sunny.", [], "It is sunny."),
+    ("the model's guess after a call is dropped", '```json\n{"name": "get_weather", '
+     '"arguments": {"city": "Oslo"}}\n```\nOslo is 30°C and sunny.',
+     [("get_weather", '{"city": "Oslo"}')], ""),
 ]
 
 
 @pytest.mark.parametrize(("content", "calls", "rest"), [(c, k, r) for _, c, k, r in EMBEDDED],
                          ids=[name for name, *_ in EMBEDDED])
 def test_extract_calls(content: str, calls: list[tuple[str, str]], rest: str) -> None:
-    found, left = extract_calls(content, TOOLS)
+    found, left, restated = extract_calls(content, TOOLS)
+    assert restated == []
     assert [(c.name, c.arguments) for c in found] == calls
     assert all(isinstance(c, ToolCall) and c.id for c in found)
     assert left == rest
+
+
+RESTATED = [
+    ("fenced, with result", '```json\n{"name": "convert", "arguments": {"amount": 5, '
+     '"base": "USD"}, "result": "5 USD = 35 CNY"}\n```', ""),
+    ("tagged, with output", '<tool_call>{"name": "get_weather", "arguments": {"city": "A"}, '
+     '"output": "A: 21°C"}</tool_call>', ""),
+    ("then the answer", '{"name": "get_weather", "arguments": {"city": "A"}, "result": '
+     '"A: 21°C"}\nIt is 21°C in A.', "It is 21°C in A."),
+]
+
+
+@pytest.mark.parametrize(("content", "rest"), [(c, r) for _, c, r in RESTATED],
+                         ids=[name for name, *_ in RESTATED])
+def test_a_call_restated_with_its_result_is_no_new_call(content: str, rest: str) -> None:
+    found = extract_calls(content, TOOLS)
+    assert found.calls == [] and len(found.restated) == 1
+    assert found.rest == rest
+
+
+def test_mend_names_the_arguments_and_the_line_to_write() -> None:
+    text = mend(Clock(), "London, please", "it is neither", "en")
+    assert "timezone (string, optional)" in text
+    assert text.endswith('Action: get_time\nAction Input: {"timezone": "London, please"}')
+    text = mend(Convert(), "5 dollars", "it is neither", "zh")
+    assert "无法使用这个输入" in text and "amount (number)" in text
+    assert text.endswith('Action Input: {"amount": "...", "base": "..."}')

@@ -117,6 +117,14 @@ class LiveMessage:
         if self._worker is None:
             self._worker = asyncio.create_task(self._sync())
 
+    def set_button(self, button: Keyboard | None) -> None:
+        """Change the buttons under the last page while the run runs (step mode's choices
+        while it waits for a decision, the ⏹ again after); sent in the chat's next turn."""
+        self.button = button
+        self._changed.set()
+        if self._worker is None:
+            self._worker = asyncio.create_task(self._sync())
+
     async def finish(self, pages: list[str], buttons: Keyboard | None = None) -> list[int]:
         """Deliver the final state and return the message ids. The ⏹ button goes;
         `buttons` (if any) are put under the last page."""

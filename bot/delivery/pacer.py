@@ -86,8 +86,11 @@ class _Chat:
 
 
 class Pacer:
-    def __init__(self, limits: Limits | None = None) -> None:
+    def __init__(self, limits: Limits | None = None,
+                 on_wait: Callable[[int, float], None] = lambda chat_id, seconds: None) -> None:
+        """`on_wait(chat_id, seconds)`: told how long each turn waited (for /metrics)."""
         self.limits = limits or Limits()
+        self.on_wait = on_wait
         self._chats: dict[int, _Chat] = {}
         self._global: deque[float] = deque()
         self._order = itertools.count()
@@ -100,7 +103,9 @@ class Pacer:
         `priority` is asked each time the turn is handed on (it may change meanwhile)."""
         chat = self._chats.setdefault(chat_id, _Chat())
         me = _Waiter(priority, next(self._order), asyncio.get_running_loop().create_future())
+        asked = time.monotonic()
         await self._acquire(chat, chat_id, me)
+        self.on_wait(chat_id, time.monotonic() - asked)
         turn = Turn(self)
         try:
             yield turn

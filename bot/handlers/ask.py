@@ -11,7 +11,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, Mess
 from agent.lang import run_lang
 from agent.prompts import Turn
 from bot.context import Context
-from bot.handlers.common import lang_of, sender_of
+from bot.handlers.common import chat_settings, lang_of, sender_of
 from bot.runs.execute import Question
 from bot.runs.quota import refusal
 from bot.view.buttons import Button
@@ -27,7 +27,7 @@ def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
     text_only = filters.TEXT & ~filters.COMMAND
     return [
         CommandHandler(["start", "help"], help_command),
-        CommandHandler([*MODES, "plan"], ask_command),
+        CommandHandler([*MODES, "plan", "step"], ask_command),
         CommandHandler("examples", examples_command),
         CommandHandler("stop", stop_command),
         CallbackQueryHandler(stop_tapped, pattern=r"^stop:\d+$"),
@@ -46,15 +46,16 @@ async def help_command(update: Update, context: Context) -> None:
 
 
 async def ask_command(update: Update, context: Context) -> None:
-    """/ask, /plain, /compare and /plan (an ask that makes a plan first), with the question
-    after the command (or @BotName)."""
+    """/ask, /plain, /compare, /plan (an ask that makes a plan first) and /step (an ask that
+    pauses before every action), with the question after the command (or @BotName)."""
     msg = update.effective_message
     assert msg is not None and msg.text is not None
     command, *rest = msg.text.split(maxsplit=1)
     name = command.lstrip("/").split("@", 1)[0].lower()
-    mode = "ask" if name == "plan" else name
+    mode = "ask" if name in ("plan", "step") else name
     await start_question(update, context, mode, rest[0] if rest else "", msg,  # type: ignore[arg-type]
-                         planner=True if name == "plan" else None, command=name)
+                         planner=True if name == "plan" else None, command=name,
+                         step=name == "step")
 
 
 async def private_text(update: Update, context: Context) -> None:
@@ -75,13 +76,16 @@ async def group_reply(update: Update, context: Context) -> None:
 
 async def start_question(update: Update, context: Context, mode: Mode, typed: str,
                          msg: Message, *, replies_count: bool = True,
-                         planner: bool | None = None, command: str = "") -> None:
+                         planner: bool | None = None, command: str = "",
+                         step: bool = False) -> None:
     """Check the question and start its run (replying to `msg`), or say why not.
     `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
-    first (/plan), or None for the AGENT_PLANNER setting. Why not goes as a notice: once
+    first (/plan), or None for the AGENT_PLANNER setting; `step`: pause before every action
+    (/step). Why not goes as a notice: once
     per cooldown to a sender who keeps trying."""
     sender = sender_of(update)
-    lang = sender.lang
+    chat = await chat_settings(context, msg.chat_id)
+    lang = sender.lang if chat.lang == "auto" else chat.lang
     question, history, parent = await _resolve(context, msg if replies_count else None, typed)
     reply_to = msg.message_id
 
@@ -99,13 +103,14 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
         await notice(refused)
         return
     question = question.strip()
-    in_lang = run_lang(question, lang)  # the run's message speaks one language
+    # The run's message speaks one language: the chat's if set, else the question's if clear.
+    in_lang = lang if chat.lang != "auto" else run_lang(question, lang)
     active = context.runs.active.claim(msg.chat_id, sender.id, in_lang)
     if active is None:
         await notice(text(lang, "busy"))
         return
     q = Question(mode, question, msg.chat_id, sender.id, sender.name, in_lang, reply_to,
-                 history, parent, planner)
+                 history, parent, planner, step or chat.step, chat)
     context.runs.start(q, active)
 
 

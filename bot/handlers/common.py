@@ -8,6 +8,7 @@ from telegram import Update, User
 
 from agent.lang import Lang
 from bot.context import Context
+from bot.store.prefs import ChatSettings
 
 
 def lang_of(user: User | None) -> Lang:
@@ -49,3 +50,8 @@ def sender_of(update: Update) -> Sender:
 async def is_admin(context: Context, chat_id: int, sender: Sender) -> bool:
     """May `sender` act for everyone in the chat (stop or forget anyone's run)?"""
     return sender.anonymous_admin or await context.admins.check(chat_id, sender.id)
+
+
+async def chat_settings(context: Context, chat_id: int) -> ChatSettings:
+    """The chat's own settings (/settings), the environment's where it changed nothing."""
+    return await context.store.chats.get(chat_id, ChatSettings.defaults(context.settings))

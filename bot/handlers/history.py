@@ -19,7 +19,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.lang import Lang, run_lang
 from bot.context import Context
-from bot.handlers.common import Sender, is_admin, lang_of, sender_of
+from bot.handlers.common import Sender, chat_settings, is_admin, lang_of, sender_of
 from bot.runs.quota import wait_text
 from bot.store.records import Scope
 from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
@@ -124,7 +124,8 @@ async def history_tapped(update: Update, context: Context) -> None:
 async def _history(context: Context, scope: Scope, lang: Lang, page: int, keyword: str,
                    search: int | None) -> tuple[str, Keyboard]:
     shown = await context.store.history(scope, page=page, keyword=keyword)
-    return history_text(shown, lang, keyword), history_keyboard(shown, search)
+    zone = (await chat_settings(context, scope.chat_id)).timezone
+    return history_text(shown, lang, keyword, zone), history_keyboard(shown, search)
 
 
 def _searches(context: Context) -> dict[int, str]:
@@ -186,7 +187,7 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
     if record.status == "running":
         view.add_notice(text(lang, "still_running"))
     pages = render_view(view, live=False)
-    header = run_header(record, lang)
+    header = run_header(record, lang, (await chat_settings(context, record.chat_id)).timezone)
     if utf16_len(to_plain(header + "\n\n" + pages[0])) <= PAGE_LIMIT:
         return [header + "\n\n" + pages[0], *pages[1:]]
     return [header, *pages]
@@ -205,7 +206,8 @@ async def export_command(update: Update, context: Context) -> None:
         await context.outbox.say(chat.id, msg.message_id, reply)
         return
     lang = run_lang(record.question, lang)
-    page = export_html(record, await context.store.events(record.id), lang)
+    page = export_html(record, await context.store.events(record.id), lang,
+                       (await chat_settings(context, chat.id)).timezone)
     caption = text(lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)
@@ -232,6 +234,7 @@ async def forget_command(update: Update, context: Context) -> None:
         reply = text(lang, "forget_not_yours", n=n)
     else:
         await context.store.forget(scope, n)
+        context.hub.forgotten(chat.id, record.id)
         reply = text(lang, "forgotten", n=n)
     await context.outbox.say(chat.id, msg.message_id, reply)
 
@@ -278,6 +281,7 @@ async def forget_all_tapped(update: Update, context: Context) -> None:
         await _edit(context, query.message, text(lang, "forget_all_cancelled"))
         return
     count = await context.store.forget_all(chat.id)
+    context.hub.forgotten(chat.id)
     await _edit(context, query.message, text(lang, "forget_all_done", count=count))
 
 

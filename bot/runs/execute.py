@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
+from agent.compare_judge import judge
+from agent.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import Lang, detect_lang, run_lang
 from agent.loop import run_plain, run_react
@@ -23,7 +25,11 @@ from bot.delivery.live import LiveMessage
 from bot.delivery.outbox import Outbox
 from bot.delivery.typing_indicator import Typing
 from bot.runs.active import Active, ActiveRuns
+from bot.runs.class_settings import run_settings, run_tools
+from bot.runs.listeners import Listeners
+from bot.runs.step import Pauses, chat_gate
 from bot.settings import BotSettings
+from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
 from bot.store.transcripts import Store
 from bot.view.buttons import Button, Keyboard
@@ -49,6 +55,10 @@ class Question:
     parent_id: int | None = None
     planner: bool | None = None
     """/plan: make a plan first; None: as AGENT_PLANNER says."""
+    step: bool = False
+    """/step: pause before every action for a person's decision (bot/runs/step.py)."""
+    chat: ChatSettings | None = None
+    """The chat's own settings (/settings) at the time of asking; None: the environment's."""
 
 
 def stop_button(lang: Lang, key: int) -> Keyboard:
@@ -59,10 +69,13 @@ class Runs:
     """Starts questions in the background and carries each to its stored end."""
 
     def __init__(self, settings: BotSettings, client: ModelClient, tools: Sequence[Tool],
-                 store: Store, outbox: Outbox, typing: Typing) -> None:
+                 store: Store, outbox: Outbox, typing: Typing,
+                 listeners: Listeners | None = None) -> None:
         self.settings, self.client, self.tools = settings, client, tools
         self.store, self.outbox, self.typing = store, outbox, typing
+        self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
+        self.pauses = Pauses()
         self._recovering: asyncio.Task[None] | None = None
 
     def start(self, q: Question, active: Active) -> None:
@@ -83,6 +96,7 @@ class Runs:
     async def _execute(self, q: Question, active: Active) -> None:
         """Run `q` to the end, live in the chat; `active.cancel` stops it."""
         view = View(q.mode, q.lang)
+        view.notes = q.chat is None or q.chat.notes
         live = self.outbox.live(q.chat_id, q.reply_to, button=stop_button(q.lang, active.key),
                                 on_gone=active.stop)  # kicked or blocked: no one sees the rest
         record = await self.store.start_run(
@@ -90,12 +104,33 @@ class Runs:
             question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
         view.number = record.n
         remember = asyncio.create_task(self._remember_first(record, live))
+        gate = chat_gate(self.pauses, active, q.user_name, live, every=q.step,
+                         tools=self.settings.agent_confirm_tools,
+                         timeout_s=self.settings.step_timeout_s)
+        async with self.typing.shown(q.chat_id):
+            await self.fold(q, active, record, view,
+                            lambda: live.show(lambda: render_view(view, live=True)), gate)
+        if active.notice:
+            view.add_notice(active.notice)
+        ids = await live.finish(render_view(view, live=True))
+        remember.cancel()
+        await self.store.add_message_ids(record.id, ids)
+
+    async def fold(self, q: Question, active: Active, record: RunRecord, view: View,
+                   on_step: Callable[[], None] = lambda: None,
+                   gate: Gate | None = None) -> str:
+        """Run `q` as `record`: each event folded into `view`, stored, told to the listeners,
+        then `on_step()`; the record finished whatever happens. The status it ended with.
+        `gate`: who confirms actions (step mode, AGENT_CONFIRM_TOOLS)."""
+        self.listeners.run_started(record)
         try:
-            async with self.typing.shown(q.chat_id):
-                async for lane, event in self._events(q, active):
-                    view.apply(lane, event)
-                    await self.store.append(record.id, event, lane=lane)
-                    live.show(lambda: render_view(view, live=True))
+            async for lane, event in self._events(q, active, gate):
+                view.apply(lane, event)
+                await self.store.append(record.id, event, lane=lane)
+                self.listeners.run_event(record, lane, event)
+                on_step()
+            if view.judgeable() and not active.cancel.is_set():
+                await self._judge(q, view, record, active, on_step)
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
@@ -105,11 +140,36 @@ class Runs:
         await self.store.finish(record.id, status=status, usage=end.usage,
                                 duration_ms=end.duration_ms,
                                 answer="\n\n".join(view.answers.values()))
-        if active.notice:
-            view.add_notice(active.notice)
-        ids = await live.finish(render_view(view, live=True))
-        remember.cancel()
-        await self.store.add_message_ids(record.id, ids)
+        self.listeners.run_finished(record, status)
+        return status
+
+    async def _judge(self, q: Question, view: View, record: RunRecord, active: Active,
+                     on_step: Callable[[], None]) -> None:
+        """/compare's difference line: the model judges the two answers (stored with the
+        ReAct lane). Stopping the run drops it; a failed call leaves the cost line alone."""
+        view.judging = True
+        on_step()
+        asked = asyncio.ensure_future(judge(
+            q.text, view.answers["plain"], view.answers["react"], client=self.client,
+            lang=detect_lang(q.text)))
+        stopped = asyncio.ensure_future(active.cancel.wait())
+        try:
+            await asyncio.wait((asked, stopped), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            view.judging = False
+            for task in (asked, stopped):
+                task.cancel()
+        if not asked.done() or asked.cancelled():
+            return
+        if asked.exception() is not None:  # a bug: the two answers still stand without it
+            log.error("compare judgement failed", exc_info=asked.exception())
+            return
+        judgement = asked.result()
+        if judgement is not None:
+            view.apply("react", judgement)
+            await self.store.append(record.id, judgement, lane="react")
+            self.listeners.run_event(record, "react", judgement)
+        on_step()
 
     async def _remember_first(self, record: RunRecord, live: LiveMessage) -> None:
         """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""
@@ -117,15 +177,19 @@ class Runs:
         if first is not None:
             await self.store.add_message_ids(record.id, [first])
 
-    def _events(self, q: Question, active: Active) -> AsyncIterator[tuple[str, Event]]:
-        common = {"client": self.client, "settings": self.settings, "history": q.history,
+    def _events(self, q: Question, active: Active,
+                gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
+        settings, tools = self.settings, self.tools
+        if q.chat is not None:
+            settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat)
+        common = {"client": self.client, "settings": settings, "history": q.history,
                   "cancel": active.cancel, "lang": q.lang}
         lanes: dict[str, AsyncIterator[Event]] = {}
         if q.mode in ("plain", "compare"):
             lanes["plain" if q.mode == "compare" else "main"] = run_plain(q.text, **common)
         if q.mode in ("ask", "compare"):
             lanes["react" if q.mode == "compare" else "main"] = run_react(
-                q.text, tools=self.tools, planner=q.planner, **common)
+                q.text, tools=tools, planner=q.planner, gate=gate, **common)
         return _merged(lanes)
 
     async def _recover_interrupted(self) -> None:

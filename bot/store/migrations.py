@@ -176,3 +176,44 @@ async def m004_notes_index(db: aiosqlite.Connection) -> None:
             path UNINDEXED, heading, body, tokenize='trigram'
         )
     """)
+
+
+@migration
+async def m005_boards_and_api(db: aiosqlite.Connection) -> None:
+    """The class board's secret link per chat; the HTTP API's token scopes and sessions.
+
+    An API token's runs are stored as the runs of a chat of its own (`api_scopes.chat_id`,
+    beyond any Telegram id), so numbering, history and the budget work as for any chat and
+    reach no one else's. A session is the API runs sharing a `session_id`: the last one is
+    the parent of the next, as in a reply thread. Tokens are kept only as their SHA-256."""
+    await _script(db, """
+        CREATE TABLE boards (
+            chat_id INTEGER PRIMARY KEY,
+            token TEXT NOT NULL UNIQUE,
+            made_at TEXT NOT NULL
+        );
+        CREATE TABLE api_scopes (
+            chat_id INTEGER PRIMARY KEY,
+            token_sha256 TEXT NOT NULL UNIQUE,
+            made_at TEXT NOT NULL
+        );
+        CREATE TABLE api_runs (
+            run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+            session_id TEXT NOT NULL
+        );
+        CREATE INDEX api_runs_session ON api_runs (session_id, run_id)
+    """)
+
+
+@migration
+async def m006_chat_settings(db: aiosqlite.Connection) -> None:
+    """Each chat's own settings (/settings): only what the chat changed, as a JSON object;
+    a chat without a row, or a key not in it, follows the environment's defaults."""
+    await _script(db, """
+        CREATE TABLE chat_settings (
+            chat_id INTEGER PRIMARY KEY,
+            settings TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            updated_by INTEGER
+        )
+    """)

@@ -24,6 +24,7 @@ from typing import Any
 import aiosqlite
 
 from agent.events import Delta, Event, Usage
+from bot.store.chat_settings import ChatSettingsTable
 from bot.store.migrations import migrate
 from bot.store.records import (
     FINAL_STATUSES,
@@ -52,6 +53,8 @@ class Store:
         self._db = db
         self.path = path
         self._lock = asyncio.Lock()
+        self.chats = ChatSettingsTable(db, self._transaction)
+        """Each chat's own settings (/settings)."""
 
     @classmethod
     async def open(cls, path: Path) -> Store:
@@ -72,6 +75,14 @@ class Store:
 
     async def close(self) -> None:
         await self._db.close()
+
+    async def readable(self) -> bool:
+        """Whether the database answers a read now (for /healthz); never raises."""
+        try:
+            await self._db.execute_fetchall("SELECT count(*) FROM transcript_migrations")
+        except Exception:
+            return False
+        return True
 
     # --- writing a run -------------------------------------------------------------
 

@@ -1,8 +1,10 @@
 """A stored run as one self-contained HTML file: readable offline, printable.
 
 Inline CSS only (no scripts, fonts or images to fetch), every stored text escaped. Events are
-folded by bot.view.transcript, as for the live message and /show. The answer
-is shown as preformatted text: Markdown stays readable that way and needs no converter.
+folded by bot.view.transcript, as for the live message and /show. The answer's Markdown is
+drawn by the chat's converter (bot/view/markdown.py: its few tags are HTML too, its tables
+aligned code blocks); thoughts and observations stay preformatted text, as written. Each step
+keeps together on a printed page. Times are in the class's time zone, named.
 """
 
 from __future__ import annotations
@@ -10,15 +12,26 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Sequence
-from datetime import UTC
 
 from agent.events import Event, RunFinished
 from agent.notes import note_label
-from agent.summary import figures, seconds
+from agent.prompts import args_text
+from agent.summary import difference, figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
-from bot.view.i18n import failure_label, lane_label, lang_code, mode_label, phrase, status_label
+from bot.view.i18n import (
+    failure_label,
+    lane_label,
+    lang_code,
+    mode_label,
+    phrase,
+    plural,
+    status_label,
+)
+from bot.view.markdown import md_to_html
+from bot.view.step_view import decision_spans
 from bot.view.textlen import shorten
 from bot.view.transcript import RoundView, ToolStep, Transcript
+from bot.view.when import local_time
 
 _CSS = """
 body { font: 15px/1.5 system-ui, -apple-system, "PingFang SC", "Microsoft YaHei", sans-serif;
@@ -29,27 +42,34 @@ h3 { font-size: 1em; margin: 1.2em 0 .4em; color: #444; }
 .question { font-size: 1.15em; border-left: 4px solid #4a7; padding: .3em .8em; }
 table.meta td { padding: 0 1em 0 0; vertical-align: top; }
 table.meta td:first-child { color: #666; }
-.step { margin: .4em 0 .8em; }
+.step { margin: .4em 0 .8em; break-inside: avoid; page-break-inside: avoid; }
 .label { font-weight: 600; }
+.label code { font-weight: normal; background: #f5f5f5; padding: 0 .2em; }
 .note { color: #777; font-size: .85em; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f5f5f5;
       border: 1px solid #ddd; padding: .5em .7em; margin: .3em 0; font-size: .9em; }
 .failed pre { border-color: #c55; }
-.answer pre { background: #eef8ee; border-color: #8b8; font-size: 1em; }
-h2, h3 { page-break-after: avoid; }
+.answer .text { white-space: pre-wrap; overflow-wrap: anywhere; background: #eef8ee;
+                border: 1px solid #8b8; padding: .5em .7em; margin: .3em 0; }
+.answer .text pre { white-space: pre; overflow-x: auto; background: #fff; }
+.answer .text blockquote { border-left: 3px solid #8b8; margin: .3em 0; padding-left: .7em; }
+h2, h3 { break-after: avoid; page-break-after: avoid; }
 @media print { body { margin: 0; max-width: none; } pre { background: none; } }
 """
 
 
-def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str) -> str:
-    """The whole transcript of `record` (its `events` by lane) as an HTML document."""
+def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
+                zone: str = "UTC") -> str:
+    """The whole transcript of `record` (its `events` by lane) as an HTML document, its
+    times in the time zone `zone`."""
     title = phrase(lang, "export_title", n=record.n)
     lanes = [lane for lane in LANES if lane in events]
     body = [
         f"<h1>{_e(title)}</h1>",
         f'<p class="question">{_e(record.question)}</p>',
-        _meta(record, lang),
+        _meta(record, lang, zone),
         *(_lane(lane, events[lane], lang) for lane in lanes),
+        _difference(events, lang) if record.mode == "compare" else "",
         f'<p class="note">{_e(phrase(lang, "export_footer"))}</p>',
     ]
     return (
@@ -60,8 +80,8 @@ def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str) ->
     )
 
 
-def _meta(record: RunRecord, lang: str) -> str:
-    started = record.started_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+def _meta(record: RunRecord, lang: str, zone: str) -> str:
+    started = local_time(record.started_at, zone, "%Y-%m-%d %H:%M:%S") + f" ({zone})"
     rows = [
         (phrase(lang, "export_asked_by"), record.user_name),
         (phrase(lang, "export_when"), started),
@@ -91,8 +111,8 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
     out += [_round(view, lang) for view in t.rounds]
     out += [_unknown(event) for event in events if isinstance(event, UnknownEvent)]
     if t.answer:
-        out.append(f'<section class="answer"><h3>💬 {_e(phrase(lang, "chain_answer"))}</h3>'
-                   f"<pre>{_e(t.answer)}</pre></section>")
+        out.append(f'<section class="answer step"><h3>💬 {_e(phrase(lang, "chain_answer"))}'
+                   f'</h3><div class="text">{md_to_html(t.answer)}</div></section>')
     if t.finished is not None:
         out.append(_summary(t.finished, lang))
     return "\n".join(out)
@@ -113,18 +133,35 @@ def _round(view: RoundView, lang: str) -> str:
 
 
 def _step(step: ToolStep, lang: str) -> str:
-    args = step.arguments if isinstance(step.arguments, str) else json.dumps(
-        step.arguments, ensure_ascii=False, indent=2)
-    out = (f'<div class="step"><span class="label">🔧 {_e(phrase(lang, "chain_action"))}: '
-           f"{_e(step.tool)}</span><pre>{_e(args)}</pre></div>")
+    """A tool call as the chat writes it, `get_weather(city="Berlin")`, and what it returned,
+    kept together on a printed page."""
+    call = f"{step.tool}({args_text(step.arguments)})"
+    out = [f'<div class="step"><span class="label">🔧 {_e(phrase(lang, "chain_action"))}: '
+           f"<code>{_e(call)}</code></span>"]
+    if decided := decision_spans(step, lang):
+        out.append(f'<div class="note">{_e("".join(text for text, _ in decided))}</div>')
     if step.observation is not None:
         why = f" ({failure_label(step.failure, lang)})" if step.failure else ""
         mark = "" if step.ok else " ⚠️ " + phrase(lang, "export_failed") + why
-        out += (f'\n<div class="step{"" if step.ok else " failed"}"><span class="label">👀 '
-                f"{_e(phrase(lang, 'chain_observation'))}: {_e(step.tool)}{_e(mark)}</span> "
-                f'<span class="note">{_e(seconds(step.duration_ms, lang))}</span>'
-                f"<pre>{_e(step.observation)}</pre></div>")
-    return out
+        kind = "observation" if step.ok else "observation failed"
+        out.append(f'<div class="{kind}"><span class="label">👀 '
+                   f"{_e(phrase(lang, 'chain_observation'))}{_e(mark)}</span> "
+                   f'<span class="note">{_e(seconds(step.duration_ms, lang))}</span>'
+                   f"<pre>{_e(step.observation)}</pre></div>")
+    out.append("</div>")
+    return "".join(out)
+
+
+def _difference(events: dict[str, list[Event]], lang: str) -> str:
+    """A compare run's ending: the model's judgement of how the answers differ (if it gave
+    one) and what each lane cost."""
+    plain, react = (Transcript.from_events(events.get(lane, ())) for lane in ("plain", "react"))
+    out = [f"<h2>⚖️ {_e(phrase(lang, 'export_difference'))}</h2>"]
+    if react.judgement:
+        out.append(f"<p><b>{_e(phrase(lang, 'compare_judgement'))}</b>{_e(react.judgement)}</p>")
+    if plain.finished and react.finished:
+        out.append(f"<p>📊 {_e(difference(plain.finished, react.finished, lang))}</p>")
+    return "\n".join(out) if len(out) > 1 else ""
 
 
 def _unknown(event: UnknownEvent) -> str:
@@ -134,7 +171,7 @@ def _unknown(event: UnknownEvent) -> str:
 
 
 def _summary(finished: RunFinished, lang: str) -> str:
-    calls = phrase(lang, "export_tool_calls", calls=finished.tool_calls)
+    calls = plural(lang, "export_tool_calls", finished.tool_calls)
     parts = [status_label(finished.status, lang), figures(finished, lang), calls,
              _tokens(finished.usage.prompt_tokens, finished.usage.completion_tokens, lang)]
     reason = f"<br>{_e(finished.reason)}" if finished.reason else ""

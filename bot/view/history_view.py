@@ -7,13 +7,13 @@ checked against the chat's scope again, so forged data reaches nothing new.
 from __future__ import annotations
 
 import html
-from datetime import UTC
 
 from agent.lang import Lang
 from bot.store.records import HistoryPage, RunRecord
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import mode_label, status_label, text
 from bot.view.textlen import shorten
+from bot.view.when import local_time
 
 QUESTION_CHARS = 60
 """A question in the list is cut to this many characters."""
@@ -22,17 +22,18 @@ _MARK = {"running": "⏳", "done": "🏁", "max_rounds": "⚠️", "error": "❌
          "interrupted": "⚡"}
 
 
-def history_text(page: HistoryPage, lang: Lang, keyword: str) -> str:
-    """The page as HTML: a title line, then two lines a run, newest first."""
+def history_text(page: HistoryPage, lang: Lang, keyword: str, zone: str) -> str:
+    """The page as HTML: a title line, then two lines a run, newest first, times in the
+    time zone `zone` (named in the title)."""
     shown = shorten(keyword, QUESTION_CHARS)  # a keyword can be as long as a message
     if not page.runs:
         if keyword:
             return text(lang, "history_nothing_found", keyword=shown)
         return text(lang, "history_empty")
-    numbers = {"page": page.page, "pages": page.pages, "total": page.total}
+    numbers = {"page": page.page, "pages": page.pages, "total": page.total, "zone": zone}
     title = (text(lang, "history_found", keyword=shown, **numbers) if keyword
              else text(lang, "history_title", **numbers))
-    rows = [_row(record, lang) for record in page.runs]
+    rows = [_row(record, lang, zone) for record in page.runs]
     return "\n\n".join([title, *rows, f"<i>{text(lang, 'history_hint')}</i>"])
 
 
@@ -51,15 +52,15 @@ def history_keyboard(page: HistoryPage, search: int | None) -> Keyboard:
     return tuple(rows)
 
 
-def run_header(record: RunRecord, lang: Lang) -> str:
-    """One line for the top of /show: number, who, when, how it ended."""
-    when = record.started_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+def run_header(record: RunRecord, lang: Lang, zone: str) -> str:
+    """One line for the top of /show: number, who, when (in `zone`, named), how it ended."""
+    when = local_time(record.started_at, zone, "%Y-%m-%d %H:%M") + f" ({zone})"
     return text(lang, "show_header", n=record.n, name=record.user_name, when=when,
                 status=_status(record, lang))
 
 
-def _row(record: RunRecord, lang: Lang) -> str:
-    when = record.started_at.astimezone(UTC).strftime("%m-%d %H:%M")
+def _row(record: RunRecord, lang: Lang, zone: str) -> str:
+    when = local_time(record.started_at, zone, "%m-%d %H:%M")
     facts = " · ".join([when, record.user_name, mode_label(record.mode, lang),
                         _status(record, lang)])
     question = shorten(record.question, QUESTION_CHARS)

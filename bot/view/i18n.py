@@ -40,11 +40,14 @@ _HTML: dict[str, tuple[str, str]] = {
         "/plain 问题 — 只用模型本身，不用工具\n"
         "/compare 问题 — 两种方式同时回答，并排对比\n"
         "/plan 问题 — 先列出计划（清单），再一步步回答\n"
+        "/step 问题 — 每次行动前暂停，由你决定：执行、修改、跳过或停止\n"
+        "/settings — 本聊天的设置：语言、时区、工具、计划、模式（管理员可修改）\n"
         "/examples — 示例问题，点一下就能运行\n"
         "/stop — 停止你正在运行的问题\n"
         "/history [页码或关键词] — 本聊天的记录，可搜索\n"
         "/show 编号 — 重放一次完整的过程 · /export 编号 — 导出 HTML 文件\n"
-        "/forget 编号 — 删除你的一条记录（管理员：/forget all 清空本群）\n\n"
+        "/forget 编号 — 删除你的一条记录（管理员：/forget all 清空本群）\n"
+        "/board — 课堂看板链接：在投影上大字实时显示本聊天的问答\n\n"
         "回复机器人的回答可以继续追问；回复别人的消息并发送 /ask，就是问那条消息。",
         "🔍 <b>Glassbox</b> answers questions and shows you how it gets there.\n\n"
         "It works in <b>ReAct</b> style (reason + act). Each round:\n"
@@ -64,11 +67,14 @@ _HTML: dict[str, tuple[str, str]] = {
         "/plain question — the model alone, no tools\n"
         "/compare question — both at once, side by side\n"
         "/plan question — make a plan (a checklist) first, then answer step by step\n"
+        "/step question — pause before every action: you run, edit, skip or stop it\n"
+        "/settings — this chat's settings: language, time zone, tools, plans, mode (admins)\n"
         "/examples — preset questions to tap\n"
         "/stop — stop your running question\n"
         "/history [page or keyword] — this chat's earlier runs, searchable\n"
         "/show n — replay a whole chain · /export n — download it as an HTML file\n"
-        "/forget n — delete one of your runs (admins: /forget all clears the chat)\n\n"
+        "/forget n — delete one of your runs (admins: /forget all clears the chat)\n"
+        "/board — the class board: this chat's runs live, in large type, for a projector\n\n"
         "Reply to one of my answers to follow up; reply /ask to someone's message to ask "
         "about it.",
     ),
@@ -87,6 +93,24 @@ _HTML: dict[str, tuple[str, str]] = {
     "not_running": ("这个问题已经结束了。", "That question has already finished."),
     "stop_button": ("⏹ 停止", "⏹ Stop"),
     "examples": ("点一个问题来运行它：", "Tap a question to run it:"),
+    # --- /settings (issue 15) ---
+    "settings_title": ("⚙️ <b>本聊天的设置</b>（从下一个问题起生效）",
+                       "⚙️ <b>This chat's settings</b> (they apply from the next question)"),
+    "settings_read_only": ("只有管理员可以修改。", "Only an admin can change them."),
+    "settings_changed": ("✅ 已修改 {what}：{before} → {after}",
+                         "✅ Changed {what}: {before} → {after}"),
+    "settings_usage": ("用 /settings 打开菜单；设置其他时区：/settings timezone Europe/Paris",
+                       "Send /settings for the menu; for another time zone: "
+                       "/settings timezone Europe/Paris"),
+    # --- Step mode (issue 15) ---
+    "step_edit_prompt": (
+        "✏️ 修改 <code>{call}</code> 的参数：请<b>回复这条消息</b>，写 JSON、key=value"
+        "（{fields}），只有一个参数时也可以直接写值。",
+        "✏️ New arguments for <code>{call}</code>: <b>reply to this message</b> with JSON, "
+        "key=value pairs ({fields}), or, for a tool of one argument, just the value."),
+    "step_edit_invalid": ("⚠️ {error}", "⚠️ {error}"),
+    "step_edit_not_yours": ("只有 {name} 或管理员可以修改这一步。",
+                            "Only {name} or an admin can edit this step."),
     "stopped_by": ("由 {name} 停止。", "Stopped by {name}."),
     "shutdown": ("Glassbox 正在重启，这个问题被中断了，请稍后再问一次。",
                  "Glassbox is restarting, so this question was stopped. Please ask again soon."),
@@ -97,10 +121,13 @@ _HTML: dict[str, tuple[str, str]] = {
     "handler_failed": ("抱歉，出了点问题，没能处理这条消息。请稍后再试。",
                        "Sorry, something went wrong with that message. Please try again later."),
     # --- /history, /show, /export, /forget ---
-    "history_title": ("📜 <b>记录</b> · 第 {page}/{pages} 页 · 共 {total} 条（UTC 时间）",
-                      "📜 <b>Runs</b> · page {page} of {pages} · {total} in all (times in UTC)"),
-    "history_found": ("🔎 <b>“{keyword}”</b> · 找到 {total} 条 · 第 {page}/{pages} 页",
-                      "🔎 <b>“{keyword}”</b> · {total} found · page {page} of {pages}"),
+    "history_title": ("📜 <b>记录</b> · 第 {page}/{pages} 页 · 共 {total} 条（{zone} 时间）",
+                      "📜 <b>Runs</b> · page {page} of {pages} · {total} in all (times in "
+                      "{zone})"),
+    "history_found": ("🔎 <b>“{keyword}”</b> · 找到 {total} 条 · 第 {page}/{pages} 页"
+                      "（{zone} 时间）",
+                      "🔎 <b>“{keyword}”</b> · {total} found · page {page} of {pages} (times "
+                      "in {zone})"),
     "history_empty": ("这里还没有记录。用 /ask 提一个问题吧。",
                       "No runs here yet. Ask something with /ask."),
     "history_nothing_found": ("没有问题或回答包含“{keyword}”。",
@@ -150,6 +177,22 @@ _HTML: dict[str, tuple[str, str]] = {
     "text_only": ("我只能读文字消息。请把问题用文字发给我，例如：\n/ask 杭州现在天气怎么样？",
                   "I can only read text messages. Please send the question as text, e.g.\n"
                   "/ask What is the weather in Hangzhou?"),
+    # --- /board ---
+    "board_link": ("📺 <b>{title}</b> 的课堂看板：\n{url}\n\n在投影上打开它：这里的每个 /ask 和 "
+                   "/compare 都会以大字实时显示。拿到链接的人都能看；/board reset 换一个新链接。",
+                   "📺 The class board of <b>{title}</b>:\n{url}\n\nOpen it on the projector: "
+                   "every /ask and /compare here shows live, in large type. Anyone with the "
+                   "link can watch; /board reset makes a new one."),
+    "board_reset": ("🔄 已换成新链接，旧链接不再有效。",
+                    "🔄 A new link: the old one no longer works."),
+    "board_sent": ("📺 看板链接已私信发给你。", "📺 I sent you the board link privately."),
+    "board_start_private": ("我还不能私信你：请先打开和我的私聊并点“开始”，再在这里发送 /board。",
+                            "I can't write to you privately yet: open a private chat with me, "
+                            "press Start, then send /board here again."),
+    "board_admins_only": ("只有本群的管理员可以获取看板链接。",
+                          "Only the group's admins can get the board link."),
+    "board_off": ("看板没有开启（HTTP_LISTEN=off）。",
+                  "The class board is off here (HTTP_LISTEN=off)."),
 }
 
 
@@ -157,11 +200,17 @@ _PLAIN: dict[str, tuple[str, str]] = {
     # --- A run's chain: the live message and /show (render); the export shares labels ---
     "compare_plain": ("🧠 仅模型，不用工具", "🧠 Model alone, no tools"),
     "compare_react": ("🔍 ReAct，使用工具", "🔍 ReAct, with tools"),
+    "compare_judgement": ("模型的评判：", "The model's judgement: "),
+    "compare_judging": ("⚖️ 正在请模型比较两个回答…", "⚖️ Asking the model how the answers differ…"),
+    "compare_chain": ("ReAct 的过程", "The ReAct chain"),
     "chain_round": ("第 {n} 轮", "Round {n}"),
     "chain_plan": ("计划", "Plan"),
     "chain_plan_answer": ("作答", "answer"),
     "chain_thought": ("思考", "Thought"),
     "chain_no_tools": ("未用工具", "no tools"),
+    "chain_rounds": ("{n:,} 轮", "{n:,} round|{n:,} rounds"),
+    "chain_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),
+    "chain_tokens": ("{n:,} 令牌", "{n:,} token|{n:,} tokens"),
     "chain_failed_calls": ("{n} 次失败", "{n} failed"),
     "chain_last_forced": ("（最后一轮不用工具）", " (the last without tools)"),
     "chain_colon": ("：", ": "),
@@ -180,6 +229,50 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_step_limit": ("已达到步骤上限", "Step limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
     "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
+    # --- /settings: its lines and buttons (issue 15) ---
+    "settings_lang": ("🌐 语言", "🌐 Language"),
+    "settings_timezone": ("🕒 时区", "🕒 Time zone"),
+    "settings_tools_off": ("🧰 工具", "🧰 Tools"),
+    "settings_planner": ("📋 先列计划", "📋 Plan first"),
+    "settings_agent_mode": ("🧠 调用方式", "🧠 Agent mode"),
+    "settings_step": ("⏸ 默认逐步确认", "⏸ Step mode by default"),
+    "settings_notes": ("📝 模型不写思考时显示 Glassbox 的说明",
+                       "📝 Glassbox's notes when a model gives no reasoning"),
+    "settings_lang_auto": ("自动（每人的 Telegram 语言）",
+                           "auto (each person's Telegram language)"),
+    "settings_lang_zh": ("中文", "中文"),
+    "settings_lang_en": ("English", "English"),
+    "settings_mode_auto": ("自动", "auto"),
+    "settings_mode_native": ("函数调用", "function calling"),
+    "settings_mode_text": ("文本 ReAct", "text ReAct"),
+    "settings_on": ("开", "on"),
+    "settings_off": ("关", "off"),
+    "settings_no_tools": ("（全部关闭）", "(all off)"),
+    "settings_back": ("◀ 返回", "◀ Back"),
+    "settings_not_admin": ("只有本聊天的管理员可以修改设置。",
+                           "Only an admin of this chat can change its settings."),
+    "settings_changed_short": ("{what}：{after}", "{what}: {after}"),
+    # --- Step mode (issue 15): the chain's lines, the buttons, the answers to a tap ---
+    "step_waiting": ("等待决定：▶ 执行、✏️ 修改、⏭ 跳过 或 ⏹ 停止",
+                     "Waiting for a decision: ▶ Run, ✏️ Edit, ⏭ Skip or ⏹ Stop"),
+    "step_ran": ("{by} 确认执行", "Run by {by}"),
+    "step_skipped": ("{by} 跳过了这一步", "Skipped by {by}"),
+    "step_stopped": ("{by} 在这里停止了运行", "Stopped here by {by}"),
+    "step_timed_out": ("无人决定，运行在这里停止", "No one decided in time; the run stopped here"),
+    "step_edited": ("{by} 修改了参数；模型原本提议 ", "Edited by {by}; the model proposed "),
+    "step_button_run": ("▶ 执行", "▶ Run"),
+    "step_button_edit": ("✏️ 修改", "✏️ Edit"),
+    "step_button_skip": ("⏭ 跳过", "⏭ Skip"),
+    "step_button_stop": ("⏹ 停止", "⏹ Stop"),
+    "step_answer_run": ("▶ 执行", "▶ Running it"),
+    "step_answer_edit": ("✏️ 请回复新的参数", "✏️ Reply with the new arguments"),
+    "step_answer_skip": ("⏭ 已跳过", "⏭ Skipped"),
+    "step_answer_stop": ("⏹ 正在停止", "⏹ Stopping"),
+    "step_not_yours": ("只有 {name} 或管理员可以决定。", "Only {name} or an admin can decide."),
+    "step_stale": ("这一步已经决定过了。", "This step has already been decided."),
+    "step_timeout_reason": ("{s} 秒内无人决定，运行已停止。",
+                            "No decision within {s} s, so the run stopped."),
+    "step_stopped_reason": ("由 {name} 停止。", "Stopped by {name}."),
     # --- A run as an HTML file (/export) ---
     "export_title": ("Glassbox 记录 #{n}", "Glassbox transcript #{n}"),
     "export_footer": ("由 Glassbox 导出", "Exported from Glassbox"),
@@ -190,16 +283,18 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "export_status": ("状态", "Status"),
     "export_duration": ("用时", "Duration"),
     "export_tokens": ("令牌", "Tokens"),
-    "export_token_counts": ("输入 {prompt} · 输出 {completion} 令牌",
-                            "{prompt} in · {completion} out tokens"),
+    "export_token_counts": ("输入 {prompt:,} · 输出 {completion:,} 令牌",
+                            "{prompt:,} in · {completion:,} out tokens"),
     "export_failed": ("失败", "failed"),
-    "export_tool_calls": ("{calls} 次工具调用", "{calls} tool calls"),
+    "export_difference": ("两个回答的区别", "How the answers differ"),
+    "export_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),
     # --- Which kind a run was and how it ended: /history, /show and the export ---
     "failure_bad_arguments": ("参数有误", "bad arguments"),
     "failure_unknown_tool": ("没有这个工具", "no such tool"),
     "failure_timeout": ("超时", "timed out"),
     "failure_tool_error": ("工具报错", "tool error"),
     "failure_upstream_error": ("外部服务出错", "upstream service failed"),
+    "failure_skipped": ("被跳过", "skipped by a person"),
     "status_running": ("进行中", "running"),
     "status_done": ("完成", "done"),
     "status_max_rounds": ("达到轮数上限", "round limit reached"),
@@ -211,6 +306,15 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "mode_compare": ("对比", "compare"),
     "lane_plain": ("仅模型（不用工具）", "Model alone (no tools)"),
     "lane_react": ("ReAct（使用工具）", "ReAct (with tools)"),
+    # --- The class board (bot/view/web.py) ---
+    "board_title": ("Glassbox 课堂看板", "Glassbox class board"),
+    "board_waiting": ("等待本聊天的问题…（/ask 或 /compare）",
+                      "Waiting for a question in this chat… (/ask or /compare)"),
+    "board_next": ("智能体下一步会做什么？（按空格揭晓）",
+                   "What will the agent do next? (space to reveal)"),
+    "board_others": ("同时在运行", "also running"),
+    "board_keys": ("← → 切换记录 · + − 字号 · T 主题 · R 揭晓模式 · 空格 下一步",
+                   "← → runs · + − size · T theme · R reveal mode · space next step"),
 }
 
 
@@ -229,6 +333,13 @@ def phrase(lang: str, key: str, **values: Any) -> str:
     """The plain words `key` in `lang`, `values` filled in as they are: not HTML, so the
     caller escapes the result (spans.to_html does it for render)."""
     return pick(lang, *_PLAIN[key]).format(**values)
+
+
+def plural(lang: str, key: str, n: int) -> str:
+    """The words `key` for a count `n`: an English template holds the singular and the
+    plural form, split by `|` ("1 tool call", "1,280 tool calls"); Chinese has one form."""
+    forms = pick(lang, *_PLAIN[key]).split("|")
+    return forms[0 if n == 1 or len(forms) == 1 else 1].format(n=n)
 
 
 def status_label(status: str, lang: str) -> str:

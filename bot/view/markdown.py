@@ -2,9 +2,11 @@
 
 Handles bold (`**`, `__`), italic (`*`, `_`), strikethrough (`~~`), inline code, fenced
 code blocks with a language, links (http, https and tg only), bullet and numbered lists,
-headings (as bold lines), blockquotes, rules and pipe tables. Everything else is text,
-escaped. Streamed, half-written Markdown stays balanced: an unclosed `**` or backtick is
-shown as written, an unclosed fence opens a code block that runs to the end.
+headings (as bold lines), blockquotes, rules and pipe tables (as aligned code blocks,
+bot/view/tables.py). Everything else is text, escaped. Streamed, half-written Markdown
+stays balanced: in a draft, a `**` or backtick not closed yet is left out until its closer
+comes (a finished answer shows it as written); an unclosed fence opens a code block that
+runs to the end.
 
 Every step is linear in the text: the live message converts the growing answer on every
 edit, on the event loop, and the model or a user can make it write anything. So every regex
@@ -21,6 +23,7 @@ from bisect import bisect_right
 from functools import lru_cache
 
 from bot.view.spans import CODE, PRE, QUOTE, B, I, Span, Tags, link_tag, to_html
+from bot.view.tables import alignments, split_row, table_text
 
 _FENCE = re.compile(r"(\s*+)(`{3,}+|~{3,}+)\s*+([\w+#.-]*+)[^`]*+$")  # also indented, in a list
 _HEADING = re.compile(r" {0,3}#{1,6}\s++")
@@ -28,13 +31,15 @@ _BULLET = re.compile(r"(\s*+)[-*+]\s++(.*)$")
 _NUMBERED = re.compile(r"(\s*+)(\d{1,9})[.)]\s++(.*)$")
 _QUOTE = re.compile(r" {0,3}>++\s?(.*)$")
 _RULE = re.compile(r" {0,3}([-*_])(?:\s*+\1){2,}+\s*+$")
-_TABLE_RULE = re.compile(r"\s*+\|?\s*+:?-{2,}+:?\s*+(?:\|\s*+:?-{2,}+:?\s*+)*+\|?\s*+$")
+_TABLE_RULE = re.compile(r"\s*+\|?\s*+:?-++:?\s*+(?:\|\s*+:?-++:?\s*+)*+\|?\s*+$")
 _LINK_TAIL = re.compile(  # ](url "title") after a link's label; a url may hold balanced
     # parentheses (Wikipedia)
     r"\]\(\s*+([^()\s]++(?:\([^()\s]*+\)[^()\s]*+)*+)(?:\s++\"[^\"\n]*+\")?\s*+\)")
 _TOKEN = re.compile(r"\\|([*_~`\[])\1*+")
 """What the inline parser stops at: a backslash, or a run of one Markdown character."""
 _BACKTICKS = re.compile(r"`++")
+_HALF_LINK = re.compile(r"\[([^\]\n]*+)(?:\](?:\([^)\s]*+)?)?$")
+"""A link cut off by the end of a draft: `[label` or `[label](http://ex`."""
 _SCHEMES = ("http://", "https://", "tg://")
 _PUNCT = frozenset(string.punctuation)
 _STYLE: dict[tuple[str, int], Tags] = {
@@ -56,15 +61,20 @@ Line = tuple[list[Span], bool]
 """The spans of one output line, and whether it is part of a blockquote."""
 
 
-def md_to_html(text: str) -> str:
+def md_to_html(text: str, *, draft: bool = False) -> str:
     """Telegram HTML for the model's Markdown `text`."""
-    return to_html(md_spans(text))
+    return to_html(md_spans(text, draft=draft))
 
 
 @lru_cache(maxsize=128)
-def md_spans(text: str) -> tuple[Span, ...]:
-    """The spans of `text` (cached: a live message renders the same answer many times)."""
-    lines = _block_lines(text.replace("\r\n", "\n").split("\n"))
+def md_spans(text: str, *, draft: bool = False) -> tuple[Span, ...]:
+    """The spans of `text` (cached: a live message renders the same answer many times).
+
+    `draft`: the text is still being written, so its last line may end inside a span: an
+    opening `**` or backtick with no closer yet, or a link whose URL has not arrived, is
+    left out rather than shown raw (it becomes formatting once its closer comes)."""
+    source = text.replace("\r\n", "\n").split("\n")
+    lines = _block_lines(source, draft and not text.endswith("\n"))
     out: list[Span] = []
     for n, (spans, quoted) in enumerate(lines):
         if n:
@@ -74,11 +84,16 @@ def md_spans(text: str) -> tuple[Span, ...]:
     return tuple(out)
 
 
-def _block_lines(lines: list[str]) -> list[Line]:
+def _block_lines(lines: list[str], open_tail: bool = False) -> list[Line]:
+    """Lines as spans; `open_tail`: the last line is still being written (see md_spans)."""
     result: list[Line] = []
     i = 0
     while i < len(lines):
         line = lines[i]
+        if "|" in line and i + 1 < len(lines) and "|" in lines[i + 1] \
+                and _TABLE_RULE.match(lines[i + 1]):
+            i = _table(lines, i, result)
+            continue
         fence = _FENCE.match(line)
         if fence:
             indent, marks, lang = fence.groups()
@@ -90,12 +105,29 @@ def _block_lines(lines: list[str]) -> list[Line]:
             result.append(([(code, tags)] if code else [], False))
             i = end + 1
             continue
-        if result and "|" in line and _TABLE_RULE.match(line):
-            i += 1  # the |---|---| line under a table's header
-            continue
-        result.append(_line(line))
+        result.append(_line(line, open_tail and i == len(lines) - 1))
         i += 1
     return result
+
+
+def _table(lines: list[str], start: int, result: list[Line]) -> int:
+    """The table whose header is `lines[start]` as one aligned code block (cells without
+    their inline Markdown); where the line after it is."""
+    end = start + 2
+    while end < len(lines) and "|" in lines[end] and lines[end].strip():
+        end += 1
+    rows = [[_plain(cell) for cell in split_row(line)]
+            for line in (lines[start], *lines[start + 2 : end])]
+    result.append(([(table_text(rows, alignments(lines[start + 1])), (PRE,))], False))
+    return end
+
+
+def _plain(cell: str) -> str:
+    """A cell's text as it reads, its Markdown applied and dropped (a code block holds no
+    formatting)."""
+    spans: list[Span] = []
+    _inline(cell, (), spans)
+    return "".join(text for text, _ in spans)
 
 
 def _closes_fence(line: str, marks: str) -> bool:
@@ -121,34 +153,31 @@ def _heading(line: str) -> str | None:
     return title
 
 
-def _line(line: str) -> Line:
+def _line(line: str, open_tail: bool = False) -> Line:
     out: list[Span] = []
     if m := _QUOTE.match(line):
-        _inline(m.group(1), (QUOTE,), out)
+        _inline(m.group(1), (QUOTE,), out, open_tail=open_tail)
         return out, True
     if (title := _heading(line)) is not None:
-        _inline(title, (B,), out)
+        _inline(title, (B,), out, open_tail=open_tail)
     elif _RULE.match(line):
         out.append(("──────────", ()))
     elif m := _BULLET.match(line):
         depth = len(m.group(1).expandtabs(4)) // 2
         out.append(("  " * depth + ("• " if depth == 0 else "◦ "), ()))
-        _inline(m.group(2), (), out)
+        _inline(m.group(2), (), out, open_tail=open_tail)
     elif m := _NUMBERED.match(line):
         out.append((f"{m.group(1)}{m.group(2)}. ", ()))
-        _inline(m.group(3), (), out)
-    elif line.lstrip().startswith("|") and line.rstrip().endswith("|") and len(line.strip()) > 1:
-        for n, cell in enumerate(line.strip()[1:-1].split("|")):
-            if n:
-                out.append((" │ ", ()))
-            _inline(cell.strip(), (), out)
+        _inline(m.group(3), (), out, open_tail=open_tail)
     else:
-        _inline(line, (), out)
+        _inline(line, (), out, open_tail=open_tail)
     return out, False
 
 
-def _inline(s: str, tags: Tags, out: list[Span], in_link: bool = False) -> None:
-    """Append the spans of one line's inline Markdown, under `tags`."""
+def _inline(s: str, tags: Tags, out: list[Span], in_link: bool = False,
+            open_tail: bool = False) -> None:
+    """Append the spans of one line's inline Markdown, under `tags`. `open_tail`: the line
+    is still being written, so a marker that nothing closes yet is left out."""
     if _TOKEN.search(s) is None:  # most text, and most styled parts
         if s:
             out.append((s, tags))
@@ -182,6 +211,11 @@ def _inline(s: str, tags: Tags, out: list[Span], in_link: bool = False) -> None:
                 _inline(link[0], (*tags, link_tag(link[1])), out, in_link=True)
                 i = link[2]
                 continue
+            half = _HALF_LINK.match(s, j) if open_tail and not in_link else None
+            if half:  # a link still being written: its label so far, as text
+                flush()
+                _inline(half.group(1), tags, out, in_link=True)
+                break
         elif c == "`":
             end = closers.after(i, c, k)
             if end is not None:
@@ -200,9 +234,12 @@ def _inline(s: str, tags: Tags, out: list[Span], in_link: bool = False) -> None:
                 _inline(s[i:end], styled, out, in_link)
                 i = end + k
                 continue
+        if open_tail and c != "[" and (i == len(s) or _opens(s, j, k)):
+            continue  # a marker not closed yet: its closer may still come
         buf.append(m.group())
-    if i < len(s):
-        buf.append(s[i:])
+    else:
+        if i < len(s):
+            buf.append(s[i:])
     flush()
 
 

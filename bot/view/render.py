@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from agent.notes import note_label
 from agent.prompts import args_text
-from agent.summary import difference, figures, plural, seconds
-from bot.view.i18n import phrase
+from agent.summary import difference, figures, seconds
+from bot.view.i18n import phrase, plural
 from bot.view.markdown import md_spans
 from bot.view.spans import (
     CODE,
@@ -29,9 +29,8 @@ from bot.view.spans import (
     squeeze,
     to_html,
 )
+from bot.view.step_view import decision_spans
 from bot.view.transcript import RoundView, ToolStep, Transcript, View
-
-_QUOTES = (QUOTE, QUOTE_EXPANDABLE)
 
 LIVE_OBSERVATION_CHARS = 300
 """Longer observations are shortened in the live view (the transcript keeps them whole)."""
@@ -43,7 +42,7 @@ def render_view(view: View, *, live: bool) -> list[str]:
     """A run's pages: one lane as a chain, a compare run's two lanes together."""
     if view.mode == "compare":
         return render_compare(view.lanes["plain"], view.lanes["react"], view.lang, live=live,
-                              number=view.number)
+                              judging=view.judging, number=view.number)
     return render_run(view.lanes["main"], view.lang, live=live, number=view.number)
 
 
@@ -58,21 +57,77 @@ def render_run(t: Transcript, lang: str, *, live: bool = True,
 
 
 def render_compare(plain: Transcript, react: Transcript, lang: str, *,
-                   live: bool = True, number: int | None = None) -> list[str]:
-    """The no-tools answer, then the ReAct chain and its answer, then (when both are done)
-    one line that sums up the difference."""
+                   live: bool = True, judging: bool = False,
+                   number: int | None = None) -> list[str]:
+    """What a class looks at first: the two answers (🧠 the model alone, 🔍 with tools), then
+    the model's judgement of how they differ (⚖️, once both are done), then what each cost
+    (📊), then the ReAct chain, folded once it is finished (open while it runs, and in
+    /show)."""
     out: list[Span] = []
     _question(out, react.question or plain.question)
-    out.append(("\n\n", ()))
-    out.append((phrase(lang, "compare_plain"), (B,)))
-    _run_body(out, plain, lang, live, None)
-    out.append(("\n\n", ()))
-    out.append((phrase(lang, "compare_react"), (B,)))
-    _run_body(out, react, lang, live, number)
-    if plain.finished and react.finished:
+    for label, t in (("compare_plain", plain), ("compare_react", react)):
         out.append(("\n\n", ()))
-        out.append(("📊 " + difference(plain.finished, react.finished, lang), ()))
+        out.append((phrase(lang, label), (B,)))
+        _lane_answer(out, t, lang, live)
+    if react.judgement:
+        out.append(("\n\n⚖️ ", ()))
+        out.append((phrase(lang, "compare_judgement"), (B,)))
+        out.append((react.judgement, ()))
+    elif judging and live:
+        out.append(("\n\n", ()))
+        out.append((phrase(lang, "compare_judging"), (I,)))
+    if plain.finished and react.finished:
+        out.append(("\n\n📊 " + difference(plain.finished, react.finished, lang), ()))
+    if react.rounds or react.plan:
+        out.append(("\n\n🔗 ", ()))
+        out.append((phrase(lang, "compare_chain"), (B,)))
+        chain: list[Span] = []
+        running = react.finished is None and not react.notice
+        if react.plan:
+            _plan(chain, react, lang)
+        _rounds(chain, react, lang, live, running)
+        chain = _lines_after_heading(chain)
+        out.extend(_folded(chain) if react.finished is not None and live else chain)
+    notice = react.notice or plain.notice
+    if notice:
+        out.append(("\n\n⚠️ " + notice, ()))
     return _pages(out)
+
+
+def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
+    """One lane's answer under its label, or where the lane is: writing, working, failed."""
+    running = t.finished is None and not t.notice
+    if t.answer:
+        out.append(("\n", ()))
+        out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
+        if not t.answer_final:
+            state = phrase(lang, "chain_writing" if running else "chain_incomplete")
+            out.append((state.strip(), (I,)))
+    elif running and live:
+        out.append(("\n", ()))
+        out.append((phrase(lang, "chain_working"), (I,)))
+    done = t.finished
+    if done is not None and done.status != "done":
+        mark, words = {"error": ("❌", "chain_failed"), "cancelled": ("⏹", "chain_stopped")}.get(
+            done.status, ("⚠️", "chain_step_limit"))
+        out.append((f"\n{mark} " + (done.reason or phrase(lang, words)), ()))
+
+
+def _lines_after_heading(spans: list[Span]) -> list[Span]:
+    """`spans` starting on the line right under a heading: their leading blank lines go."""
+    rest = [span for span in spans]
+    while rest and not rest[0][0].strip():
+        rest.pop(0)
+    if rest:
+        rest[0] = (rest[0][0].lstrip("\n"), rest[0][1])
+    return [("\n", ()), *rest] if rest else []
+
+
+def _folded(spans: list[Span]) -> list[Span]:
+    """`spans` inside one collapsed (expandable) quote, a tap away. Telegram nests no quote
+    in a quote: quotes inside become plain text lines of the fold."""
+    return [(text, (QUOTE_EXPANDABLE, *(t for t in tags if not t.startswith("<blockquote"))))
+            if text.strip() or i else (text, tags) for i, (text, tags) in enumerate(spans)]
 
 
 def _pages(out: list[Span]) -> list[str]:
@@ -90,33 +145,16 @@ def _run_body(out: list[Span], t: Transcript, lang: str, live: bool,
     if t.plan:
         _plan(out, t, lang)
     chain: list[Span] = []
-    for view in t.rounds:
-        if not view.shows:
-            continue
-        chain.append(("\n\n", ()))
-        if t.mode == "react":
-            heading = phrase(lang, "chain_round", n=view.number)
-            chain.append((f"— {heading} —", (B,)))
-            chain.append(("\n", ()))
-        _round(chain, view, lang, live, running)
+    _rounds(chain, t, lang, live, running)
     if live and t.answer_final and t.finished is not None and t.mode == "react" and chain:
-        _folded(out, chain, t, lang)
+        out.append(("\n\n🔎 ", ()))
+        out.append((chain_summary(t, lang), (B,)))
+        out.extend(_folded(_lines_after_heading(chain)))
     else:
         out.extend(chain)
     if t.answer:
         _answer(out, t, lang, running)
     _footer(out, t, lang, live, running, number)
-
-
-def _folded(out: list[Span], chain: list[Span], t: Transcript, lang: str) -> None:
-    """The chain as one expandable quote under its one-line summary. Telegram nests no
-    quote in a quote: quoted observations and thoughts are plain text inside the fold."""
-    out.append(("\n\n🔎 ", ()))
-    out.append((chain_summary(t, lang), (B,)))
-    out.append(("\n", ()))
-    body = chain[1:] if chain[0] == ("\n\n", ()) else chain
-    out.extend((text, (QUOTE_EXPANDABLE, *(tag for tag in tags if tag not in _QUOTES)))
-               for text, tags in body)
 
 
 def chain_summary(t: Transcript, lang: str) -> str:
@@ -139,10 +177,22 @@ def chain_summary(t: Transcript, lang: str) -> str:
 
 def _rounds_text(rounds: int, t: Transcript, lang: str) -> str:
     """'3 rounds', and why there is one round more than the cap allowed tools for."""
-    text = plural(lang, rounds, "轮", "round")
+    text = plural(lang, "chain_rounds", rounds)
     if t.finished is not None and t.finished.status == "max_rounds":
         text += phrase(lang, "chain_last_forced")
     return text
+
+
+def _rounds(out: list[Span], t: Transcript, lang: str, live: bool, running: bool) -> None:
+    for view in t.rounds:
+        if not view.shows:
+            continue
+        out.append(("\n\n", ()))
+        if t.mode == "react":
+            heading = phrase(lang, "chain_round", n=view.number)
+            out.append((f"— {heading} —", (B,)))
+            out.append(("\n", ()))
+        _round(out, view, lang, live, running)
 
 
 def _plan(out: list[Span], t: Transcript, lang: str) -> None:
@@ -180,7 +230,7 @@ def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: boo
         if lines:
             out.append(("\n", ()))
         out.append(("✍️ ", ()))
-        out.extend(md_spans(squeeze(view.draft)))
+        out.extend(md_spans(squeeze(view.draft), draft=True))
 
 
 def _note(out: list[Span], text: str, lang: str, lines: int) -> None:
@@ -197,6 +247,11 @@ def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool)
     out.append((phrase(lang, "chain_action"), (B,)))
     out.append((" ", ()))
     out.append((f"{step.tool}({squeeze(args_text(step.arguments))})", (CODE,)))
+    if decided := decision_spans(step, lang):
+        out.append(("\n", ()))
+        out.extend(decided)
+    if step.awaiting or step.decision == "stop":
+        return
     out.append(("\n👀 ", ()))
     out.append((phrase(lang, "chain_observation"), (B,)))
     if step.observation is None:
@@ -237,7 +292,7 @@ def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
-    out.extend(md_spans(squeeze(t.answer)))
+    out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
     if t.unparsed:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_unparsed"), (I,)))
@@ -259,9 +314,9 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
                 out.append((f"#{number} · /show {number} · /export {number} · ", ()))
             if t.mode == "react":
                 parts = [seconds(done.duration_ms, lang), _rounds_text(done.rounds, t, lang),
-                         plural(lang, done.tool_calls, "次工具调用", "tool call")]
+                         plural(lang, "chain_tool_calls", done.tool_calls)]
                 if not live and done.usage.total_tokens:
-                    parts.append(plural(lang, done.usage.total_tokens, "令牌", "token"))
+                    parts.append(plural(lang, "chain_tokens", done.usage.total_tokens))
                 text = " · ".join(parts)
             else:
                 text = figures(done, lang, tokens=not live)

@@ -8,6 +8,7 @@ holds the transcripts of a run's lanes: one (`main`) for an ask or plain run, `p
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -16,11 +17,14 @@ from agent.events import (
     Action,
     Answer,
     AnswerDelta,
+    Decided,
     Event,
+    Judgement,
     Note,
     Observation,
     Plan,
     PlanStep,
+    Proposed,
     RunFinished,
     RunStarted,
     TextDelta,
@@ -31,6 +35,7 @@ from agent.lang import Lang
 from bot.store.records import RunRecord
 
 Mode = Literal["ask", "plain", "compare"]
+_UNFINISHED = RunFinished(round=0, status="error")
 
 
 @dataclass
@@ -45,6 +50,15 @@ class ToolStep:
     duration_ms: int = 0
     failure: str | None = None
     """Why it gave no result (an ObservationFailure value); None if it worked or is unknown."""
+    awaiting: bool = False
+    """Step mode: proposed, waiting for a person's decision."""
+    decision: str = ""
+    """Step mode: what a person decided (run, edit, skip, stop); empty: no one was asked."""
+    decided_by: str = ""
+    model_arguments: dict[str, Any] | str | None = None
+    """What the model proposed, when a person edited the arguments."""
+    acted: bool = False
+    """Its Action came (after a decision); a later Action of the same id is another step."""
 
 
 @dataclass
@@ -82,6 +96,8 @@ class Transcript:
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
     plan: tuple[PlanStep, ...] = ()
+    judgement: str = ""
+    """A compare run's difference line, the model's judgement (kept with the ReAct lane)."""
 
     def checklist(self) -> list[tuple[PlanStep, bool]]:
         """The plan's steps, each ticked once a matching tool has run: the k-th step that
@@ -131,9 +147,19 @@ class Transcript:
             self.unparsed = event.unparsed
             for view in self.rounds:  # the text streamed so far was this answer
                 view.draft = ""
-        elif isinstance(event, Action):
+        elif isinstance(event, Proposed):
             self._round(event.round).steps.append(
-                ToolStep(event.call_id, event.tool, event.arguments))
+                ToolStep(event.call_id, event.tool, event.arguments, awaiting=True))
+        elif isinstance(event, Decided):
+            self._decide(event)
+        elif isinstance(event, Action):
+            self._round(event.round).draft = ""  # the round's text turned out to be a call
+            decided = self._decided_step(event.round, event.call_id)
+            if decided is None:
+                self._round(event.round).steps.append(
+                    ToolStep(event.call_id, event.tool, event.arguments))
+            else:
+                decided.arguments, decided.acted = event.arguments, True
         elif isinstance(event, Observation):
             step = self._step_for(event)
             step.observation = event.text
@@ -148,6 +174,8 @@ class Transcript:
             self.finished = event
         elif isinstance(event, Plan):
             self.plan = event.steps
+        elif isinstance(event, Judgement):
+            self.judgement = event.text
 
     def _round(self, number: int) -> RoundView:
         """The view of round `number`, made (in order) if it is new."""
@@ -160,6 +188,21 @@ class Transcript:
         self.rounds.append(view)
         self.rounds.sort(key=lambda r: r.number)
         return view
+
+    def _decide(self, event: Decided) -> None:
+        step = next((s for s in self._round(event.round).steps
+                     if s.call_id == event.call_id and s.awaiting), None)
+        if step is None:  # a damaged stored run: the decision alone
+            step = ToolStep(event.call_id, event.tool, {})
+            self._round(event.round).steps.append(step)
+        step.awaiting, step.decision, step.decided_by = False, event.decision, event.by
+        if event.decision == "edit" and event.arguments is not None:
+            step.model_arguments, step.arguments = step.arguments, event.arguments
+
+    def _decided_step(self, number: int, call_id: str) -> ToolStep | None:
+        """The step a person decided to run or skip whose Action has not come yet."""
+        return next((s for s in self._round(number).steps if s.call_id == call_id
+                     and s.decision in ("run", "edit", "skip") and not s.acted), None)
 
     def _step_for(self, obs: Observation) -> ToolStep:
         """The Action an Observation answers: same round and call id, still waiting.
@@ -186,13 +229,32 @@ class View:
         self.lanes: dict[str, Transcript] = {lane: Transcript() for lane in lanes}
         self.finished: dict[str, RunFinished] = {}
         self.answers: dict[str, str] = {}
+        self.notes = True
+        """Show Glassbox's own notes (Note events, thoughts it wrote for a model that gave
+        none); a chat's /settings may turn them off."""
+        self.judging = False
+        """A compare run's two answers are being judged (the difference line is coming)."""
+        self.judgement: Judgement | None = None
 
     def apply(self, lane: str, event: Event) -> None:
+        if not self.notes:
+            if isinstance(event, Note) and event.kind == "no_reasoning":
+                return
+            if isinstance(event, Thought) and event.synthesized:
+                event = dataclasses.replace(event, text="")  # the round goes on, unexplained
         self.lanes[lane].apply(event)
         if isinstance(event, RunFinished):
             self.finished[lane] = event
         elif isinstance(event, Answer):
             self.answers[lane] = event.text
+        elif isinstance(event, Judgement):
+            self.judgement = event
+
+    def judgeable(self) -> bool:
+        """A compare run whose two lanes both finished well, each with an answer."""
+        return self.mode == "compare" and all(
+            lane in self.answers and self.finished.get(lane, _UNFINISHED).status == "done"
+            for lane in ("plain", "react"))
 
     def add_notice(self, notice: str) -> None:
         for transcript in self.lanes.values():
@@ -206,6 +268,8 @@ class View:
         usage = main.usage
         if "plain" in self.finished and self.mode == "compare":
             usage = usage + self.finished["plain"].usage
+        if self.judgement is not None:
+            usage = usage + self.judgement.usage
         return RunFinished(round=main.round, status=main.status, usage=usage,
                            duration_ms=max(f.duration_ms for f in self.finished.values()))
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent.compare_judge import JUDGE_MARK
 from tests.fakes.server import FakeServer, Reply, Request, wire
 
 Script = Reply | Callable[[dict[str, Any]], Reply]
@@ -153,18 +154,37 @@ class Served:
         return self.at + self.seconds
 
 
+JUDGEMENT = {"en": "They differ: the model alone gave a guess; with tools it looked the figure "
+                   "up.", "zh": "两个回答不同：模型单独作答是猜测；用了工具后查到了确切的数字。"}
+
+
+def judgement_reply(body: dict[str, Any]) -> Reply:
+    """The judge's line, in the language its system prompt asks for."""
+    return text_reply(JUDGEMENT["zh" if "in Chinese" in body["messages"][0]["content"] else "en"],
+                      usage=(120, 30))
+
+
+def is_judge_call(body: dict[str, Any]) -> bool:
+    """A /compare difference-line call (agent/compare_judge.py), told by its system prompt."""
+    messages = body.get("messages") or [{}]
+    return str(messages[0].get("content", "")).startswith(JUDGE_MARK)
+
+
 class FakeModel(FakeServer):
     """Serves /v1/chat/completions from a script of replies, one a request, in order.
 
     A script entry may be a function of the request body, for a model that answers
     by what it is asked. When the script runs out, `default` answers (if set).
-    With a `pace`, every streamed reply is re-timed to that speed (benchmarks)."""
+    A /compare judge call is answered by `judge` (if set), not from the script: the two
+    lanes' calls interleave, and the judge comes last. With a `pace`, every streamed reply
+    is re-timed to that speed (benchmarks)."""
 
     def __init__(self, default: Callable[[dict[str, Any]], Reply] | None = None,
                  pace: Pace | None = None) -> None:
         super().__init__(self._handle)
         self.script: deque[Script] = deque()
         self.default = default
+        self.judge: Script | None = judgement_reply
         self.pace = pace
         self.bodies: list[dict[str, Any]] = []
         self.served: list[Served] = []
@@ -185,7 +205,11 @@ class FakeModel(FakeServer):
                                     "param": None, "code": None}}, 404)
         body = request.json()
         self.bodies.append(body)
-        entry: Script | None = self.script.popleft() if self.script else self.default
+        entry: Script | None
+        if self.judge is not None and is_judge_call(body):
+            entry = self.judge
+        else:
+            entry = self.script.popleft() if self.script else self.default
         if entry is None:
             return error({"error": {"message": "fake model: script exhausted",
                                     "type": "server_error", "param": None, "code": None}}, 500)

@@ -40,12 +40,13 @@ class BotProcess:
 def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path,
                 **env: str) -> Iterator[BotProcess]:
     """Start `python -m bot` in `workdir` (the database is `workdir/g.sqlite3`) with the
-    calculator as its only tool; `env` adds or overrides settings. Killed if still running."""
+    calculator as its only tool and no HTTP server; `env` adds or overrides settings. Killed
+    if still running."""
     values = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT),
               "TELEGRAM_BOT_TOKEN": tg.token, "TELEGRAM_API_BASE_URL": tg.base_url,
               "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
               "DATABASE_PATH": str(workdir / "g.sqlite3"), "LLM_MAX_RETRIES": "0",
-              "AGENT_TOOLS": "calculate", **env}
+              "AGENT_TOOLS": "calculate", "HTTP_LISTEN": "off", **env}
     log = workdir / f"bot-{next(_runs)}.log"
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=workdir, env=values,

@@ -22,6 +22,7 @@ from agent.textmode import (
     cut_observation,
     parse_reply,
 )
+from agent.tools.calculator import Calculate
 from agent.tools.notes_index import split_passages
 from bot.view.markdown import md_spans
 from bot.view.render import render_run
@@ -44,7 +45,8 @@ SCALING = 8.0
 
 UNITS = [" ", "\t", " \t", "|", "| ", "*", "_", "`", "~", "[", "(", "[[]", "[a](", "[a](x",
          "[a](http://x ", "([", "**a", "*a ", "_a ", "a*", "a_b", "*_", "~~a", "`a", "\\*",
-         "| -- ", "-- |", "# ", "#", "- ", "> ", "1. ", ":", "```a", "Thought", "Action "]
+         "| -- ", "-- |", "# ", "#", "- ", "> ", "1. ", ":", "```a", "Thought", "Action ", ",",
+         "a: b\n"]
 PREFIXES = ["", "| ", "> ", "- ", "# ", "1. ", "```\n", "Thought", "Thought: ", "Action: x[",
             "<tool_call>", '{"name": ']
 
@@ -91,6 +93,7 @@ def parse(text: str) -> None:
     answer_start(text)
     arguments_for(text, None)
     arguments_for("a=" + text, None)
+    arguments_for("expression: " + text, Calculate())
     clean_input("```" + text)
 
 

@@ -1,0 +1,138 @@
+"""AGENT_MODE=auto: native function calling, until the model shows it does not use it.
+
+Many local servers accept `tools` but have no tool-call parser, and small models behind
+them write their calls into the text and, given a result, write the call again. Such a
+model is better served by the classic text format (agent/textloop.py). So auto switches a
+run to it when the model writes its calls as text (after running them) or re-sends a call
+whose result it already has (that round is asked again in text). The rounds so far stay
+in the chain and go to the model as text-format history; the client remembers it
+(`ModelClient.calls_as_text`), so later runs with it start in text. Glassbox says so once
+per run, in a Note.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+from agent.events import Event, Note, Thought
+from agent.executor import ParsedCall
+from agent.lang import pick
+from agent.model import ModelClient
+from agent.native import NativeRounds
+from agent.rounds import CallsToRun, Rounds
+from agent.textloop import TextRounds
+
+log = logging.getLogger(__name__)
+
+NOTE_KIND = "text_format"
+
+
+def text_format_note(lang: str, as_text: bool = True) -> str:
+    """Why the run goes on in the text format: the model writes its calls as text, or
+    (`as_text` False) it asked again for a call whose result it had."""
+    if as_text:
+        return pick(
+            lang,
+            "这个模型把工具调用写在文字里，所以 Glassbox 改用经典的 Thought/Action/Observation "
+            "文本格式。",
+            "This model writes its tool calls as text, so Glassbox uses the classic "
+            "Thought/Action/Observation format.")
+    return pick(
+        lang,
+        "这个模型再次请求了已经拿到结果的调用，所以 Glassbox 改用经典的 "
+        "Thought/Action/Observation 文本格式。",
+        "This model asked again for a call whose result it already had, so Glassbox goes on "
+        "in the classic Thought/Action/Observation format.")
+
+
+class AutoRounds:
+    """One protocol of the loop (see `agent.rounds.Rounds`) that starts native and may
+    go on in text."""
+
+    def __init__(self, client: ModelClient, native: NativeRounds,
+                 make_text: Callable[[], TextRounds], lang: str) -> None:
+        self.client, self.native, self.make_text, self.lang = client, native, make_text, lang
+        self.text: TextRounds | None = None
+        self._switch_after_record = False
+        self._done: set[tuple[str, str]] = set()
+        self._steps: list[tuple[str, Sequence[ParsedCall], Sequence[str]]] = []
+        self._thought = ""
+        self._as_text = False
+        """Whether this run's model wrote a call into its text."""
+        if client.calls_as_text:
+            self.text = make_text()
+
+    @property
+    def _current(self) -> Rounds:
+        return self.text or self.native
+
+    async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
+        if self.text is not None:
+            if rnd == 1:
+                yield Note(round=rnd, kind=NOTE_KIND, text=text_format_note(self.lang))
+            async for item in self.text.round(rnd):
+                yield item
+            return
+        self._thought = ""
+        async for item in self.native.round(rnd):
+            if isinstance(item, Thought):
+                self._thought = "" if item.synthesized else item.text
+            if not isinstance(item, CallsToRun):
+                yield item
+            elif self._done and all(p.key in self._done for p in item.calls):
+                log.info("model %s re-sent a call it has the result of: text format",
+                         self.client.model)
+                async for event in self._switch(rnd):
+                    yield event
+                async for event in self.text.round(rnd):  # type: ignore[union-attr]
+                    yield event
+            else:
+                self._as_text = self._as_text or self.native.embedded
+                if self.native.embedded:
+                    log.info("model %s writes its calls as text: text format",
+                             self.client.model)
+                    self._switch_after_record = True
+                    yield self._note(rnd)
+                yield item
+
+    def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
+        self._current.record(calls, results)
+        if self.text is None:
+            self._done.update(p.key for p in calls)
+            self._steps.append((self._thought, calls, results))
+            if self._switch_after_record:
+                self.text = self._text_with_history()
+
+    def last_round(self, rnd: int) -> AsyncIterator[Event]:
+        return self._current.last_round(rnd)
+
+    async def _switch(self, rnd: int) -> AsyncIterator[Event]:
+        self.text = self._text_with_history()
+        yield self._note(rnd)
+
+    def _note(self, rnd: int) -> Note:
+        if self._as_text:  # a cloud model that looped once is not a text-only model
+            self.client.calls_as_text = True
+        return Note(round=rnd, kind=NOTE_KIND,
+                    text=text_format_note(self.lang, self._as_text))
+
+    def _text_with_history(self) -> TextRounds:
+        """Text rounds that carry the native rounds so far, written in the text format."""
+        text = self.make_text()
+        for thought, calls, results in self._steps:
+            for i, (parsed, result) in enumerate(zip(calls, results, strict=True)):
+                said = f"Thought: {thought}\n" if thought and not i else ""
+                text.messages.append({"role": "assistant", "content":
+                                      f"{said}Action: {parsed.call.name}"
+                                      f"[{_input(parsed.arguments)}]"})
+                text.record((parsed,), (result,))
+        return text
+
+
+def _input(arguments: dict[str, Any] | str) -> str:
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(arguments, ensure_ascii=False)

@@ -1,0 +1,80 @@
+"""Per-class settings at work: what a tap in the /settings menu changes, and how a chat's
+settings shape its next run (the run's settings, the tools on offer, step mode)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from agent.settings import AgentSettings
+from agent.tool import Tool
+from agent.tool_names import TOOL_NAMES
+from agent.tools.clock import GetTime
+from bot.store.prefs import ChatSettings
+
+LANGS = ("auto", "zh", "en")
+MODES = ("auto", "native", "text")
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One setting changed: which, from what, to what (values as the menu shows them)."""
+
+    field: str
+    before: object
+    after: object
+
+
+def _next(values: Sequence[str], current: str) -> str:
+    return values[(values.index(current) + 1) % len(values)] if current in values else values[0]
+
+
+def apply(chat: ChatSettings, action: str) -> tuple[ChatSettings, Change] | None:
+    """What a menu tap (`lang`, `planner`, `tool:NAME`, `tz:ZONE` …) makes of `chat`; None
+    if the action is not one (a stale or forged button)."""
+    name, _, value = action.partition(":")
+    if name == "lang":
+        return _set(chat, "lang", _next(LANGS, chat.lang))
+    if name == "mode":
+        return _set(chat, "agent_mode", _next(MODES, chat.agent_mode))
+    if name in ("planner", "step", "notes"):
+        return _set(chat, name, not getattr(chat, name))
+    if name == "tool" and value in TOOL_NAMES:
+        off = set(chat.tools_off) ^ {value}
+        return _set(chat, "tools_off", tuple(t for t in TOOL_NAMES if t in off))
+    if name == "tz" and known_zone(value):
+        return _set(chat, "timezone", value)
+    return None
+
+
+def _set(chat: ChatSettings, field: str, value: object) -> tuple[ChatSettings, Change]:
+    return chat.changed(**{field: value}), Change(field, getattr(chat, field), value)
+
+
+def known_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return bool(name)
+
+
+def run_settings(settings: AgentSettings, chat: ChatSettings) -> AgentSettings:
+    """The agent's settings for a run of this chat: its planner and mode."""
+    return settings.model_copy(update={"agent_planner": chat.planner,
+                                       "agent_mode": chat.agent_mode,
+                                       "default_timezone": chat.timezone})
+
+
+def run_tools(tools: Sequence[Tool], chat: ChatSettings) -> list[Tool]:
+    """The tools a run of this chat offers: those it turned off left out, get_time in its
+    time zone."""
+    chosen: list[Tool] = []
+    for tool in tools:
+        if tool.name in chat.tools_off:
+            continue
+        if isinstance(tool, GetTime) and tool.default_zone != chat.timezone:
+            tool = GetTime(chat.timezone, tool.clock)
+        chosen.append(tool)
+    return chosen

@@ -1,0 +1,123 @@
+"""Step mode in a chat: a run pauses at each proposed action until the asker or an admin
+taps ▶ Run, ✏️ Edit (and replies with new arguments), ⏭ Skip or ⏹ Stop under its message.
+
+A pause that nobody answers within STEP_TIMEOUT_S ends the run as stopped, saying why.
+The buttons carry the run's key and the pause's number, so a tap on an earlier pause's
+buttons is stale rather than a decision about this one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from dataclasses import dataclass, field
+
+from agent.confirm import Decision, Gate
+from agent.events import Proposed
+from agent.lang import Lang
+from agent.tool import Tool
+from bot.delivery.live import LiveMessage
+from bot.runs.active import Active
+from bot.view.i18n import phrase
+from bot.view.step_view import pause_buttons
+
+
+@dataclass
+class Pause:
+    """One proposed action waiting for a decision."""
+
+    number: int
+    run_key: int
+    chat_id: int
+    asker_id: int
+    asker_name: str
+    lang: Lang
+    """The asker's language, for the words about the run."""
+    proposed: Proposed
+    tool: Tool | None
+    decision: asyncio.Future[Decision] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future())
+
+    @property
+    def open(self) -> bool:
+        return not self.decision.done()
+
+    def fields(self) -> list[str]:
+        """The argument names a person may set (the question's language is the tool's)."""
+        return [] if self.tool is None else [
+            name for name in self.tool.Args.model_fields if name != "lang"]
+
+    def resolve(self, decision: Decision) -> bool:
+        """Decide, once; False if it was decided (or given up) already."""
+        if not self.open:
+            return False
+        self.decision.set_result(decision)
+        return True
+
+
+class Pauses:
+    """The pauses waiting now: by run, and by the message that asks for new arguments."""
+
+    def __init__(self) -> None:
+        self._by_run: dict[int, Pause] = {}
+        self._prompts: dict[tuple[int, int], Pause] = {}
+        self._numbers = itertools.count(1)
+
+    def next_number(self) -> int:
+        return next(self._numbers)
+
+    def of_run(self, run_key: int) -> Pause | None:
+        return self._by_run.get(run_key)
+
+    def asking(self, chat_id: int, message_id: int) -> Pause | None:
+        """The open pause whose edit question is message `message_id`, if any."""
+        pause = self._prompts.get((chat_id, message_id))
+        return pause if pause is not None and pause.open else None
+
+    def add(self, pause: Pause) -> None:
+        self._by_run[pause.run_key] = pause
+
+    def ask(self, pause: Pause, message_ids: list[int]) -> None:
+        """The messages asking for `pause`'s new arguments: a reply to one is an edit."""
+        for message_id in message_ids:
+            self._prompts[pause.chat_id, message_id] = pause
+
+    def remove(self, pause: Pause) -> None:
+        if self._by_run.get(pause.run_key) is pause:
+            del self._by_run[pause.run_key]
+        for key in [k for k, p in self._prompts.items() if p is pause]:
+            del self._prompts[key]
+
+
+class ChatConfirmer:
+    """Asks in the chat: the run's live message shows the proposal and the buttons."""
+
+    def __init__(self, pauses: Pauses, active: Active, asker_name: str, live: LiveMessage,
+                 timeout_s: float) -> None:
+        self.pauses, self.active, self.asker_name = pauses, active, asker_name
+        self.live, self.timeout_s = live, timeout_s
+
+    async def decide(self, proposed: Proposed, tool: Tool | None) -> Decision:
+        active = self.active
+        pause = Pause(self.pauses.next_number(), active.key, active.chat_id, active.user_id,
+                      self.asker_name, active.lang, proposed, tool)
+        self.pauses.add(pause)
+        running = self.live.button
+        self.live.set_button(pause_buttons(active.lang, active.key, pause.number))
+        try:
+            return await asyncio.wait_for(pause.decision, self.timeout_s)
+        except TimeoutError:
+            return Decision("stop", reason=phrase(active.lang, "step_timeout_reason",
+                                                  s=f"{self.timeout_s:g}"))
+        finally:
+            self.pauses.remove(pause)
+            self.live.set_button(running)
+
+
+def chat_gate(pauses: Pauses, active: Active, asker_name: str, live: LiveMessage, *,
+              every: bool, tools: frozenset[str], timeout_s: float) -> Gate | None:
+    """The run's gate: every call pauses in step mode, the AGENT_CONFIRM_TOOLS always;
+    None when nothing would pause."""
+    if not every and not tools:
+        return None
+    return Gate(ChatConfirmer(pauses, active, asker_name, live, timeout_s), every, tools)

@@ -1,0 +1,43 @@
+"""Each chat's own settings (/settings), kept in the store: what a class changed from the
+environment's defaults. A chat that never changed anything runs as the environment says."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from datetime import UTC, datetime
+
+import aiosqlite
+
+from bot.store.prefs import ChatSettings, load
+
+Transaction = Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]]
+
+
+class ChatSettingsTable:
+    """The `chat_settings` rows, through the Store's connection and transactions."""
+
+    def __init__(self, db: aiosqlite.Connection, transaction: Transaction) -> None:
+        self._db, self._transaction = db, transaction
+
+    async def get(self, chat_id: int, defaults: ChatSettings) -> ChatSettings:
+        rows = list(await self._db.execute_fetchall(
+            "SELECT settings FROM chat_settings WHERE chat_id = ?", (chat_id,)))
+        return load(defaults, json.loads(rows[0][0])) if rows else defaults
+
+    async def put(self, chat_id: int, chat: ChatSettings, defaults: ChatSettings,
+                  by: int) -> None:
+        """Keep what differs from the defaults (no row when nothing does)."""
+        values = chat.overrides(defaults)
+        async with self._transaction() as db:
+            if not values:
+                await db.execute("DELETE FROM chat_settings WHERE chat_id = ?", (chat_id,))
+                return
+            await db.execute(
+                "INSERT INTO chat_settings (chat_id, settings, updated_at, updated_by)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET"
+                " settings = excluded.settings, updated_at = excluded.updated_at,"
+                " updated_by = excluded.updated_by",
+                (chat_id, json.dumps(values, ensure_ascii=False),
+                 datetime.now(UTC).isoformat(), by))

@@ -1,0 +1,57 @@
+"""A chat's own settings as data: what /settings shows and changes and what a run of the
+chat uses (pure: the view reads it too; bot/store/chat_settings.py keeps it)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:  # pydantic-settings would load asyncio into the pure view
+    from agent.settings import AgentSettings
+
+ChatLang = Literal["auto", "zh", "en"]
+AgentMode = Literal["auto", "native", "text"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSettings:
+    """A chat's settings as they apply to its next run."""
+
+    lang: ChatLang = "auto"
+    """The bot's words and the run's language; auto: each asker's Telegram language."""
+    timezone: str = "Asia/Shanghai"
+    """What get_time uses when no place is named, and /history's times."""
+    tools_off: tuple[str, ...] = ()
+    planner: bool = False
+    agent_mode: AgentMode = "auto"
+    step: bool = False
+    """Every /ask pauses before each action, as /step does."""
+    notes: bool = True
+    """Glassbox's own notes show when a model gives no reasoning (synthesised thoughts)."""
+
+    @classmethod
+    def defaults(cls, settings: AgentSettings) -> ChatSettings:
+        """What a chat that never changed anything has: the environment's settings."""
+        return cls(timezone=settings.default_timezone, planner=settings.agent_planner,
+                   agent_mode=settings.agent_mode)
+
+    def changed(self, **values: Any) -> ChatSettings:
+        return dataclasses.replace(self, **values)
+
+    def overrides(self, defaults: ChatSettings) -> dict[str, Any]:
+        """The values that differ from `defaults`, JSON-ready."""
+        return {f.name: _json(getattr(self, f.name)) for f in dataclasses.fields(self)
+                if getattr(self, f.name) != getattr(defaults, f.name)}
+
+
+def _json(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def load(defaults: ChatSettings, stored: dict[str, Any]) -> ChatSettings:
+    """`defaults` with what was stored over them; keys this version does not know are left."""
+    names = {f.name for f in dataclasses.fields(ChatSettings)}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in stored.items()
+              if k in names}
+    return dataclasses.replace(defaults, **values)

@@ -1,0 +1,85 @@
+"""What the HTTP front ends keep in the store: each chat's class-board link, the API's token
+scopes and which session each API run belongs to (tables of migration m005).
+
+It shares the Store's connection and its one-writer lock (a package-internal use of the
+Store's helpers), so its writes order with the transcripts' own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import UTC, datetime
+
+from bot.store.records import RunRecord
+from bot.store.transcripts import Store
+
+API_CHAT_BASE = 9_000_000_000_000_000
+"""API scopes are stored as chats numbered from here: above any Telegram chat or user id
+(those fit in 52 bits), so they never meet a Telegram chat's runs."""
+
+
+class WebStore:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    # --- the class board ---
+
+    async def board_token(self, chat_id: int, *, renew: bool = False) -> str:
+        """The chat's board token, made now if it has none; `renew`: a new one, and the old
+        link stops working."""
+        if not renew:
+            rows = await self.store._db.execute_fetchall(
+                "SELECT token FROM boards WHERE chat_id = ?", (chat_id,))
+            if rows:
+                return str(next(iter(rows))[0])
+        token = secrets.token_urlsafe(24)
+        async with self.store._transaction() as db:
+            await db.execute(
+                "INSERT INTO boards (chat_id, token, made_at) VALUES (?, ?, ?) ON CONFLICT"
+                " (chat_id) DO UPDATE SET token = excluded.token, made_at = excluded.made_at",
+                (chat_id, token, _now()))
+        return token
+
+    async def board_chat(self, token: str) -> int | None:
+        """The chat whose board `token` opens; None for an unknown or replaced token."""
+        rows = await self.store._db.execute_fetchall(
+            "SELECT chat_id FROM boards WHERE token = ?", (token,))
+        return int(next(iter(rows))[0]) if rows else None
+
+    # --- the HTTP API ---
+
+    async def api_chat(self, token: str) -> int:
+        """The chat id of the scope of API token `token`, made at its first use."""
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        rows = await self.store._db.execute_fetchall(
+            "SELECT chat_id FROM api_scopes WHERE token_sha256 = ?", (digest,))
+        if rows:
+            return int(next(iter(rows))[0])
+        async with self.store._transaction() as db:
+            made = await db.execute_fetchall(
+                "INSERT INTO api_scopes (chat_id, token_sha256, made_at) SELECT"
+                " coalesce(max(chat_id) + 1, ?), ?, ? FROM api_scopes RETURNING chat_id",
+                (API_CHAT_BASE + 1, digest, _now()))
+        return int(next(iter(made))[0])
+
+    async def add_to_session(self, run_id: int, session_id: str) -> None:
+        async with self.store._transaction() as db:
+            await db.execute("INSERT OR REPLACE INTO api_runs (run_id, session_id)"
+                             " VALUES (?, ?)", (run_id, session_id))
+
+    async def session_runs(self, chat_id: int, session_id: str) -> list[RunRecord]:
+        """The runs of a session in this scope, oldest first."""
+        return await self.store._many(
+            "WHERE runs.chat_id = ? AND runs.id IN"
+            " (SELECT run_id FROM api_runs WHERE session_id = ?) ORDER BY runs.id",
+            (chat_id, session_id))
+
+    async def run_by_id(self, chat_id: int, run_id: int) -> RunRecord | None:
+        """Run `run_id`, if it belongs to this chat (an API scope reads only its own)."""
+        return await self.store._one("WHERE runs.chat_id = ? AND runs.id = ?",
+                                     (chat_id, run_id))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()

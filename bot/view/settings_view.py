@@ -1,0 +1,74 @@
+"""What /settings shows: a chat's settings as lines, and the inline menu that changes them
+in place (the main menu, the tools, the time zones). Buttons carry `cfg:<action>`; whoever
+taps one is checked again, so forged data changes nothing it may not."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from agent.tool_names import TOOL_NAMES
+from bot.store.prefs import ChatSettings
+from bot.view.buttons import Button, Keyboard
+from bot.view.i18n import phrase, text
+
+ZONES = ("Asia/Shanghai", "Asia/Hong_Kong", "Asia/Singapore", "Asia/Tokyo", "Europe/London",
+         "Europe/Berlin", "America/New_York", "America/Los_Angeles", "UTC")
+"""The zones the menu offers; `/settings timezone Area/City` sets any other."""
+FIELDS = ("lang", "timezone", "tools_off", "planner", "agent_mode", "step", "notes")
+_ACTION = {"lang": "lang", "timezone": "menu:tz", "tools_off": "menu:tools",
+           "planner": "planner", "agent_mode": "mode", "step": "step", "notes": "notes"}
+
+
+def value_text(field: str, value: object, lang: str,
+               tools: Sequence[str] = TOOL_NAMES) -> str:
+    """A setting's value in words; `tools`: the tools this bot has."""
+    if field == "lang":
+        return phrase(lang, f"settings_lang_{value}")
+    if field == "agent_mode":
+        return phrase(lang, f"settings_mode_{value}")
+    if field == "tools_off":
+        off = set(value)  # type: ignore[call-overload]
+        on = [name for name in tools if name not in off]
+        return ", ".join(on) if on else phrase(lang, "settings_no_tools")
+    if isinstance(value, bool):
+        return phrase(lang, "settings_on" if value else "settings_off")
+    return str(value)
+
+
+def _line(field: str, chat: ChatSettings, lang: str, tools: Sequence[str]) -> str:
+    value = value_text(field, getattr(chat, field), lang, tools)
+    return f"{phrase(lang, f'settings_{field}')}{phrase(lang, 'chain_colon')}{value}"
+
+
+def settings_text(chat: ChatSettings, lang: str, tools: Sequence[str], *, may_change: bool,
+                  change: tuple[str, object, object] | None = None) -> str:
+    """The settings as HTML: what just changed (if anything), the title, one line each.
+    `tools`: the tools this bot has."""
+    out = []
+    if change is not None:
+        field, before, after = change
+        out.append(text(lang, "settings_changed", what=phrase(lang, f"settings_{field}"),
+                        before=value_text(field, before, lang, tools),
+                        after=value_text(field, after, lang, tools)))
+    out.append(text(lang, "settings_title"))
+    out.append("\n".join(html.escape(_line(field, chat, lang, tools)) for field in FIELDS))
+    if not may_change:
+        out.append(f"<i>{text(lang, 'settings_read_only')}</i>")
+    return "\n\n".join(out)
+
+
+def settings_keyboard(chat: ChatSettings, lang: str, tools: Sequence[str],
+                      menu: str = "main") -> Keyboard:
+    """The main menu (one button a setting), or the tools' or the time zones' menu."""
+    back = (Button(phrase(lang, "settings_back"), "cfg:menu:main"),)
+    if menu == "tools":
+        rows = tuple((Button(("✅ " if name not in chat.tools_off else "⬜ ") + name,
+                             f"cfg:tool:{name}"),) for name in tools)
+        return (*rows, back)
+    if menu == "tz":
+        buttons = [Button(("• " if zone == chat.timezone else "") + zone, f"cfg:tz:{zone}")
+                   for zone in ZONES]
+        return (*(tuple(buttons[i:i + 2]) for i in range(0, len(buttons), 2)), back)
+    return tuple((Button(_line(field, chat, lang, tools)[:60], f"cfg:{_ACTION[field]}"),)
+                 for field in FIELDS)

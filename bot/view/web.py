@@ -1,0 +1,149 @@
+"""A run as HTML for the class board: a pure function of the folded transcript, beside the
+Telegram renderer (render.py) and with the same labels, so the board shows what the chat does.
+
+Nothing is cut for length (a projector has no 4,096-unit limit). Every step is its own
+element numbered in its lane (`data-step`), so the board's script can hold back the next
+step in reveal mode; Glassbox's own notes are marked as Glassbox's, never as a Thought.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+
+from agent.notes import note_label
+from agent.prompts import args_text
+from agent.summary import difference, figures, seconds
+from bot.store.records import RunRecord
+from bot.view.i18n import failure_label, lane_label, mode_label, phrase, status_label
+from bot.view.markdown import md_to_html
+from bot.view.spans import to_html
+from bot.view.step_view import decision_spans
+from bot.view.transcript import Transcript, View
+
+
+def board_run(record: RunRecord, view: View, status: str, lang: str) -> str:
+    """Run `record` (its state folded into `view`, `status` now) as one <article>."""
+    running = status == "running"
+    head = (f'<header><h1 class="question">❓ {_e(record.question)}</h1>'
+            f'<p class="meta">#{record.n} · {_e(record.user_name)} · '
+            f"{_e(mode_label(record.mode, lang))} · "
+            f'<span class="status {_e(status)}">{_e(status_label(status, lang))}</span>'
+            "</p></header>")
+    lanes = [_lane(lane, t, lang, running) for lane, t in view.lanes.items()]
+    body = (f'<div class="lanes two">{"".join(lanes)}</div>' if len(lanes) > 1
+            else lanes[0])
+    tail = ""
+    judgement = view.lanes["react"].judgement if "react" in view.lanes else ""
+    if judgement:
+        tail += (f'<p class="judgement">⚖️ <b>{_e(phrase(lang, "compare_judgement"))}</b>'
+                 f"{_e(judgement)}</p>")
+    elif view.judging and running:
+        tail += f'<p class="judgement working">{_e(phrase(lang, "compare_judging"))}</p>'
+    plain, react = view.finished.get("plain"), view.finished.get("react")
+    if plain is not None and react is not None:
+        tail += f'<p class="difference">📊 {_e(difference(plain, react, lang))}</p>'
+    return (f'<article class="run" data-n="{record.n}" data-mode="{_e(record.mode)}" '
+            f'data-status="{_e(status)}">{head}{body}{tail}</article>')
+
+
+def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
+    steps: list[str | tuple[str, str, str]] = []
+    """Round headings as HTML; steps as (kind, label HTML, body HTML), numbered below."""
+    if t.plan:
+        items = "".join(
+            f"<li>{'☑' if done else '☐'} {_e(_plan_name(step.tool, lang))}"
+            f"{_e(' — ' + step.why) if step.why else ''}</li>"
+            for step, done in t.checklist())
+        steps.append(("plan", f"📋 {_e(phrase(lang, 'chain_plan'))}",
+                      f"<ul>{items}</ul>"))
+    for rnd in t.rounds:
+        if t.mode == "react" and rnd.shows:
+            steps.append(f'<h3 class="round">{_e(phrase(lang, "chain_round", n=rnd.number))}'
+                         "</h3>")
+        for note in [*rnd.notes, *([rnd.thought] if rnd.synthesized else [])]:
+            steps.append(("note", f"📝 {_e(note_label(lang))}",
+                          f'<div class="text">{_e(note)}</div>'))
+        if rnd.thought and not rnd.synthesized:
+            label = f"💭 {_e(phrase(lang, 'chain_thought'))}"
+            steps.append(("thought", label, f'<div class="text">{_e(rnd.thought)}</div>'))
+        for call in rnd.steps:
+            code = f"{call.tool}({args_text(call.arguments)})"
+            decided = decision_spans(call, lang)
+            decision = f'<div class="decision">{to_html(decided)}</div>' if decided else ""
+            steps.append(("action", f"🔧 {_e(phrase(lang, 'chain_action'))}",
+                          f"<code>{_e(code)}</code>{decision}"))
+            if call.observation is not None and not call.awaiting:
+                mark = "✅" if call.ok else "⚠️ " + (failure_label(call.failure, lang)
+                                                   if call.failure else "")
+                label = (f"👀 {_e(phrase(lang, 'chain_observation'))} "
+                         f'<span class="figure">{_e(mark)} '
+                         f"{_e(seconds(call.duration_ms, lang))}</span>")
+                body = _e(call.observation) or f"<i>{_e(phrase(lang, 'chain_empty'))}</i>"
+                kind = "observation" if call.ok else "observation failed"
+                steps.append((kind, label, f'<div class="text">{body}</div>'))
+    if t.answer:
+        state = "" if t.answer_final else phrase(
+            lang, "chain_writing" if running else "chain_incomplete")
+        label = f"💬 {_e(phrase(lang, 'chain_answer'))}<i>{_e(state)}</i>"
+        steps.append(("answer", label, f'<div class="text">'
+                      f"{md_to_html(t.answer, draft=not t.answer_final)}</div>"))
+    number = itertools.count()
+    numbered = [piece if isinstance(piece, str) else _step(next(number), *piece)
+                for piece in steps]
+    title = lane_label(lane, lang)
+    heading = f"<h2>{_e(_lane_icon(lane))}{_e(title)}</h2>" if title else ""
+    return (f'<section class="lane" data-lane="{_e(lane)}">{heading}{"".join(numbered)}'
+            f"{_footer(t, lang, running)}</section>")
+
+
+def _step(k: int, kind: str, label_html: str, body_html: str) -> str:
+    return (f'<div class="step {kind}" data-step="{k}"><div class="label">{label_html}</div>'
+            f"{body_html}</div>")
+
+
+def _footer(t: Transcript, lang: str, running: bool) -> str:
+    done = t.finished
+    if done is None:
+        words = phrase(lang, "chain_working") if running else phrase(lang, "chain_unfinished")
+        return f'<p class="footer working">{_e(words)}</p>'
+    if done.status == "error":
+        words = "❌ " + (done.reason or phrase(lang, "chain_failed"))
+    elif done.status == "cancelled":
+        words = "⏹ " + (done.reason or phrase(lang, "chain_stopped"))
+    else:
+        words = "⏱ " + figures(done, lang)
+        if done.status == "max_rounds":
+            words += " · ⚠️ " + (done.reason or phrase(lang, "chain_step_limit"))
+    return f'<p class="footer">{_e(words)}</p>'
+
+
+def _plan_name(tool: str, lang: str) -> str:
+    return phrase(lang, "chain_plan_answer") if tool == "finish" else tool
+
+
+def _lane_icon(lane: str) -> str:
+    return {"plain": "🧠 ", "react": "🔍 "}.get(lane, "")
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def board_page(token: str, lang: str) -> str:
+    """The board's HTML shell; its script fills in the runs from the event stream."""
+    words = {key: phrase(lang, f"board_{key}") for key in ("next", "waiting", "others")}
+    data = " ".join(f'data-{key}="{_e(value)}"' for key, value in words.items())
+    base = f"/board/{_e(token)}"
+    return (
+        f'<!DOCTYPE html>\n<html lang="{"zh" if lang == "zh" else "en"}" data-theme="dark">'
+        '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
+        f"<title>{_e(phrase(lang, 'board_title'))}</title>"
+        '<link rel="stylesheet" href="/static/board.css"></head>'
+        f'<body data-events="{base}/events?lang={_e(lang)}" data-runs="{base}/runs/" '
+        f'data-lang="{_e(lang)}" {data}>'
+        f'<nav id="bar"><b>Glassbox</b> <span id="where"></span> <span id="list"></span>'
+        f'<span class="keys">{_e(phrase(lang, "board_keys"))}</span></nav>'
+        f'<main id="run"><p class="waiting">{_e(words["waiting"])}</p></main>'
+        '<script src="/static/board.js"></script></body></html>\n'
+    )

@@ -1,0 +1,142 @@
+"""The class board over HTTP: the page, its event stream and the runs it steps back through.
+
+`/board/<token>` opens the chat whose token it is (a random secret per chat; `/board reset`
+replaces it and the old link answers 404). The page's script reads `/board/<token>/events`,
+server-sent events: `runs` (the chat's recent runs, newest first) and `run` (one run drawn
+by bot.view.web, whole, each time it changed). Every event carries the hub's number as its
+id; a browser reconnecting sends it back (Last-Event-ID) and is sent only what changed
+since, each run whole again, so no step is lost or shown twice. Without it (or after a
+restart of the bot) it gets a fresh snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from agent.lang import Lang
+from bot.app import App
+from bot.context import Parts
+from bot.store.records import RunRecord, Scope
+from bot.store.web import WebStore
+from bot.view.transcript import View, replay
+from bot.view.web import board_page, board_run
+from bot.web.hub import Hub
+
+STATIC = Path(__file__).parent / "static"
+LISTED = 15
+"""Runs the board's list holds (← steps back through them; earlier ones: /history)."""
+PING_S = 15.0
+"""A comment line this often keeps an idle stream open through proxies."""
+
+
+def board_routes(app: App) -> list[BaseRoute]:
+    hub: Hub = app.bot_data.hub
+
+    async def chat_of(request: Request) -> tuple[Parts, int] | None:
+        parts = app.bot_data.parts
+        if parts is None:
+            return None
+        chat_id = await WebStore(parts.store).board_chat(request.path_params["token"])
+        return None if chat_id is None else (parts, chat_id)
+
+    async def page(request: Request) -> Response:
+        if await chat_of(request) is None:
+            return _gone()
+        return HTMLResponse(board_page(request.path_params["token"], _lang(request)),
+                            headers={"Cache-Control": "no-store",
+                                     "Referrer-Policy": "no-referrer"})
+
+    async def stored_run(request: Request) -> Response:
+        found = await chat_of(request)
+        if found is None:
+            return _gone()
+        parts, chat_id = found
+        n = request.path_params["n"]
+        live = next((r for r in hub.live(chat_id) if r.record.n == n), None)
+        if live is not None:
+            return JSONResponse(_run_data(live.record, live.view, live.status, _lang(request)))
+        record = await parts.store.get(Scope(chat_id), n)
+        if record is None:
+            return JSONResponse({"error": "no such run"}, status_code=404)
+        view = replay(record, await parts.store.events(record.id), _lang(request))
+        return JSONResponse(_run_data(record, view, record.status, _lang(request)))
+
+    async def events(request: Request) -> Response:
+        found = await chat_of(request)
+        if found is None:
+            return _gone()
+        parts, chat_id = found
+        lang = _lang(request)
+        boot, _, number = request.headers.get("last-event-id", "").partition(":")
+        after = int(number) if boot == hub.boot and number.isdigit() else -1
+
+        async def stream() -> AsyncIterator[str]:
+            nonlocal after
+            yield "retry: 1000\n\n"
+            if after < 0:  # a fresh snapshot: the list, the newest run, every live one
+                after = hub.seq
+                listed = await parts.store.history(Scope(chat_id), per_page=LISTED)
+                yield _sse(hub, after, "runs", _list(listed.runs))
+                live = {r.record.id: r for r in hub.live(chat_id)}
+                if listed.runs and listed.runs[0].id not in live:
+                    newest = listed.runs[0]
+                    view = replay(newest, await parts.store.events(newest.id), lang)
+                    yield _sse(hub, after, "run", _run_data(newest, view, newest.status, lang))
+                for run in live.values():
+                    yield _sse(hub, after, "run", _run_data(run.record, run.view, run.status,
+                                                            lang))
+            while True:
+                change = await hub.change_after(chat_id, after, PING_S)
+                if change is None:
+                    yield ": ping\n\n"
+                    continue
+                after = change.seq
+                if change.listed:
+                    listed = await parts.store.history(Scope(chat_id), per_page=LISTED)
+                    yield _sse(hub, after, "runs", _list(listed.runs))
+                for run in change.runs:
+                    yield _sse(hub, after, "run", _run_data(run.record, run.view, run.status,
+                                                            lang))
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store",
+                                          "X-Accel-Buffering": "no"})
+
+    return [
+        Route("/board/{token}", page, methods=["GET"]),
+        Route("/board/{token}/events", events, methods=["GET"]),
+        Route("/board/{token}/runs/{n:int}", stored_run, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+
+
+def _lang(request: Request) -> Lang:
+    return "zh" if request.query_params.get("lang", "").startswith("zh") else "en"
+
+
+def _gone() -> Response:
+    return HTMLResponse("<!DOCTYPE html><title>Glassbox</title><p>This board link does not "
+                        "work (it was reset, or never existed). Send /board in the chat for "
+                        "the current one.</p>", status_code=404)
+
+
+def _run_data(record: RunRecord, view: View, status: str, lang: Lang) -> dict[str, Any]:
+    return {"n": record.n, "status": status, "html": board_run(record, view, status, lang)}
+
+
+def _list(runs: tuple[RunRecord, ...]) -> dict[str, Any]:
+    return {"runs": [{"n": r.n, "question": r.question[:120], "mode": r.mode,
+                      "status": r.status, "user": r.user_name} for r in runs]}
+
+
+def _sse(hub: Hub, seq: int, event: str, data: dict[str, Any]) -> str:
+    return (f"id: {hub.boot}:{seq}\nevent: {event}\n"
+            f"data: {json.dumps(data, ensure_ascii=False)}\n\n")

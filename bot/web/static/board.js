@@ -1,0 +1,155 @@
+// The class board: runs of one chat from the server's event stream, drawn as the server
+// rendered them (bot/view/web.py). Keys: <- -> earlier/later runs, + - text size, T theme,
+// R reveal mode, space shows the next hidden step. Hand-written, nothing to build.
+"use strict";
+(() => {
+  const body = document.body;
+  const main = document.getElementById("run");
+  const where = document.getElementById("where");
+  const list = document.getElementById("list");
+  const root = document.documentElement;
+  const state = {
+    runs: [],            // the chat's recent runs, newest first: {n, question, mode, status}
+    html: new Map(),     // n -> the run drawn whole
+    shown: null,         // the n on screen
+    follow: true,        // show each new run as it starts (off after <- until -> returns)
+    reveal: false,
+    revealed: new Map(), // "n:lane" -> how many steps of it are shown in reveal mode
+    size: Number(localStorage.getItem("board.size")) || 32,
+  };
+
+  function setSize(px) {
+    state.size = Math.max(16, Math.min(96, px));
+    root.style.setProperty("--size", state.size + "px");
+    localStorage.setItem("board.size", String(state.size));
+  }
+  function setTheme(theme) {
+    root.dataset.theme = theme;
+    localStorage.setItem("board.theme", theme);
+  }
+
+  function newest() { return state.runs.length ? state.runs[0].n : state.shown; }
+
+  function drawBar() {
+    const running = state.runs.filter((r) => r.status === "running" && r.n !== state.shown);
+    where.textContent = state.shown === null ? "" :
+      "#" + state.shown + (state.follow ? "" : " ⏸") + (state.reveal ? " · R" : "");
+    list.textContent = running.length ?
+      body.dataset.others + ": " + running.map((r) => "#" + r.n).join(" ") : "";
+    list.className = running.length ? "running" : "";
+  }
+
+  function atEnd() {
+    return window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 48;
+  }
+
+  function draw() {
+    const follow = atEnd();  // a board left at the end keeps showing the newest step
+    const html = state.html.get(state.shown);
+    if (html === undefined) {
+      main.innerHTML = "";
+      const p = document.createElement("p");
+      p.className = "waiting";
+      p.textContent = body.dataset.waiting;
+      main.appendChild(p);
+    } else {
+      main.innerHTML = html;
+      hideUnrevealed();
+    }
+    drawBar();
+    if (follow) window.scrollTo(0, document.documentElement.scrollHeight);
+  }
+
+  function hideUnrevealed() {
+    for (const lane of main.querySelectorAll(".lane")) {
+      const steps = lane.querySelectorAll(".step");
+      const key = state.shown + ":" + lane.dataset.lane;
+      if (!state.reveal) { state.revealed.set(key, steps.length); continue; }
+      const shown = state.revealed.get(key) ?? 0;
+      let hidden = 0;
+      steps.forEach((step, i) => { step.hidden = i >= shown; if (i >= shown) hidden++; });
+      for (const heading of lane.querySelectorAll(".round")) {  // a round shows with a step
+        let el = heading.nextElementSibling;
+        let shows = false;
+        while (el && !el.classList.contains("round")) {
+          if (el.classList.contains("step") && !el.hidden) shows = true;
+          el = el.nextElementSibling;
+        }
+        heading.hidden = !shows;
+      }
+      if (hidden) {
+        const next = document.createElement("div");
+        next.className = "next";
+        next.textContent = body.dataset.next;
+        const last = shown > 0 ? steps[shown - 1] : null;
+        if (last) last.after(next); else (lane.querySelector("h2") ?
+          lane.querySelector("h2").after(next) : lane.prepend(next));
+      }
+    }
+  }
+
+  async function show(n) {
+    state.shown = n;
+    if (n !== null && !state.html.has(n)) {
+      const answer = await fetch(body.dataset.runs + n);
+      if (answer.ok) state.html.set(n, (await answer.json()).html);
+    }
+    draw();
+  }
+
+  function step(by) {  // by -1: an earlier run, +1: a later one
+    const at = state.runs.findIndex((r) => r.n === state.shown);
+    const to = at - by;
+    if (at < 0 || to < 0 || to >= state.runs.length) {
+      if (by > 0) { state.follow = true; show(newest()); }
+      return;
+    }
+    state.follow = to === 0;
+    show(state.runs[to].n);
+  }
+
+  const events = new EventSource(body.dataset.events);
+  events.addEventListener("runs", (e) => {
+    state.runs = JSON.parse(e.data).runs;
+    const known = new Set(state.runs.map((r) => r.n));
+    for (const n of state.html.keys()) if (!known.has(n)) state.html.delete(n);
+    if (state.follow || !known.has(state.shown)) { state.follow = true; show(newest()); }
+    else drawBar();
+  });
+  events.addEventListener("run", (e) => {
+    const run = JSON.parse(e.data);
+    state.html.set(run.n, run.html);
+    if (!state.runs.some((r) => r.n === run.n)) {
+      state.runs.unshift({ n: run.n, status: run.status });
+      state.runs.sort((a, b) => b.n - a.n);
+    }
+    for (const r of state.runs) if (r.n === run.n) r.status = run.status;
+    if (state.follow && run.n === newest() && state.shown !== run.n) show(run.n);
+    else if (run.n === state.shown) draw();
+    else drawBar();
+  });
+
+  document.addEventListener("keydown", (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const key = e.key;
+    if (key === "ArrowLeft") step(-1);
+    else if (key === "ArrowRight") step(1);
+    else if (key === "+" || key === "=") setSize(state.size + 4);
+    else if (key === "-" || key === "_") setSize(state.size - 4);
+    else if (key === "t" || key === "T") setTheme(root.dataset.theme === "dark" ? "light" : "dark");
+    else if (key === "r" || key === "R") { state.reveal = !state.reveal; draw(); }
+    else if (key === " " && state.reveal) {
+      for (const lane of main.querySelectorAll(".lane")) {
+        const k = state.shown + ":" + lane.dataset.lane;
+        const total = lane.querySelectorAll(".step").length;
+        state.revealed.set(k, Math.min(total, (state.revealed.get(k) ?? 0) + 1));
+      }
+      draw();
+    } else return;
+    e.preventDefault();
+  });
+
+  setSize(state.size);
+  setTheme(localStorage.getItem("board.theme") || "dark");
+  drawBar();
+})();

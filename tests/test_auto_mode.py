@@ -1,0 +1,119 @@
+"""AGENT_MODE=auto decides by what the model does (issue 18): a model that writes its calls
+as text, or asks again for a call it has the result of, goes on in the text format, and
+Glassbox says so in a Note. Against the fake model server, real HTTP."""
+
+from __future__ import annotations
+
+import json
+
+from agent import Action, Answer, ModelClient, Observation, RunFinished
+from agent.events import Event, Note
+from agent.settings import AgentSettings
+from tests.fakes.model import FakeModel, text_reply, tool_reply
+from tests.test_loop import Weather, events_of, of, react
+from tests.test_text_parser import Convert
+
+FENCED = '```json\n{"name": "get_weather", "arguments": {"city": "Lima"}}\n```'
+
+
+def kinds(events: list[Event]) -> list[str]:
+    """The kinds of the steps that matter here (how text streams is the chain's business)."""
+    return [e.type for e in events if e.type in (
+        "run_started", "note", "action", "observation", "answer", "run_finished")
+        and getattr(e, "kind", "") != "no_reasoning"]  # the chain's notes are tested there
+
+
+async def test_calls_written_as_text_move_the_run_to_the_text_format(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    fake_model.push(text_reply(FENCED + "\nLima is 30°C."),
+                    text_reply("Thought: I have it.\nFinal Answer: Lima is 21°C and clear."))
+    weather = Weather()
+    events = await events_of(react("Weather in Lima?", client, settings, [weather]))
+    assert weather.calls == ["Lima"]
+    assert kinds(events) == ["run_started", "note", "action", "observation", "answer",
+                             "run_finished"]
+    (note,) = [n for n in of(events, Note) if n.kind != "no_reasoning"]
+    assert note.kind == "text_format" and note.round == 1
+    assert note.text.startswith("This model writes its tool calls as text")
+    assert of(events, Answer)[0].text == "Lima is 21°C and clear."
+    assert events[-1].status == "done"  # type: ignore[attr-defined]
+    native, text = fake_model.bodies
+    assert "tools" in native and "tools" not in text and "stop" in text
+    assert "Action: tool_name[input]" in text["messages"][0]["content"]
+    assert text["messages"][-2:] == [
+        {"role": "assistant", "content": 'Action: get_weather[{"city": "Lima"}]'},
+        {"role": "user", "content": "Observation: Lima: 21°C, clear"},
+    ]
+    assert client.calls_as_text
+
+    # The client remembers: the next run starts in text, and says so once.
+    fake_model.push(text_reply("Thought: easy.\nFinal Answer: 4"))
+    again = await events_of(react("2+2?", client, settings, [weather]))
+    assert kinds(again) == ["run_started", "note", "answer", "run_finished"]
+    assert [n.round for n in of(again, Note) if n.kind == "text_format"] == [1]
+    assert "tools" not in fake_model.bodies[-1]
+
+
+async def test_a_call_asked_for_again_is_answered_in_text(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    same = ("get_weather", {"city": "Lima"})
+    fake_model.push(tool_reply(same), tool_reply(same),
+                    text_reply("Thought: I have it.\nFinal Answer: Lima is 21°C."))
+    weather = Weather()
+    events = await events_of(react("Lima?", client, settings, [weather]))
+    assert weather.calls == ["Lima"] and len(of(events, Action)) == 1
+    (note,) = [n for n in of(events, Note) if n.kind == "text_format"]
+    assert note.round == 2 and "asked again for a call" in note.text
+    assert of(events, Answer)[0].text == "Lima is 21°C."
+    text = fake_model.bodies[2]
+    assert "tools" not in text
+    assert [m["role"] for m in text["messages"]] == ["system", "user", "assistant", "user"]
+    assert not client.calls_as_text  # a model that uses native calls keeps them
+
+
+async def test_a_restated_call_is_never_the_answer(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    restated = json.dumps({"name": "get_weather", "arguments": {"city": "Lima"},
+                           "result": "Lima: 21°C, clear"})
+    fake_model.push(text_reply(FENCED), text_reply(f"```json\n{restated}\n```"),
+                    text_reply("Final Answer: It is 21°C in Lima."))
+    events = await events_of(react("Lima?", client, settings, [Weather()]))
+    assert [a.text for a in of(events, Answer)] == ["It is 21°C in Lima."]
+    assert "format" in fake_model.bodies[2]["messages"][-1]["content"]  # the correction
+
+
+async def test_chinese_question_gets_chinese_instructions(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    fake_model.push(text_reply(FENCED), text_reply("Final Answer: 利马现在 21°C。"))
+    events = await events_of(react("利马天气怎么样？", client, settings, [Weather()]))
+    assert of(events, Note)[0].text.startswith("这个模型把工具调用写在文字里")
+    native, text = fake_model.bodies
+    assert native["messages"][0]["content"].startswith("你是 Glassbox")
+    assert "用中文写出对问题的回答" in text["messages"][0]["content"]
+    assert text["messages"][-1]["content"].endswith("（请用中文回答。）")
+
+
+async def test_unusable_text_input_gets_an_observation_that_mends_it(
+    fake_model: FakeModel, settings: AgentSettings
+) -> None:
+    client = ModelClient(settings.model_copy(update={"agent_mode": "text"}))
+    fake_model.push(text_reply("Thought: convert.\nAction: convert\nAction Input: 5 dollars"),
+                    text_reply('Action: convert\nAction Input: {"amount": 5, "base": "USD"}'),
+                    text_reply("Final Answer: 5 USD is 35 CNY."))
+    text_settings = settings.model_copy(update={"agent_mode": "text"})
+    try:
+        events = await events_of(react("5 USD in CNY?", client, text_settings, [Convert()]))
+    finally:
+        await client.close()
+    first, second = of(events, Observation)
+    assert not first.ok and first.failure == "bad_arguments"
+    assert "Its arguments: amount (number); base (string); quote (string, optional)" in (
+        first.text)
+    assert first.text.endswith('Action Input: {"amount": "...", "base": "..."}')
+    assert second.ok and second.text == "5.0 USD = 35.0 CNY"
+    done = events[-1]
+    assert isinstance(done, RunFinished) and done.status == "done"

@@ -1,0 +1,129 @@
+"""/settings through the real Application against the fakes: the menu edits a chat's settings
+in place (admins only), each change says what changed, and the chat's next run uses them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import pytest
+
+from agent.tool import Tool
+from agent.tools.calculator import Calculate
+from agent.tools.clock import GetTime
+from bot.store.prefs import ChatSettings
+from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox
+from tests.fakes.model import text_reply, tool_reply
+from tests.fakes.telegram import Message
+
+NOON = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def gb_tools() -> Sequence[Tool]:
+    return [Calculate(), GetTime("Asia/Shanghai", clock=lambda: NOON)]
+
+
+async def menu(gb: Glassbox, chat: int, user: int) -> Message:
+    sent = gb.tg.send(chat, user, "/settings")
+    await gb.tg.wait(lambda: bool(gb.replies_to(chat, sent)))
+    return gb.replies_to(chat, sent)[0]
+
+
+async def tap(gb: Glassbox, chat: int, user: int, message: Message, label: str) -> None:
+    """Tap the button whose label starts with `label`; wait until the message changed."""
+    before = message.text, message.buttons
+    data = next(message.button_data(b) for b in message.buttons if b.startswith(label))
+    gb.tg.tap(chat, user, message.message_id, data)
+    await gb.tg.wait(lambda: (message.text, message.buttons) != before)
+
+
+def offered(body: dict[str, object]) -> list[str]:
+    return [t["function"]["name"] for t in body.get("tools", [])]  # type: ignore[attr-defined]
+
+
+async def test_a_student_sees_the_settings_read_only_and_cannot_tap(gb: Glassbox) -> None:
+    shown = await menu(gb, GROUP, ALICE)
+    assert "This chat's settings" in shown.text and "🕒 Time zone: Asia/Shanghai" in shown.text
+    assert "Only an admin can change them." in shown.text and shown.buttons == []
+
+    admin_menu = await menu(gb, GROUP, ADMIN)
+    assert admin_menu.buttons[0].startswith("🌐 Language")
+    gb.tg.tap(GROUP, ALICE, admin_menu.message_id, admin_menu.button_data(admin_menu.buttons[3]))
+    await gb.tg.wait(lambda: "answerCallbackQuery" in gb.tg.methods())
+    refusal = next(c for c in gb.tg.calls if c.method == "answerCallbackQuery")
+    assert refusal.params["text"] == "Only an admin of this chat can change its settings."
+    defaults = ChatSettings.defaults(gb.parts.settings)
+    assert await gb.parts.store.chats.get(GROUP, defaults) == defaults
+
+
+async def test_a_tool_turned_off_is_not_offered_on_the_next_run(gb: Glassbox) -> None:
+    shown = await menu(gb, GROUP, ADMIN)
+    await tap(gb, GROUP, ADMIN, shown, "🧰 Tools")
+    assert "✅ calculate" in shown.buttons and "◀ Back" in shown.buttons
+    await tap(gb, GROUP, ADMIN, shown, "✅ calculate")
+    assert "✅ Changed 🧰 Tools: calculate, get_time" in shown.text
+    assert "→ get_time" in shown.text and "⬜ calculate" in shown.buttons
+
+    gb.model.push(text_reply("No calculator today."))
+    asked = gb.tg.send(GROUP, BOB, "/ask 2+2")
+    await gb.answer_to(GROUP, asked)
+    assert offered(gb.model.bodies[0]) == ["get_time"]
+
+
+async def test_the_time_zone_changes_get_time_and_history(gb: Glassbox) -> None:
+    shown = await menu(gb, GROUP, ADMIN)
+    await tap(gb, GROUP, ADMIN, shown, "🕒 Time zone")
+    await tap(gb, GROUP, ADMIN, shown, "Europe/London")
+    assert "✅ Changed 🕒 Time zone: Asia/Shanghai → Europe/London" in shown.text
+    assert "• Europe/London" in shown.buttons
+
+    gb.model.push(tool_reply(("get_time", {})), text_reply("Noon in London."))
+    asked = gb.tg.send(GROUP, ALICE, "/ask what time is it?")
+    final = await gb.answer_to(GROUP, asked)
+    assert "Europe/London: Monday, 2026-03-02 12:00 (UTC+00:00)" in final.text
+    listed = gb.tg.send(GROUP, ALICE, "/history")
+    await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, listed)))
+    assert "Europe/London" in gb.replies_to(GROUP, listed)[0].text
+
+    typed = gb.tg.send(GROUP, ADMIN, "/settings timezone America/Sao_Paulo")
+    await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, typed)))
+    assert "Europe/London → America/Sao_Paulo" in gb.replies_to(GROUP, typed)[0].text
+
+
+async def test_language_mode_and_step_by_default_apply_to_the_next_run(gb: Glassbox) -> None:
+    shown = await menu(gb, ALICE, ALICE)  # in a private chat, its user is the admin
+    await tap(gb, ALICE, ALICE, shown, "🌐 Language")
+    assert "✅ 已修改 🌐 语言：自动（每人的 Telegram 语言） → 中文" in shown.text
+    await tap(gb, ALICE, ALICE, shown, "🧠")
+    await tap(gb, ALICE, ALICE, shown, "🧠")
+    assert "🧠 调用方式：文本 ReAct" in shown.text
+    await tap(gb, ALICE, ALICE, shown, "⏸")
+    assert "⏸ 默认逐步确认：开" in shown.text
+
+    gb.model.push(text_reply("Thought: I should add.\nAction: calculate[2+2]"),
+                  text_reply("Final Answer: 4"))
+    asked = gb.tg.send(ALICE, ALICE, "what is 2+2")
+    await gb.tg.wait(lambda: bool(gb.replies_to(ALICE, asked))
+                     and "▶ 执行" in gb.replies_to(ALICE, asked)[0].buttons)
+    live = gb.replies_to(ALICE, asked)[0]
+    assert "tools" not in gb.model.bodies[0]  # text ReAct: no function calling
+    gb.tg.tap(ALICE, ALICE, live.message_id, live.button_data("▶ 执行"))
+    final = await gb.answer_to(ALICE, asked)
+    assert "第 1 轮" in final.text and "Alice 确认执行" in final.text and "4" in final.text
+
+
+async def test_glassbox_notes_can_be_hidden_when_a_model_gives_no_reasoning(
+        gb: Glassbox) -> None:
+    gb.model.push(tool_reply(("calculate", {"expression": "2+2"})), text_reply("4."))
+    first = gb.tg.send(GROUP, BOB, "/ask 2+2")
+    assert "📝 由 Glassbox 补写：模型没有给出理由" in (await gb.answer_to(GROUP, first)).text
+
+    shown = await menu(gb, GROUP, ADMIN)
+    await tap(gb, GROUP, ADMIN, shown, "📝")
+    assert "✅ Changed 📝 Glassbox's notes when a model gives no reasoning: on → off" in shown.text
+    gb.model.push(tool_reply(("calculate", {"expression": "2+2"})), text_reply("4."))
+    second = gb.tg.send(GROUP, BOB, "/ask 2+2 again")
+    final = await gb.answer_to(GROUP, second)
+    assert "补写" not in final.text and "思考" not in final.text
+    assert "calculate(expression=" in final.text and "4." in final.text

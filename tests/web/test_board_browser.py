@@ -1,0 +1,134 @@
+"""The class board in a real headless Chromium (Debian's, driven by Playwright; no browser
+download): a group's board follows a /compare live in two columns, reveal mode holds back
+the next step until space, text is projector size at 1280×720. Screenshots go to
+docs/gallery/."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.compare_judge import JUDGE_MARK
+from tests.botkit import ALICE, GROUP, Add, people
+from tests.fakes.model import DashScope, FakeModel, Reply, sse
+from tests.fakes.telegram import FakeTelegram
+from tests.web.kit import serving
+from tests.web.test_board import board_path
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+GALLERY = Path(__file__).resolve().parents[2] / "docs" / "gallery"
+
+pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None,
+                                reason="Debian's chromium is not installed (.ci/run installs it)")
+
+
+def slow_text(text: str, delay: float, first_delay: float = 0.0) -> Reply:
+    """`text` streamed word by word, `delay` seconds apart: a run a browser can watch grow."""
+    return sse(DashScope().text(text, pieces=len(text.split())), delay=delay,
+               first_delay=first_delay)
+
+
+def lecture_model(body: dict[str, Any]) -> Reply:
+    """A /compare about 17% of 2,480: the model alone guesses, the ReAct lane calculates."""
+    system = body["messages"][0]["content"] if body["messages"] else ""
+    if system.startswith(JUDGE_MARK):
+        return slow_text("They differ: the model alone estimated about 400, while the "
+                         "calculator gave the exact 421.6.", 0.01)
+    if "tools" not in body:
+        return slow_text("Roughly 17% of 2,480 is about 400, give or take a little.", 0.12)
+    if body["messages"][-1]["role"] == "tool":
+        return slow_text("17% of 2,480 is exactly **421.6**.", 0.12)
+    return sse(DashScope().tool_calls([("add", {"a": 2480 * 0.17, "b": 0})],
+                                      content="I should compute 17% of 2,480 exactly."),
+               first_delay=0.6)
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield chromium
+        finally:
+            await chromium.close()
+
+
+async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path,
+                                                                  browser: Any) -> None:
+    GALLERY.mkdir(parents=True, exist_ok=True)
+    with FakeTelegram(scale=0.02) as tg, FakeModel(default=lecture_model) as model:
+        people(tg)
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
+            path = await board_path(web)
+            page = await browser.new_page(viewport={"width": 1280, "height": 720})
+            await page.goto(web.base_url + path)
+            await page.wait_for_selector(".waiting")
+
+            asked = tg.send(GROUP, ALICE, "/compare What is 17% of 2,480?")
+            # Live: the model-alone column is writing while the run is still running.
+            await page.wait_for_function(
+                """() => {
+                    const run = document.querySelector("article.run");
+                    const plain = document.querySelector('[data-lane="plain"] .step.answer');
+                    return run && run.dataset.status === "running" && plain
+                        && plain.textContent.includes("17%");
+                }""", timeout=15000)
+            await page.screenshot(path=str(GALLERY / "board-compare-live.png"))
+            await page.wait_for_selector(".difference", timeout=20000)
+            await page.wait_for_selector(".judgement b", timeout=20000)
+            columns = await page.eval_on_selector_all(
+                ".lanes.two > .lane", "lanes => lanes.map(l => l.getBoundingClientRect().x)")
+            assert len(columns) == 2 and columns[1] > columns[0] + 300  # side by side
+            text = await page.inner_text("article.run")
+            assert "about 400" in text and "421.6" in text and "No tools → ReAct" in text
+            size = await page.eval_on_selector(
+                ".step.answer .text", "e => parseFloat(getComputedStyle(e).fontSize)")
+            assert size >= 28
+            await page.screenshot(path=str(GALLERY / "board-compare-end.png"))  # followed
+            await page.evaluate("window.scrollTo(0, 0)")
+            await page.screenshot(path=str(GALLERY / "board-compare.png"))
+            await web.gb.answer_to(GROUP, asked)
+
+            # + makes the text larger; T switches to the light theme.
+            await page.keyboard.press("+")
+            bigger = await page.eval_on_selector(
+                ".step.answer .text", "e => parseFloat(getComputedStyle(e).fontSize)")
+            assert bigger > size
+            await page.keyboard.press("-")
+            await page.keyboard.press("t")
+            assert await page.evaluate("document.documentElement.dataset.theme") == "light"
+            await page.screenshot(path=str(GALLERY / "board-compare-light.png"))
+            await page.keyboard.press("t")
+
+            # Reveal mode: the next run's steps wait behind the question until space.
+            await page.keyboard.press("r")
+            tg.send(GROUP, ALICE, "/compare And 17% of 3,000?")
+            await page.wait_for_function(
+                """() => document.querySelector("article.run").dataset.n === "2"
+                    && document.querySelectorAll('[data-lane="react"] .step').length >= 1""",
+                timeout=15000)
+            hidden = await page.eval_on_selector_all(
+                '[data-lane="react"] .step', "s => s.map(e => e.hidden)")
+            assert hidden and all(hidden)
+            assert await page.is_visible('[data-lane="react"] .next')
+            await page.screenshot(path=str(GALLERY / "board-reveal.png"))
+            await page.keyboard.press(" ")
+            assert await page.is_visible('[data-lane="react"] .step[data-step="0"]')
+            first = await page.inner_text('[data-lane="react"] .step[data-step="0"]')
+            assert "Thought" in first
+
+            # ← goes back to the first run, → returns to the newest.
+            await page.keyboard.press("ArrowLeft")
+            await page.wait_for_function(
+                '() => document.querySelector("article.run").dataset.n === "1"')
+            await page.keyboard.press("ArrowRight")
+            await page.wait_for_function(
+                '() => document.querySelector("article.run").dataset.n === "2"')
