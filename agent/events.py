@@ -110,6 +110,9 @@ class ObservationFailure(StrEnum):
     time (an UpstreamError), as opposed to the tool itself refusing."""
     SKIPPED = "skipped"
     """A person skipped the call in step mode (agent/confirm.py): it never ran."""
+    NOT_RUN = "not_run"
+    """The call was past AGENT_MAX_CALLS_PER_ROUND and was not run. One Observation of this
+    kind stands for all of a round's calls not run (its `call_id` is the first of them)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,8 @@
-"""Runs the tool calls of a round: parse, validate, run under a timeout, bound, de-duplicate.
+"""Runs the tool calls of a round: parse, validate, cap, run under a timeout, bound,
+de-duplicate.
+
+Only the first AGENT_MAX_CALLS_PER_ROUND calls of a round run (a `Batch`); each call past
+the cap is answered "not run" for the model, and the chain shows one Observation for them all.
 
 Every failure becomes the text of an observation the model can react to, marked with
 its ObservationFailure; only cancellation propagates. A repeated call is not run again:
@@ -20,7 +24,7 @@ from pydantic import ValidationError
 from agent.events import Action, Event, Observation, ObservationFailure
 from agent.lang import pick
 from agent.model import ToolCall
-from agent.prompts import loop_stop_note, repeated_note
+from agent.prompts import loop_stop_note, not_run_note, not_run_result, repeated_note
 from agent.runner import RunStats
 from agent.tool import Tool, ToolError, UpstreamError
 
@@ -65,6 +69,31 @@ def validation_problems(exc: ValidationError) -> str:
     """What is wrong with arguments, field by field, as the model and a person read it."""
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
                      for e in exc.errors(include_url=False))
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """A round's calls split at the cap: the first `cap` run, the rest are not run."""
+
+    run: tuple[ParsedCall, ...]
+    not_run: tuple[ParsedCall, ...]
+    cap: int
+
+    @classmethod
+    def of(cls, calls: Sequence[ParsedCall], cap: int) -> Batch:
+        return cls(tuple(calls[:cap]), tuple(calls[cap:]), cap)
+
+    @property
+    def calls(self) -> tuple[ParsedCall, ...]:
+        """All of the round's calls, in the model's order."""
+        return self.run + self.not_run
+
+    def results(self, ran: dict[str, str], lang: str) -> list[str]:
+        """What the model is sent for every call, in call order (each tool_call id must get
+        one, or the next request is invalid): the observations of those that ran, by call
+        id, then "not run" for each of the rest."""
+        return ([ran[p.call.id] for p in self.run]
+                + [not_run_result(lang, self.cap)] * len(self.not_run))
 
 
 class _Result(NamedTuple):
@@ -162,19 +191,26 @@ def names_of(tools: Sequence[Tool]) -> dict[str, Tool]:
 
 
 async def act(
-    calls: Sequence[ParsedCall],
+    batch: Batch,
     earlier: Sequence[int],
     runner: ToolRunner,
     rnd: int,
     stats: RunStats,
     skipped: Mapping[str, str] | None = None,
 ) -> AsyncIterator[Event]:
-    """Actions, then Observations as each call finishes (the calls run concurrently).
-    `skipped`: calls a person skipped (call id: the observation instead), never run."""
+    """Actions of the calls that run, one NOT_RUN Observation for the calls past the cap,
+    then Observations as each call finishes (the calls run concurrently). `skipped`: calls
+    a person skipped (call id: the observation instead), never run."""
+    calls = batch.run
     for parsed in calls:
         stats.tool_calls += 1
         yield Action(round=rnd, call_id=parsed.call.id, tool=parsed.call.name,
                      arguments=parsed.arguments)
+    if batch.not_run:
+        first = batch.not_run[0].call
+        yield Observation(round=rnd, call_id=first.id, tool=first.name,
+                          text=not_run_note(runner.lang, len(batch.not_run), batch.cap),
+                          ok=False, duration_ms=0, failure=ObservationFailure.NOT_RUN)
 
     async def one(parsed: ParsedCall, n: int) -> Observation:
         if skipped and parsed.call.id in skipped:

@@ -1,7 +1,8 @@
 """The ReAct loop (and the plain, no-tools run) as async generators of events.
 
 A round is one model call. If the model asks for tools: Thought, then an Action and an
-Observation for each call (run concurrently), and the results go back to the model. If
+Observation for each call (run concurrently; past AGENT_MAX_CALLS_PER_ROUND calls, one
+Observation says the rest were not run), and the results go back to the model. If
 it does not: Thought and the Answer, streamed. The loop stops at the round cap or at a
 call repeated a third time, and then asks once more, without tools, for the best answer.
 
@@ -14,6 +15,7 @@ its calls as text (agent/auto_rounds.py), goes on in text for that client.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -21,7 +23,7 @@ from typing import Any
 from agent.auto_rounds import AutoRounds
 from agent.confirm import Gate, Reviewed, StopRun
 from agent.events import Answer, Event, Observation, ObservationFailure, RunStarted, Thought
-from agent.executor import ParsedCall, ToolRunner, act, names_of
+from agent.executor import Batch, ParsedCall, ToolRunner, act, names_of
 from agent.lang import Lang, detect_lang, run_lang
 from agent.model import ModelClient
 from agent.model_errors import ModelError, ModelErrorKind
@@ -37,6 +39,9 @@ from agent.textmode import text_system
 from agent.tool import Tool
 
 log = logging.getLogger(__name__)
+
+_NOT_FAILED = (ObservationFailure.SKIPPED, ObservationFailure.NOT_RUN)
+"""Calls that never ran: a person skipped them, or they were past the round's cap."""
 
 
 def run_react(
@@ -188,20 +193,21 @@ async def _rounds(
             return
         if not reasoned:
             yield no_reasoning_for_calls(rnd, lang, [p.call.name for p in calls])
-        reviewed = Reviewed(list(calls))
+        batch = Batch.of(calls, settings.agent_max_calls_per_round)
+        reviewed = Reviewed(list(batch.run))
         if gate is not None:
             async for event in gate.review(reviewed, rnd, runner.tools, runner.lang):
                 yield event
-            calls = tuple(reviewed.calls)
-        earlier = runner.count(calls)
+            batch = dataclasses.replace(batch, run=tuple(reviewed.calls))
+        earlier = runner.count(batch.run)
         results: dict[str, str] = {}
-        async for event in act(calls, earlier, runner, rnd, stats, reviewed.skipped):
+        async for event in act(batch, earlier, runner, rnd, stats, reviewed.skipped):
             if isinstance(event, Observation):
                 results[event.call_id] = event.text
                 observed += 1
-                failed += not event.ok and event.failure is not ObservationFailure.SKIPPED
+                failed += not event.ok and event.failure not in _NOT_FAILED
             yield event
-        rounds.record(calls, [results[p.call.id] for p in calls])
+        rounds.record(batch.calls, batch.results(results, runner.lang))
         if any(n >= 2 for n in earlier):
             repeated = True
             break

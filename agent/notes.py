@@ -17,6 +17,10 @@ NOTE_LABEL = ("由 Glassbox 补写", "Written by Glassbox")
 """The label of a Glassbox note (zh, en), in the chat, /show, the export and the terminal."""
 
 
+NAMED_TOOLS = 8
+"""A note names at most this many tools."""
+
+
 def note_label(lang: str) -> str:
     return pick(lang, *NOTE_LABEL)
 
@@ -24,7 +28,11 @@ def note_label(lang: str) -> str:
 def no_reasoning_for_calls(rnd: int, lang: str, tools: Sequence[str]) -> Note:
     """A round whose model called tools without a word of reasoning."""
     names = list(dict.fromkeys(tools))
-    joined = pick(lang, "、", ", ").join(names)
+    shown = names[:NAMED_TOOLS]
+    if len(names) > NAMED_TOOLS:  # a reply may carry a thousand calls
+        more = len(names) - NAMED_TOOLS
+        shown.append(pick(lang, f"另外 {more} 个工具", f"{more} more tools"))
+    joined = pick(lang, "、", ", ").join(shown)
     return Note(round=rnd, kind="no_reasoning", text=pick(
         lang, f"模型没有给出理由，直接调用了 {joined}。",
         f"the model gave no reasoning; it called {joined}."))

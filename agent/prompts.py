@@ -96,3 +96,16 @@ def repeated_note(lang: str) -> str:
 def loop_stop_note(lang: str) -> str:
     return pick(lang, "（同一调用第三次出现，停止调用工具，直接作答。）",
                 "(The same call a third time: no more tools, answering now.)")
+
+
+def not_run_result(lang: str, cap: int) -> str:
+    """What the model is sent for each call past the cap of calls a round."""
+    return pick(lang, f"未运行：每轮最多运行 {cap} 个工具调用。如仍需要，请在下一轮再调用。",
+                f"Not run: at most {cap} tool calls run per round. Call it again in the next "
+                "round if you still need it.")
+
+
+def not_run_note(lang: str, skipped: int, cap: int) -> str:
+    """The one observation the chain shows for all of a round's calls not run."""
+    return pick(lang, f"另有 {skipped} 个调用未运行：每轮最多 {cap} 个",
+                f"{skipped} more calls not run: at most {cap} per round")

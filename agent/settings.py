@@ -40,6 +40,8 @@ class AgentSettings(BaseSettings):
     llm_max_retries: int = Field(default=2, ge=0, le=10)
 
     agent_max_rounds: int = Field(default=6, ge=1, le=20)
+    agent_max_calls_per_round: int = Field(default=8, ge=1, le=64)
+    """Tool calls run per round; the model is told the rest were not run."""
     tool_timeout_s: float = Field(default=15.0, gt=0)
     max_observation_chars: int = Field(default=4000, ge=200)
     history_max_chars: int = Field(default=6000, ge=0)

@@ -126,19 +126,22 @@ def wait_for(what: str, done: Callable[[], bool], timeout: float,
 
 
 @contextlib.contextmanager
-def stage(workdir: Path, scale: float = 1.0) -> Iterator[Stage]:
-    """The fakes and the bot, running; the bot is stopped (SIGTERM, as a host would) after."""
+def stage(workdir: Path, scale: float = 1.0, code: Path = ROOT,
+          command: list[str] | None = None) -> Iterator[Stage]:
+    """The fakes and the bot, running; the bot is stopped (SIGTERM, as a host would) after.
+    `code`: the checkout whose bot runs (another one measures older code against these
+    fakes); `command`: how to start it (default `python -m bot`)."""
     pace = Pace(first_token_s=(0.5 * scale, 1.0 * scale), tokens_per_s=40 / scale, seed=7)
     with FakeTelegram(scale=scale, latency=TELEGRAM_LATENCY_S * scale) as tg, \
             FakeModel(default=script, pace=pace) as model, \
             FakeOpenMeteo(latency=UPSTREAM_LATENCY_S * scale) as meteo:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCH_SCALE": str(scale),
+        env = {**os.environ, "PYTHONPATH": str(code), "BENCH_SCALE": str(scale),
                "TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_API_BASE_URL": tg.base_url,
                "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
                "LLM_MAX_RETRIES": "0", "DATABASE_PATH": str(workdir / "bot.sqlite3"),
                "AGENT_TOOLS": "get_weather", "OPEN_METEO_GEOCODING_URL": meteo.geocoding_url,
                "OPEN_METEO_FORECAST_URL": meteo.forecast_url, "HTTP_LISTEN": "off"}
-        command = [sys.executable, "-m", "bot" if scale == 1 else "bench.bot"]
+        command = command or [sys.executable, "-m", "bot" if scale == 1 else "bench.bot"]
         log = workdir / "bot.log"
         with log.open("wb") as out:
             # cwd is the work dir, so a developer's .env does not change the figures

@@ -52,6 +52,8 @@ class BotSettings(AgentSettings):
     """Set by PaaS platforms: listen on 0.0.0.0:$PORT (unless HTTP_LISTEN says otherwise)."""
     public_url: str = ""
     """The base of links the bot hands out (the board); empty: the listen address."""
+    api_tokens: Annotated[tuple[SecretStr, ...], NoDecode] = ()
+    """Bearer tokens of the HTTP API, each its own scope; none: the API answers 404."""
     webhook_secret: SecretStr = SecretStr("")
     """Sent by Telegram with every webhook call, so strangers cannot post fake updates."""
     database_path: Path = Path("data/glassbox.sqlite3")
@@ -71,6 +73,10 @@ class BotSettings(AgentSettings):
     """/history lists and searches one sender may ask for per window (HISTORY_RATE_LIMIT),
     counted in memory; None: no limit."""
 
+    max_concurrent_runs: int = Field(default=100, ge=1)
+    """Runs at once (MAX_CONCURRENT_RUNS); past it questions queue, fair across chats
+    (issue 16: measured in bench/scale.py, docs/scaling.md)."""
+
     @field_validator("user_rate_limit", "history_rate_limit", mode="before")
     @classmethod
     def _rate(cls, value: Any) -> Any:
@@ -88,6 +94,14 @@ class BotSettings(AgentSettings):
         """`-100123, 42` or `-100123 42` in the environment; a list or set in code."""
         if isinstance(value, str):
             return frozenset(int(part) for part in value.replace(",", " ").split())
+        return value
+
+    @field_validator("api_tokens", mode="before")
+    @classmethod
+    def _tokens(cls, value: Any) -> Any:
+        """`tok1, tok2` in the environment; a list in code."""
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
 
     @field_validator("http_listen", mode="after")
@@ -119,6 +133,14 @@ class BotSettings(AgentSettings):
         host, port = self.http_address() or ("127.0.0.1", 8080)
         host = "localhost" if host in ("0.0.0.0", "::", "") else host
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+    @property
+    def telegram_file_base_url(self) -> str:
+        """Where files are downloaded from: the same Bot API server, `…/bot` → `…/file/bot`
+        (python-telegram-bot's `base_file_url`), so a self-hosted server serves them too."""
+        base = self.telegram_api_base_url.rstrip("/")
+        head, bot = base.rsplit("/", 1) if "/" in base else ("", base)
+        return f"{head}/file/{bot}"
 
     def chat_allowed(self, chat_id: int) -> bool:
         return not self.allowed_chat_ids or chat_id in self.allowed_chat_ids

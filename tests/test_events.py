@@ -50,7 +50,8 @@ def test_a_failure_kind_that_does_not_exist_is_refused() -> None:
 
 def test_failure_values_are_the_stored_strings() -> None:
     assert [str(f) for f in ObservationFailure] == [
-        "bad_arguments", "unknown_tool", "timeout", "tool_error", "upstream_error", "skipped"]
+        "bad_arguments", "unknown_tool", "timeout", "tool_error", "upstream_error", "skipped",
+        "not_run"]
 
 
 def test_step_mode_events_round_trip() -> None:

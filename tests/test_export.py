@@ -139,7 +139,7 @@ def test_the_answer_is_drawn_from_its_markdown_in_the_class_time_zone() -> None:
     document = export_html(record(), {"main": events}, "en", "Asia/Shanghai")
     page = Page(document)
     assert "<b>Sunny</b>, 18 °C." in document and "**" not in page.text.split("Answer")[-1]
-    assert "City   │ °C\n───────┼───\n杭州   │ 18\nBerlin │  2" in page.text
+    assert "City   | °C\n-------+---\n杭州   | 18\nBerlin |  2" in page.text
     assert "2025-03-01 16:00:05 (Asia/Shanghai)" in page.text  # 08:00 UTC
     assert "1 tool call" in page.text and "1 tool calls" not in page.text
     assert "1,280 in · 45 out tokens" in page.text

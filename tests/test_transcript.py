@@ -12,6 +12,7 @@ from agent.events import (
     Event,
     Note,
     Observation,
+    ObservationFailure,
     RunFinished,
     RunStarted,
     TextDelta,
@@ -120,6 +121,31 @@ def test_observations_attach_to_their_action_by_call_id_within_the_round() -> No
     assert [(s.observation, s.ok) for s in t.rounds[1].steps] == [("warm", True),
                                                                    ("bad arguments", False)]
     assert t.rounds[1].steps[1].arguments == "not json"
+
+
+def test_a_call_id_used_twice_in_a_round_matches_its_actions_in_order() -> None:
+    t = Transcript.from_events([
+        Action(round=1, call_id="", tool="add", arguments={"a": 1}),
+        Action(round=1, call_id="", tool="add", arguments={"a": 2}),
+        Observation(round=1, call_id="", tool="add", text="first", ok=True, duration_ms=1),
+        Observation(round=1, call_id="", tool="add", text="second", ok=True, duration_ms=1),
+    ])
+
+    assert [(s.arguments, s.observation) for s in t.rounds[0].steps] == [
+        ({"a": 1}, "first"), ({"a": 2}, "second")]
+
+
+def test_the_observation_for_calls_not_run_is_a_step_of_its_own() -> None:
+    """It carries the first call's id that was not run; it never answers another Action."""
+    t = Transcript.from_events([
+        Action(round=1, call_id="c0", tool="add", arguments={"a": 1}),
+        Observation(round=1, call_id="c0", tool="add", text="3 more calls not run",
+                    ok=False, duration_ms=0, failure=ObservationFailure.NOT_RUN),
+        Observation(round=1, call_id="c0", tool="add", text="2", ok=True, duration_ms=1),
+    ])
+
+    assert [(s.call_id, s.observation, s.failure) for s in t.rounds[0].steps] == [
+        ("c0", "2", None), ("c0", "3 more calls not run", "not_run")]
 
 
 def test_an_observation_without_its_action_is_kept_not_lost() -> None:

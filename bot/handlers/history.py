@@ -9,6 +9,7 @@ small number), so forged data can name nothing outside that scope.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import timedelta
 from typing import Any
@@ -25,12 +26,9 @@ from bot.store.records import Scope
 from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
 from bot.view.buttons import Button, Keyboard
 from bot.view.export import export_html
-from bot.view.history_view import history_keyboard, history_text, run_header
+from bot.view.history_view import history_keyboard, history_text, show_pages
 from bot.view.i18n import text
-from bot.view.render import render_view
-from bot.view.spans import PAGE_LIMIT, to_plain
-from bot.view.textlen import shorten, utf16_len
-from bot.view.transcript import replay
+from bot.view.textlen import shorten
 
 SEARCHES_KEPT = 32
 """Keywords a chat's ◀ ▶ buttons can refer to; older lists say they have expired."""
@@ -177,26 +175,22 @@ async def show_tapped(update: Update, context: Context) -> None:
 
 
 async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[str] | None:
-    """Run `n` drawn as it looked live, observations whole, a header on top; None if it is
-    not in scope."""
+    """Run `n`'s /show pages (history_view.show_pages), None if it is not in scope. They are
+    built in a thread: a run of thousands of steps takes long enough to stall other chats."""
     record = await context.store.get(scope, n)
     if record is None:
         return None
     lang = run_lang(record.question, lang)  # as the run's message spoke, in one language
-    view = replay(record, await context.store.events(record.id), lang)
-    if record.status == "running":
-        view.add_notice(text(lang, "still_running"))
-    pages = render_view(view, live=False)
-    header = run_header(record, lang, (await chat_settings(context, record.chat_id)).timezone)
-    if utf16_len(to_plain(header + "\n\n" + pages[0])) <= PAGE_LIMIT:
-        return [header + "\n\n" + pages[0], *pages[1:]]
-    return [header, *pages]
+    lanes = await context.store.events(record.id)
+    zone = (await chat_settings(context, record.chat_id)).timezone
+    return await asyncio.to_thread(show_pages, record, lanes, lang, zone)
 
 
 # --- /export -------------------------------------------------------------------------------
 
 async def export_command(update: Update, context: Context) -> None:
-    """The run as a self-contained HTML file, sent as a document."""
+    """The run as a self-contained HTML file, sent as a document (built in a thread, as
+    /show's pages are)."""
     msg, chat, user, lang, arg = _command(update)
     n = _number(arg)
     record = None if n is None else await context.store.get(scope_of(chat, user), n)
@@ -206,8 +200,9 @@ async def export_command(update: Update, context: Context) -> None:
         await context.outbox.say(chat.id, msg.message_id, reply)
         return
     lang = run_lang(record.question, lang)
-    page = export_html(record, await context.store.events(record.id), lang,
-                       (await chat_settings(context, chat.id)).timezone)
+    lanes = await context.store.events(record.id)
+    zone = (await chat_settings(context, chat.id)).timezone
+    page = await asyncio.to_thread(export_html, record, lanes, lang, zone)
     caption = text(lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)

@@ -34,6 +34,9 @@ class Listeners:
     def add(self, listener: RunListener) -> None:
         self._listeners.append(listener)
 
+    def remove(self, listener: RunListener) -> None:
+        self._listeners.remove(listener)
+
     def run_started(self, record: RunRecord) -> None:
         for listener in self._listeners:
             _guarded(listener.run_started, record)

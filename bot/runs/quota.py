@@ -26,6 +26,15 @@ async def refusal(store: Store, settings: BotSettings, chat_id: int, user_id: in
                   lang: Lang, now: datetime | None = None) -> str | None:
     """The polite line saying why a new question may not start now and when it may;
     None if it may."""
+    refused = await refusal_and_wait(store, settings, chat_id, user_id, lang, now)
+    return None if refused is None else refused[0]
+
+
+async def refusal_and_wait(store: Store, settings: BotSettings, chat_id: int, user_id: int,
+                           lang: Lang, now: datetime | None = None
+                           ) -> tuple[str, timedelta] | None:
+    """`refusal`'s line and how long until a question may start (the HTTP API's
+    Retry-After); None if one may now."""
     now = now or datetime.now(UTC)
     limit = settings.user_rate_limit
     if limit is not None and not settings.is_admin(user_id):
@@ -34,13 +43,15 @@ async def refusal(store: Store, settings: BotSettings, chat_id: int, user_id: in
         if len(starts) >= limit.runs:
             frees = starts[len(starts) - limit.runs] + window
             return text(lang, "rate_limited", count=len(starts),
-                        window=wait_text(window, lang), wait=wait_text(frees - now, lang))
+                        window=wait_text(window, lang), wait=wait_text(frees - now, lang)), \
+                frees - now
     budget = settings.chat_daily_token_budget
     if budget is not None:
         midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
         if await store.tokens_since(chat_id, midnight) >= budget:
+            frees = midnight + timedelta(days=1)
             return text(lang, "over_budget", budget=f"{budget:,}",
-                        wait=wait_text(midnight + timedelta(days=1) - now, lang))
+                        wait=wait_text(frees - now, lang)), frees - now
     return None
 
 

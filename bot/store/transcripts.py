@@ -1,8 +1,9 @@
 """Transcripts in SQLite: every run and each of its steps, written the moment it arrives.
 
 One aiosqlite connection in WAL mode with foreign keys on. Writes go one at a time under a
-lock, each in its own committed transaction, so a crash or restart loses at most the step
-in flight. The agent knows nothing of this: the bot hands over what the agent yields.
+lock, each in its own committed transaction; a run's steps come a round at a time (see
+bot/store/rounds.py), one statement each, so a crash or restart loses at most the round in
+flight. The agent knows nothing of this: the bot hands over what the agent yields.
 
 A `Scope` decides what a caller may see or delete: `Scope(chat_id)` is everything in a
 group; `Scope(chat_id, user_id)` only that user's runs there (a private chat, or a group
@@ -15,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -46,6 +47,34 @@ _RUN_COLUMNS = """
             SELECT message_id FROM run_messages WHERE run_id = runs.id ORDER BY message_id)
     ) AS message_ids
     FROM runs"""
+
+
+INSERT_STEP = (
+    "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
+    " duration_ms, synthesized, payload, created_at)"
+    " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?")
+"""Stores one step (`step_row`'s values); a run that is gone takes none. (A run's steps
+go in several at a time, in one statement: `Store.append_steps`.)"""
+
+
+def step_row(run_id: int, event: Event, lane: str) -> tuple[Any, ...]:
+    """INSERT_STEP's values for `event`, a step of run `run_id`."""
+    data = event.to_dict()
+    arguments = data.get("arguments")
+    return (
+        lane,
+        data["type"],
+        data.get("round", 0),
+        data.get("tool"),
+        None if arguments is None else json.dumps(arguments, ensure_ascii=False),
+        data.get("text"),
+        data.get("ok"),
+        data.get("duration_ms"),
+        data.get("synthesized"),
+        json.dumps(data, ensure_ascii=False),
+        _now(),
+        run_id,
+    )
 
 
 class Store:
@@ -117,32 +146,28 @@ class Store:
         return record
 
     async def append(self, run_id: int, event: Event, lane: str = "main") -> None:
-        """Store one step now. Deltas are skipped (the Thought and the Answer hold the text);
-        a run forgotten while it runs takes no more steps."""
-        _check(lane, LANES, "lane")
-        if isinstance(event, Delta):
+        """Store one step now (see `append_steps`)."""
+        await self.append_steps(run_id, [(lane, event)])
+
+    async def append_steps(self, run_id: int, steps: Sequence[tuple[str, Event]]) -> None:
+        """Store (lane, event) steps in order, in one statement: one call to the database's
+        thread, all of them or none. Deltas are skipped (the Thought and the Answer hold the
+        text); a run forgotten while it runs takes no more steps."""
+        for lane, _ in steps:
+            _check(lane, LANES, "lane")
+        rows = [step_row(run_id, event, lane) for lane, event in steps
+                if not isinstance(event, Delta)]
+        if not rows:
             return
-        data = event.to_dict()
-        arguments = data.get("arguments")
-        row = (
-            lane,
-            data["type"],
-            data.get("round", 0),
-            data.get("tool"),
-            None if arguments is None else json.dumps(arguments, ensure_ascii=False),
-            data.get("text"),
-            data.get("ok"),
-            data.get("duration_ms"),
-            data.get("synthesized"),
-            json.dumps(data, ensure_ascii=False),
-            _now(),
-        )
-        async with self._transaction() as db:
-            await db.execute(
+        values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows))
+        columns = ", ".join(f"v.column{n}" for n in range(1, 12))
+        async with self._lock:  # not inside another coroutine's open transaction
+            await self._db.execute(
                 "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
                 " duration_ms, synthesized, payload, created_at)"
-                " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?",
-                (*row, run_id),
+                f" SELECT v.column12, {columns} FROM (VALUES {values}) AS v"
+                " WHERE EXISTS (SELECT 1 FROM runs WHERE runs.id = v.column12)",
+                [value for row in rows for value in row],
             )
 
     async def finish(
@@ -193,14 +218,12 @@ class Store:
         return await self._one(f"{where} AND runs.n = ?", (*params, n))
 
     async def events(self, run_id: int) -> dict[str, list[Event]]:
-        """A run's stored steps by lane, in the order they arrived, as events again."""
+        """A run's stored steps by lane, in the order they arrived, as events again (parsed
+        in a thread: a run can have thousands)."""
         rows = await self._db.execute_fetchall(
             "SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id", (run_id,)
         )
-        lanes: dict[str, list[Event]] = {}
-        for lane, payload in rows:
-            lanes.setdefault(lane, []).append(event_from_row(payload))
-        return lanes
+        return await asyncio.to_thread(lanes_of, rows)
 
     async def starts_since(self, user_id: int, since: datetime) -> list[datetime]:
         """When a user's runs (in any chat) started from `since` on, oldest first."""
@@ -326,3 +349,11 @@ def _iso(moment: datetime) -> str:
 
 def _now() -> str:
     return _iso(datetime.now(UTC))
+
+
+def lanes_of(rows: Iterable[Any]) -> dict[str, list[Event]]:
+    """Stored (lane, payload) rows as events by lane, in order (what Store.events returns)."""
+    lanes: dict[str, list[Event]] = {}
+    for lane, payload in rows:
+        lanes.setdefault(lane, []).append(event_from_row(payload))
+    return lanes

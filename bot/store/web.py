@@ -68,6 +68,12 @@ class WebStore:
             await db.execute("INSERT OR REPLACE INTO api_runs (run_id, session_id)"
                              " VALUES (?, ?)", (run_id, session_id))
 
+    async def session_of(self, run_id: int) -> str:
+        """The session an API run belongs to ("" for none)."""
+        rows = await self.store._db.execute_fetchall(
+            "SELECT session_id FROM api_runs WHERE run_id = ?", (run_id,))
+        return str(next(iter(rows))[0]) if rows else ""
+
     async def session_runs(self, chat_id: int, session_id: str) -> list[RunRecord]:
         """The runs of a session in this scope, oldest first."""
         return await self.store._many(

@@ -13,7 +13,7 @@ import html
 import json
 from collections.abc import Sequence
 
-from agent.events import Event, RunFinished
+from agent.events import Event, ObservationFailure, RunFinished
 from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
@@ -135,6 +135,9 @@ def _round(view: RoundView, lang: str) -> str:
 def _step(step: ToolStep, lang: str) -> str:
     """A tool call as the chat writes it, `get_weather(city="Berlin")`, and what it returned,
     kept together on a printed page."""
+    if step.failure == ObservationFailure.NOT_RUN:  # stands for all the calls not run
+        return (f'<div class="step failed"><span class="label">⏭ '
+                f'{_e(step.observation or "")}</span></div>')
     call = f"{step.tool}({args_text(step.arguments)})"
     out = [f'<div class="step"><span class="label">🔧 {_e(phrase(lang, "chain_action"))}: '
            f"<code>{_e(call)}</code></span>"]

@@ -1,4 +1,4 @@
-"""What /history and /show print: a page of runs with its buttons, and a run's header line.
+"""What /history and /show print: a page of runs with its buttons, and a run replayed.
 
 Buttons carry only numbers (`hist:<page>[:<search>]`, `show:<n>`); whoever taps one is
 checked against the chat's scope again, so forged data reaches nothing new.
@@ -8,16 +8,25 @@ from __future__ import annotations
 
 import html
 
+from agent.events import Event
 from agent.lang import Lang
 from bot.store.records import HistoryPage, RunRecord
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import mode_label, status_label, text
-from bot.view.textlen import shorten
+from bot.view.render import render_view
+from bot.view.spans import PAGE_LIMIT, to_plain
+from bot.view.textlen import shorten, utf16_len
+from bot.view.transcript import View, replay
 from bot.view.when import local_time
 
 QUESTION_CHARS = 60
 """A question in the list is cut to this many characters."""
 RUNS_PER_ROW = 5
+SHOW_PAGES = 4
+"""/show sends at most this many messages; the last then says the rest is in /export."""
+SHOW_STEPS = 800
+"""A longer run is drawn only as far as this many tool steps for /show: at 35 characters or
+more a step, well past the pages it sends (drawing 10,000 steps takes seconds)."""
 _MARK = {"running": "⏳", "done": "🏁", "max_rounds": "⚠️", "error": "❌", "cancelled": "⏹",
          "interrupted": "⚡"}
 
@@ -50,6 +59,36 @@ def history_keyboard(page: HistoryPage, search: int | None) -> Keyboard:
     if turn:
         rows.append(tuple(turn))
     return tuple(rows)
+
+
+def show_pages(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang,
+               zone: str) -> list[str]:
+    """Run `record` (its stored steps by lane) drawn as it looked live, observations whole,
+    a header on top (its time in `zone`): at most SHOW_PAGES messages, the last saying the
+    rest is in /export when there is more (thousands of steps would fill a hundred)."""
+    view = replay(record, lanes, lang)
+    if record.status == "running":
+        view.add_notice(text(lang, "still_running"))
+    pages = _first_pages(view) or render_view(view, live=False)
+    header = run_header(record, lang, zone)
+    if utf16_len(to_plain(header + "\n\n" + pages[0])) <= PAGE_LIMIT:
+        pages = [header + "\n\n" + pages[0], *pages[1:]]
+    else:
+        pages = [header, *pages]
+    if len(pages) <= SHOW_PAGES:
+        return pages
+    return [*pages[:SHOW_PAGES - 1], text(lang, "show_rest_in_export", n=record.n)]
+
+
+def _first_pages(view: View) -> list[str] | None:
+    """A run of thousands of steps drawn only as far as its first SHOW_STEPS steps: pages
+    that begin exactly as the whole run's do, and enough of them (one more than /show sends
+    besides the header) that the cut lies past every page sent. None: draw the run whole."""
+    clipped = view.clipped(SHOW_STEPS)
+    if clipped is None:
+        return None
+    pages = render_view(clipped, live=False)
+    return pages if len(pages) > SHOW_PAGES else None
 
 
 def run_header(record: RunRecord, lang: Lang, zone: str) -> str:

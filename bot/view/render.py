@@ -13,6 +13,7 @@ long runs of blank lines and spaces cut short (`squeeze`) before it is drawn.
 
 from __future__ import annotations
 
+from agent.events import ObservationFailure
 from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
@@ -31,6 +32,8 @@ from bot.view.spans import (
 )
 from bot.view.step_view import decision_spans
 from bot.view.transcript import RoundView, ToolStep, Transcript, View
+
+_NEVER_RAN = (ObservationFailure.SKIPPED, ObservationFailure.NOT_RUN)
 
 LIVE_OBSERVATION_CHARS = 300
 """Longer observations are shortened in the live view (the transcript keeps them whole)."""
@@ -165,6 +168,8 @@ def chain_summary(t: Transcript, lang: str) -> str:
     failed = 0
     for view in t.rounds:
         for step in view.steps:
+            if step.failure in _NEVER_RAN:
+                continue
             calls[step.tool] = calls.get(step.tool, 0) + 1
             failed += step.ok is False
     parts += [f"{tool} ×{n}" if n > 1 else tool for tool, n in calls.items()]
@@ -243,6 +248,9 @@ def _note(out: list[Span], text: str, lang: str, lines: int) -> None:
 
 
 def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool) -> None:
+    if step.failure == ObservationFailure.NOT_RUN:  # stands for all the calls not run
+        out.append((f"⏭ {squeeze(step.observation or '')}", (I,)))
+        return
     out.append(("🔧 ", ()))
     out.append((phrase(lang, "chain_action"), (B,)))
     out.append((" ", ()))

@@ -14,8 +14,10 @@ from typing import Literal
 Align = Literal["left", "right", "center"]
 
 _RULE_CELL = re.compile(r"\s*+(:?)-++(:?)\s*+")
-COLUMN_GAP = " │ "
-RULE_GAP = "─┼─"
+COLUMN_GAP = " | "
+RULE_GAP = "-+-"
+"""ASCII, not box drawing: "│" and "─" are ambiguous-width, and a CJK monospace font draws
+them two columns wide, which breaks the alignment the padding made."""
 
 
 def display_width(text: str) -> int:
@@ -57,7 +59,7 @@ def table_text(rows: list[list[str]], aligns: list[Align]) -> str:
     aligns = aligns + ["left"] * (columns - len(aligns))
     lines = [COLUMN_GAP.join(_pad(cell, widths[c], aligns[c]) for c, cell in enumerate(row))
              .rstrip() for row in grid]
-    rule = RULE_GAP.join("─" * width for width in widths)
+    rule = RULE_GAP.join("-" * width for width in widths)
     return "\n".join([lines[0], rule, *lines[1:]])
 
 

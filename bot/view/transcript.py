@@ -8,7 +8,9 @@ holds the transcripts of a run's lanes: one (`main`) for an ask or plain run, `p
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -22,6 +24,7 @@ from agent.events import (
     Judgement,
     Note,
     Observation,
+    ObservationFailure,
     Plan,
     PlanStep,
     Proposed,
@@ -98,6 +101,10 @@ class Transcript:
     plan: tuple[PlanStep, ...] = ()
     judgement: str = ""
     """A compare run's difference line, the model's judgement (kept with the ReAct lane)."""
+    _waiting: dict[tuple[int, str], deque[ToolStep]] = field(
+        default_factory=dict, repr=False, compare=False)
+    """Steps still waiting for their Observation, by round and call id, oldest first: an
+    Observation finds its Action at once, so folding a run is linear in its steps."""
 
     def checklist(self) -> list[tuple[PlanStep, bool]]:
         """The plan's steps, each ticked once a matching tool has run: the k-th step that
@@ -115,6 +122,22 @@ class Transcript:
                 ok_calls.get(step.tool, 0) >= seen[step.tool])
             ticked.append((step, done))
         return ticked
+
+    def clipped(self, most_steps: int) -> Transcript | None:
+        """This run's chain cut after its first `most_steps` tool steps, without the answer;
+        None if it has no more steps than that (or has a plan, whose ticks count every
+        step). Drawn, it begins exactly as the whole run does: /show draws a run of
+        thousands of steps from this to send its first pages."""
+        if self.plan or sum(len(view.steps) for view in self.rounds) <= most_steps:
+            return None
+        rounds, left = [], most_steps
+        for view in self.rounds:
+            if left <= 0:
+                break
+            rounds.append(dataclasses.replace(view, steps=view.steps[:left]))
+            left -= len(view.steps)
+        return dataclasses.replace(self, rounds=rounds, answer="", answer_final=False,
+                                   _waiting={})
 
     @classmethod
     def from_events(cls, events: Iterable[Event]) -> Transcript:
@@ -156,10 +179,11 @@ class Transcript:
             self._round(event.round).draft = ""  # the round's text turned out to be a call
             decided = self._decided_step(event.round, event.call_id)
             if decided is None:
-                self._round(event.round).steps.append(
-                    ToolStep(event.call_id, event.tool, event.arguments))
+                decided = ToolStep(event.call_id, event.tool, event.arguments)
+                self._round(event.round).steps.append(decided)
             else:
                 decided.arguments, decided.acted = event.arguments, True
+            self._waiting.setdefault((event.round, event.call_id), deque()).append(decided)
         elif isinstance(event, Observation):
             step = self._step_for(event)
             step.observation = event.text
@@ -207,14 +231,14 @@ class Transcript:
     def _step_for(self, obs: Observation) -> ToolStep:
         """The Action an Observation answers: same round and call id, still waiting.
 
-        Some servers reuse call ids across rounds, so the round is matched first; an
-        Observation with no Action (a damaged stored run) gets a step of its own."""
-        steps = self._round(obs.round).steps
-        for step in steps:
-            if step.call_id == obs.call_id and step.observation is None:
-                return step
+        Some servers reuse call ids across rounds, so the round is matched first. An
+        Observation with no Action (a damaged stored run) and the one that stands for a
+        round's calls not run (NOT_RUN) get a step of their own."""
+        waiting = self._waiting.get((obs.round, obs.call_id))
+        if waiting and obs.failure != ObservationFailure.NOT_RUN:
+            return waiting.popleft()
         step = ToolStep(obs.call_id, obs.tool, {})
-        steps.append(step)
+        self._round(obs.round).steps.append(step)
         return step
 
 
@@ -255,6 +279,17 @@ class View:
         return self.mode == "compare" and all(
             lane in self.answers and self.finished.get(lane, _UNFINISHED).status == "done"
             for lane in ("plain", "react"))
+
+    def clipped(self, most_steps: int) -> View | None:
+        """The view with its last lane (where the chain ends) `Transcript.clipped`; None if
+        that lane is short enough to draw whole."""
+        last = list(self.lanes)[-1]
+        lane = self.lanes[last].clipped(most_steps)
+        if lane is None:
+            return None
+        view = copy.copy(self)
+        view.lanes = {**self.lanes, last: lane}
+        return view
 
     def add_notice(self, notice: str) -> None:
         for transcript in self.lanes.values():

@@ -18,6 +18,7 @@ from telegram import Update
 
 from bot.app import App
 from bot.settings import BotSettings
+from bot.web.api import api_routes
 from bot.web.board import board_routes
 from bot.web.metrics import CONTENT_TYPE
 
@@ -49,7 +50,7 @@ def web_app(app: App, settings: BotSettings) -> Starlette:
 
     routes: list[BaseRoute] = [Route("/healthz", healthz, methods=["GET"]),
                                Route("/metrics", metrics, methods=["GET"]),
-                               *board_routes(app)]
+                               *board_routes(app), *api_routes(app, settings)]
     if settings.webhook_url:
         routes.append(Route(webhook_path(settings), _webhook(app, settings), methods=["POST"]))
     return Starlette(routes=routes)

@@ -1,0 +1,100 @@
+"""What the HTTP API accepts, checked before anything runs, and its errors as JSON.
+
+Every refusal is `{"error": {"status", "code", "message"}}` with the right status, never a
+stack trace: 400 a body that is not JSON or not the shape below, 401 no or a wrong token,
+404 nothing there (or no API at all), 413 too long, 429 too soon (with Retry-After), 503
+the model could not be reached.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from bot.handlers.ask import MAX_QUESTION_CHARS
+
+MAX_BODY_BYTES = 64 * 1024
+"""A request body longer than this is refused unread (413)."""
+SESSION_ID = r"^[A-Za-z0-9_.:-]{1,100}$"
+"""A session id the caller may choose (one character class, anchored: linear)."""
+
+
+class ChatBody(BaseModel):
+    """POST /api/v1/chat and /api/v1/chat/stream."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    message: str = Field(min_length=1, description="The question.")
+    sessionId: str | None = Field(
+        default=None, pattern=SESSION_ID,
+        description="Continue this conversation; absent: a new one is made.")
+    mode: Literal["react", "plain", "compare"] = "react"
+    showSteps: bool = Field(default=False,
+                            description="Include each step (round, thought, tool, ...).")
+    plan: bool = Field(default=False, description="Make a plan first (as /plan).")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, retry_after_s: float = 0) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+        self.retry_after_s = retry_after_s
+
+    def response(self) -> JSONResponse:
+        headers = {}
+        if self.status == 429:
+            headers["Retry-After"] = str(max(1, math.ceil(self.retry_after_s)))
+        if self.status == 401:
+            headers["WWW-Authenticate"] = 'Bearer realm="glassbox"'
+        return JSONResponse({"error": {"status": self.status, "code": self.code,
+                                       "message": self.message}},
+                            status_code=self.status, headers=headers)
+
+
+async def chat_body(request: Request) -> ChatBody:
+    """The request's body as a ChatBody, or an ApiError saying what is wrong with it."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise _too_long()
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise _too_long()
+    try:
+        data: Any = json.loads(raw)
+    except (UnicodeDecodeError, ValueError):
+        raise ApiError(400, "invalid_json", "The body is not valid JSON.") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "invalid_body", "The body must be a JSON object.")
+    try:
+        body = ChatBody.model_validate(data)
+    except ValidationError as err:
+        raise ApiError(400, "invalid_body", "; ".join(_problem(e) for e in err.errors())
+                       ) from None
+    if len(body.message) > MAX_QUESTION_CHARS:
+        raise ApiError(413, "message_too_long", f"message has {len(body.message):,} "
+                       f"characters; at most {MAX_QUESTION_CHARS:,} are allowed.")
+    if not body.message.strip():
+        raise ApiError(400, "invalid_body", "message: it is empty.")
+    return body
+
+
+def _problem(error: Any) -> str:
+    where = ".".join(str(part) for part in error["loc"]) or "body"
+    if error["type"] == "missing":
+        return f"{where}: required"
+    if error["type"] == "extra_forbidden":
+        return f"{where}: not a field of this request"
+    return f"{where}: {error['msg']}"
+
+
+def _too_long() -> ApiError:
+    return ApiError(413, "body_too_long",
+                    f"The body is longer than {MAX_BODY_BYTES // 1024} KB; a message may have "
+                    f"at most {MAX_QUESTION_CHARS:,} characters.")

@@ -1,0 +1,75 @@
+"""The HTTP API's OpenAPI schema (served at /openapi.json), its request body from the same
+pydantic model that checks it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.web.bodies import ChatBody
+
+_ERROR = {"type": "object", "properties": {"error": {"type": "object", "properties": {
+    "status": {"type": "integer"}, "code": {"type": "string"},
+    "message": {"type": "string"}}}}}
+_STEP = {"type": "object", "properties": {
+    "round": {"type": "integer"}, "thought": {"type": ["string", "null"]},
+    "tool": {"type": ["string", "null"]}, "input": {},
+    "output": {"type": ["string", "null"]}, "ok": {"type": ["boolean", "null"]},
+    "durationMs": {"type": ["integer", "null"]}}}
+_RUN = {"type": "object", "properties": {
+    "sessionId": {"type": "string"}, "runId": {"type": "integer"},
+    "question": {"type": "string"}, "mode": {"enum": ["react", "plain", "compare"]},
+    "answer": {"type": "string"}, "status": {"type": "string"},
+    "durationMs": {"type": ["integer", "null"]}, "model": {"type": "string"},
+    "usage": {"type": "object", "properties": {
+        "promptTokens": {"type": "integer"}, "completionTokens": {"type": "integer"},
+        "totalTokens": {"type": "integer"}, "estimated": {"type": "boolean"}}},
+    "plan": {"type": ["array", "null"]},
+    "steps": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/Step"}},
+    "answers": {"type": "object", "description": "compare only: plain and react"},
+    "difference": {"type": "object", "description": "compare only: judgement and figures"},
+}}
+
+
+def _errors(*statuses: int) -> dict[str, Any]:
+    why = {400: "bad body", 401: "no or a wrong token", 404: "not found, or no API",
+           413: "too long", 429: "too soon (see Retry-After)", 503: "model unavailable"}
+    return {str(s): {"description": why[s], "content": {"application/json": {
+        "schema": {"$ref": "#/components/schemas/Error"}}}} for s in statuses}
+
+
+_JSON_BODY = {"required": True, "content": {"application/json": {
+    "schema": {"$ref": "#/components/schemas/ChatBody"}}}}
+_RUN_ANSWER = {"description": "the run", "content": {"application/json": {
+    "schema": {"$ref": "#/components/schemas/Run"}}}}
+
+OPENAPI: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "Glassbox HTTP API", "version": "1",
+             "description": "Ask Glassbox over HTTP: the answer, and the ReAct steps."},
+    "components": {
+        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        "schemas": {"ChatBody": ChatBody.model_json_schema(), "Run": _RUN, "Step": _STEP,
+                    "Error": _ERROR},
+    },
+    "security": [{"bearer": []}],
+    "paths": {
+        "/api/v1/chat": {"post": {
+            "summary": "Run a question to its end", "requestBody": _JSON_BODY,
+            "responses": {"200": _RUN_ANSWER, **_errors(400, 401, 404, 413, 429, 503)}}},
+        "/api/v1/chat/stream": {"post": {
+            "summary": "The same run as server-sent events, one per step, then run_finished",
+            "requestBody": _JSON_BODY,
+            "responses": {"200": {"description": "text/event-stream"},
+                          **_errors(400, 401, 404, 413, 429)}}},
+        "/api/v1/runs/{runId}": {"get": {
+            "summary": "A stored run of this token, with its steps",
+            "parameters": [{"name": "runId", "in": "path", "required": True,
+                            "schema": {"type": "integer"}}],
+            "responses": {"200": _RUN_ANSWER, **_errors(401, 404)}}},
+        "/api/v1/runs": {"get": {
+            "summary": "This token's runs, newest first (one session's with sessionId)",
+            "parameters": [{"name": "sessionId", "in": "query", "schema": {"type": "string"}},
+                           {"name": "page", "in": "query", "schema": {"type": "integer"}}],
+            "responses": {"200": {"description": "a page of runs"}, **_errors(401, 404)}}},
+    },
+}

@@ -1,0 +1,68 @@
+"""What the HTTP API answers with: a run as JSON, built from the same fold as every other
+front end (bot.view.transcript), so its steps are the chain the chat shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.events import Usage
+from agent.summary import difference
+from bot.store.records import RunRecord
+from bot.view.transcript import Transcript, View
+
+API_MODES = {"ask": "react", "plain": "plain", "compare": "compare"}
+"""A stored run's mode as the API names it."""
+
+
+def run_json(record: RunRecord, view: View, status: str, session_id: str, *,
+             steps: bool, usage: Usage | None = None, duration_ms: int | None = None
+             ) -> dict[str, Any]:
+    """The answer of POST /api/v1/chat (and GET /api/v1/runs/{runId}) for one run."""
+    main = view.lanes.get("react") or view.lanes["main"]
+    out: dict[str, Any] = {
+        "sessionId": session_id,
+        "runId": record.id,
+        "question": record.question,
+        "mode": API_MODES.get(record.mode, record.mode),
+        "answer": main.answer if main.answer_final else "",
+        "status": status,
+        "durationMs": record.duration_ms if duration_ms is None else duration_ms,
+        "model": record.model,
+        "usage": _usage(record.usage if usage is None else usage),
+        "plan": [{"tool": s.tool, "why": s.why, "done": done}
+                 for s, done in main.checklist()] if main.plan else None,
+        "steps": _steps(main) if steps else None,
+    }
+    if view.mode == "compare":
+        plain = view.lanes["plain"]
+        out["answers"] = {"plain": plain.answer if plain.answer_final else "",
+                          "react": out["answer"]}
+        done_plain, done_react = view.finished.get("plain"), view.finished.get("react")
+        out["difference"] = {
+            "judgement": main.judgement or None,
+            "figures": difference(done_plain, done_react, "en")
+            if done_plain and done_react else None,
+        }
+        out["plainSteps"] = _steps(plain) if steps else None
+    return out
+
+
+def _steps(t: Transcript) -> list[dict[str, Any]]:
+    """One entry per tool call (its round's thought with it), and one for a round that
+    only thought (the answering round)."""
+    out: list[dict[str, Any]] = []
+    for rnd in t.rounds:
+        if not rnd.steps:
+            out.append({"round": rnd.number, "thought": rnd.thought or None, "tool": None,
+                        "input": None, "output": None, "ok": None, "durationMs": None})
+        for i, call in enumerate(rnd.steps):
+            out.append({"round": rnd.number, "thought": (rnd.thought or None) if i == 0 else None,
+                        "tool": call.tool, "input": call.arguments, "output": call.observation,
+                        "ok": call.ok, "durationMs": call.duration_ms
+                        if call.observation is not None else None})
+    return out
+
+
+def _usage(usage: Usage) -> dict[str, Any]:
+    return {"promptTokens": usage.prompt_tokens, "completionTokens": usage.completion_tokens,
+            "totalTokens": usage.total_tokens, "estimated": usage.estimated}

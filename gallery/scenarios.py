@@ -1,0 +1,227 @@
+"""The scenarios a class sees, each run in its own chat, in the stage's language.
+
+Each returns the chat whose frames it drew and the visible pieces its final state must hold
+(tests/test_gallery.py checks them): words the model or a tool wrote, tool names and marks,
+so that wording changes in the bot's own labels do not break the gallery.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from gallery.stage import GROUP, TEACHER, Stage, routed
+from tests.fakes.model import error
+
+
+@dataclass(frozen=True)
+class Shot:
+    chat: int
+    expect: tuple[str, ...]
+    since: int = 0
+    """The first frame that belongs to the scenario (earlier ones set the scene)."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    key: str
+    title: tuple[str, str]
+    """(zh, en)"""
+    play: Callable[[Stage], Awaitable[Shot]]
+
+
+async def ask(s: Stage) -> Shot:
+    """A 3-round /ask: the weather looked up, then a conversion calculated."""
+    s.model.push(
+        s.called(("get_weather", {"city": "Berlin"}), content=s.t(
+            "我需要先查一下柏林现在的天气。", "I need the current weather in Berlin.")),
+        s.called(("calculate", {"expression": "2.3 * 9 / 5 + 32"}), content=s.t(
+            "现在把 2.3 °C 换算成华氏度。", "Now I convert 2.3 °C to Fahrenheit.")),
+        s.said(s.t("柏林现在 **2.3 °C**，约合 **36.1 °F**，阴天。",
+                   "It is **2.3 °C** in Berlin right now, about **36.1 °F**, and overcast.")))
+    user = s.user("ask")
+    await s.ask(user, user, s.t("柏林现在多少度？换算成华氏度是多少？",
+                                "How warm is it in Berlin now, and what is that in °F?"))
+    return Shot(user, ("get_weather", "calculate", "36.1 °F"))
+
+
+async def mixed(s: Stage) -> Shot:
+    """A student whose Telegram speaks one language asks in the other."""
+    other = "en" if s.lang == "zh" else "zh"
+    city = "Osaka" if s.lang == "zh" else "北京"
+    s.model.push(s.called(("get_weather", {"city": city})),
+                 s.said("Osaka is sunny at 16 °C." if other == "en" else "北京现在晴，气温 5 °C。"))
+    user = s.user("mixed", ui=s.lang)
+    await s.ask(user, user, "What is the weather in Osaka?" if other == "en"
+                else "北京现在天气怎么样？")
+    return Shot(user, ("get_weather", "16 °C" if other == "en" else "5 °C"))
+
+
+async def compare(s: Stage) -> Shot:
+    """/compare: the model alone guesses a product; with tools it calculates it."""
+    s.model.default = routed(
+        s.said(s.t("123456789 × 987654321 约等于 **121,932,631,137,021,795**。",
+                   "123456789 × 987654321 = **121,932,631,137,021,795**.")),
+        s.called(("calculate", {"expression": "123456789 * 987654321"}),
+                 content=s.t("大数乘法容易算错，我用计算器。",
+                             "Big products are easy to get wrong by hand; I will use the "
+                             "calculator.")),
+        s.said(s.t("123456789 × 987654321 = **121,932,631,112,635,269**。",
+                   "123456789 × 987654321 = **121,932,631,112,635,269**.")))
+    since = _mark(s)
+    try:
+        await s.ask(GROUP, s.user("compare"), "/compare " + s.t(
+            "123456789 乘以 987654321 等于多少？", "What is 123456789 × 987654321?"))
+    finally:
+        s.model.default = None
+    return Shot(GROUP, ("121,932,631,137,021,795", "121,932,631,112,635,269", "⚖️", "📊"),
+                since=since)
+
+
+async def plain(s: Stage) -> Shot:
+    """/plain: the model alone, no tools."""
+    s.model.push(s.said(s.t(
+        "ReAct 让模型**交替**地思考和行动：先想需要什么，再调用工具，看到结果后继续想。",
+        "ReAct has a model **alternate** between reasoning and acting: it thinks about what it "
+        "needs, calls a tool, reads the result and thinks again.")))
+    user = s.user("plain")
+    await s.ask(user, user, "/plain " + s.t("什么是 ReAct？", "What is ReAct?"))
+    return Shot(user, ("ReAct",))
+
+
+async def model_error(s: Stage) -> Shot:
+    """The model's service refuses the key: a polite reason, no trace."""
+    s.model.push(error("openai/error_401_invalid_api_key.json", 401))
+    user = s.user("error")
+    await s.ask(user, user, s.t("明天会下雨吗？", "Will it rain tomorrow?"))
+    return Shot(user, ("❌",))
+
+
+async def round_cap(s: Stage) -> Shot:
+    """A model that keeps calling tools until the round cap, then answers without them."""
+    s.model.push(*(s.called(("calculate", {"expression": f"2 ** {n * 8}"}), content=s.t(
+        f"再算一次 2 的 {n * 8} 次方。", f"Let me try 2 ** {n * 8}.")) for n in range(1, 7)),
+                 s.said(s.t("2 的 48 次方是 **281,474,976,710,656**。",
+                            "2 ** 48 is **281,474,976,710,656**.")))
+    user = s.user("cap")
+    await s.ask(user, user, s.t("2 的 48 次方是多少？一步一步算。",
+                                "What is 2 to the 48th? Work up to it step by step."))
+    return Shot(user, ("281,474,976,710,656", "⚠️"))
+
+
+async def tool_failure(s: Stage) -> Shot:
+    """A tool that fails (no such place), and a model that says so."""
+    s.model.push(s.called(("get_weather", {"city": "Atlantis"})),
+                 s.said(s.t("我找不到叫 Atlantis 的地方，它可能只是传说。",
+                            "I could not find a place called Atlantis; it may be a legend.")))
+    user = s.user("failure")
+    await s.ask(user, user, s.t("Atlantis 现在天气怎么样？", "What is the weather in Atlantis?"))
+    return Shot(user, ("Atlantis", "⚠️"))
+
+
+async def thinking(s: Stage) -> Shot:
+    """A thinking model: its reasoning streams before each step."""
+    s.model.push(
+        s.called(("get_weather", {"city": "Osaka"}), reasoning=s.t(
+            "用户问大阪要不要带伞。我不知道今天的天气，需要查一下大阪的实时天气和降水。",
+            "The user asks whether to take an umbrella in Osaka. I do not know today's "
+            "weather, so I should look up Osaka's current conditions and rain.")),
+        s.said(s.t("大阪现在没有下雨，可以不带伞。",
+                   "It is not raining in Osaka now: no umbrella needed."),
+               reasoning=s.t("观察显示没有降水。", "The observation shows no rain.")))
+    user = s.user("thinking")
+    await s.ask(user, user, s.t("今天在大阪要带伞吗？", "Do I need an umbrella in Osaka today?"))
+    return Shot(user, ("get_weather", "Osaka"))
+
+
+async def no_reasoning(s: Stage) -> Shot:
+    """A model that calls a tool without a word: Glassbox's note says so, as Glassbox's."""
+    s.model.push(s.called(("get_weather", {"city": "Paris"})),
+                 s.said(s.t("巴黎现在多云。", "It is cloudy in Paris right now.")))
+    user = s.user("silent")
+    await s.ask(user, user, s.t("巴黎现在天气如何？", "How is the weather in Paris?"))
+    return Shot(user, ("get_weather", "Paris"))
+
+
+def long_text(s: Stage) -> str:
+    """An answer of about 6,000 characters in sections, as a model writes a long one."""
+    part = s.t(
+        "ReAct 把推理和行动交织在一起：模型每一轮先写下它的想法，再决定是否调用工具。"
+        "工具的结果作为观察回到模型，模型据此修正计划，直到可以回答。", "ReAct interleaves "
+        "reasoning and acting: each round the model writes down what it thinks, then decides "
+        "whether to call a tool. The tool's result comes back as an observation, and the "
+        "model adjusts its plan until it can answer.")
+    sections = []
+    for n in range(1, 9):
+        body = "\n\n".join([part] * (5 if s.lang == "zh" else 2))
+        sections.append(s.t(f"## 第 {n} 部分\n\n", f"## Part {n}\n\n") + body)
+    return "\n\n".join(sections)
+
+
+async def long_answer(s: Stage) -> Shot:
+    """A long answer: pages that break between paragraphs, marked (1/2)."""
+    s.model.push(s.said(long_text(s)))
+    user = s.user("long")
+    await s.ask(user, user, s.t("详细讲讲 ReAct。", "Explain ReAct in detail."))
+    return Shot(user, ("ReAct",))
+
+
+async def table(s: Stage) -> Shot:
+    """An answer with a Markdown table: an aligned monospace block, CJK counted double."""
+    s.model.push(s.said(s.t(
+        "| 方法 | 用工具 | 特点 |\n|---|:---:|---|\n| 思维链 | 否 | 只推理 |\n"
+        "| ReAct | 是 | 推理 + 行动 |\n| Plan-and-Solve | 否 | 先计划后求解 |",
+        "| Method | Tools | In short |\n|---|:---:|---|\n| Chain-of-thought | no | reasons "
+        "only |\n| ReAct | yes | reasons + acts |\n| 计划求解 | no | plans first |")))
+    user = s.user("table")
+    await s.ask(user, user, s.t("用表格比较思维链和 ReAct。",
+                                "Compare chain-of-thought and ReAct in a table."))
+    return Shot(user, ("|", "ReAct"))
+
+
+async def history(s: Stage) -> Shot:
+    """/history in the class group (after the /compare run there, and one more)."""
+    s.model.push(s.said(s.t("光速约为每秒 **299,792 公里**。",
+                            "Light travels about **299,792 km** a second.")))
+    await s.ask(GROUP, s.user("history", name=s.t("小红", "Sam")),
+                "/ask " + s.t("光速是多少？", "How fast is light?"))
+    since = _mark(s)
+    await s.command(GROUP, TEACHER, "/history")
+    return Shot(GROUP, ("#1", "#2"), since=since)
+
+
+async def show(s: Stage) -> Shot:
+    """/show: a stored run replayed with its chain open."""
+    since = _mark(s)
+    await s.command(GROUP, TEACHER, "/show 1")
+    return Shot(GROUP, ("📜 #1", "⚖️"), since=since)
+
+
+async def export(s: Stage) -> Shot:
+    """/export: the run as an HTML file (drawn below its message)."""
+    since = _mark(s)
+    await s.command(GROUP, TEACHER, "/export 1")
+    return Shot(GROUP, ("glassbox-1.html",), since=since)
+
+
+def _mark(s: Stage) -> int:
+    """Frame number from which on what happens belongs to the scenario being played."""
+    return len(s.tg.frames)
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario("ask", ("/ask：三轮", "/ask in 3 rounds"), ask),
+    Scenario("mixed", ("界面是中文，问题是英文", "English Telegram, Chinese question"), mixed),
+    Scenario("compare", ("/compare", "/compare"), compare),
+    Scenario("plain", ("/plain", "/plain"), plain),
+    Scenario("error", ("模型出错", "A model error"), model_error),
+    Scenario("round-cap", ("达到轮数上限", "The round cap"), round_cap),
+    Scenario("tool-failure", ("工具失败", "A failed tool"), tool_failure),
+    Scenario("thinking", ("思考型模型", "A thinking model"), thinking),
+    Scenario("no-reasoning", ("模型不写推理", "No reasoning given"), no_reasoning),
+    Scenario("long", ("长回答，分页", "A long answer in pages"), long_answer),
+    Scenario("table", ("表格", "A table"), table),
+    Scenario("history", ("/history", "/history"), history),
+    Scenario("show", ("/show", "/show"), show),
+    Scenario("export", ("/export", "/export"), export),
+)

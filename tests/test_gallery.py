@@ -1,0 +1,67 @@
+"""The gallery builds: every scenario plays in both languages, every state it drew is a page
+Telegram accepts, each final state shows what the scenario is about, and (where Debian's
+chromium is installed) its screens become pictures."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from gallery.draw import final_state, page
+from gallery.pictures import CHROMIUM, take
+from gallery.run import LANGS, Played, play_all
+from gallery.scenarios import SCENARIOS
+from tests.fakes.telegram_html import parse_html
+
+
+@pytest.fixture(scope="module")
+def played() -> list[Played]:
+    return asyncio.run(play_all(delay=0.0))
+
+
+def shown(played: Played) -> str:
+    """The final state of the scenario's chat as a user reads it, message after message."""
+    return "\n".join((f.document.file_name + "\n" if f.document else "")
+                     + (parse_html(f.raw).text if f.parse_mode == "HTML" else f.raw)
+                     for f in final_state(played.frames))
+
+
+def test_every_scenario_plays_in_both_languages(played: list[Played]) -> None:
+    assert [(p.scenario.key, p.lang) for p in played] == [
+        (s.key, lang) for lang in LANGS for s in SCENARIOS]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("key", [s.key for s in SCENARIOS])
+def test_each_final_state_shows_its_scenario(played: list[Played], key: str,
+                                             lang: str) -> None:
+    [p] = [p for p in played if p.scenario.key == key and p.lang == lang]
+    assert any(f.from_bot for f in p.frames), "the bot said nothing"
+    for frame in p.frames:
+        if frame.parse_mode == "HTML":
+            parse_html(frame.raw)  # every state drawn is one Telegram took
+    text = shown(p)
+    for piece in p.shot.expect:
+        assert piece in text, (piece, text)
+    last = [f for f in final_state(p.frames) if f.from_bot]
+    assert not any("⏹" in b for f in last for row in f.buttons for b in row)  # all finished
+
+
+def test_the_page_draws_every_scenario_and_fetches_nothing(played: list[Played],
+                                                           tmp_path: Path) -> None:
+    html = page(played)
+    for p in played:
+        assert f'id="phone-{p.scenario.key}-{p.lang}"' in html
+        assert f'id="projector-{p.scenario.key}-{p.lang}"' in html
+    assert "<script" not in html and "src=" not in html.replace("srcdoc=", "")
+    out = tmp_path / "gallery.html"
+    out.write_text(html, "utf-8")
+    if not CHROMIUM.exists():
+        pytest.skip("no /usr/bin/chromium: the pictures are not taken")
+    pictures = asyncio.run(take(out, tmp_path / "pictures",
+                                ("phone-ask-en", "projector-compare-zh")))
+    assert [p.name for p in pictures] == ["ask-en-phone.png", "compare-zh-projector.png"]
+    assert all(p.read_bytes().startswith(b"\x89PNG") and p.stat().st_size > 10_000
+               for p in pictures)

@@ -1,0 +1,171 @@
+"""The HTTP API over real HTTP against the running bot (the fake model behind it): answers
+and steps, sessions, streams, scopes, and every refusal as JSON with the right status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bot.store.web import API_CHAT_BASE, WebStore
+from tests.botkit import Add
+from tests.fakes.model import FakeModel, error, text_reply, tool_reply
+from tests.fakes.telegram import FakeTelegram
+from tests.web.kit import serving
+from tests.web.test_board import compare_model
+
+TOKENS = "teacher-token-1, other-token-2"
+TEACHER = {"Authorization": "Bearer teacher-token-1"}
+OTHER = {"Authorization": "Bearer other-token-2"}
+
+
+def adding() -> tuple[Any, ...]:
+    return (tool_reply(("add", {"a": 2, "b": 2}), content="I should add them."),
+            text_reply("2 + 2 = **4**"))
+
+
+async def test_no_tokens_no_api(tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        async with serving(tg, model, tmp_path / "g.sqlite3") as web:
+            answer = await web.http.post("/api/v1/chat", json={"message": "hi"},
+                                         headers=TEACHER)
+    assert answer.status_code == 404
+    assert answer.json()["error"]["code"] == "not_found"
+
+
+async def test_chat_answers_with_steps_and_a_session_continues(tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        model.push(*adding(), text_reply("Still 4."))
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()],
+                           api_tokens=TOKENS) as web:
+            first = await web.http.post("/api/v1/chat", headers=TEACHER, json={
+                "message": "What is 2+2?", "mode": "react", "showSteps": True})
+            assert first.status_code == 200, first.text
+            run = first.json()
+            assert run["answer"] == "2 + 2 = **4**" and run["status"] == "done"
+            assert run["model"] and run["durationMs"] >= 0 and run["plan"] is None
+            assert run["usage"]["totalTokens"] == 165
+            assert run["steps"][0] == {"round": 1, "thought": "I should add them.",
+                                       "tool": "add", "input": {"a": 2, "b": 2}, "output": "4",
+                                       "ok": True, "durationMs": run["steps"][0]["durationMs"]}
+            assert run["steps"][-1]["tool"] is None  # the answering round
+
+            again = await web.http.post("/api/v1/chat", headers=TEACHER, json={
+                "message": "And doubled?", "sessionId": run["sessionId"]})
+            assert again.status_code == 200 and again.json()["steps"] is None
+            assert again.json()["sessionId"] == run["sessionId"]
+            sent = model.bodies[-1]["messages"]
+            assert any(m["role"] == "assistant" and m["content"] == "2 + 2 = **4**"
+                       for m in sent)  # the session's history, as a reply thread's
+
+            listed = (await web.http.get("/api/v1/runs", headers=TEACHER,
+                                         params={"sessionId": run["sessionId"]})).json()
+            assert [r["runId"] for r in listed["runs"]] == [again.json()["runId"],
+                                                            run["runId"]]
+            stored = await web.http.get(f"/api/v1/runs/{run['runId']}", headers=TEACHER)
+            assert stored.status_code == 200
+            assert stored.json()["steps"] == run["steps"]
+            # Another token's scope: nothing of the teacher's.
+            hidden = await web.http.get(f"/api/v1/runs/{run['runId']}", headers=OTHER)
+            assert hidden.status_code == 404
+            assert (await web.http.get("/api/v1/runs", headers=OTHER)).json()["runs"] == []
+            # Stored in a chat of the scope's own, beyond every Telegram chat's id.
+            record = await WebStore(web.gb.parts.store).run_by_id(API_CHAT_BASE + 1,
+                                                                  run["runId"])
+            assert record is not None and record.question == "What is 2+2?"
+
+
+async def test_auth_and_bad_bodies_are_refused_as_json(tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        async with serving(tg, model, tmp_path / "g.sqlite3", api_tokens=TOKENS) as web:
+            post = web.http.post
+            cases = [
+                (await post("/api/v1/chat", json={"message": "hi"}), 401, "unauthorized"),
+                (await post("/api/v1/chat", json={"message": "hi"},
+                            headers={"Authorization": "Bearer nope"}), 401, "unauthorized"),
+                (await post("/api/v1/chat", content=b"{not json", headers=TEACHER), 400,
+                 "invalid_json"),
+                (await post("/api/v1/chat", json={"mode": "react"}, headers=TEACHER), 400,
+                 "invalid_body"),
+                (await post("/api/v1/chat", json={"message": "hi", "showSteps": "yes"},
+                            headers=TEACHER), 400, "invalid_body"),
+                (await post("/api/v1/chat", json={"message": "hi", "mode": "fast"},
+                            headers=TEACHER), 400, "invalid_body"),
+                (await post("/api/v1/chat", json=["hi"], headers=TEACHER), 400,
+                 "invalid_body"),
+                (await post("/api/v1/chat", json={"message": "x" * 1_000_000},
+                            headers=TEACHER), 413, "body_too_long"),
+                (await post("/api/v1/chat", json={"message": "x" * 5000}, headers=TEACHER),
+                 413, "message_too_long"),
+                (await web.http.get("/api/v1/runs/99", headers=TEACHER), 404, "no_such_run"),
+                (await web.http.get("/api/v2/nothing", headers=TEACHER), 404, "not_found"),
+            ]
+            for answer, status, code in cases:
+                assert answer.status_code == status, (answer.status_code, answer.text)
+                assert answer.json()["error"]["code"] == code, answer.text
+                assert "Traceback" not in answer.text
+            missing = (await post("/api/v1/chat", json={}, headers=TEACHER)).json()
+            assert "message: required" in missing["error"]["message"]
+            assert cases[0][0].headers["WWW-Authenticate"].startswith("Bearer")
+            schema = (await web.http.get("/openapi.json")).json()
+            assert "/api/v1/chat" in schema["paths"]
+            assert "message" in schema["components"]["schemas"]["ChatBody"]["properties"]
+
+
+async def test_rate_limit_is_429_and_a_dead_model_503(tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        model.push(error("openai/error_401_invalid_api_key.json", 401))
+        async with serving(tg, model, tmp_path / "g.sqlite3", api_tokens=TOKENS,
+                           user_rate_limit="1/10m") as web:
+            down = await web.http.post("/api/v1/chat", headers=TEACHER,
+                                       json={"message": "hi"})
+            assert down.status_code == 503, down.text
+            assert down.json()["error"]["code"] == "model_unavailable"
+            assert "API key" in down.json()["error"]["message"]
+            limited = await web.http.post("/api/v1/chat", headers=TEACHER,
+                                          json={"message": "hi again"})
+            assert limited.status_code == 429
+            assert int(limited.headers["Retry-After"]) > 500
+            assert "1 questions" in limited.json()["error"]["message"] or \
+                "questions" in limited.json()["error"]["message"]
+            # The other token has its own limit.
+            model.push(text_reply("Hello."))
+            fine = await web.http.post("/api/v1/chat", headers=OTHER, json={"message": "hi"})
+            assert fine.status_code == 200 and fine.json()["answer"] == "Hello."
+
+
+async def test_the_stream_is_one_event_per_step_ending_with_run_finished(
+        tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        model.push(*adding())
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()],
+                           api_tokens=TOKENS) as web:
+            stream = web.http.stream("POST", "/api/v1/chat/stream", headers=TEACHER,
+                                     json={"message": "What is 2+2?"})
+            async with stream as answer:
+                assert answer.status_code == 200
+                lines = [line async for line in answer.aiter_lines()]
+    events = [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
+    assert kinds.count("run_finished") == 1
+    assert "thought" in kinds and "action" in kinds and "observation" in kinds
+    assert "text_delta" in kinds and "answer" in kinds  # its role is known at the answer
+    assert events[kinds.index("action")]["arguments"] == {"a": 2, "b": 2}
+    assert events[-1]["status"] == "done" and events[-1]["answer"] == "2 + 2 = **4**"
+    assert events[-1]["runId"] and events[-1]["sessionId"]
+
+
+async def test_compare_gives_both_answers_and_the_difference(tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel(default=compare_model) as model:
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()],
+                           api_tokens=TOKENS) as web:
+            answer = await web.http.post("/api/v1/chat", headers=TEACHER, json={
+                "message": "what is 100+23?", "mode": "compare", "showSteps": True})
+            assert answer.status_code == 200, answer.text
+            run = answer.json()
+    assert run["mode"] == "compare"
+    assert run["answers"] == {"plain": "Roughly 100.", "react": "Exactly 123."}
+    assert run["difference"]["figures"].startswith("No tools → ReAct")
+    assert run["steps"][0]["tool"] == "add"
+    assert all(step["tool"] is None for step in run["plainSteps"])  # no tools there
