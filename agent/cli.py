@@ -11,6 +11,7 @@ import sys
 from collections.abc import AsyncIterator
 from typing import TextIO
 
+from agent.answer_model import answer_client
 from agent.compare_judge import judge
 from agent.confirm import Gate
 from agent.events import (
@@ -80,7 +81,8 @@ class Printer:
         if isinstance(event, RunStarted):
             if event.mode == "react":
                 self.react.add(lane)
-            self.line(self.paint("dim", f"{event.model} · {event.mode}"), lane)
+            models = f"{event.model} → {event.answer_model}" if event.answer_model else event.model
+            self.line(self.paint("dim", f"{models} · {event.mode}"), lane)
         elif isinstance(event, Delta):
             if live_answer:
                 self._stream(event, lane)
@@ -203,6 +205,7 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
         "NO_COLOR" not in os.environ)
     printer = Printer(sys.stdout, as_json=args.json, color=color, lang=lang)
     client = ModelClient(settings)
+    answers = answer_client(settings)
     toolbox = await Toolbox.open(settings)
     try:
         confirm = settings.agent_confirm_tools
@@ -211,10 +214,10 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
 
         def react() -> AsyncIterator[Event]:
             return run_react(question, client=client, settings=settings, tools=toolbox.tools,
-                             gate=gate, lang=lang)
+                             gate=gate, answer_client=answers, lang=lang)
 
         def plain() -> AsyncIterator[Event]:
-            return run_plain(question, client=client, settings=settings, lang=lang)
+            return run_plain(question, client=answers or client, settings=settings, lang=lang)
 
         if args.compare:
             (plain_done, plain_answer), (react_done, react_answer) = await asyncio.gather(
@@ -235,6 +238,8 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
     finally:
         await toolbox.aclose()
         await client.close()
+        if answers is not None:
+            await answers.close()
     return 1 if any(r.status == "error" for r in results) else 0
 
 

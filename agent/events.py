@@ -60,6 +60,8 @@ class RunStarted(Event):
     question: str
     model: str
     tools: tuple[str, ...] = ()
+    answer_model: str = ""
+    """LLM_ANSWER_MODEL: the model that writes the answer; empty: `model` does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +188,8 @@ class Answer(Event):
     type: ClassVar[str] = "answer"
     text: str
     unparsed: bool = False
+    model: str = ""
+    """The model that wrote it when not the run's own (LLM_ANSWER_MODEL); empty otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from agent.answer_model import AnswerWriter, Drafts
 from agent.auto_rounds import AutoRounds
 from agent.confirm import Gate, Reviewed, StopRun
 from agent.events import Answer, Event, Observation, ObservationFailure, RunStarted, Thought
@@ -54,16 +55,21 @@ def run_react(
     cancel: asyncio.Event | None = None,
     planner: bool | None = None,
     gate: Gate | None = None,
+    answer_client: ModelClient | None = None,
     lang: Lang | None = None,
 ) -> AsyncIterator[Event]:
     """Answer `question` with tools, yielding every step as it happens. `planner` makes
     a plan first (None: the AGENT_PLANNER setting); `gate` asks a person before the calls
-    it says need it (step mode, AGENT_CONFIRM_TOOLS). `lang` is the language of Glassbox's
-    own words in the run (None: the question's, see agent.lang.run_lang)."""
+    it says need it (step mode, AGENT_CONFIRM_TOOLS); `answer_client` (LLM_ANSWER_MODEL)
+    writes the final answer from the chain. `lang` is the language of Glassbox's own words
+    in the run (None: the question's, see agent.lang.run_lang)."""
     lang = lang or run_lang(question, detect_lang(question))
     stats = RunStats()
     plan_first = settings.agent_planner if planner is None else planner
-    steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate)
+    writer = answer_client and AnswerWriter(answer_client, question, history, lang,
+                                            settings.history_max_chars)
+    steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate,
+                   writer)
     return drive(steps, stats, lang, cancel)
 
 
@@ -113,10 +119,11 @@ async def _react(
     stats: RunStats,
     plan_first: bool,
     gate: Gate | None = None,
+    writer: AnswerWriter | None = None,
 ) -> AsyncIterator[Event]:
     toolmap = names_of(tools)
     yield RunStarted(round=0, mode="react", question=question, model=client.model,
-                     tools=tuple(toolmap))
+                     tools=tuple(toolmap), answer_model=writer.client.model if writer else "")
     runner = ToolRunner(toolmap, lang, settings.tool_timeout_s, settings.max_observation_chars)
     try:
         note = ""
@@ -143,7 +150,8 @@ async def _react(
             rounds = AutoRounds(client, rounds, text_rounds, lang)
         started = False
         try:
-            async for event in _rounds(rounds, runner, settings, stats, lang, gate):
+            async for event in _rounds(rounds, runner, settings, stats, lang, gate,
+                                       writer):
                 started = True
                 yield event
         except ModelError as err:
@@ -153,7 +161,8 @@ async def _react(
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
             client.tools_rejected = True
-            async for event in _rounds(text_rounds(), runner, settings, stats, lang, gate):
+            async for event in _rounds(text_rounds(), runner, settings, stats, lang, gate,
+                                       writer):
                 yield event
     except ModelError as err:
         yield stats.finished("error", err.reason(lang), err.kind.value)
@@ -170,25 +179,35 @@ async def _rounds(
     stats: RunStats,
     lang: str,
     gate: Gate | None = None,
+    writer: AnswerWriter | None = None,
 ) -> AsyncIterator[Event]:
     """Rounds until an answer, the round cap or a loop, when the last answer is asked for
-    without tools; the run's RunFinished ("done" or "max_rounds") comes last. A round
-    whose model gave no reasoning gets Glassbox's Note saying so, true to that round."""
+    without tools; the run's RunFinished ("done" or "max_rounds") comes last. With a
+    `writer`, the answer model writes each answer from the chain instead. A round whose
+    model gave no reasoning gets Glassbox's Note saying so, true to that round."""
     observed = failed = 0
     repeated = False
     for rnd in range(1, settings.agent_max_rounds + 1):
         stats.rounds = rnd
         calls: tuple[ParsedCall, ...] = ()
         reasoned = False
+        drafts = Drafts()
         async for item in rounds.round(rnd):
             if isinstance(item, CallsToRun):
                 calls = item.calls
                 continue
+            if writer is not None and drafts.hold(item):
+                continue
             if isinstance(item, Answer) and not reasoned:
                 yield no_reasoning_for_answer(rnd, lang, observed=observed, failed=failed)
             reasoned = reasoned or isinstance(item, Thought)
+            if writer is not None:
+                writer.chain.add(item)
             yield item
         if not calls:
+            if writer is not None:
+                async for event in writer.write(drafts, rnd, stats):
+                    yield event
             yield stats.finished("done")
             return
         if not reasoned:
@@ -206,6 +225,8 @@ async def _rounds(
                 results[event.call_id] = event.text
                 observed += 1
                 failed += not event.ok and event.failure not in _NOT_FAILED
+            if writer is not None:
+                writer.chain.add(event)
             yield event
         rounds.record(batch.calls, batch.results(results, runner.lang))
         if any(n >= 2 for n in earlier):
@@ -214,8 +235,13 @@ async def _rounds(
     tool_rounds = stats.rounds
     stats.rounds += 1
     yield forced_answer(stats.rounds, lang, tool_rounds=tool_rounds, repeated=repeated)
+    drafts = Drafts()
     async for event in rounds.last_round(stats.rounds):
-        yield event
+        if writer is None or not drafts.hold(event):
+            yield event
+    if writer is not None:
+        async for event in writer.write(drafts, stats.rounds, stats):
+            yield event
     yield stats.finished("max_rounds")
 
 

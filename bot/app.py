@@ -87,6 +87,8 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         parts, app.bot_data.parts = app.bot_data.parts, None
         if parts is not None:
             await parts.runs.client.close()
+            if parts.runs.answer_client is not None:
+                await parts.runs.answer_client.close()
             await parts.store.close()
         if extra.toolbox is not None:
             await extra.toolbox.aclose()

@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
+from agent.answer_model import answer_client
 from agent.compare_judge import judge
 from agent.confirm import Gate
 from agent.events import Event, RunFinished
@@ -78,6 +79,8 @@ class Runs:
         self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
         self.pauses = Pauses()
+        self.answer_client = answer_client(settings)
+        """LLM_ANSWER_MODEL's client (None: the run's model answers); closed with `client`."""
         self.admission = Admission(settings.max_concurrent_runs)
         self._recovering: asyncio.Task[None] | None = None
 
@@ -211,10 +214,12 @@ class Runs:
                   "cancel": active.cancel, "lang": q.lang}
         lanes: dict[str, AsyncIterator[Event]] = {}
         if q.mode in ("plain", "compare"):
-            lanes["plain" if q.mode == "compare" else "main"] = run_plain(q.text, **common)
+            lanes["plain" if q.mode == "compare" else "main"] = run_plain(
+                q.text, **{**common, "client": self.answer_client or self.client})
         if q.mode in ("ask", "compare"):
             lanes["react" if q.mode == "compare" else "main"] = run_react(
-                q.text, tools=tools, planner=q.planner, gate=gate, **common)
+                q.text, tools=tools, planner=q.planner, gate=gate,
+                answer_client=self.answer_client, **common)
         return _merged(lanes)
 
     async def _recover_interrupted(self) -> None:

@@ -294,8 +294,10 @@ def _thought(out: list[Span], text: str, lang: str) -> None:
 
 
 def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
+    heading = phrase(lang, "chain_answer_by", model=t.answer_model) if t.answer_model else (
+        phrase(lang, "chain_answer"))
     out.append(("\n\n💬 ", ()))
-    out.append((phrase(lang, "chain_answer"), (B,)))
+    out.append((heading, (B,)))
     if not t.answer_final:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))

@@ -99,6 +99,8 @@ class Transcript:
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
     plan: tuple[PlanStep, ...] = ()
+    answer_model: str = ""
+    """The model that writes the answer when it is not `model` (LLM_ANSWER_MODEL)."""
     judgement: str = ""
     """A compare run's difference line, the model's judgement (kept with the ReAct lane)."""
     _waiting: dict[tuple[int, str], deque[ToolStep]] = field(
@@ -170,6 +172,7 @@ class Transcript:
             self.unparsed = event.unparsed
             for view in self.rounds:  # the text streamed so far was this answer
                 view.draft = ""
+            self.answer_model = event.model or self.answer_model
         elif isinstance(event, Proposed):
             self._round(event.round).steps.append(
                 ToolStep(event.call_id, event.tool, event.arguments, awaiting=True))
@@ -194,6 +197,7 @@ class Transcript:
             self.mode = event.mode
             self.question = event.question
             self.model = event.model
+            self.answer_model = event.answer_model
         elif isinstance(event, RunFinished):
             self.finished = event
         elif isinstance(event, Plan):
