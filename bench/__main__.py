@@ -1,4 +1,4 @@
-"""`python -m bench [--quick] [--only live|store|render|huge]`: run the benchmarks and print
+"""`python -m bench [--quick] [--only live|store|render|huge|notes]`: run the benchmarks and print
 one Markdown table (progress goes to stderr). `--quick` runs everything small and on a
 20-times faster clock: a smoke run, not figures to quote.
 `python -m bench --scale [--quick] [--against REF] [--levels N …]`: the load ladder of
@@ -16,6 +16,7 @@ from pathlib import Path
 from bench.figures import Figure, table
 from bench.huge import huge_figures
 from bench.live import live_figures
+from bench.notes import notes_figures
 from bench.rendering import render_figures
 from bench.scale import main as scale_main
 from bench.stage import stage
@@ -30,10 +31,11 @@ def main(argv: list[str] | None = None) -> int:
         return scale_main([a for a in argv if a != "--scale"])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small and fast: a smoke run")
-    parser.add_argument("--only", choices=("live", "store", "render", "huge"), action="append",
+    parser.add_argument("--only", choices=("live", "store", "render", "huge", "notes"),
+                        action="append",
                         help="run only these parts (repeatable)")
     args = parser.parse_args(argv)
-    parts = args.only or ["live", "store", "render", "huge"]
+    parts = args.only or ["live", "store", "render", "huge", "notes"]
     started = time.monotonic()
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory(prefix="glassbox-bench-") as tmp:
@@ -52,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
         if "huge" in parts:
             print("huge: /show and /export of a 10,000-step run …", file=sys.stderr)
             figures += huge_figures(args.quick)
+        if "notes" in parts:
+            print("notes: a PDF uploaded with /notes …", file=sys.stderr)
+            figures += notes_figures(args.quick)
     print(f"done in {time.monotonic() - started:.0f} s", file=sys.stderr)
     if args.quick:
         print(f"Quick run (time ×{QUICK_SCALE}, small sizes): not figures to quote.\n")
