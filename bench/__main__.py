@@ -2,7 +2,9 @@
 one Markdown table (progress goes to stderr). `--quick` runs everything small and on a
 20-times faster clock: a smoke run, not figures to quote.
 `python -m bench --scale [--quick] [--against REF] [--levels N …]`: the load ladder of
-`bench.scale` instead (a whole school on one process, before and after)."""
+`bench.scale` instead (a whole school on one process, before and after).
+`python -m bench --local-model URL [--record]`: the class questions against a real model
+instead (bench/local_model.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from pathlib import Path
 from bench.figures import Figure, table
 from bench.huge import huge_figures
 from bench.live import live_figures
+from bench.local_model import report, run_questions
 from bench.notes import notes_figures
 from bench.rendering import render_figures
 from bench.scale import main as scale_main
@@ -34,7 +37,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=("live", "store", "render", "huge", "notes"),
                         action="append",
                         help="run only these parts (repeatable)")
+    parser.add_argument("--local-model", metavar="URL",
+                        help="instead: eight class questions against a real model at URL "
+                             "(bench/local_model.py)")
+    parser.add_argument("--record", action="store_true",
+                        help="with --local-model: keep the streams under tests/wire/local/")
+    parser.add_argument("--question", action="append",
+                        help="with --local-model: only this question id (repeatable)")
     args = parser.parse_args(argv)
+    if args.local_model:
+        outcomes = asyncio.run(run_questions(args.local_model, args.record, args.question))
+        print(report(outcomes, args.local_model))
+        return 0
     parts = args.only or ["live", "store", "render", "huge", "notes"]
     started = time.monotonic()
     figures: list[Figure] = []
