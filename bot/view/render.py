@@ -11,6 +11,7 @@ from __future__ import annotations
 from agent.events import ObservationFailure
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
+from bot.view.grounding import marked, unfounded_line
 from bot.view.i18n import phrase
 from bot.view.markdown import md_spans
 from bot.view.spans import (
@@ -93,7 +94,7 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
     running = t.finished is None and not t.notice
     if t.answer:
         out.append(("\n", ()))
-        out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
+        _answer_text(out, t, lang)
         if not t.answer_final:
             state = phrase(lang, "chain_writing" if running else "chain_incomplete")
             out.append((state.strip(), (I,)))
@@ -105,6 +106,15 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
         mark, words = {"error": ("❌", "chain_failed"), "cancelled": ("⏹", "chain_stopped")}.get(
             done.status, ("⚠️", "chain_step_limit"))
         out.append((f"\n{mark} " + (done.reason or phrase(lang, words)), ()))
+
+
+def _answer_text(out: list[Span], t: Transcript, lang: str) -> None:
+    """The answer's text, its unfounded figures marked, and the line that names them."""
+    out.extend(md_spans(marked(squeeze(t.answer), t.unfounded), draft=not t.answer_final))
+    line = unfounded_line(t, lang)
+    if line:
+        out.append(("\n", ()))
+        out.append((line, (I,)))
 
 
 def _lines_after_heading(spans: list[Span]) -> list[Span]:
@@ -133,7 +143,7 @@ def _pages(out: list[Span], marks: bool = True) -> list[str]:
     pages = [to_html(page) for page in paginate(out, PAGE_LIMIT - PAGE_MARK_UNITS)]
     if not marks or len(pages) < 2:
         return pages
-    return [f"{page}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(pages, 1)]
+    return [f"{page.rstrip()}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(pages, 1)]
 
 
 def _question(out: list[Span], question: str) -> None:
@@ -253,7 +263,7 @@ def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
-    out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
+    _answer_text(out, t, lang)
     if t.unparsed:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_unparsed"), (I,)))
