@@ -190,6 +190,9 @@ class Answer(Event):
     unparsed: bool = False
     model: str = ""
     """The model that wrote it when not the run's own (LLM_ANSWER_MODEL); empty otherwise."""
+    unfounded: tuple[str, ...] = ()
+    """Figures of the answer (as written) that no observation, the question or the history
+    holds (agent/grounding.py): front ends mark them as not from any observation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +255,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["failure"] = ObservationFailure(values["failure"])
     if cls is RunStarted:
         values["tools"] = tuple(values.get("tools", ()))
+    if cls is Answer:
+        values["unfounded"] = tuple(values.get("unfounded", ()))
     if cls is Plan:
         values["steps"] = tuple(
             step if isinstance(step, PlanStep) else PlanStep(**step)

@@ -26,6 +26,7 @@ from agent.confirm import Gate, Reviewed, StopRun
 from agent.events import Answer, Event, Observation, ObservationFailure, RunStarted, Thought
 from agent.executor import Batch, ParsedCall, ToolRunner, act, names_of
 from agent.lang import Lang, detect_lang, run_lang
+from agent.lookups import grounded
 from agent.model import ModelClient
 from agent.model_errors import ModelError, ModelErrorKind
 from agent.native import NativeRounds, answer_round
@@ -70,7 +71,7 @@ def run_react(
                                             settings.history_max_chars)
     steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate,
                    writer)
-    return drive(steps, stats, lang, cancel)
+    return drive(grounded(steps, question, history, lang), stats, lang, cancel)
 
 
 def run_plain(
@@ -86,7 +87,7 @@ def run_plain(
     lang = lang or run_lang(question, detect_lang(question))
     stats = RunStats()
     steps = _plain(question, client, settings, history, lang, stats)
-    return drive(steps, stats, lang, cancel)
+    return drive(grounded(steps, question, history, lang), stats, lang, cancel)
 
 
 async def _plain(

@@ -163,7 +163,7 @@ async def test_show_gives_long_observations_whole_over_several_messages(
     assert "…" not in everything and "/show shows every one" not in everything
     assert pages[-1].text.endswith(
         "💬 Answer\nDone.\n\n#1 · /show 1 · /export 1 · ⏱ 1.2 s · 1 round · 0 tool calls · "
-        "15 tokens")
+        "15 tokens\n\n(3/3)")
 
 
 async def test_export_sends_a_self_contained_html_document(gb: Glassbox) -> None:

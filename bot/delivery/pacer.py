@@ -15,10 +15,10 @@ gap Telegram sees is never shorter than the one we meant.
 Across chats, Telegram's 30 a second for the whole bot is shared by priority too (see
 budget): whoever holds a chat's turn asks for a global place with the priority of the most
 urgent waiter in that chat, so a final state never waits behind other runs' drafts.
-In a group, a run's first message or draft goes only if the group's window still keeps a
-place for every running run's final state; otherwise it is skipped (the run shows its
-newest state at its next change), so under pressure a class gets fewer drafts, not later
-answers.
+In a group, a run's first message or draft goes only if the group's window still keeps
+FINAL_PLACES places for every running run's final state (a long answer's final state edits
+or sends each of its pages); otherwise it is skipped (the run shows its newest state at its
+next change), so under pressure a class gets fewer drafts, not later answers.
 """
 
 from __future__ import annotations
@@ -33,6 +33,11 @@ from dataclasses import dataclass, field, replace
 
 from bot.delivery.budget import Budget
 from bot.delivery.priority import Priority
+
+FINAL_PLACES = 3
+"""Places a group's window keeps for each running run's final state: enough for an answer of
+three pages (about 12,000 characters), so that its drafts never make its last page wait for
+the window to slide (a 6,000-character answer's last page came 25 s late with one place)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +177,7 @@ class Pacer:
             return True
         now, window = time.monotonic(), self.limits.group_window_s
         recent = sum(now - at < window for at in chat.sent)
-        return self.limits.group_per_window - recent - 1 >= chat.running
+        return self.limits.group_per_window - recent - 1 >= chat.running * FINAL_PLACES
 
     def _abandon(self, chat: _Chat, me: _Waiter) -> None:
         """A waiter was cancelled: out of the queue, or hand on the turn it was just given."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from agent.answer_model import answer_client
 from agent.compare_judge import judge
 from agent.confirm import Gate
-from agent.events import Event, RunFinished
+from agent.events import Event, RunFinished, Usage
 from agent.lang import Lang, detect_lang, run_lang
 from agent.loop import run_plain, run_react
 from agent.model import ModelClient
@@ -41,6 +41,7 @@ from bot.view.render import render_view
 from bot.view.transcript import Mode, View, replay
 
 log = logging.getLogger(__name__)
+NO_USAGE = Usage()
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,8 @@ class Question:
     """/step: pause before every action for a person's decision (bot/runs/step.py)."""
     chat: ChatSettings | None = None
     """The chat's own settings (/settings) at the time of asking; None: the environment's."""
+    history_usage: Usage = NO_USAGE
+    """Tokens summarising the thread's older turns took (counted with the run's)."""
 
 
 def stop_button(lang: Lang, key: int) -> Keyboard:
@@ -160,7 +163,7 @@ class Runs:
             end = RunFinished(round=0, status="error")
         await steps.flush()
         status = "interrupted" if active.interrupted and end.status == "cancelled" else end.status
-        await self.store.finish(record.id, status=status, usage=end.usage,
+        await self.store.finish(record.id, status=status, usage=end.usage + q.history_usage,
                                 duration_ms=end.duration_ms,
                                 answer="\n\n".join(view.answers.values()))
         self.listeners.run_finished(record, status)

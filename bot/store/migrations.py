@@ -237,3 +237,16 @@ async def m007_notes_uploads(db: aiosqlite.Connection) -> None:
             tokenize='trigram'
         )
     """)
+
+
+@migration
+async def m008_thread_summaries(db: aiosqlite.Connection) -> None:
+    """Summaries of a reply thread's older turns (HISTORY_MAX_CHARS), kept so a long thread
+    is not summarised again every turn: `run_id` is the newest run the summary covers."""
+    await _script(db, """
+        CREATE TABLE thread_summaries (
+            run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+            summary TEXT NOT NULL,
+            made_at TEXT NOT NULL
+        )
+    """)

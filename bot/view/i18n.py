@@ -274,6 +274,8 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_incomplete": ("（未完成）", " (incomplete)"),
     "chain_unparsed": ("（模型未按格式作答，以上为原文）",
                        "(The model did not follow the format; this is its raw text.)"),
+    "grounding_unfounded": ("不来自任何观察：{figures}", "not from any observation: {figures}"),
+    "grounding_memory": ("来自模型的记忆：{figures}", "from the model's memory: {figures}"),
     "chain_failed": ("出错了。", "Failed."),
     "chain_stopped": ("已停止。", "Stopped."),
     "chain_step_limit": ("已达到步骤上限", "Step limit reached"),

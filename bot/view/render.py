@@ -16,11 +16,13 @@ from __future__ import annotations
 from agent.events import ObservationFailure
 from agent.notes import note_label
 from agent.prompts import args_text
-from agent.summary import difference, figures, seconds
+from agent.summary import approx, difference, figures, seconds
+from bot.view.grounding import marked, unfounded_line
 from bot.view.i18n import phrase, plural
 from bot.view.markdown import md_spans
 from bot.view.spans import (
     CODE,
+    PAGE_LIMIT,
     QUOTE,
     QUOTE_EXPANDABLE,
     B,
@@ -41,26 +43,28 @@ FOLD_CHARS = 300
 """Longer thoughts and observations go in a collapsed (expandable) blockquote."""
 
 
-def render_view(view: View, *, live: bool) -> list[str]:
-    """A run's pages: one lane as a chain, a compare run's two lanes together."""
+def render_view(view: View, *, live: bool, marks: bool = True) -> list[str]:
+    """A run's pages: one lane as a chain, a compare run's two lanes together. `marks`:
+    several pages are marked (1/2), (2/2)… (a run drawn only in part has no such count)."""
     if view.mode == "compare":
         return render_compare(view.lanes["plain"], view.lanes["react"], view.lang, live=live,
-                              judging=view.judging, number=view.number)
-    return render_run(view.lanes["main"], view.lang, live=live, number=view.number)
+                              judging=view.judging, marks=marks, number=view.number)
+    return render_run(view.lanes["main"], view.lang, live=live, marks=marks,
+                      number=view.number)
 
 
-def render_run(t: Transcript, lang: str, *, live: bool = True,
+def render_run(t: Transcript, lang: str, *, live: bool = True, marks: bool = True,
                number: int | None = None) -> list[str]:
     """HTML pages (parse_mode=HTML) of one run, the question first; `number` is the run's
     number in its chat, named in the footer once known."""
     out: list[Span] = []
     _question(out, t.question)
     _run_body(out, t, lang, live, number)
-    return _pages(out)
+    return _pages(out, marks)
 
 
 def render_compare(plain: Transcript, react: Transcript, lang: str, *,
-                   live: bool = True, judging: bool = False,
+                   live: bool = True, judging: bool = False, marks: bool = True,
                    number: int | None = None) -> list[str]:
     """What a class looks at first: the two answers (🧠 the model alone, 🔍 with tools), then
     the model's judgement of how they differ (⚖️, once both are done), then what each cost
@@ -94,7 +98,7 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     notice = react.notice or plain.notice
     if notice:
         out.append(("\n\n⚠️ " + notice, ()))
-    return _pages(out)
+    return _pages(out, marks)
 
 
 def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
@@ -102,7 +106,7 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
     running = t.finished is None and not t.notice
     if t.answer:
         out.append(("\n", ()))
-        out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
+        _answer_text(out, t, lang)
         if not t.answer_final:
             state = phrase(lang, "chain_writing" if running else "chain_incomplete")
             out.append((state.strip(), (I,)))
@@ -114,6 +118,15 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
         mark, words = {"error": ("❌", "chain_failed"), "cancelled": ("⏹", "chain_stopped")}.get(
             done.status, ("⚠️", "chain_step_limit"))
         out.append((f"\n{mark} " + (done.reason or phrase(lang, words)), ()))
+
+
+def _answer_text(out: list[Span], t: Transcript, lang: str) -> None:
+    """The answer's text, its unfounded figures marked, and the line that names them."""
+    out.extend(md_spans(marked(squeeze(t.answer), t.unfounded), draft=not t.answer_final))
+    line = unfounded_line(t, lang)
+    if line:
+        out.append(("\n", ()))
+        out.append((line, (I,)))
 
 
 def _lines_after_heading(spans: list[Span]) -> list[Span]:
@@ -133,8 +146,16 @@ def _folded(spans: list[Span]) -> list[Span]:
             if text.strip() or i else (text, tags) for i, (text, tags) in enumerate(spans)]
 
 
-def _pages(out: list[Span]) -> list[str]:
-    return [to_html(page) for page in paginate(out)]
+PAGE_MARK_UNITS = 16
+"""Room kept on every page for its mark, "\n\n(12/34)"."""
+
+
+def _pages(out: list[Span], marks: bool = True) -> list[str]:
+    """The pages of `out`, each marked (1/2), (2/2)… when there are several (`marks`)."""
+    pages = [to_html(page) for page in paginate(out, PAGE_LIMIT - PAGE_MARK_UNITS)]
+    if not marks or len(pages) < 2:
+        return pages
+    return [f"{page.rstrip()}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(pages, 1)]
 
 
 def _question(out: list[Span], question: str) -> None:
@@ -302,7 +323,7 @@ def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
-    out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
+    _answer_text(out, t, lang)
     if t.unparsed:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_unparsed"), (I,)))
@@ -326,7 +347,8 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
                 parts = [seconds(done.duration_ms, lang), _rounds_text(done.rounds, t, lang),
                          plural(lang, "chain_tool_calls", done.tool_calls)]
                 if not live and done.usage.total_tokens:
-                    parts.append(plural(lang, "chain_tokens", done.usage.total_tokens))
+                    parts.append(approx(done.usage)
+                                 + plural(lang, "chain_tokens", done.usage.total_tokens))
                 text = " · ".join(parts)
             else:
                 text = figures(done, lang, tokens=not live)

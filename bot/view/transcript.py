@@ -95,6 +95,8 @@ class Transcript:
     """The draft while the answer streams (AnswerDelta), the final text after Answer."""
     answer_final: bool = False
     unparsed: bool = False
+    unfounded: tuple[str, ...] = ()
+    """The final answer's figures that no observation, the question or the history holds."""
     finished: RunFinished | None = None
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
@@ -173,6 +175,7 @@ class Transcript:
             for view in self.rounds:  # the text streamed so far was this answer
                 view.draft = ""
             self.answer_model = event.model or self.answer_model
+            self.unfounded = event.unfounded
         elif isinstance(event, Proposed):
             self._round(event.round).steps.append(
                 ToolStep(event.call_id, event.tool, event.arguments, awaiting=True))
