@@ -1,10 +1,10 @@
 """The class board in a real headless Chromium (Debian's, driven by Playwright; no browser
 download): a group's board follows a /compare live in two columns, reveal mode holds back
-the next step until space, text is projector size at 1280×720. Screenshots go to
-docs/gallery/."""
+the next step until space, text is projector size at 1280×720. Screenshots go to GALLERY."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,7 +22,11 @@ from tests.web.test_board import board_path
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
-GALLERY = Path(__file__).resolve().parents[2] / "docs" / "gallery"
+ROOT = Path(__file__).resolve().parents[2]
+GALLERY = Path(os.environ.get("BOARD_GALLERY", ROOT / "build" / "board-gallery"))
+"""Where the screenshots go: build/ (ignored by git) unless BOARD_GALLERY says otherwise;
+`BOARD_GALLERY=docs/gallery scripts/test tests/web/test_board_browser.py` renews the ones
+README shows, after a look at them."""
 
 pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None,
                                 reason="Debian's chromium is not installed (.ci/run installs it)")
