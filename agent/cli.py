@@ -11,6 +11,7 @@ import sys
 from collections.abc import AsyncIterator
 from typing import TextIO
 
+from agent.answer_model import answer_client
 from agent.compare_judge import judge
 from agent.confirm import Gate
 from agent.events import (
@@ -75,7 +76,8 @@ class Printer:
     def _show_step(self, event: Event, lane: str, live_answer: bool) -> None:
         zh = self.lang == "zh"
         if isinstance(event, RunStarted):
-            self.line(self.paint("dim", f"{event.model} · {event.mode}"), lane)
+            models = f"{event.model} → {event.answer_model}" if event.answer_model else event.model
+            self.line(self.paint("dim", f"{models} · {event.mode}"), lane)
         elif isinstance(event, Plan):
             self.line(self.paint("heading", pick(self.lang, "📋 计划", "📋 Plan")), lane)
             for number, step in enumerate(event.steps, 1):
@@ -155,6 +157,7 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
         "NO_COLOR" not in os.environ)
     printer = Printer(sys.stdout, as_json=args.json, color=color, lang=lang)
     client = ModelClient(settings)
+    answers = answer_client(settings)
     toolbox = await Toolbox.open(settings)
     try:
         confirm = settings.agent_confirm_tools
@@ -163,10 +166,10 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
 
         def react() -> AsyncIterator[Event]:
             return run_react(question, client=client, settings=settings, tools=toolbox.tools,
-                             gate=gate)
+                             gate=gate, answer_client=answers)
 
         def plain() -> AsyncIterator[Event]:
-            return run_plain(question, client=client, settings=settings)
+            return run_plain(question, client=answers or client, settings=settings)
 
         if args.compare:
             (plain_done, plain_answer), (react_done, react_answer) = await asyncio.gather(
@@ -187,6 +190,8 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
     finally:
         await toolbox.aclose()
         await client.close()
+        if answers is not None:
+            await answers.close()
     return 1 if any(r.status == "error" for r in results) else 0
 
 

@@ -56,6 +56,8 @@ class RunStarted(Event):
     question: str
     model: str
     tools: tuple[str, ...] = ()
+    answer_model: str = ""
+    """LLM_ANSWER_MODEL: the model that writes the answer; empty: `model` does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +158,11 @@ class Answer(Event):
     type: ClassVar[str] = "answer"
     text: str
     unparsed: bool = False
+    model: str = ""
+    """The model that wrote it when not the run's own (LLM_ANSWER_MODEL); empty otherwise."""
+    unfounded: tuple[str, ...] = ()
+    """Figures of the answer (as written) that no observation, the question or the history
+    holds (agent/grounding.py): front ends mark them as not from any observation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +225,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["failure"] = ObservationFailure(values["failure"])
     if cls is RunStarted:
         values["tools"] = tuple(values.get("tools", ()))
+    if cls is Answer:
+        values["unfounded"] = tuple(values.get("unfounded", ()))
     if cls is Plan:
         values["steps"] = tuple(
             step if isinstance(step, PlanStep) else PlanStep(**step)

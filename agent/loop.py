@@ -20,11 +20,13 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from agent.answer_model import AnswerWriter, Drafts
 from agent.auto_rounds import AutoRounds
 from agent.confirm import Gate, Reviewed, StopRun
 from agent.events import Event, Observation, RunStarted
 from agent.executor import Batch, ParsedCall, ToolRunner, act, names_of
 from agent.lang import detect_lang
+from agent.lookups import grounded
 from agent.model import ModelClient
 from agent.model_errors import ModelError, ModelErrorKind
 from agent.native import NativeRounds, answer_round
@@ -50,15 +52,20 @@ def run_react(
     cancel: asyncio.Event | None = None,
     planner: bool | None = None,
     gate: Gate | None = None,
+    answer_client: ModelClient | None = None,
 ) -> AsyncIterator[Event]:
     """Answer `question` with tools, yielding every step as it happens. `planner` makes
     a plan first (None: the AGENT_PLANNER setting); `gate` asks a person before the calls
-    it says need it (step mode, AGENT_CONFIRM_TOOLS)."""
+    it says need it (step mode, AGENT_CONFIRM_TOOLS); `answer_client` (LLM_ANSWER_MODEL)
+    writes the final answer from the chain."""
     lang = detect_lang(question)
     stats = RunStats()
     plan_first = settings.agent_planner if planner is None else planner
-    steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate)
-    return drive(steps, stats, lang, cancel)
+    writer = answer_client and AnswerWriter(answer_client, question, history, lang,
+                                            settings.history_max_chars)
+    steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate,
+                   writer)
+    return drive(grounded(steps, question, history, lang), stats, lang, cancel)
 
 
 def run_plain(
@@ -73,7 +80,7 @@ def run_plain(
     lang = detect_lang(question)
     stats = RunStats()
     steps = _plain(question, client, settings, history, lang, stats)
-    return drive(steps, stats, lang, cancel)
+    return drive(grounded(steps, question, history, lang), stats, lang, cancel)
 
 
 async def _plain(
@@ -106,10 +113,11 @@ async def _react(
     stats: RunStats,
     plan_first: bool,
     gate: Gate | None = None,
+    writer: AnswerWriter | None = None,
 ) -> AsyncIterator[Event]:
     toolmap = names_of(tools)
     yield RunStarted(round=0, mode="react", question=question, model=client.model,
-                     tools=tuple(toolmap))
+                     tools=tuple(toolmap), answer_model=writer.client.model if writer else "")
     runner = ToolRunner(toolmap, lang, settings.tool_timeout_s, settings.max_observation_chars)
     try:
         note = ""
@@ -136,7 +144,7 @@ async def _react(
             rounds = AutoRounds(client, rounds, text_rounds, lang)
         started = False
         try:
-            async for event in _rounds(rounds, runner, settings, stats, gate):
+            async for event in _rounds(rounds, runner, settings, stats, gate, writer):
                 started = True
                 yield event
         except ModelError as err:
@@ -146,7 +154,7 @@ async def _react(
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
             client.tools_rejected = True
-            async for event in _rounds(text_rounds(), runner, settings, stats, gate):
+            async for event in _rounds(text_rounds(), runner, settings, stats, gate, writer):
                 yield event
     except ModelError as err:
         yield stats.finished("error", err.reason(lang), err.kind.value)
@@ -162,18 +170,26 @@ async def _rounds(
     settings: AgentSettings,
     stats: RunStats,
     gate: Gate | None = None,
+    writer: AnswerWriter | None = None,
 ) -> AsyncIterator[Event]:
     """Rounds until an answer, the round cap or a loop, when the last answer is asked for
-    without tools; the run's RunFinished ("done" or "max_rounds") comes last."""
+    without tools; the run's RunFinished ("done" or "max_rounds") comes last. With a
+    `writer`, the answer model writes each answer from the chain instead."""
     for rnd in range(1, settings.agent_max_rounds + 1):
         stats.rounds = rnd
         calls: tuple[ParsedCall, ...] = ()
+        drafts = Drafts()
         async for item in rounds.round(rnd):
             if isinstance(item, CallsToRun):
                 calls = item.calls
-            else:
+            elif writer is None or not drafts.hold(item):
+                if writer is not None:
+                    writer.chain.add(item)
                 yield item
         if not calls:
+            if writer is not None:
+                async for event in writer.write(drafts, rnd, stats):
+                    yield event
             yield stats.finished("done")
             return
         batch = Batch.of(calls, settings.agent_max_calls_per_round)
@@ -187,13 +203,20 @@ async def _rounds(
         async for event in act(batch, earlier, runner, rnd, stats, reviewed.skipped):
             if isinstance(event, Observation):
                 results[event.call_id] = event.text
+            if writer is not None:
+                writer.chain.add(event)
             yield event
         rounds.record(batch.calls, batch.results(results, runner.lang))
         if any(n >= 2 for n in earlier):
             break
     stats.rounds += 1
+    drafts = Drafts()
     async for event in rounds.last_round(stats.rounds):
-        yield event
+        if writer is None or not drafts.hold(event):
+            yield event
+    if writer is not None:
+        async for event in writer.write(drafts, stats.rounds, stats):
+            yield event
     yield stats.finished("max_rounds")
 
 

@@ -69,6 +69,10 @@ class ModelClient:
     """Set on an instance when its endpoint rejected `tools` (AGENT_MODE=auto): later runs
     with this client speak the text protocol. Learned per client, not per process."""
 
+    usage_option: bool = True
+    """Whether to ask for `stream_options: {"include_usage": true}`; cleared on an instance
+    whose endpoint refused it."""
+
     calls_as_text: bool = False
     """Set on an instance when its model wrote tool calls into its text although `tools`
     were accepted (AGENT_MODE=auto, agent/auto_rounds.py): later runs speak the text
@@ -104,10 +108,11 @@ class ModelClient:
             "model": self.model,
             "messages": messages,
             "stream": True,
-            "stream_options": {"include_usage": True},
             "temperature": self.temperature if temperature is None else temperature,
             **extra,
         }
+        if self.usage_option:
+            params["stream_options"] = {"include_usage": True}
         if tools:
             params["tools"] = tools
         content: list[str] = []
@@ -117,24 +122,27 @@ class ModelClient:
         finish: str | None = None
         stream = None
         try:
-            stream = await self._client.chat.completions.create(**params)
+            stream = await self._create(params)
             async with stream:
                 async for chunk in stream:
-                    if chunk.usage is not None:
-                        usage = (usage or Usage()) + _usage(chunk.usage)
-                    for choice in chunk.choices:
-                        finish = choice.finish_reason or finish
-                        delta = choice.delta
-                        if delta is None:
+                    if not isinstance(chunk, dict):
+                        continue
+                    if chunk.get("usage") is not None:
+                        usage = (usage or Usage()) + _usage(chunk["usage"])
+                    for choice in chunk.get("choices") or ():
+                        finish = choice.get("finish_reason") or finish
+                        delta = choice.get("delta")
+                        if not delta:
                             continue
-                        thinking = getattr(delta, "reasoning_content", None)
+                        thinking = delta.get("reasoning_content")
                         if thinking:
                             reasoning.append(thinking)
                             yield ReasoningDelta(thinking)
-                        if delta.content:
-                            content.append(delta.content)
-                            yield ContentDelta(delta.content)
-                        for frag in delta.tool_calls or ():
+                        text = delta.get("content")
+                        if text:
+                            content.append(text)
+                            yield ContentDelta(text)
+                        for frag in delta.get("tool_calls") or ():
                             _merge_fragment(slots, frag)
         except (openai.APIError, httpx.HTTPError) as exc:
             err = classify(exc)
@@ -156,30 +164,54 @@ class ModelClient:
         yield Completion("".join(content), "".join(reasoning), calls, usage, finish)
 
 
-def _merge_fragment(slots: dict[int, _CallSlot], frag: Any) -> None:
-    """Fold one tool-call fragment into its slot, keeping the first non-empty id and name.
+    async def _create(self, params: dict[str, Any]) -> Any:
+        """Open the stream; an endpoint that refuses `stream_options` is asked again
+        without it (and never again with it): its tokens are then estimated.
+
+        The SDK's own request, retries, errors and SSE reading, but each chunk left as the
+        dict json.loads made (cast_to=object): no pydantic model per chunk, which was 15 %
+        of the bot's CPU under load (issue 16)."""
+        try:
+            return await self._post(params)
+        except openai.BadRequestError as exc:
+            if "stream_options" not in params or "stream_options" not in str(exc):
+                raise
+            log.info("endpoint refused stream_options: token counts will be estimated")
+            self.usage_option = False
+            params.pop("stream_options")
+            return await self._post(params)
+
+    async def _post(self, params: dict[str, Any]) -> Any:
+        return await self._client.post("/chat/completions", body=params, cast_to=object,
+                                       stream=True, stream_cls=openai.AsyncStream[object])
+
+
+def _merge_fragment(slots: dict[int, _CallSlot], frag: dict[str, Any]) -> None:
+    """Fold one tool-call fragment (as on the wire) into its slot, keeping the first
+    non-empty id and name.
 
     DashScope repeats `"id":""` on continuation chunks and ends with `"arguments": null`;
     some servers repeat the name on every chunk.
     """
-    index = frag.index if frag.index is not None else max(slots, default=-1) + 1
-    slot = slots.setdefault(index, _CallSlot())
-    if frag.id and not slot.id:
-        slot.id = frag.id
-    fn = frag.function
-    if fn is None:
+    index = frag.get("index")
+    slot = slots.setdefault(index if index is not None else max(slots, default=-1) + 1,
+                            _CallSlot())
+    if frag.get("id") and not slot.id:
+        slot.id = frag["id"]
+    fn = frag.get("function")
+    if not fn:
         return
-    if fn.name and not slot.name:
-        slot.name = fn.name
-    if fn.arguments:
-        slot.arguments.append(fn.arguments)
+    if fn.get("name") and not slot.name:
+        slot.name = fn["name"]
+    if fn.get("arguments"):
+        slot.arguments.append(fn["arguments"])
 
 
-def _usage(raw: Any) -> Usage:
+def _usage(raw: dict[str, Any]) -> Usage:
     return Usage(
-        prompt_tokens=raw.prompt_tokens or 0,
-        completion_tokens=raw.completion_tokens or 0,
-        total_tokens=raw.total_tokens or 0,
+        prompt_tokens=raw.get("prompt_tokens") or 0,
+        completion_tokens=raw.get("completion_tokens") or 0,
+        total_tokens=raw.get("total_tokens") or 0,
     )
 
 

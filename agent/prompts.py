@@ -16,6 +16,9 @@ class Turn:
 
     question: str
     answer: str
+    summary: bool = False
+    """A summary of earlier turns (agent/history_summary.py), not a question and answer:
+    `answer` holds it, and the model sees it marked as a summary."""
 
 
 def system_react(lang: str) -> str:
@@ -55,16 +58,21 @@ def language_lines(lang: str) -> list[str]:
 
 
 def history_messages(history: Sequence[Turn], budget_chars: int) -> list[dict[str, Any]]:
-    """The newest turns that fit in `budget_chars`, as chat messages, oldest first."""
+    """The newest turns that fit in `budget_chars`, as chat messages, oldest first; a
+    summary of earlier turns always goes first, marked as a summary."""
+    summaries = [turn for turn in history if turn.summary]
     kept: list[Turn] = []
     used = 0
-    for turn in reversed(history):
+    for turn in reversed([turn for turn in history if not turn.summary]):
         size = len(turn.question) + len(turn.answer)
         if used + size > budget_chars:
             break
         kept.append(turn)
         used += size
-    messages: list[dict[str, Any]] = []
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "[Summary of the earlier conversation, written by Glassbox "
+                                    "(not the full text)]\n" + turn.answer}
+        for turn in summaries]
     for turn in reversed(kept):
         messages.append({"role": "user", "content": turn.question})
         messages.append({"role": "assistant", "content": turn.answer})
@@ -113,9 +121,11 @@ def limit_thought(lang: str) -> str:
 def limit_message(lang: str) -> str:
     return pick(
         lang,
-        "你已经达到步骤上限。请不要再调用工具，根据上面的观察给出你能给出的最好回答。",
+        "你已经达到步骤上限。请不要再调用工具，根据上面的观察给出你能给出的最好回答；"
+        "没能查到的内容请直接说明没有查到，不要猜测。",
         "You have reached the step limit. Do not call any more tools; give the best answer "
-        "you can from the observations above.",
+        "you can from the observations above, and say plainly what you could not look up "
+        "instead of guessing it.",
     )
 
 

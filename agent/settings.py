@@ -36,6 +36,12 @@ class AgentSettings(BaseSettings):
     llm_connect_timeout_s: float = Field(default=5.0, gt=0)
     """Seconds to connect to the endpoint. Short, so an unreachable one is reported soon:
     each of the 1 + llm_max_retries attempts waits this long."""
+    llm_answer_model: str = ""
+    """A second model that writes the final answer from the chain (empty: LLM_MODEL does)."""
+    llm_answer_base_url: str = ""
+    """The answer model's endpoint, when not OPENAI_BASE_URL."""
+    llm_answer_api_key: SecretStr = SecretStr("")
+    """The answer model's key, when not OPENAI_API_KEY."""
     llm_temperature: float = Field(default=0.3, ge=0, le=2)
     llm_max_retries: int = Field(default=2, ge=0, le=10)
 

@@ -5,7 +5,7 @@ Shared by every front end (terminal, Telegram, export) so they say the same thin
 
 from __future__ import annotations
 
-from agent.events import RunFinished
+from agent.events import RunFinished, Usage
 from agent.lang import pick
 
 
@@ -15,13 +15,18 @@ def seconds(ms: int, lang: str) -> str:
     return pick(lang, f"{ms / 1000:,.1f} 秒", f"{ms / 1000:,.1f} s")
 
 
+def approx(usage: Usage) -> str:
+    """"≈" before token counts estimated from the text (the server sent no usage)."""
+    return "≈" if usage.estimated else ""
+
+
 def figures(done: RunFinished, lang: str) -> str:
     """'3.2 s · 2 rounds · 1,234 tokens' (or its Chinese)."""
     rounds = pick(lang, f"{done.rounds} 轮",
                   f"{done.rounds} round" + ("" if done.rounds == 1 else "s"))
     parts = [seconds(done.duration_ms, lang), rounds]
     if done.usage.total_tokens:
-        parts.append(f"{done.usage.total_tokens:,} tokens")
+        parts.append(f"{approx(done.usage)}{done.usage.total_tokens:,} tokens")
     return " · ".join(parts)
 
 
@@ -36,6 +41,7 @@ def difference(plain: RunFinished, react: RunFinished, lang: str) -> str:
         pick(lang, "工具调用 ", "tool calls ") + pair(plain.tool_calls, react.tool_calls, ","),
         pick(lang, "用时（秒）", "seconds ")
         + pair(plain.duration_ms / 1000, react.duration_ms / 1000, ",.1f"),
-        "tokens " + pair(plain.usage.total_tokens, react.usage.total_tokens, ","),
+        "tokens " + approx(plain.usage + react.usage)
+        + pair(plain.usage.total_tokens, react.usage.total_tokens, ","),
     ]
     return pick(lang, "无工具 → ReAct：", "No tools → ReAct: ") + " · ".join(parts)

@@ -59,15 +59,17 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
             extra.notes = await open_notes_index(store, settings.notes_dir)
             extra.toolbox = await Toolbox.open(settings, notes=extra.notes)
             chosen = extra.toolbox.tools
-        outbox = Outbox(app.bot, Pacer(limits, on_wait=metrics.waited))
-        runs = Runs(settings, ModelClient(settings), chosen, store, outbox, Typing(app.bot),
-                    Listeners(metrics, app.bot_data.hub))
+        pacer = Pacer(limits, on_wait=metrics.waited)
+        outbox = Outbox(app.bot, pacer)
+        runs = Runs(settings, ModelClient(settings), chosen, store, outbox,
+                    Typing(app.bot, pacer.budget), Listeners(metrics, app.bot_data.hub))
         searches = settings.history_rate_limit
         app.bot_data.parts = Parts(settings=settings, store=store,
                                    admins=Admins(app.bot, settings.admin_user_ids),
                                    outbox=outbox, runs=runs, examples=load_examples(),
                                    searches=searches and Cooldowns(searches.runs,
-                                                                   searches.window_s))
+                                                                   searches.window_s),
+                                   notes=extra.notes)
         await register_commands(app.bot)
         runs.recover()
         if settings.transcript_retention_days:
@@ -85,6 +87,8 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         parts, app.bot_data.parts = app.bot_data.parts, None
         if parts is not None:
             await parts.runs.client.close()
+            if parts.runs.answer_client is not None:
+                await parts.runs.answer_client.close()
             await parts.store.close()
         if extra.toolbox is not None:
             await extra.toolbox.aclose()
@@ -96,6 +100,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .base_url(settings.telegram_api_base_url)
+        .base_file_url(settings.telegram_file_base_url)
         .context_types(CONTEXT_TYPES)
         .concurrent_updates(True)
         .request(MeteredRequest(metrics, connect_timeout=request_timeout_s,

@@ -9,6 +9,7 @@ from typing import Any
 
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
+from agent.tools.notes_index import SqliteNotesIndex
 from bot.delivery.outbox import Outbox
 from bot.examples import Example
 from bot.runs.admins import Admins
@@ -32,6 +33,8 @@ class Parts:
     examples: tuple[Example, ...]
     searches: Cooldowns | None = None
     """/history lists per sender (HISTORY_RATE_LIMIT); None: no limit."""
+    notes: SqliteNotesIndex | None = None
+    """The course-notes index (/notes uploads); None when search_notes is off."""
 
 
 class BotData:

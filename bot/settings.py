@@ -73,6 +73,10 @@ class BotSettings(AgentSettings):
     """/history lists and searches one sender may ask for per window (HISTORY_RATE_LIMIT),
     counted in memory; None: no limit."""
 
+    max_concurrent_runs: int = Field(default=100, ge=1)
+    """Runs at once (MAX_CONCURRENT_RUNS); past it questions queue, fair across chats
+    (issue 16: measured in bench/scale.py, docs/scaling.md)."""
+
     @field_validator("user_rate_limit", "history_rate_limit", mode="before")
     @classmethod
     def _rate(cls, value: Any) -> Any:
@@ -129,6 +133,14 @@ class BotSettings(AgentSettings):
         host, port = self.http_address() or ("127.0.0.1", 8080)
         host = "localhost" if host in ("0.0.0.0", "::", "") else host
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+    @property
+    def telegram_file_base_url(self) -> str:
+        """Where files are downloaded from: the same Bot API server, `…/bot` → `…/file/bot`
+        (python-telegram-bot's `base_file_url`), so a self-hosted server serves them too."""
+        base = self.telegram_api_base_url.rstrip("/")
+        head, bot = base.rsplit("/", 1) if "/" in base else ("", base)
+        return f"{head}/file/{bot}"
 
     def chat_allowed(self, chat_id: int) -> bool:
         return not self.allowed_chat_ids or chat_id in self.allowed_chat_ids

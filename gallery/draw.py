@@ -1,6 +1,9 @@
 """The gallery page: each scenario's message states in order, as bubbles at phone width, then
 its final state on a phone screen (390×844) and on a projector (1280×720), as Telegram draws
-them (light theme). One self-contained HTML file: inline CSS, no scripts, nothing fetched."""
+them (light theme). One self-contained HTML file: inline CSS, no scripts, nothing fetched.
+
+Code is drawn in a CJK monospace font, whose Latin letters are half as wide as its Chinese
+ones: the width tables (bot/view/tables.py) count them by."""
 
 from __future__ import annotations
 
@@ -32,9 +35,9 @@ figcaption { font-size: 11px; color: #345; margin: 0 0 2px 4px; }
           box-shadow: 0 1px 1px rgba(0,0,0,.15); }
 .mine .bubble { background: var(--mine); }
 .sender { color: var(--accent); font-weight: 600; font-size: .9em; white-space: normal; }
-.bubble code { font-family: "Noto Sans Mono", "Noto Sans Mono CJK SC", monospace; font-size: .9em;
+.bubble code { font-family: "Noto Sans Mono CJK SC", monospace; font-size: .9em;
                background: #eef2f5; border-radius: 3px; padding: 0 2px; color: #1a5a8a; }
-.bubble pre { font-family: "Noto Sans Mono", "Noto Sans Mono CJK SC", monospace; font-size: .85em;
+.bubble pre { font-family: "Noto Sans Mono CJK SC", monospace; font-size: .85em;
               background: #eef2f5; border-radius: 6px; padding: 6px 8px; margin: 2px 0;
               white-space: pre; overflow-x: auto; }
 .bubble pre code { background: none; padding: 0; color: inherit; }

@@ -153,7 +153,7 @@ def long_text(s: Stage) -> str:
         "model adjusts its plan until it can answer.")
     sections = []
     for n in range(1, 9):
-        body = "\n\n".join([part] * (5 if s.lang == "zh" else 2))
+        body = "\n\n".join([part] * (12 if s.lang == "zh" else 3))
         sections.append(s.t(f"## 第 {n} 部分\n\n", f"## Part {n}\n\n") + body)
     return "\n\n".join(sections)
 

@@ -157,7 +157,7 @@ async def test_show_gives_long_observations_whole_over_several_messages(
     everything = "\n".join(page.text for page in pages)
     assert all(f"observation line {i:04d}" in everything for i in range(500))
     assert "…" not in everything and "/show shows every one" not in everything
-    assert pages[-1].text.endswith("✅ Answer\nDone.\n\n⏱ 1.2 s · 1 round · 15 tokens")
+    assert pages[-1].text.endswith("✅ Answer\nDone.\n\n⏱ 1.2 s · 1 round · 15 tokens\n\n(3/3)")
 
 
 async def test_export_sends_a_self_contained_html_document(gb: Glassbox) -> None:

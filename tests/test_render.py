@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from agent.events import (
     Action,
     Answer,
@@ -16,11 +18,16 @@ from agent.events import (
     Usage,
 )
 from bot.view.render import render_compare, render_run
-from bot.view.spans import to_plain
+from bot.view.spans import B, paginate, to_plain
 from bot.view.textlen import utf16_len
 from bot.view.transcript import Transcript
 from tests.fakes.telegram_html import parse_html
 from tests.test_transcript import weather_run
+
+
+def unmarked(page: str) -> str:
+    """A page without its mark, (2/3), so that pages join into the text they split."""
+    return re.sub(r"\n\n<i>\(\d+/\d+\)</i>$", "", page)
 
 
 def shown(pages: list[str]) -> str:
@@ -191,7 +198,7 @@ def test_a_10000_character_answer_continues_on_more_pages_losing_nothing() -> No
     assert len(pages) == 4
     assert all(4000 < size <= 4096 for size in sizes[:-1])  # cut at a space near the limit
     assert pages[0].startswith("❓ <b>Weather in Hangzhou?</b>")
-    joined = "".join(to_plain(p) for p in pages)
+    joined = "".join(to_plain(unmarked(p)) for p in pages)
     assert answer in joined
     assert joined.endswith("⏱ 3.2 s · 1 round · 1,234 tokens")
 
@@ -204,7 +211,7 @@ def test_emoji_count_two_units_and_are_never_split_between_pages() -> None:
 
     assert len(pages) == 2
     assert all(utf16_len(parse_html(p).text) <= 4096 for p in pages)  # also valid UTF-8
-    assert "".join(to_plain(p) for p in pages).count("😀") == 3000
+    assert "".join(to_plain(unmarked(p)) for p in pages).count("😀") == 3000
 
 
 def test_an_emoji_streamed_in_two_halves_is_sent_whole() -> None:
@@ -224,7 +231,7 @@ def test_a_long_chinese_answer_breaks_after_punctuation() -> None:
     pages = render_run(t, "zh")
 
     assert len(pages) >= 2
-    texts = [parse_html(p).text for p in pages]
+    texts = [parse_html(unmarked(p)).text for p in pages]
     assert all(utf16_len(text) <= 4096 for text in texts)
     assert texts[0].endswith(("。", "，"))
     assert answer in "".join(texts)
@@ -241,7 +248,7 @@ def test_a_code_block_straddling_the_page_limit_is_closed_and_reopened() -> None
     for page in pages:
         assert '<pre><code class="language-python">' in page
         assert parse_html(page)  # balanced: every page closes the block it opened
-    joined = "".join(to_plain(p) for p in pages)
+    joined = "".join(to_plain(unmarked(p)) for p in pages)
     assert code in joined
     assert joined.index(code) < joined.index("Done.")
 
@@ -256,7 +263,7 @@ def test_a_long_observation_in_show_is_split_inside_its_quote() -> None:
 
     assert len(pages) >= 3
     assert all(p.count("<blockquote expandable>") == 1 for p in pages[:-1])
-    assert observation in "".join(to_plain(p) for p in pages)
+    assert observation in "".join(to_plain(unmarked(p)) for p in pages)
     assert len(render_run(t, "en")) == 1  # live: shortened
 
 
@@ -320,3 +327,33 @@ def test_to_plain_and_utf16_len() -> None:
     assert to_plain("<b>a &lt;b&gt; &amp;</b> <a href=\"https://x\">l</a>") == "a <b> & l"
     assert utf16_len("a😀中") == 4
     assert utf16_len("👨‍👩‍👧") == 8
+
+
+def test_a_long_answer_is_paged_at_paragraphs_marked_and_never_ends_a_page_on_a_heading(
+) -> None:
+    paragraph = ("ReAct interleaves reasoning and acting: each round the model writes what it "
+                 "thinks, then decides whether to call a tool. ") * 3
+    answer = "\n\n".join(f"## Part {n}\n\n{paragraph}\n\n{paragraph}" for n in range(1, 13))
+    t = Transcript.from_events([
+        RunStarted(round=0, mode="react", question="Explain ReAct.", model="m"),
+        Answer(round=1, text=answer), finished(rounds=1)])
+    pages = render_run(t, "en")
+
+    assert len(pages) >= 3
+    for n, page in enumerate(pages, 1):
+        assert page.endswith(f"\n\n<i>({n}/{len(pages)})</i>")
+        assert utf16_len(parse_html(page).text) <= 4096
+    for page in pages[:-1]:
+        body = parse_html(unmarked(page)).text.rstrip()
+        assert body.endswith("a tool."), body[-80:]  # a whole paragraph, not a cut line
+        assert not body.endswith(tuple(f"Part {n}" for n in range(13)))
+    joined = "".join(to_plain(unmarked(p)) for p in pages)
+    assert joined.count("Part ") == 12 and joined.count("ReAct interleaves") == 72
+
+
+def test_a_page_break_moves_before_a_heading_that_would_end_the_page() -> None:
+    spans = [("a" * 50 + "\n\n", ()), ("b" * 30 + "\n\n", ()), ("Heading", (B,)),
+             ("\n\n" + "c" * 40, ())]
+    first, second = paginate(spans, 100)
+    assert "".join(text for text, _ in first).rstrip() == "a" * 50 + "\n\n" + "b" * 30
+    assert second[0] == ("Heading", (B,))

@@ -13,7 +13,9 @@ SHOWN_CHARS = 400
 
 
 def _show(passage: Passage) -> str:
-    where = f"{passage.path} › {passage.heading}" if passage.heading else passage.path
+    """`[lecture-3.pdf, p. 12 › Heading]` and the passage, so an answer can cite it."""
+    where = f"{passage.path}, {passage.location}" if passage.location else passage.path
+    where = f"{where} › {passage.heading}" if passage.heading else where
     body = passage.body if len(passage.body) <= SHOWN_CHARS else (
         passage.body[:SHOWN_CHARS].rstrip() + "…")
     return f"[{where}]\n{body}"

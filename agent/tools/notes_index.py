@@ -33,6 +33,12 @@ SCHEMA = (
     " path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL)",
     "CREATE VIRTUAL TABLE notes_passages USING fts5("
     " path UNINDEXED, heading, body, tokenize = 'trigram')",
+    "CREATE TABLE notes_uploads ("
+    " scope INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, parts INTEGER NOT NULL,"
+    " chars INTEGER NOT NULL, PRIMARY KEY (scope, name))",
+    "CREATE VIRTUAL TABLE notes_upload_passages USING fts5("
+    " scope UNINDEXED, name UNINDEXED, location UNINDEXED, heading, body,"
+    " tokenize = 'trigram')",
 )
 """The tables `SqliteNotesIndex` works on, as the agent creates them in its own in-memory
 database. A front end keeping the index in its database creates them its own way."""
@@ -44,9 +50,21 @@ _WORD = re.compile(r"[^\W_]+")
 @dataclass(frozen=True, slots=True)
 class Passage:
     path: str
-    """The file's path relative to the notes directory."""
+    """The file's path relative to the notes directory, or an uploaded file's name."""
     heading: str
     body: str
+    location: str = ""
+    """Where in an uploaded file: "p. 12" for a PDF's page; empty otherwise."""
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """An uploaded file as indexed (agent/tools/documents.py read it)."""
+
+    name: str
+    kind: str
+    parts: int
+    chars: int
 
 
 class NotesIndex(Protocol):
@@ -201,22 +219,98 @@ class SqliteNotesIndex:
             raise
         await self.db.execute("COMMIT")
 
-    async def search(self, query: str, limit: int = 3) -> list[Passage]:
-        """The best `limit` passages for `query`, best first."""
+    async def search(self, query: str, limit: int = 3,
+                     scope: int | None = None) -> list[Passage]:
+        """The best `limit` passages for `query`, best first: of NOTES_DIR's files and, with
+        a `scope`, of the files uploaded to it (never another scope's)."""
         await self.refresh()
         expression, short = match_query(query)
-        # How many of the two-character words a passage holds: they rank first among the
-        # trigram matches, and alone they select passages by a (small) scan.
-        hits = " + ".join(["(instr(lower(heading || ' ' || body), ?) > 0)"] * len(short))
-        if expression:
-            first = f"{hits} DESC, " if short else ""
-            sql = (f"SELECT path, heading, body FROM notes_passages WHERE notes_passages MATCH ?"
-                   f" ORDER BY {first}bm25(notes_passages, 0.0, 2.0, 1.0) LIMIT ?")
-            rows = await self.db.execute_fetchall(sql, (expression, *short, limit))
-        elif short:
-            sql = (f"SELECT path, heading, body FROM notes_passages WHERE {hits} > 0"
-                   f" ORDER BY {hits} DESC, rowid LIMIT ?")
-            rows = await self.db.execute_fetchall(sql, (*short, *short, limit))
-        else:
+        if not expression and not short:
             return []
-        return [Passage(row[0], row[1], row[2]) for row in rows]
+        found = await self._ranked("notes_passages", "path, heading, body, ''", "",
+                                   (), expression, short, limit)
+        if scope is not None:
+            found += await self._ranked("notes_upload_passages", "name, heading, body, location",
+                                        "scope = ? AND ", (scope,), expression, short, limit)
+            found.sort(key=lambda hit: hit[0])
+        return [passage for _, passage in found[:limit]]
+
+    async def _ranked(self, table: str, columns: str, where: str, params: tuple[object, ...],
+                      expression: str, short: list[str],
+                      limit: int) -> list[tuple[tuple[int, float], Passage]]:
+        """(rank key, passage) of `table`'s best passages: the two-character Chinese words a
+        passage holds first, then bm25 (heading twice the body)."""
+        hits = " + ".join(["(instr(lower(heading || ' ' || body), ?) > 0)"] * len(short)) or "0"
+        weights = "0.0, 2.0, 1.0" if table == "notes_passages" else "0.0, 0.0, 0.0, 2.0, 1.0"
+        if expression:
+            first = f"{hits} DESC, " if short else ""  # ORDER BY 0 would name a column
+            sql = (f"SELECT {columns}, {hits}, bm25({table}, {weights}) FROM {table}"
+                   f" WHERE {where}{table} MATCH ? ORDER BY {first}"
+                   f"bm25({table}, {weights}) LIMIT ?")
+            rows = await self.db.execute_fetchall(
+                sql, (*short, *params, expression, *short, limit))
+        else:
+            sql = (f"SELECT {columns}, {hits}, 0.0 FROM {table} WHERE {where}{hits} > 0"
+                   f" ORDER BY {hits} DESC, rowid LIMIT ?")
+            rows = await self.db.execute_fetchall(sql, (*short, *params, *short, *short, limit))
+        return [((-row[4], row[5]), Passage(row[0], row[1], row[2], row[3])) for row in rows]
+
+    # --- uploaded files, per scope (the bot: per chat) ---------------------------------
+
+    async def put_upload(self, scope: int, upload: Upload,
+                         sections: list[tuple[str, str, str]]) -> bool:
+        """Index an uploaded file's (location, heading, body) sections in `scope`, in place
+        of a file of the same name; whether one was replaced."""
+        async with self._lock:
+            await self.db.execute("BEGIN IMMEDIATE")
+            try:
+                replaced = await self._drop_upload(scope, upload.name)
+                await self.db.executemany(
+                    "INSERT INTO notes_upload_passages (scope, name, location, heading, body)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    [(scope, upload.name, *section) for section in sections])
+                await self.db.execute(
+                    "INSERT INTO notes_uploads (scope, name, kind, parts, chars)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (scope, upload.name, upload.kind, upload.parts, upload.chars))
+            except BaseException:
+                await self.db.execute("ROLLBACK")
+                raise
+            await self.db.execute("COMMIT")
+        return replaced
+
+    async def forget_upload(self, scope: int, name: str) -> bool:
+        """Remove an uploaded file from `scope`; whether there was one."""
+        async with self._lock:
+            await self.db.execute("BEGIN IMMEDIATE")
+            try:
+                gone = await self._drop_upload(scope, name)
+            except BaseException:
+                await self.db.execute("ROLLBACK")
+                raise
+            await self.db.execute("COMMIT")
+        return gone
+
+    async def uploads(self, scope: int) -> list[Upload]:
+        rows = await self.db.execute_fetchall(
+            "SELECT name, kind, parts, chars FROM notes_uploads WHERE scope = ? ORDER BY name",
+            (scope,))
+        return [Upload(*row) for row in rows]
+
+    async def _drop_upload(self, scope: int, name: str) -> bool:
+        await self.db.execute(
+            "DELETE FROM notes_upload_passages WHERE scope = ? AND name = ?", (scope, name))
+        cursor = await self.db.execute(
+            "DELETE FROM notes_uploads WHERE scope = ? AND name = ?", (scope, name))
+        return cursor.rowcount > 0
+
+
+@dataclass(frozen=True, slots=True)
+class ScopedNotes:
+    """The index as one scope sees it: the shared notes and its own uploads."""
+
+    index: SqliteNotesIndex
+    scope: int
+
+    async def search(self, query: str, limit: int = 3) -> list[Passage]:
+        return await self.index.search(query, limit, scope=self.scope)

@@ -52,7 +52,8 @@ from bot.delivery.call_errors import (
     never_reached,
     retry_after_s,
 )
-from bot.delivery.pacer import Pacer, Priority
+from bot.delivery.pacer import Pacer
+from bot.delivery.priority import Priority
 from bot.view.buttons import Keyboard
 from bot.view.spans import to_plain
 
@@ -92,6 +93,8 @@ class LiveMessage:
         """Page index: the text Telegram refused to send there (not tried again as it is)."""
         self._running = True
         self._changed = asyncio.Event()
+        self._first = asyncio.Event()
+        """Set once page 1 is on screen, or never will be (gone, or the worker ended)."""
         self._worker: asyncio.Task[None] | None = None
         self.gone = False
         """Telegram refuses to write here any more (bot blocked or removed)."""
@@ -102,6 +105,7 @@ class LiveMessage:
         """A live message over messages sent earlier (by a process that has since ended)."""
         live = cls(bot, pacer, chat_id, None, button=None, notice=notice)
         live._shown = [_Shown(message_id, "", None) for message_id in message_ids]
+        live._first.set()
         return live
 
     @property
@@ -157,16 +161,17 @@ class LiveMessage:
 
     async def first_sent(self) -> int | None:
         """Wait until page 1 is on screen; its message id (None if it could not be sent)."""
-        while not (self._shown and self._shown[0]) and not self.gone \
-                and not (self._worker and self._worker.done()):
-            await asyncio.sleep(0.01)
+        await self._first.wait()
         return self._shown[0].message_id if self._shown and self._shown[0] else None
 
     def _priority(self) -> Priority:
-        """A run's final state goes first, its drafts next, the bot's notices last."""
+        """A run's final state goes first, then its first message, its later drafts next,
+        the bot's notices last."""
         if self.notice:
             return Priority.NOTICE
-        return Priority.DRAFT if self._running else Priority.FINAL
+        if not self._running:
+            return Priority.FINAL
+        return Priority.DRAFT if self._shown else Priority.FIRST
 
     def _wanted(self, index: int) -> tuple[str, Keyboard | None]:
         if index < len(self._pages) - 1:
@@ -190,9 +195,23 @@ class LiveMessage:
         return len(self._pages) if len(self._shown) > len(self._pages) else None
 
     async def _sync(self) -> None:
+        run = not self.notice
+        if run:
+            self.pacer.opened(self.chat_id)
+        try:
+            await self._sync_until_final()
+        finally:
+            self._first.set()
+            if run:
+                self.pacer.closed(self.chat_id)
+
+    async def _sync_until_final(self) -> None:
         while not self.gone:
             await self._changed.wait()
             async with self.pacer.turn(self.chat_id, self._priority) as turn:
+                if not turn.allowed:  # no room for a draft here now: wait for the next change
+                    self._changed.clear()
+                    continue
                 if self._stale:
                     self._pages, self._stale = self._source(), False
                 index = self._next_step()
@@ -252,6 +271,7 @@ class LiveMessage:
     def _give_up(self) -> None:
         if not self.gone:
             self.gone = True
+            self._first.set()
             self.on_gone()
 
     def _refuse(self, index: int, err: Refused) -> None:
@@ -269,6 +289,8 @@ class LiveMessage:
             self._shown[index] = shown
         else:
             self._shown.append(shown)
+        if self._shown[0] is not None:
+            self._first.set()
 
     async def _write(self, method: Callable[..., object], text: str, *, creates: bool = False,
                      **kw: object) -> object:

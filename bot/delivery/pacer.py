@@ -12,6 +12,13 @@ so a draft that became the final state while it waited moves up. Whoever holds t
 while it waits for the budget gives it up if someone more urgent arrived meanwhile.
 The next call in a chat may start `interval` after the previous one *finished*, so the
 gap Telegram sees is never shorter than the one we meant.
+Across chats, Telegram's 30 a second for the whole bot is shared by priority too (see
+budget): whoever holds a chat's turn asks for a global place with the priority of the most
+urgent waiter in that chat, so a final state never waits behind other runs' drafts.
+In a group, a run's first message or draft goes only if the group's window still keeps
+FINAL_PLACES places for every running run's final state (a long answer's final state edits
+or sends each of its pages); otherwise it is skipped (the run shows its newest state at its
+next change), so under pressure a class gets fewer drafts, not later answers.
 """
 
 from __future__ import annotations
@@ -23,15 +30,14 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
-from enum import IntEnum
 
+from bot.delivery.budget import Budget
+from bot.delivery.priority import Priority
 
-class Priority(IntEnum):
-    """Lower goes first."""
-
-    FINAL = 0
-    DRAFT = 1
-    NOTICE = 2
+FINAL_PLACES = 3
+"""Places a group's window keeps for each running run's final state: enough for an answer of
+three pages (about 12,000 characters), so that its drafts never make its last page wait for
+the window to slide (a 6,000-character answer's last page came 25 s late with one place)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +60,16 @@ class Limits:
 
 @dataclass
 class Turn:
-    pacer: Pacer
+    budget: Budget
+    priority: Callable[[], int]
+    allowed: bool = True
+    """False: a draft the group has no room for; make no call, wait for the next change."""
     used: bool = False
 
     async def use(self) -> None:
         """Call before the API call; a turn not used costs no budget."""
+        await self.budget.take(self.priority)
         self.used = True
-        await self.pacer._global_slot()
 
 
 @dataclass(eq=False)
@@ -80,9 +89,15 @@ class _Chat:
     ready_at: float = 0.0
     sent: deque[float] = field(default_factory=deque)
     """When this group's calls of the last window finished."""
+    running: int = 0
+    """Live messages here whose final state is still to come."""
 
     def most_urgent(self) -> _Waiter | None:
         return min(self.waiting, key=_Waiter.rank, default=None)
+
+    def most_urgent_rank(self) -> tuple[int, int]:
+        rival = self.most_urgent()
+        return rival.rank() if rival is not None else (len(Priority), 0)
 
 
 class Pacer:
@@ -92,8 +107,16 @@ class Pacer:
         self.limits = limits or Limits()
         self.on_wait = on_wait
         self._chats: dict[int, _Chat] = {}
-        self._global: deque[float] = deque()
+        self.budget = Budget(self.limits.global_per_window, self.limits.global_window_s)
         self._order = itertools.count()
+
+    def opened(self, chat_id: int) -> None:
+        """A run's live message started here: keep a place for its final state."""
+        self._chats.setdefault(chat_id, _Chat()).running += 1
+
+    def closed(self, chat_id: int) -> None:
+        """That live message delivered its final state (or gave up)."""
+        self._chats[chat_id].running -= 1
 
     @asynccontextmanager
     async def turn(self, chat_id: int,
@@ -104,21 +127,23 @@ class Pacer:
         chat = self._chats.setdefault(chat_id, _Chat())
         me = _Waiter(priority, next(self._order), asyncio.get_running_loop().create_future())
         asked = time.monotonic()
-        await self._acquire(chat, chat_id, me)
+        allowed = await self._acquire(chat, chat_id, me)
         self.on_wait(chat_id, time.monotonic() - asked)
-        turn = Turn(self)
+        turn = Turn(self.budget, lambda: min(me.rank(), chat.most_urgent_rank())[0], allowed)
         try:
             yield turn
         finally:
             if turn.used:
+                self.budget.release()
                 done = time.monotonic()
                 chat.ready_at = max(chat.ready_at, done + self.limits.chat_interval_s)
                 if chat_id < 0:
                     chat.sent.append(done)
             self._release(chat)
 
-    async def _acquire(self, chat: _Chat, chat_id: int, me: _Waiter) -> None:
-        """Hold the chat's turn once its budget allows a call and no one more urgent waits."""
+    async def _acquire(self, chat: _Chat, chat_id: int, me: _Waiter) -> bool:
+        """Hold the chat's turn once its budget allows a call and no one more urgent waits.
+        False: a group draft with no room (see `_room_for_draft`): returned at once."""
         while True:
             if chat.holder is None and not chat.waiting:
                 chat.holder = me
@@ -130,6 +155,8 @@ class Pacer:
                     self._abandon(chat, me)
                     raise
                 me.granted = asyncio.get_running_loop().create_future()
+            if not self._room_for_draft(chat, chat_id, me):
+                return False
             try:
                 await _sleep_until(chat.ready_at)
                 if chat_id < 0:
@@ -140,8 +167,17 @@ class Pacer:
                 raise
             rival = chat.most_urgent()
             if rival is None or rival.rank() >= me.rank():
-                return
+                return self._room_for_draft(chat, chat_id, me)
             self._release(chat)  # someone more urgent came while we waited: after them
+
+    def _room_for_draft(self, chat: _Chat, chat_id: int, me: _Waiter) -> bool:
+        """Whether a group's window keeps a place for every running run's final state after
+        this call (a final state and a notice always go)."""
+        if chat_id >= 0 or me.priority() not in (Priority.FIRST, Priority.DRAFT):
+            return True
+        now, window = time.monotonic(), self.limits.group_window_s
+        recent = sum(now - at < window for at in chat.sent)
+        return self.limits.group_per_window - recent - 1 >= chat.running * FINAL_PLACES
 
     def _abandon(self, chat: _Chat, me: _Waiter) -> None:
         """A waiter was cancelled: out of the queue, or hand on the turn it was just given."""
@@ -165,11 +201,6 @@ class Pacer:
         """Telegram said 429 for this chat: nothing goes there before `retry_after_s`."""
         chat = self._chats.setdefault(chat_id, _Chat())
         chat.ready_at = max(chat.ready_at, time.monotonic() + retry_after_s)
-
-    async def _global_slot(self) -> None:
-        await _window_slot(self._global, self.limits.global_per_window,
-                           self.limits.global_window_s)
-        self._global.append(time.monotonic())
 
 
 async def _window_slot(times: deque[float], most: int, window: float) -> None:

@@ -1,5 +1,9 @@
-"""The "typing…" indicator: one per chat while any run in it works, renewed every 4 s
-(Telegram shows it for about 5 s)."""
+"""The "typing…" indicator: one per chat while any run there has nothing on screen yet,
+renewed every 4 s (Telegram shows it for about 5 s). Once a run's message is there, its
+edits show the progress, and "typing…" would only spend the budget.
+
+It is a courtesy: it takes a place in the global budget only when one is free and no
+message waits for one; otherwise that renewal is skipped and tried again shortly."""
 
 from __future__ import annotations
 
@@ -12,14 +16,18 @@ from telegram import Bot
 from telegram.constants import ChatAction
 from telegram.error import TelegramError
 
+from bot.delivery.budget import Budget
+
 log = logging.getLogger(__name__)
 
 RENEW_S = 4.0
+RETRY_S = 1.0
+"""After a renewal skipped for want of budget."""
 
 
 class Typing:
-    def __init__(self, bot: Bot) -> None:
-        self.bot = bot
+    def __init__(self, bot: Bot, budget: Budget) -> None:
+        self.bot, self.budget = bot, budget
         self._users: dict[int, int] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
 
@@ -42,8 +50,13 @@ class Typing:
 
     async def _keep(self, chat_id: int) -> None:
         while True:
+            if not self.budget.try_take():
+                await asyncio.sleep(RETRY_S)
+                continue
             try:
                 await self.bot.send_chat_action(chat_id, ChatAction.TYPING)
             except TelegramError as err:  # only a courtesy: never fail a run over it
                 log.info("chat %s: no typing indicator (%s)", chat_id, err)
+            finally:
+                self.budget.release()
             await asyncio.sleep(RENEW_S)

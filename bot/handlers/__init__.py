@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from telegram.ext import Application
 
-from bot.handlers import ask, board, guards, history, settings_menu, step
+from bot.handlers import ask, board, guards, history, notes, settings_menu, step
 
 GATE_GROUP = -1
 
@@ -21,5 +21,5 @@ GATE_GROUP = -1
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(guards.gate_handler(), group=GATE_GROUP)
     app.add_handlers([*step.handlers(app), *ask.handlers(), *history.handlers(),
-                      *board.handlers(), *settings_menu.handlers(),
+                      *board.handlers(), *settings_menu.handlers(), *notes.handlers(),
                       *guards.fallback_handlers()])

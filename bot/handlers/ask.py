@@ -8,11 +8,14 @@ import unicodedata
 from telegram import Message, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from agent.prompts import Turn
+from agent.events import Usage
+from agent.lang import detect_lang
 from bot.context import Context
 from bot.handlers.common import chat_settings, lang_of, sender_of
 from bot.runs.execute import Question
 from bot.runs.quota import refusal
+from bot.runs.thread_history import thread_history
+from bot.store.records import RunRecord
 from bot.view.buttons import Button
 from bot.view.i18n import text
 from bot.view.transcript import Mode
@@ -85,7 +88,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     sender = sender_of(update)
     chat = await chat_settings(context, msg.chat_id)
     lang = sender.lang if chat.lang == "auto" else chat.lang
-    question, history, parent = await _resolve(context, msg if replies_count else None, typed)
+    question, parent = await _resolve(context, msg if replies_count else None, typed)
     reply_to = msg.message_id
 
     async def notice(html: str) -> None:
@@ -105,8 +108,12 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     if active is None:
         await notice(text(lang, "busy"))
         return
+    history, used = ((), Usage()) if parent is None else await thread_history(
+        context.store, context.runs.client, parent, context.settings.history_max_chars,
+        detect_lang(question))
     q = Question(mode, question.strip(), msg.chat_id, sender.id, sender.name, lang, reply_to,
-                 history, parent, planner, step or chat.step, chat)
+                 history, None if parent is None else parent.id, planner, step or chat.step,
+                 chat, used)
     context.runs.start(q, active)
 
 
@@ -116,24 +123,21 @@ def visible(question: str) -> bool:
 
 
 async def _resolve(context: Context, msg: Message | None,
-                   typed: str) -> tuple[str, tuple[Turn, ...], int | None]:
-    """The question, its history and parent run. A reply to one of our answers continues that
-    run; a reply to anyone else's message asks about that message's text."""
+                   typed: str) -> tuple[str, RunRecord | None]:
+    """The question and the run it follows up. A reply to one of our answers continues that
+    run (its thread is the history); a reply to anyone else's message asks about that
+    message's text."""
     replied = msg.reply_to_message if msg else None
     if replied is None:
-        return typed, (), None
+        return typed, None
     if replied.from_user and replied.from_user.id == context.bot.id:
-        record = await context.store.by_message(replied.chat_id, replied.message_id)
-        if record is None:
-            return typed, (), None
-        history = (Turn(record.question, record.answer),) if record.answer else ()
-        return typed, history, record.id
+        return typed, await context.store.by_message(replied.chat_id, replied.message_id)
     quoted = (replied.text or replied.caption or "").strip()
     if not quoted:
-        return typed, (), None
+        return typed, None
     if not typed.strip():
-        return quoted, (), None
-    return typed.strip() + "\n\n" + "\n".join(f"> {line}" for line in quoted.splitlines()), (), None
+        return quoted, None
+    return typed.strip() + "\n\n" + "\n".join(f"> {line}" for line in quoted.splitlines()), None
 
 
 async def examples_command(update: Update, context: Context) -> None:

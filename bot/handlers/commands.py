@@ -19,13 +19,15 @@ _DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "forget": ("删除一条记录，或 all（管理员）", "Delete a run, or all (admins)"),
     "board": ("课堂看板链接（投影用）", "The class board link, for a projector"),
     "settings": ("本聊天的设置（管理员可修改）", "This chat's settings (admins change them)"),
+    "notes": ("课程笔记：带 /notes 说明发送文件即可添加",
+              "Course notes: send a file captioned /notes"),
     "help": ("Glassbox 是什么，ReAct 怎么工作", "What Glassbox does and how ReAct works"),
     "start": ("开始使用 Glassbox", "Start using Glassbox"),
 }
 PRIVATE = ("ask", "plain", "compare", "plan", "step", "examples", "stop", "history", "show",
-           "export", "forget", "board", "settings", "help", "start")
+           "export", "forget", "board", "settings", "notes", "help", "start")
 GROUP = ("ask", "plain", "compare", "plan", "step", "examples", "stop", "history", "show",
-         "export", "forget", "board", "settings", "help")
+         "export", "forget", "board", "settings", "notes", "help")
 
 
 def menu(names: tuple[str, ...], lang: str) -> list[BotCommand]:

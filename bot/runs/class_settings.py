@@ -11,6 +11,8 @@ from agent.settings import AgentSettings
 from agent.tool import Tool
 from agent.tool_names import TOOL_NAMES
 from agent.tools.clock import GetTime
+from agent.tools.notes import SearchNotes
+from agent.tools.notes_index import ScopedNotes, SqliteNotesIndex
 from bot.store.prefs import ChatSettings
 
 LANGS = ("auto", "zh", "en")
@@ -67,14 +69,16 @@ def run_settings(settings: AgentSettings, chat: ChatSettings) -> AgentSettings:
                                        "default_timezone": chat.timezone})
 
 
-def run_tools(tools: Sequence[Tool], chat: ChatSettings) -> list[Tool]:
+def run_tools(tools: Sequence[Tool], chat: ChatSettings, chat_id: int) -> list[Tool]:
     """The tools a run of this chat offers: those it turned off left out, get_time in its
-    time zone."""
+    time zone, search_notes over the shared notes and this chat's uploads."""
     chosen: list[Tool] = []
     for tool in tools:
         if tool.name in chat.tools_off:
             continue
         if isinstance(tool, GetTime) and tool.default_zone != chat.timezone:
             tool = GetTime(chat.timezone, tool.clock)
+        if isinstance(tool, SearchNotes) and isinstance(tool.index, SqliteNotesIndex):
+            tool = SearchNotes(ScopedNotes(tool.index, chat_id))
         chosen.append(tool)
     return chosen

@@ -13,9 +13,10 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
+from agent.answer_model import answer_client
 from agent.compare_judge import judge
 from agent.confirm import Gate
-from agent.events import Event, RunFinished
+from agent.events import Event, RunFinished, Usage
 from agent.lang import Lang, detect_lang
 from agent.loop import run_plain, run_react
 from agent.model import ModelClient
@@ -25,12 +26,14 @@ from bot.delivery.live import LiveMessage
 from bot.delivery.outbox import Outbox
 from bot.delivery.typing_indicator import Typing
 from bot.runs.active import Active, ActiveRuns
+from bot.runs.admission import Admission
 from bot.runs.class_settings import run_settings, run_tools
 from bot.runs.listeners import Listeners
 from bot.runs.step import Pauses, chat_gate
 from bot.settings import BotSettings
 from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
+from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import text
@@ -38,6 +41,7 @@ from bot.view.render import render_view
 from bot.view.transcript import Mode, View, replay
 
 log = logging.getLogger(__name__)
+NO_USAGE = Usage()
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +62,8 @@ class Question:
     """/step: pause before every action for a person's decision (bot/runs/step.py)."""
     chat: ChatSettings | None = None
     """The chat's own settings (/settings) at the time of asking; None: the environment's."""
+    history_usage: Usage = NO_USAGE
+    """Tokens summarising the thread's older turns took (counted with the run's)."""
 
 
 def stop_button(lang: Lang, key: int) -> Keyboard:
@@ -75,6 +81,9 @@ class Runs:
         self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
         self.pauses = Pauses()
+        self.answer_client = answer_client(settings)
+        """LLM_ANSWER_MODEL's client (None: the run's model answers); closed with `client`."""
+        self.admission = Admission(settings.max_concurrent_runs)
         self._recovering: asyncio.Task[None] | None = None
 
     def start(self, q: Question, active: Active) -> None:
@@ -93,11 +102,22 @@ class Runs:
             await self._recovering
 
     async def _execute(self, q: Question, active: Active) -> None:
-        """Run `q` to the end, live in the chat; `active.cancel` stops it."""
-        view = View(q.mode, q.lang)
-        view.notes = q.chat is None or q.chat.notes
+        """Run `q` to the end, live in the chat, once admitted (until then its message says
+        how many are ahead); `active.cancel` stops it, queued or running."""
         live = self.outbox.live(q.chat_id, q.reply_to, button=stop_button(q.lang, active.key),
                                 on_gone=active.stop)  # kicked or blocked: no one sees the rest
+        ticket = self.admission.ticket(q.chat_id)
+        try:
+            if not ticket.admitted:
+                live.show(lambda: [text(q.lang, "queued", ahead=ticket.ahead())])
+                await ticket.wait(active.cancel)
+            await self._run(q, active, live)
+        finally:
+            ticket.release()
+
+    async def _run(self, q: Question, active: Active, live: LiveMessage) -> None:
+        view = View(q.mode, q.lang)
+        view.notes = q.chat is None or q.chat.notes
         record = await self.store.start_run(
             chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
             question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
@@ -105,9 +125,12 @@ class Runs:
         gate = chat_gate(self.pauses, active, q.user_name, live, every=q.step,
                          tools=self.settings.agent_confirm_tools,
                          timeout_s=self.settings.step_timeout_s)
-        async with self.typing.shown(q.chat_id):
+        typing = asyncio.create_task(self._typing_until_shown(q.chat_id, live))
+        try:
             await self.fold(q, active, record, view,
                             lambda: live.show(lambda: render_view(view, live=True)), gate)
+        finally:
+            typing.cancel()
         if active.notice:
             view.add_notice(active.notice)
         ids = await live.finish(render_view(view, live=True))
@@ -121,25 +144,33 @@ class Runs:
         then `on_step()`; the record finished whatever happens. The status it ended with.
         `gate`: who confirms actions (step mode, AGENT_CONFIRM_TOOLS)."""
         self.listeners.run_started(record)
+        steps = RoundWriter(self.store, record.id)
         try:
             async for lane, event in self._events(q, active, gate):
                 view.apply(lane, event)
-                await self.store.append(record.id, event, lane=lane)
                 self.listeners.run_event(record, lane, event)
                 on_step()
+                await steps.add(lane, event)
             if view.judgeable() and not active.cancel.is_set():
+                await steps.flush()  # the lanes' steps before the judgement
                 await self._judge(q, view, record, active, on_step)
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
             view.add_notice(text(q.lang, "failed"))
             end = RunFinished(round=0, status="error")
+        await steps.flush()
         status = "interrupted" if active.interrupted and end.status == "cancelled" else end.status
-        await self.store.finish(record.id, status=status, usage=end.usage,
+        await self.store.finish(record.id, status=status, usage=end.usage + q.history_usage,
                                 duration_ms=end.duration_ms,
                                 answer="\n\n".join(view.answers.values()))
         self.listeners.run_finished(record, status)
         return status
+
+    async def _typing_until_shown(self, chat_id: int, live: LiveMessage) -> None:
+        """"typing…" until the run's first message is on screen (its edits show the rest)."""
+        async with self.typing.shown(chat_id):
+            await live.first_sent()
 
     async def _judge(self, q: Question, view: View, record: RunRecord, active: Active,
                      on_step: Callable[[], None]) -> None:
@@ -179,15 +210,17 @@ class Runs:
                 gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
         settings, tools = self.settings, self.tools
         if q.chat is not None:
-            settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat)
+            settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat, q.chat_id)
         common = {"client": self.client, "settings": settings, "history": q.history,
                   "cancel": active.cancel}
         lanes: dict[str, AsyncIterator[Event]] = {}
         if q.mode in ("plain", "compare"):
-            lanes["plain" if q.mode == "compare" else "main"] = run_plain(q.text, **common)
+            lanes["plain" if q.mode == "compare" else "main"] = run_plain(
+                q.text, **{**common, "client": self.answer_client or self.client})
         if q.mode in ("ask", "compare"):
             lanes["react" if q.mode == "compare" else "main"] = run_react(
-                q.text, tools=tools, planner=q.planner, gate=gate, **common)
+                q.text, tools=tools, planner=q.planner, gate=gate,
+                answer_client=self.answer_client, **common)
         return _merged(lanes)
 
     async def _recover_interrupted(self) -> None:

@@ -217,3 +217,36 @@ async def m006_chat_settings(db: aiosqlite.Connection) -> None:
             updated_by INTEGER
         )
     """)
+
+
+@migration
+async def m007_notes_uploads(db: aiosqlite.Connection) -> None:
+    """Course notes uploaded to a chat (/notes), indexed per chat beside NOTES_DIR's: the
+    tables of agent.tools.notes_index's SCHEMA, `scope` being the chat's id."""
+    await _script(db, """
+        CREATE TABLE notes_uploads (
+            scope INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            parts INTEGER NOT NULL,
+            chars INTEGER NOT NULL,
+            PRIMARY KEY (scope, name)
+        );
+        CREATE VIRTUAL TABLE notes_upload_passages USING fts5 (
+            scope UNINDEXED, name UNINDEXED, location UNINDEXED, heading, body,
+            tokenize='trigram'
+        )
+    """)
+
+
+@migration
+async def m008_thread_summaries(db: aiosqlite.Connection) -> None:
+    """Summaries of a reply thread's older turns (HISTORY_MAX_CHARS), kept so a long thread
+    is not summarised again every turn: `run_id` is the newest run the summary covers."""
+    await _script(db, """
+        CREATE TABLE thread_summaries (
+            run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+            summary TEXT NOT NULL,
+            made_at TEXT NOT NULL
+        )
+    """)

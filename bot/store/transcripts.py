@@ -1,8 +1,9 @@
 """Transcripts in SQLite: every run and each of its steps, written the moment it arrives.
 
 One aiosqlite connection in WAL mode with foreign keys on. Writes go one at a time under a
-lock, each in its own committed transaction, so a crash or restart loses at most the step
-in flight. The agent knows nothing of this: the bot hands over what the agent yields.
+lock, each in its own committed transaction; a run's steps come a round at a time (see
+bot/store/rounds.py), one statement each, so a crash or restart loses at most the round in
+flight. The agent knows nothing of this: the bot hands over what the agent yields.
 
 A `Scope` decides what a caller may see or delete: `Scope(chat_id)` is everything in a
 group; `Scope(chat_id, user_id)` only that user's runs there (a private chat, or a group
@@ -36,6 +37,7 @@ from bot.store.records import (
     event_from_row,
     record_from_row,
 )
+from bot.store.threads import ThreadsTable
 
 MAX_SEARCH_WORDS = 12
 """Words one /history search looks for; the rest of a longer keyword is left out."""
@@ -52,7 +54,8 @@ INSERT_STEP = (
     "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
     " duration_ms, synthesized, payload, created_at)"
     " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?")
-"""Stores one step (`step_row`'s values); a run that is gone takes none."""
+"""Stores one step (`step_row`'s values); a run that is gone takes none. (A run's steps
+go in several at a time, in one statement: `Store.append_steps`.)"""
 
 
 def step_row(run_id: int, event: Event, lane: str) -> tuple[Any, ...]:
@@ -82,6 +85,8 @@ class Store:
         self._lock = asyncio.Lock()
         self.chats = ChatSettingsTable(db, self._transaction)
         """Each chat's own settings (/settings)."""
+        self.threads = ThreadsTable(db, self._transaction, self.by_id)
+        """Reply threads and the summaries of their older turns."""
 
     @classmethod
     async def open(cls, path: Path) -> Store:
@@ -144,13 +149,29 @@ class Store:
         return record
 
     async def append(self, run_id: int, event: Event, lane: str = "main") -> None:
-        """Store one step now. AnswerDeltas are skipped (the Answer holds the full text);
-        a run forgotten while it runs takes no more steps."""
-        _check(lane, LANES, "lane")
-        if isinstance(event, AnswerDelta):
+        """Store one step now (see `append_steps`)."""
+        await self.append_steps(run_id, [(lane, event)])
+
+    async def append_steps(self, run_id: int, steps: Sequence[tuple[str, Event]]) -> None:
+        """Store (lane, event) steps in order, in one statement: one call to the database's
+        thread, all of them or none. AnswerDeltas are skipped (the Answer holds the full
+        text); a run forgotten while it runs takes no more steps."""
+        for lane, _ in steps:
+            _check(lane, LANES, "lane")
+        rows = [step_row(run_id, event, lane) for lane, event in steps
+                if not isinstance(event, AnswerDelta)]
+        if not rows:
             return
-        async with self._transaction() as db:
-            await db.execute(INSERT_STEP, step_row(run_id, event, lane))
+        values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows))
+        columns = ", ".join(f"v.column{n}" for n in range(1, 12))
+        async with self._lock:  # not inside another coroutine's open transaction
+            await self._db.execute(
+                "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
+                " duration_ms, synthesized, payload, created_at)"
+                f" SELECT v.column12, {columns} FROM (VALUES {values}) AS v"
+                " WHERE EXISTS (SELECT 1 FROM runs WHERE runs.id = v.column12)",
+                [value for row in rows for value in row],
+            )
 
     async def finish(
         self, run_id: int, *, status: str, usage: Usage, duration_ms: int, answer: str
@@ -186,6 +207,9 @@ class Store:
 
     # --- reading -------------------------------------------------------------------
 
+    async def by_id(self, run_id: int) -> RunRecord | None:
+        return await self._one("WHERE runs.id = ?", (run_id,))
+
     async def by_message(self, chat_id: int, message_id: int) -> RunRecord | None:
         """The run a message of this chat belongs to (a reply to it is a follow-up)."""
         return await self._one(
@@ -205,7 +229,7 @@ class Store:
         rows = await self._db.execute_fetchall(
             "SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id", (run_id,)
         )
-        return await asyncio.to_thread(_lanes_of, rows)
+        return await asyncio.to_thread(lanes_of, rows)
 
     async def starts_since(self, user_id: int, since: datetime) -> list[datetime]:
         """When a user's runs (in any chat) started from `since` on, oldest first."""
@@ -333,8 +357,8 @@ def _now() -> str:
     return _iso(datetime.now(UTC))
 
 
-def _lanes_of(rows: Iterable[Any]) -> dict[str, list[Event]]:
-    """(lane, payload) rows as events by lane, in order."""
+def lanes_of(rows: Iterable[Any]) -> dict[str, list[Event]]:
+    """Stored (lane, payload) rows as events by lane, in order (what Store.events returns)."""
     lanes: dict[str, list[Event]] = {}
     for lane, payload in rows:
         lanes.setdefault(lane, []).append(event_from_row(payload))

@@ -87,7 +87,7 @@ def _first_pages(view: View) -> list[str] | None:
     clipped = view.clipped(SHOW_STEPS)
     if clipped is None:
         return None
-    pages = render_view(clipped, live=False)
+    pages = render_view(clipped, live=False, marks=False)
     return pages if len(pages) > SHOW_PAGES else None
 
 

@@ -39,6 +39,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "/plan 问题 — 先列出计划（清单），再一步步回答\n"
         "/step 问题 — 每次行动前暂停，由你决定：执行、修改、跳过或停止\n"
         "/settings — 本聊天的设置：语言、时区、工具、计划、模式（管理员可修改）\n"
+        "/notes — 课程笔记：带 /notes 说明发送 PDF、.md 或 .txt 文件即可添加（管理员）\n"
         "/examples — 示例问题，点一下就能运行\n"
         "/stop — 停止你正在运行的问题\n"
         "/history [页码或关键词] — 本聊天的记录，可搜索\n"
@@ -61,6 +62,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "/plan question — make a plan (a checklist) first, then answer step by step\n"
         "/step question — pause before every action: you run, edit, skip or stop it\n"
         "/settings — this chat's settings: language, time zone, tools, plans, mode (admins)\n"
+        "/notes — course notes: send a PDF, .md or .txt file captioned /notes (admins)\n"
         "/examples — preset questions to tap\n"
         "/stop — stop your running question\n"
         "/history [page or keyword] — this chat's earlier runs, searchable\n"
@@ -94,6 +96,47 @@ _HTML: dict[str, tuple[str, str]] = {
     "settings_usage": ("用 /settings 打开菜单；设置其他时区：/settings timezone Europe/Paris",
                        "Send /settings for the menu; for another time zone: "
                        "/settings timezone Europe/Paris"),
+    # --- /notes: course notes by upload (issue 15) ---
+    "notes_indexed_pdf": ("📚 已收录 <b>{name}</b>：{parts} 页，{chars} 字。"
+                          "本聊天的问题现在可以引用它。",
+                          "📚 Indexed <b>{name}</b>: {parts} pages, {chars} characters. "
+                          "Questions in this chat can cite it now."),
+    "notes_indexed_text": ("📚 已收录 <b>{name}</b>：{parts} 节，{chars} 字。"
+                           "本聊天的问题现在可以引用它。",
+                           "📚 Indexed <b>{name}</b>: {parts} sections, {chars} characters. "
+                           "Questions in this chat can cite it now."),
+    "notes_replaced": ("（替换了同名的旧文件。）", "(It replaced the earlier file of that name.)"),
+    "notes_type": ("{name} 不能收录：只支持 PDF、Markdown（.md）和文本（.txt）文件。",
+                   "{name} cannot be indexed: send a PDF, Markdown (.md) or text (.txt) file."),
+    "notes_too_big": ("{name} 有 {mb} MB，太大了：机器人最多只能下载 20 MB 的文件。",
+                      "{name} is {mb} MB, too big: bots can download files of at most 20 MB."),
+    "notes_empty": ("{name} 里读不出任何文字（可能是扫描版 PDF），没有收录。",
+                    "Nothing could be read from {name}: it has no text (a scanned PDF?), so "
+                    "nothing was indexed."),
+    "notes_unreadable": ("{name} 无法读取（文件可能已损坏），没有收录。",
+                         "{name} could not be read (the file may be damaged); nothing was "
+                         "indexed."),
+    "notes_download_failed": ("没能从 Telegram 下载 {name}，请再发送一次。",
+                              "{name} could not be downloaded from Telegram; please send it "
+                              "again."),
+    "notes_admins": ("只有管理员可以添加或删除本聊天的课程笔记。",
+                     "Only an admin can add or remove this chat's course notes."),
+    "notes_off": ("课程笔记没有开启（search_notes 不在 AGENT_TOOLS 中）。",
+                  "Course notes are off here (search_notes is not among AGENT_TOOLS)."),
+    "notes_list": ("📚 <b>本聊天的课程笔记</b>", "📚 <b>This chat's course notes</b>"),
+    "notes_line_pdf": ("• {name}：{parts} 页，{chars} 字",
+                       "• {name}: {parts} pages, {chars} characters"),
+    "notes_line_text": ("• {name}：{parts} 节，{chars} 字",
+                        "• {name}: {parts} sections, {chars} characters"),
+    "notes_none": ("本聊天还没有上传的课程笔记。带 /notes 说明发送 PDF、.md 或 .txt 文件即可添加。",
+                   "No course notes uploaded here yet. Send a PDF, .md or .txt file with the "
+                   "caption /notes to add one."),
+    "notes_hint": ("添加：带 /notes 说明发送文件（同名会替换）· 删除：/notes forget 文件名",
+                   "Add: send a file captioned /notes (same name replaces) · Remove: "
+                   "/notes forget NAME"),
+    "notes_forgotten": ("已删除 {name}。", "Removed {name}."),
+    "notes_not_found": ("这里没有名为 “{name}” 的文件。用 /notes 查看列表。",
+                        "There is no file named “{name}” here. /notes lists them."),
     # --- Step mode (issue 15) ---
     "step_edit_prompt": (
         "✏️ 修改 <code>{call}</code> 的参数：请<b>回复这条消息</b>，写 JSON、key=value"
@@ -110,6 +153,8 @@ _HTML: dict[str, tuple[str, str]] = {
                     "Glassbox restarted before this question was finished. Please ask again."),
     "failed": ("出了点问题，这个回答没能完成。请再试一次。",
                "Something went wrong and this answer could not be finished. Please try again."),
+    "queued": ("⏳ 排队中：前面还有 {ahead} 个问题，轮到时会自动开始。",
+               "⏳ Queued: {ahead} ahead of you. Your question starts when there is room."),
     "handler_failed": ("抱歉，出了点问题，没能处理这条消息。请稍后再试。",
                        "Sorry, something went wrong with that message. Please try again later."),
     # --- /history, /show, /export, /forget ---
@@ -212,10 +257,13 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_cut": ("（共 {chars:,} 字，/show 可看全文）",
                   " ({chars:,} chars in all; /show shows every one)"),
     "chain_answer": ("回答", "Answer"),
+    "chain_answer_by": ("回答（{model} 撰写）", "Answer (written by {model})"),
     "chain_writing": ("（生成中…）", " (writing…)"),
     "chain_incomplete": ("（未完成）", " (incomplete)"),
     "chain_unparsed": ("（模型未按格式作答，以上为原文）",
                        "(The model did not follow the format; this is its raw text.)"),
+    "grounding_unfounded": ("不来自任何观察：{figures}", "not from any observation: {figures}"),
+    "grounding_memory": ("来自模型的记忆：{figures}", "from the model's memory: {figures}"),
     "chain_failed": ("出错了。", "Failed."),
     "chain_stopped": ("已停止。", "Stopped."),
     "chain_step_limit": ("已达到步骤上限", "Step limit reached"),

@@ -11,10 +11,12 @@ from __future__ import annotations
 from agent.events import ObservationFailure
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
+from bot.view.grounding import marked, unfounded_line
 from bot.view.i18n import phrase
 from bot.view.markdown import md_spans
 from bot.view.spans import (
     CODE,
+    PAGE_LIMIT,
     QUOTE,
     QUOTE_EXPANDABLE,
     B,
@@ -33,24 +35,25 @@ FOLD_CHARS = 300
 """Longer thoughts and observations go in a collapsed (expandable) blockquote."""
 
 
-def render_view(view: View, *, live: bool) -> list[str]:
-    """A run's pages: one lane as a chain, a compare run's two lanes together."""
+def render_view(view: View, *, live: bool, marks: bool = True) -> list[str]:
+    """A run's pages: one lane as a chain, a compare run's two lanes together. `marks`:
+    several pages are marked (1/2), (2/2)… (a run drawn only in part has no such count)."""
     if view.mode == "compare":
         return render_compare(view.lanes["plain"], view.lanes["react"], view.lang, live=live,
-                              judging=view.judging)
-    return render_run(view.lanes["main"], view.lang, live=live)
+                              judging=view.judging, marks=marks)
+    return render_run(view.lanes["main"], view.lang, live=live, marks=marks)
 
 
-def render_run(t: Transcript, lang: str, *, live: bool = True) -> list[str]:
+def render_run(t: Transcript, lang: str, *, live: bool = True, marks: bool = True) -> list[str]:
     """HTML pages (parse_mode=HTML) of one run, the question first."""
     out: list[Span] = []
     _question(out, t.question)
     _run_body(out, t, lang, live)
-    return _pages(out)
+    return _pages(out, marks)
 
 
 def render_compare(plain: Transcript, react: Transcript, lang: str, *,
-                   live: bool = True, judging: bool = False) -> list[str]:
+                   live: bool = True, judging: bool = False, marks: bool = True) -> list[str]:
     """What a class looks at first: the two answers (🧠 the model alone, 🔍 with tools), then
     the model's judgement of how they differ (⚖️, once both are done), then what each cost
     (📊), then the ReAct chain, folded once it is finished (open while it runs, and in
@@ -83,7 +86,7 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     notice = react.notice or plain.notice
     if notice:
         out.append(("\n\n⚠️ " + notice, ()))
-    return _pages(out)
+    return _pages(out, marks)
 
 
 def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
@@ -91,7 +94,7 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
     running = t.finished is None and not t.notice
     if t.answer:
         out.append(("\n", ()))
-        out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
+        _answer_text(out, t, lang)
         if not t.answer_final:
             state = phrase(lang, "chain_writing" if running else "chain_incomplete")
             out.append((state.strip(), (I,)))
@@ -103,6 +106,15 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
         mark, words = {"error": ("❌", "chain_failed"), "cancelled": ("⏹", "chain_stopped")}.get(
             done.status, ("⚠️", "chain_step_limit"))
         out.append((f"\n{mark} " + (done.reason or phrase(lang, words)), ()))
+
+
+def _answer_text(out: list[Span], t: Transcript, lang: str) -> None:
+    """The answer's text, its unfounded figures marked, and the line that names them."""
+    out.extend(md_spans(marked(squeeze(t.answer), t.unfounded), draft=not t.answer_final))
+    line = unfounded_line(t, lang)
+    if line:
+        out.append(("\n", ()))
+        out.append((line, (I,)))
 
 
 def _lines_after_heading(spans: list[Span]) -> list[Span]:
@@ -122,8 +134,16 @@ def _folded(spans: list[Span]) -> list[Span]:
             if text.strip() or i else (text, tags) for i, (text, tags) in enumerate(spans)]
 
 
-def _pages(out: list[Span]) -> list[str]:
-    return [to_html(page) for page in paginate(out)]
+PAGE_MARK_UNITS = 16
+"""Room kept on every page for its mark, "\n\n(12/34)"."""
+
+
+def _pages(out: list[Span], marks: bool = True) -> list[str]:
+    """The pages of `out`, each marked (1/2), (2/2)… when there are several (`marks`)."""
+    pages = [to_html(page) for page in paginate(out, PAGE_LIMIT - PAGE_MARK_UNITS)]
+    if not marks or len(pages) < 2:
+        return pages
+    return [f"{page.rstrip()}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(pages, 1)]
 
 
 def _question(out: list[Span], question: str) -> None:
@@ -232,16 +252,18 @@ def _thought(out: list[Span], text: str, tags: tuple[str, ...], lang: str) -> No
 
 def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
     out.append(("\n\n", ()))
+    heading = phrase(lang, "chain_answer_by", model=t.answer_model) if t.answer_model else (
+        phrase(lang, "chain_answer"))
     if t.answer_final:
         out.append(("✅ ", ()))
-        out.append((phrase(lang, "chain_answer"), (B,)))
+        out.append((heading, (B,)))
     else:
         out.append(("✍️ ", ()))
-        out.append((phrase(lang, "chain_answer"), (B,)))
+        out.append((heading, (B,)))
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
-    out.extend(md_spans(squeeze(t.answer), draft=not t.answer_final))
+    _answer_text(out, t, lang)
     if t.unparsed:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_unparsed"), (I,)))

@@ -28,8 +28,14 @@ PRE = "<pre>"
 QUOTE = "<blockquote>"
 QUOTE_EXPANDABLE = "<blockquote expandable>"
 
-_BREAKS = ("\n", " 。！？；，、")
-"""Where a page may end, best first: a line break, else a space or CJK punctuation."""
+_BREAKS: tuple[tuple[str, ...], ...] = (("\n\n",), ("\n",), tuple(" 。！？；，、"))
+"""Where a page may end, best first: between paragraphs, else at a line break, else at a space
+or CJK punctuation."""
+_LINE_BREAKS = 2
+"""The first this many kinds of _BREAKS end a line: a page that ends there must not end with
+a heading (a line all in bold), which belongs with what follows it."""
+MAX_HEADING_SKIPS = 3
+"""Headings in a row a page end moves back over before it gives up and ends after one."""
 _CLOSING: dict[str, str] = {}
 _TAG = re.compile(r"<[^>]*>")
 
@@ -147,33 +153,63 @@ def _cut(page: list[Span], used: int, span: Span, limit: int,
     fits = utf16_prefix(text, limit - used)
     candidate = [*page, (fits, tags)] if fits else list(page)
     rest_of_span = (text[len(fits):], tags)
-    for seps in _BREAKS:
-        where = _last_break(candidate, seps, least)
-        if where is not None:
-            i, pos = where
-            piece, piece_tags = candidate[i]
-            head = [*candidate[:i], (piece[: pos + 1], piece_tags)]
-            tail = [(piece[pos + 1 :], piece_tags), *candidate[i + 1 :]]
-            if fits:  # the span's fitting part was the last candidate; rejoin its rest
-                tail[-1] = (tail[-1][0] + rest_of_span[0], tags)
-            else:
-                tail.append(rest_of_span)
-            return head, [s for s in tail if s[0]]
+    at = _page_end(candidate, least)
+    if at is not None:
+        i = 0
+        while at >= len(candidate[i][0]):
+            at -= len(candidate[i][0])
+            i += 1
+        piece, piece_tags = candidate[i]
+        head = [*candidate[:i], (piece[: at + 1], piece_tags)]
+        tail = [(piece[at + 1 :], piece_tags), *candidate[i + 1 :]]
+        if fits:  # the span's fitting part was the last candidate; rejoin its rest
+            tail[-1] = (tail[-1][0] + rest_of_span[0], tags)
+        else:
+            tail.append(rest_of_span)
+        return head, [s for s in tail if s[0]]
     if not candidate:  # nothing fits at all: cannot happen with limit >= 2
         raise ValueError("page limit too small")
     return candidate, [rest_of_span] if rest_of_span[0] else []
 
 
-def _last_break(candidate: list[Span], seps: str, least: int) -> tuple[int, int] | None:
-    """(span index, position) of the last of `seps` in `candidate`, if it leaves at least
-    `least` units before it. Searched in the page's joined text: a page can hold thousands
-    of tiny spans (`**a**` repeated), too many to search one by one."""
+def _page_end(candidate: list[Span], least: int) -> int | None:
+    """Where in the candidate's joined text the page ends (its last character), at the best
+    kind of break that leaves at least `least` units on the page and no heading at its
+    bottom; None if there is none. Searched in the joined text: a page can hold thousands of
+    tiny spans (`**a**` repeated), too many to search one by one."""
     joined = "".join(text for text, _ in candidate)
-    at = max(joined.rfind(sep) for sep in seps)
-    if at < 0 or utf16_len(joined[: at + 1]) < least:
+    for kind, seps in enumerate(_BREAKS):
+        end = len(joined)
+        for _ in range(MAX_HEADING_SKIPS + 1 if kind < _LINE_BREAKS else 1):
+            at = max(_last(joined, sep, end) for sep in seps)
+            if at < 0 or utf16_len(joined[: at + 1]) < least:
+                break
+            heading = _heading_before(candidate, joined, at) if kind < _LINE_BREAKS else None
+            if heading is None:
+                return at
+            end = heading
+    return None
+
+
+def _last(joined: str, sep: str, end: int) -> int:
+    """Where the last `sep` that ends before `end` ends (its last character), or -1."""
+    found = joined.rfind(sep, 0, end)
+    return found + len(sep) - 1 if found >= 0 else -1
+
+
+def _heading_before(candidate: list[Span], joined: str, at: int) -> int | None:
+    """Where the last line ending at `at` starts, if it is a heading: it has letters or
+    digits, and every one of them is bold."""
+    stop = len(joined[: at + 1].rstrip("\n"))
+    start = joined.rfind("\n", 0, stop) + 1
+    if not any(ch.isalnum() for ch in joined[start:stop]):
         return None
-    i = 0
-    while at >= len(candidate[i][0]):
-        at -= len(candidate[i][0])
-        i += 1
-    return i, at
+    offset = 0
+    for text, tags in candidate:
+        lo, hi = max(start, offset), min(stop, offset + len(text))
+        if lo < hi and B not in tags and any(ch.isalnum() for ch in text[lo - offset:hi - offset]):
+            return None
+        offset += len(text)
+        if offset >= stop:
+            break
+    return start

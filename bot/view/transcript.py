@@ -82,10 +82,14 @@ class Transcript:
     """The draft while the answer streams (AnswerDelta), the final text after Answer."""
     answer_final: bool = False
     unparsed: bool = False
+    unfounded: tuple[str, ...] = ()
+    """The final answer's figures that no observation, the question or the history holds."""
     finished: RunFinished | None = None
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
     plan: tuple[PlanStep, ...] = ()
+    answer_model: str = ""
+    """The model that writes the answer when it is not `model` (LLM_ANSWER_MODEL)."""
     judgement: str = ""
     """A compare run's difference line, the model's judgement (kept with the ReAct lane)."""
     _waiting: dict[tuple[int, str], deque[ToolStep]] = field(
@@ -150,6 +154,8 @@ class Transcript:
             self.answer = event.text
             self.answer_final = True
             self.unparsed = event.unparsed
+            self.answer_model = event.model or self.answer_model
+            self.unfounded = event.unfounded
         elif isinstance(event, Proposed):
             self._round(event.round).steps.append(
                 ToolStep(event.call_id, event.tool, event.arguments, awaiting=True))
@@ -173,6 +179,7 @@ class Transcript:
             self.mode = event.mode
             self.question = event.question
             self.model = event.model
+            self.answer_model = event.answer_model
         elif isinstance(event, RunFinished):
             self.finished = event
         elif isinstance(event, Plan):

@@ -14,6 +14,7 @@ import itertools
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
 from bot.store.records import RunRecord
+from bot.view.grounding import marked, unfounded_line
 from bot.view.i18n import failure_label, lane_label, mode_label, phrase, status_label
 from bot.view.markdown import md_to_html
 from bot.view.spans import to_html
@@ -88,8 +89,11 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
             lang, "chain_writing" if running else "chain_incomplete")
         mark = "✅" if t.answer_final else "✍️"
         label = f"{mark} {_e(phrase(lang, 'chain_answer'))}<i>{_e(state)}</i>"
+        line = unfounded_line(t, lang)
+        under = f'<p class="unfounded">{_e(line)}</p>' if line else ""
         steps.append(("answer", label, f'<div class="text">'
-                      f"{md_to_html(t.answer, draft=not t.answer_final)}</div>"))
+                      f"{md_to_html(marked(t.answer, t.unfounded), draft=not t.answer_final)}"
+                      f"</div>{under}"))
     number = itertools.count()
     numbered = [piece if isinstance(piece, str) else _step(next(number), *piece)
                 for piece in steps]

@@ -19,6 +19,7 @@ import json
 import math
 import threading
 import time
+import urllib.parse
 import urllib.request
 from collections import defaultdict, deque
 from collections.abc import Callable
@@ -34,11 +35,13 @@ from tests.fakes.telegram_objects import (
     Message,
     chat_member,
     document_json,
+    file_id,
 )
 
 TOKEN = "7000000001:FAKE-token-for-tests-0123456789abcdef"
 BOT = {"id": 7000000001, "is_bot": True, "first_name": "Glassbox", "username": "GlassboxBot"}
 LIMITED = {"sendMessage", "sendDocument", "editMessageText", "editMessageReplyMarkup"}
+MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024
 PER_CHAT_S, GROUP_WINDOW_S, GROUP_MAX, GLOBAL_WINDOW_S, GLOBAL_MAX = 1.0, 60.0, 20, 1.0, 30
 
 
@@ -62,6 +65,8 @@ class FakeTelegram(FakeServer):
         self.frames: list[Frame] = []
         """Every state any message showed, in order: sends, edits, the users' messages."""
         self._updates: list[dict[str, Any]] = []
+        self.file_paths: dict[str, bytes] = {}
+        """Files getFile has given a path to, by that path (downloaded from /file/bot…)."""
         self.webhook: dict[str, str] = {}
         """setWebhook's url and secret_token: updates are then POSTed there, as Telegram does."""
         self._next_update = 1
@@ -101,6 +106,22 @@ class FakeTelegram(FakeServer):
                 command = text.split(maxsplit=1)[0]
                 data["entities"] = [{"offset": 0, "length": utf16_units(command),
                                      "type": "bot_command"}]
+            self._queue({"message": data})
+        return msg.message_id
+
+    def send_document(self, chat_id: int, user_id: int, name: str, content: bytes, *,
+                      caption: str = "", size: int | None = None,
+                      mime_type: str = "application/octet-stream") -> int:
+        """A user sends a file (with a caption); `size`: the size Telegram reports, if it is
+        to differ from the content's (a file too big to download)."""
+        with self.lock:
+            msg = self._store(chat_id, self.users[user_id], caption, caption, None)
+            msg.document = Document(name, mime_type, content, size)
+            data = self._message_json(msg)
+            if caption.startswith("/"):
+                command = caption.split(maxsplit=1)[0]
+                data["caption_entities"] = [{"offset": 0, "length": utf16_units(command),
+                                             "type": "bot_command"}]
             self._queue({"message": data})
         return msg.message_id
 
@@ -150,6 +171,9 @@ class FakeTelegram(FakeServer):
 
     def _answer(self, request: Request) -> Reply:
         prefix = f"/bot{self.token}/"
+        path = urllib.parse.unquote(request.path)  # python-telegram-bot quotes a file URL
+        if path.startswith(f"/file/bot{self.token}/"):
+            return self._download(path[len(f"/file/bot{self.token}/"):])
         if not request.path.startswith(prefix):
             return Reply.json(json.loads(wire("telegram/error_401_unauthorized.json")), 401)
         method = request.path[len(prefix):]
@@ -191,6 +215,8 @@ class FakeTelegram(FakeServer):
                                   "scope": json.loads(p.get("scope", "null")),
                                   "language_code": p.get("language_code", "")})
             return True
+        if method == "getFile":
+            return self._get_file(p["file_id"])
         if method == "getChatMember":
             return self._chat_member(int(p["chat_id"]), int(p["user_id"]))
         if method == "setWebhook":
@@ -270,6 +296,30 @@ class FakeTelegram(FakeServer):
         self._frame(msg)
         return self._message_json(msg)
 
+    def _get_file(self, wanted: str) -> dict[str, Any]:
+        """A File with its `file_path`, as getFile answers; Telegram lets bots download at
+        most 20 MB ("file is too big" beyond)."""
+        for (chat_id, message_id), msg in self.messages.items():
+            if msg.document is not None and file_id(chat_id, message_id) == wanted:
+                size = msg.document.size or len(msg.document.content)
+                if size > MAX_DOWNLOAD_BYTES:
+                    raise ApiError(400, "Bad Request: file is too big")
+                suffix = msg.document.file_name.rsplit(".", 1)[-1]
+                path = f"documents/file_{message_id}_{abs(chat_id)}.{suffix}"
+                self.file_paths[path] = msg.document.content
+                return {"file_id": wanted, "file_unique_id": f"AgAD{abs(chat_id)}{message_id:05d}",
+                        "file_size": size, "file_path": path}
+        raise ApiError(400, "Bad Request: invalid file_id")
+
+    def _download(self, path: str) -> Reply:
+        """A file's bytes at `/file/bot<token>/<file_path>`, as Telegram serves them."""
+        with self.lock:
+            self.calls.append(Call("download", {"file_path": path}, time.monotonic()))
+            content = self.file_paths.get(path)
+        if content is None:
+            return Reply.json({"ok": False, "error_code": 404, "description": "Not Found"}, 404)
+        return Reply(200, content, {"Content-Type": "application/octet-stream"})
+
     def _chat_member(self, chat_id: int, user_id: int) -> dict[str, Any]:
         """A ChatMember in the Bot API's shapes: administrator (with its rights) or member."""
         if user_id not in self.users or chat_id not in self.chats:
@@ -313,7 +363,7 @@ class FakeTelegram(FakeServer):
         if msg.document is None:
             data["text"] = msg.text
         else:
-            data["document"] = document_json(msg.message_id, msg.document)
+            data["document"] = document_json(msg.chat_id, msg.message_id, msg.document)
             if msg.text:
                 data["caption"] = msg.text
         if msg.reply_markup:

@@ -22,6 +22,8 @@ class Document:
     file_name: str
     mime_type: str
     content: bytes
+    size: int | None = None
+    """The size the Bot API reports, when a test makes it other than the content's."""
 
 
 @dataclass
@@ -79,11 +81,16 @@ class Call:
     error: str = ""
 
 
-def document_json(message_id: int, document: Document) -> dict[str, Any]:
+def document_json(chat_id: int, message_id: int, document: Document) -> dict[str, Any]:
     """A Message's `document` field, as the Bot API describes a Document."""
     return {"file_name": document.file_name, "mime_type": document.mime_type,
-            "file_id": f"BQACAgIAAxkDAAI{message_id:05d}",
-            "file_unique_id": f"AgAD{message_id:05d}", "file_size": len(document.content)}
+            "file_id": file_id(chat_id, message_id),
+            "file_unique_id": f"AgAD{abs(chat_id)}{message_id:05d}",
+            "file_size": document.size or len(document.content)}
+
+
+def file_id(chat_id: int, message_id: int) -> str:
+    return f"BQACAgIAAxkDAAI{abs(chat_id)}x{message_id:05d}"
 
 
 def chat_member(user: dict[str, Any], *, admin: bool) -> dict[str, Any]:

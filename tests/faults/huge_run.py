@@ -36,11 +36,12 @@ def huge_events(rounds: int = ROUNDS, calls: int = CALLS) -> list[Event]:
     return events
 
 
-async def store_huge_run(store: Store, chat_id: int, user_id: int) -> int:
-    """A finished run of `huge_events()` in `chat_id`; returns its number there."""
+async def store_huge_run(store: Store, chat_id: int, user_id: int,
+                         rounds: int = ROUNDS) -> int:
+    """A finished run of `huge_events(rounds)` in `chat_id`; returns its number there."""
     record = await store.start_run(chat_id=chat_id, user_id=user_id, user_name="Alice",
                                    mode="ask", question="Add them all up", model="qwen-plus")
-    events = huge_events()
+    events = huge_events(rounds)
     with sqlite3.connect(store.path) as db:
         db.executemany(INSERT_STEP, [step_row(record.id, e, "main") for e in events])
     db.close()

@@ -1,0 +1,50 @@
+"""Long histories summarised rather than cut: when a thread's earlier turns outgrow
+HISTORY_MAX_CHARS, the older ones are summarised by one short model call, and the model sees
+that summary, marked as such, before the turns that still fit (agent.prompts.history_messages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent.events import Usage
+from agent.lang import pick
+from agent.model import Completion, ModelClient
+from agent.prompts import Turn
+
+SUMMARY_WORDS = 150
+INPUT_CHARS = 20000
+"""The text a summary call reads is cut to its last this many characters."""
+
+
+def split_history(history: Sequence[Turn], budget_chars: int) -> tuple[list[Turn], list[Turn]]:
+    """(older, recent): the newest turns that fit in `budget_chars`, and those before them."""
+    used, cut = 0, len(history)
+    for index in range(len(history) - 1, -1, -1):
+        size = len(history[index].question) + len(history[index].answer)
+        if used + size > budget_chars:
+            break
+        used += size
+        cut = index
+    return list(history[:cut]), list(history[cut:])
+
+
+async def summarise(client: ModelClient, turns: Sequence[Turn], earlier: str,
+                    lang: str) -> tuple[str, Usage]:
+    """A short summary of `turns` (after an `earlier` summary, if any); its tokens.
+    Raises ModelError as any model call does."""
+    lines = [pick(lang, f"此前的摘要：{earlier}", f"Summary so far: {earlier}")] if earlier else []
+    for turn in turns:
+        lines.append(pick(lang, f"问：{turn.question}\n答：{turn.answer}",
+                          f"Q: {turn.question}\nA: {turn.answer}"))
+    text = "\n\n".join(lines)[-INPUT_CHARS:]
+    ask = pick(lang, f"用不超过 {SUMMARY_WORDS} 字概括下面这段对话，保留事实、数字和结论：",
+               f"Summarise this conversation in at most {SUMMARY_WORDS} words, keeping the "
+               f"facts, figures and conclusions:")
+    done: Completion | None = None
+    async for item in client.stream([{"role": "user", "content": f"{ask}\n\n{text}"}],
+                                    temperature=0.0):
+        if isinstance(item, Completion):
+            done = item
+    assert done is not None  # a stream ends with its Completion
+    return done.content.strip(), done.usage

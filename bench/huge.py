@@ -1,0 +1,103 @@
+"""Huge runs: /show and /export of a stored run of 10,000 steps, through the real bot (fake
+Telegram and model, in this process), and the event loop's longest stall while each is built.
+
+"On the loop" does what the handlers did before they moved the work to a thread: parse the
+stored steps, fold them and draw every page (or the whole file) on the event loop; it uses
+today's linear fold, so the old figure (a fold quadratic in a round's calls) was worse still.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import tempfile
+import time
+from pathlib import Path
+
+from bench.figures import Figure
+from bot.store.records import Scope
+from bot.store.transcripts import lanes_of
+from bot.view.export import export_html
+from bot.view.history_view import SHOW_PAGES
+from bot.view.render import render_view
+from bot.view.transcript import replay
+from tests.botkit import ALICE, BOB, GROUP, SCALE, Glassbox, people, running
+from tests.fakes.model import FakeModel
+from tests.fakes.telegram import FakeTelegram
+from tests.faults.huge_run import CALLS, ROUNDS, longest_stall, store_huge_run
+
+STALL_TARGET_MS = 50.0
+
+
+def huge_figures(quick: bool) -> list[Figure]:
+    rounds = 1 if quick else ROUNDS
+    with tempfile.TemporaryDirectory(prefix="glassbox-huge-") as tmp, \
+            FakeTelegram(scale=SCALE) as tg, FakeModel() as model:
+        people(tg)
+        return asyncio.run(_measure(tg, model, Path(tmp) / "huge.sqlite3", rounds))
+
+
+async def _measure(tg: FakeTelegram, model: FakeModel, db: Path, rounds: int) -> list[Figure]:
+    async with running(tg, model, db) as gb:
+        n = await store_huge_run(gb.parts.store, GROUP, ALICE, rounds=rounds)
+        steps = rounds * (2 * CALLS + 1) + 3
+        before_show, pages = await _on_the_loop(gb, n, "show")
+        before_export, _ = await _on_the_loop(gb, n, "export")
+        after_show, sent = await _through_the_bot(gb, f"/show {n}")
+        after_export, _ = await _through_the_bot(gb, f"/export {n}")
+    what = f"a stored run of {steps:,} steps"
+    return [
+        Figure(f"/show of {what}: messages", f"{sent} (drawn whole: {pages})",
+               f"≤ {SHOW_PAGES}", sent <= SHOW_PAGES),
+        _stall(f"/show of {what}: longest loop stall, built on the loop (before)", before_show,
+               target=False),
+        _stall(f"/show of {what}: longest loop stall, through the bot (now)", after_show),
+        _stall(f"/export of {what}: longest loop stall, built on the loop (before)",
+               before_export, target=False),
+        _stall(f"/export of {what}: longest loop stall, through the bot (now)", after_export),
+    ]
+
+
+def _stall(name: str, seconds: float, target: bool = True) -> Figure:
+    """A stall figure; `target=False` for the old way, shown for comparison only."""
+    ms = seconds * 1000
+    if not target:
+        return Figure(name, f"{ms:.0f} ms")
+    return Figure(name, f"{ms:.0f} ms", f"≤ {STALL_TARGET_MS:.0f} ms", ms <= STALL_TARGET_MS)
+
+
+async def _on_the_loop(gb: Glassbox, n: int, what: str) -> tuple[float, int]:
+    """The stall while run `n`'s steps are parsed and drawn on the loop; and the pages."""
+    store = gb.parts.store
+    record = await store.get(Scope(GROUP), n)
+    assert record is not None
+    with sqlite3.connect(store.path) as db:  # the rows Store.events reads
+        rows = db.execute("SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id",
+                          (record.id,)).fetchall()
+    db.close()
+    pages = 0
+    async with longest_stall() as stall:
+        await asyncio.sleep(0.01)
+        lanes = lanes_of(rows)
+        if what == "show":
+            pages = 1 + len(render_view(replay(record, lanes, "en"), live=False))  # + header
+        else:
+            export_html(record, lanes, "en", "UTC")
+        await asyncio.sleep(0.01)
+    return stall.longest, pages
+
+
+async def _through_the_bot(gb: Glassbox, command: str) -> tuple[float, int]:
+    """The stall while the bot answers `command`; and the messages it sent (counted once
+    none has come for a second)."""
+    sent = len(gb.tg.bot_messages(GROUP))
+    async with longest_stall() as stall:
+        asked = gb.tg.send(GROUP, BOB, command)
+        await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, asked)), timeout=120)
+    count, quiet_since = 0, time.monotonic()
+    while time.monotonic() - quiet_since < 1.0:
+        await asyncio.sleep(0.05)
+        now = len(gb.tg.bot_messages(GROUP)) - sent
+        if now != count:
+            count, quiet_since = now, time.monotonic()
+    return stall.longest, count

@@ -1,0 +1,48 @@
+"""The history a follow-up carries: its whole reply thread, oldest first. When the thread
+outgrows HISTORY_MAX_CHARS, its older turns are summarised by one short model call, kept
+per thread (the summary of the newest run it covers), so a long thread is not summarised
+again every turn: the next turn goes on from the last summary."""
+
+from __future__ import annotations
+
+import logging
+
+from agent.events import Usage
+from agent.history_summary import split_history, summarise
+from agent.model import ModelClient
+from agent.prompts import Turn
+from bot.store.records import RunRecord
+from bot.store.transcripts import Store
+
+log = logging.getLogger(__name__)
+
+
+async def thread_history(store: Store, client: ModelClient, last: RunRecord, budget: int,
+                         lang: str) -> tuple[tuple[Turn, ...], Usage]:
+    """The thread ending with `last` as history, older turns summarised when it does not
+    fit in `budget` characters; the tokens a new summary took. A failed summary call
+    leaves the history to be cut as before."""
+    runs = [run for run in await store.threads.runs(last) if run.answer]
+    turns = [Turn(run.question, run.answer) for run in runs]
+    older, recent = split_history(turns, budget)
+    if not older:
+        return tuple(recent), Usage()
+    ids = [run.id for run in runs[:len(older)]]
+    kept = await store.threads.summaries(ids)
+    if ids[-1] in kept:
+        return (Turn("", kept[ids[-1]], summary=True), *recent), Usage()
+    start, earlier = 0, ""
+    for index in range(len(ids) - 1, -1, -1):
+        if ids[index] in kept:
+            start, earlier = index + 1, kept[ids[index]]
+            break
+    try:
+        summary, usage = await summarise(client, older[start:], earlier, lang)
+    except Exception as err:  # the model is down or refused: cut, as without summaries
+        log.warning("summarising thread of run %s failed (%s); cutting it instead", last.id,
+                    err)
+        return tuple(turns), Usage()
+    if not summary:
+        return tuple(turns), usage
+    await store.threads.keep_summary(ids[-1], summary)
+    return (Turn("", summary, summary=True), *recent), usage

@@ -1,0 +1,34 @@
+"""A run's steps, written a round at a time: one database call when a tool's observation
+or the run's end arrives, not one commit per step.
+
+At a school's load the store is the bottleneck: each commit is three calls into
+aiosqlite's thread, each waiting for a turn of the busy event loop. Buffering Thought and
+Action until the round's Observation cuts a 3-round answer from about nine commits to
+four statements. The cost: a crash loses the steps of the round in flight (the live
+message still showed them; the stored transcript ends at the round before)."""
+
+from __future__ import annotations
+
+from agent.events import Event, Observation, Proposed, RunFinished
+from bot.store.transcripts import Store
+
+WRITE_AFTER = (Observation, Proposed, RunFinished)
+"""The steps that end a stretch worth keeping: a round's tool result, the run's end, and an
+action proposed in step mode (the run may then wait minutes for the asker)."""
+
+
+class RoundWriter:
+    def __init__(self, store: Store, run_id: int) -> None:
+        self.store, self.run_id = store, run_id
+        self._steps: list[tuple[str, Event]] = []
+
+    async def add(self, lane: str, event: Event) -> None:
+        self._steps.append((lane, event))
+        if isinstance(event, WRITE_AFTER):
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Write what is buffered (also when a run stops or fails mid-round)."""
+        steps, self._steps = self._steps, []
+        if steps:
+            await self.store.append_steps(self.run_id, steps)

@@ -1,0 +1,63 @@
+"""A second model for the answer (LLM_ANSWER_MODEL): the rounds use LLM_MODEL, the answer
+model writes the final answer from the question and the whole chain, and the chain names it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent import ModelClient, run_react
+from agent.answer_model import answer_client
+from agent.events import Answer, Observation, RunFinished, RunStarted, Thought
+from tests.botkit import ALICE, Add, running
+from tests.fakes.model import FakeModel, text_reply, tool_reply
+from tests.fakes.telegram import FakeTelegram
+from tests.kit import agent_settings
+
+
+async def test_the_answer_model_gets_the_chain_and_writes_the_answer(
+        fake_model: FakeModel) -> None:
+    settings = agent_settings(fake_model.base_url, llm_answer_model="qwen-max")
+    fake_model.push(tool_reply(("add", {"a": 2, "b": 2}), content="Add them."),
+                    text_reply("It is 4, I think."), text_reply("2 + 2 = **4**."))
+    client, answers = ModelClient(settings), answer_client(settings)
+    assert answers is not None
+    try:
+        events = [e async for e in run_react("What is 2+2?", client=client, settings=settings,
+                                             tools=[Add()], answer_client=answers)]
+    finally:
+        await client.close()
+        await answers.close()
+    started = events[0]
+    assert isinstance(started, RunStarted)
+    assert (started.model, started.answer_model) == ("qwen-plus", "qwen-max")
+    assert [b["model"] for b in fake_model.bodies] == ["qwen-plus", "qwen-plus", "qwen-max"]
+    asked = fake_model.bodies[2]["messages"][-1]["content"]
+    assert asked.startswith("Question: What is 2+2?")
+    assert "[1] Action: add(a=2, b=2)" in asked and "[1] Observation: 4" in asked
+    assert "Draft: It is 4, I think." in asked
+    thoughts = [e for e in events if isinstance(e, Thought) and e.round == 2]
+    assert thoughts[-1].text == "It is 4, I think."  # the reasoning model's last words
+    answer = next(e for e in events if isinstance(e, Answer))
+    assert (answer.text, answer.model) == ("2 + 2 = **4**.", "qwen-max")
+    assert any(isinstance(e, Observation) for e in events)
+    finished = events[-1]
+    assert isinstance(finished, RunFinished) and finished.status == "done"
+    assert finished.usage.total_tokens > 0
+
+
+async def test_the_chain_names_the_answer_model_and_the_store_keeps_both(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    fake_model.push(tool_reply(("add", {"a": 2, "b": 2})), text_reply("Four."),
+                    text_reply("The sum is 4."))
+    async with running(fake_telegram, fake_model, tmp_path / "g.sqlite3", tools=[Add()],
+                       llm_answer_model="qwen-max") as gb:
+        asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
+        final = await gb.answer_to(ALICE, asked)
+        assert "✅ Answer (written by qwen-max)\nThe sum is 4." in final.text
+        assert "Four." in final.text  # the reasoning model's words, as its last thought
+        run = await gb.parts.store.by_message(ALICE, final.message_id)
+        assert run is not None
+        events = (await gb.parts.store.events(run.id))["main"]
+        started = events[0]
+        assert isinstance(started, RunStarted) and started.answer_model == "qwen-max"
+        assert any(isinstance(e, Answer) and e.model == "qwen-max" for e in events)
