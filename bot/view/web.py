@@ -86,7 +86,9 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
     if t.answer:
         state = "" if t.answer_final else phrase(
             lang, "chain_writing" if running else "chain_incomplete")
-        label = f"💬 {_e(phrase(lang, 'chain_answer'))}<i>{_e(state)}</i>"
+        heading = phrase(lang, "chain_answer_by", model=t.answer_model) if t.answer_model \
+            else phrase(lang, "chain_answer")
+        label = f"💬 {_e(heading)}<i>{_e(state)}</i>"
         line = unfounded_line(t, lang)
         under = f'<p class="unfounded">{_e(line)}</p>' if line else ""
         steps.append(("answer", label, f'<div class="text">'
