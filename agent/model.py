@@ -69,6 +69,10 @@ class ModelClient:
     """Set on an instance when its endpoint rejected `tools` (AGENT_MODE=auto): later runs
     with this client speak the text protocol. Learned per client, not per process."""
 
+    usage_option: bool = True
+    """Whether to ask for `stream_options: {"include_usage": true}`; cleared on an instance
+    whose endpoint refused it."""
+
     calls_as_text: bool = False
     """Set on an instance when its model wrote tool calls into its text although `tools`
     were accepted (AGENT_MODE=auto, agent/auto_rounds.py): later runs speak the text
@@ -104,10 +108,11 @@ class ModelClient:
             "model": self.model,
             "messages": messages,
             "stream": True,
-            "stream_options": {"include_usage": True},
             "temperature": self.temperature if temperature is None else temperature,
             **extra,
         }
+        if self.usage_option:
+            params["stream_options"] = {"include_usage": True}
         if tools:
             params["tools"] = tools
         content: list[str] = []
@@ -117,12 +122,7 @@ class ModelClient:
         finish: str | None = None
         stream = None
         try:
-            # The SDK's own request, retries, errors and SSE reading, but each chunk left
-            # as the dict json.loads made (cast_to=object): no pydantic model per chunk,
-            # which was 15 % of the bot's CPU under load (issue 16).
-            stream = await self._client.post(
-                "/chat/completions", body=params, cast_to=object, stream=True,
-                stream_cls=openai.AsyncStream[object])
+            stream = await self._create(params)
             async with stream:
                 async for chunk in stream:
                     if not isinstance(chunk, dict):
@@ -162,6 +162,28 @@ class ModelClient:
             usage = _estimate(params, [*content, *reasoning, *(c.name + c.arguments
                                                                 for c in calls)])
         yield Completion("".join(content), "".join(reasoning), calls, usage, finish)
+
+
+    async def _create(self, params: dict[str, Any]) -> Any:
+        """Open the stream; an endpoint that refuses `stream_options` is asked again
+        without it (and never again with it): its tokens are then estimated.
+
+        The SDK's own request, retries, errors and SSE reading, but each chunk left as the
+        dict json.loads made (cast_to=object): no pydantic model per chunk, which was 15 %
+        of the bot's CPU under load (issue 16)."""
+        try:
+            return await self._post(params)
+        except openai.BadRequestError as exc:
+            if "stream_options" not in params or "stream_options" not in str(exc):
+                raise
+            log.info("endpoint refused stream_options: token counts will be estimated")
+            self.usage_option = False
+            params.pop("stream_options")
+            return await self._post(params)
+
+    async def _post(self, params: dict[str, Any]) -> Any:
+        return await self._client.post("/chat/completions", body=params, cast_to=object,
+                                       stream=True, stream_cls=openai.AsyncStream[object])
 
 
 def _merge_fragment(slots: dict[int, _CallSlot], frag: dict[str, Any]) -> None:

@@ -5,7 +5,7 @@ Shared by every front end (terminal, Telegram, export) so they say the same thin
 
 from __future__ import annotations
 
-from agent.events import RunFinished
+from agent.events import RunFinished, Usage
 from agent.lang import pick
 
 
@@ -15,13 +15,22 @@ def seconds(ms: int, lang: str) -> str:
     return pick(lang, f"{ms / 1000:,.1f} 秒", f"{ms / 1000:,.1f} s")
 
 
-def figures(done: RunFinished, lang: str) -> str:
-    """'3.2 s · 2 rounds · 1,234 tokens' (or its Chinese)."""
-    rounds = pick(lang, f"{done.rounds} 轮",
-                  f"{done.rounds} round" + ("" if done.rounds == 1 else "s"))
-    parts = [seconds(done.duration_ms, lang), rounds]
-    if done.usage.total_tokens:
-        parts.append(f"{done.usage.total_tokens:,} tokens")
+def approx(usage: Usage) -> str:
+    """"≈" before token counts estimated from the text (the server sent no usage)."""
+    return "≈" if usage.estimated else ""
+
+
+def plural(lang: str, n: int, zh: str, en: str) -> str:
+    """'1 tool call', '2 tool calls', '1,280 tokens'; in Chinese '2 次工具调用'."""
+    return pick(lang, f"{n:,} {zh}", f"{n:,} {en}" + ("" if n == 1 else "s"))
+
+
+def figures(done: RunFinished, lang: str, *, tokens: bool = True) -> str:
+    """'3.2 s · 2 rounds · 1,234 tokens' (or its Chinese); `tokens=False` leaves them out."""
+    parts = [seconds(done.duration_ms, lang), plural(lang, done.rounds, "轮", "round")]
+    if tokens and done.usage.total_tokens:
+        parts.append(approx(done.usage)
+                     + plural(lang, done.usage.total_tokens, "令牌", "token"))
     return " · ".join(parts)
 
 
@@ -36,6 +45,7 @@ def difference(plain: RunFinished, react: RunFinished, lang: str) -> str:
         pick(lang, "工具调用 ", "tool calls ") + pair(plain.tool_calls, react.tool_calls, ","),
         pick(lang, "用时（秒）", "seconds ")
         + pair(plain.duration_ms / 1000, react.duration_ms / 1000, ",.1f"),
-        "tokens " + pair(plain.usage.total_tokens, react.usage.total_tokens, ","),
+        "tokens " + approx(plain.usage + react.usage)
+        + pair(plain.usage.total_tokens, react.usage.total_tokens, ","),
     ]
     return pick(lang, "无工具 → ReAct：", "No tools → ReAct: ") + " · ".join(parts)

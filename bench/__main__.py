@@ -1,8 +1,10 @@
-"""`python -m bench [--quick] [--only live|store|render|huge]`: run the benchmarks and print
+"""`python -m bench [--quick] [--only live|store|render|huge|notes]`: run the benchmarks and print
 one Markdown table (progress goes to stderr). `--quick` runs everything small and on a
 20-times faster clock: a smoke run, not figures to quote.
 `python -m bench --scale [--quick] [--against REF] [--levels N …]`: the load ladder of
-`bench.scale` instead (a whole school on one process, before and after)."""
+`bench.scale` instead (a whole school on one process, before and after).
+`python -m bench --local-model URL [--record]`: the class questions against a real model
+instead (bench/local_model.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from pathlib import Path
 from bench.figures import Figure, table
 from bench.huge import huge_figures
 from bench.live import live_figures
+from bench.local_model import report, run_questions
+from bench.notes import notes_figures
 from bench.rendering import render_figures
 from bench.scale import main as scale_main
 from bench.stage import stage
@@ -30,10 +34,22 @@ def main(argv: list[str] | None = None) -> int:
         return scale_main([a for a in argv if a != "--scale"])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small and fast: a smoke run")
-    parser.add_argument("--only", choices=("live", "store", "render", "huge"), action="append",
+    parser.add_argument("--only", choices=("live", "store", "render", "huge", "notes"),
+                        action="append",
                         help="run only these parts (repeatable)")
+    parser.add_argument("--local-model", metavar="URL",
+                        help="instead: eight class questions against a real model at URL "
+                             "(bench/local_model.py)")
+    parser.add_argument("--record", action="store_true",
+                        help="with --local-model: keep the streams under tests/wire/local/")
+    parser.add_argument("--question", action="append",
+                        help="with --local-model: only this question id (repeatable)")
     args = parser.parse_args(argv)
-    parts = args.only or ["live", "store", "render", "huge"]
+    if args.local_model:
+        outcomes = asyncio.run(run_questions(args.local_model, args.record, args.question))
+        print(report(outcomes, args.local_model))
+        return 0
+    parts = args.only or ["live", "store", "render", "huge", "notes"]
     started = time.monotonic()
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory(prefix="glassbox-bench-") as tmp:
@@ -52,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         if "huge" in parts:
             print("huge: /show and /export of a 10,000-step run …", file=sys.stderr)
             figures += huge_figures(args.quick)
+        if "notes" in parts:
+            print("notes: a PDF uploaded with /notes …", file=sys.stderr)
+            figures += notes_figures(args.quick)
     print(f"done in {time.monotonic() - started:.0f} s", file=sys.stderr)
     if args.quick:
         print(f"Quick run (time ×{QUICK_SCALE}, small sizes): not figures to quote.\n")

@@ -86,8 +86,11 @@ PARIS_TX = _place("Paris", 33.66094, -95.55551, "United States", "Texas",
                   country_code="US", timezone="America/Chicago", admin2="Lamar")
 OSAKA = _place("Osaka", 34.69374, 135.50218, "Japan", "Osaka",
                country_code="JP", timezone="Asia/Tokyo")
+HANGZHOU_ZH = _place("杭州市", 30.29365, 120.16142, "中国", "浙江省")
+HANGZHOU = _place("Hangzhou", 30.29365, 120.16142, "China", "Zhejiang")
 PLACES: dict[str, list[dict[str, Any]]] = {
     "北京": [BEIJING_ZH], "Paris": [PARIS_FR, PARIS_TX], "Osaka": [OSAKA],
+    "杭州": [HANGZHOU_ZH], "杭州市": [HANGZHOU_ZH], "Hangzhou": [HANGZHOU],
 }
 
 FULL_FORECAST: dict[str, Any] = {

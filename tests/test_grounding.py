@@ -1,0 +1,88 @@
+"""No figure without an observation (issue 18): figures of an answer that no observation,
+the question or the history holds are marked "ⁱ" with one line under the answer (in
+/compare's no-tools lane: "from the model's memory"), and a run whose lookups failed says
+so in a Glassbox note. What the chat and the export show, from runs over real HTTP."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent import Answer, ModelClient, Turn, run_plain
+from agent.events import Note
+from agent.grounding import unfounded
+from agent.settings import AgentSettings
+from bot.view.export import export_html
+from bot.view.render import render_compare, render_run
+from bot.view.transcript import Transcript
+from tests.fakes.model import FakeModel, text_reply, tool_reply
+from tests.test_export import Page, record
+from tests.test_loop import Weather, events_of, of, react
+
+CASES = [
+    # (answer, sources, unfounded)
+    ("The time in London is 10:30 AM.", ["London: 14:05 (Europe/London)"], ["10:30 AM"]),
+    ("It is 2:05 PM in London.", ["London: 14:05:33 GMT, 2025-12-01"], []),
+    ("It is 14:05.", ["2:05 PM"], []),
+    ("123456789 × 987654321 = 121,932,631,112,635,269",
+     ["123456789 × 987654321", "121932631112635269"], []),
+    ("About 713.44 CNY, rate 7.13.", ["100 USD = 713.4372 CNY (1 USD = 7.134372 CNY)"], []),
+    ("It is 21°C, humidity 35%.", ["21.4 °C, humidity 35 %"], []),
+    ("It is 25°C, humidity 40%.", ["21.4 °C, humidity 35 %"], ["25", "40%"]),
+    ("Today is 2025-12-01.", ["Monday, 1 December 2025 (12/01)"], []),
+    ("1. Think 2. Act 3. Observe", [], []),  # single digits are no figures
+    ("Qwen2.5 in 2024", [], ["2024"]),
+    ("21.4°C ... again 21.4", [], ["21.4"]),  # each figure once
+]
+
+
+@pytest.mark.parametrize(("answer", "sources", "expected"), CASES)
+def test_unfounded_figures(answer: str, sources: list[str], expected: list[str]) -> None:
+    assert unfounded(answer, sources) == expected
+
+
+async def test_a_guess_after_a_failed_lookup_is_marked_and_the_failure_said(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    fake_model.push(tool_reply(("get_weather", {"city": "Atlantis"})),
+                    text_reply("In Atlantis it is 10:30 AM and 25°C."))
+    events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
+    (note,) = of(events, Note)
+    assert note.kind == "lookups_failed" and note.round == 2
+    assert 'get_weather(city="Atlantis")' in note.text
+    (answer,) = of(events, Answer)
+    assert answer.unfounded == ("10:30 AM", "25")
+    assert events.index(note) < events.index(answer)
+
+    shown = "".join(render_run(Transcript.from_events(events), "en", live=False))
+    assert "10:30 AMⁱ and 25ⁱ°C" in shown
+    assert "ⁱ not from any observation: 10:30 AM, 25" in shown
+    assert "These lookups failed" in shown
+    page = Page(export_html(record(), {"main": events}, "en")).text
+    assert "10:30 AMⁱ" in page and "not from any observation: 10:30 AM, 25" in page
+
+
+async def test_figures_from_an_observation_or_the_history_are_not_marked(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    fake_model.push(tool_reply(("get_weather", {"city": "Lima"})),
+                    text_reply("Lima is 21°C, like the 18°C of Quito you asked about."))
+    history = [Turn("And Quito?", "Quito was 18°C.")]
+    events = await events_of(react("Lima?", client, settings, [Weather()], history=history))
+    assert of(events, Answer)[0].unfounded == ()
+    assert not of(events, Note)
+    shown = "".join(render_run(Transcript.from_events(events), "en", live=False))
+    assert "ⁱ" not in shown and "not from any observation" not in shown
+
+
+async def test_compare_labels_the_no_tools_figures_as_memory(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    fake_model.push(text_reply("杭州现在大约 18 度。"))
+    plain = await events_of(run_plain("杭州现在几度？", client=client, settings=settings))
+    fake_model.push(tool_reply(("get_weather", {"city": "杭州"})),
+                    text_reply("杭州现在 21°C，晴。"))
+    chain = await events_of(react("杭州现在几度？", client, settings, [Weather()]))
+    shown = "".join(render_compare(Transcript.from_events(plain), Transcript.from_events(chain),
+                                   "zh", live=False))
+    assert "大约 18ⁱ 度" in shown and "ⁱ 来自模型的记忆：18" in shown
+    assert "21°C，晴" in shown and "不来自任何观察" not in shown
