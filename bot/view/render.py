@@ -97,10 +97,17 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
         _rounds(chain, react, lang, live, running)
         chain = _lines_after_heading(chain)
         out.extend(_folded(chain) if react.finished is not None and live else chain)
+    if number and plain.finished and react.finished:
+        out.append(("\n\n" + _names(number), ()))
     notice = react.notice or plain.notice
     if notice:
         out.append(("\n\n⚠️ " + notice, ()))
     return _pages(out, marks)
+
+
+def _names(number: int) -> str:
+    """'#12 · /show 12 · /export 12': the run, and how to see all of it."""
+    return f"#{number} · /show {number} · /export {number}"
 
 
 def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
@@ -345,7 +352,7 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
             out.append(("⏹ " + (done.reason or phrase(lang, "chain_stopped")), ()))
         else:
             if number:
-                out.append((f"#{number} · /show {number} · /export {number} · ", ()))
+                out.append((_names(number) + " · ", ()))
             if t.mode == "react":
                 parts = [seconds(done.duration_ms, lang), _rounds_text(done.rounds, t, lang),
                          plural(lang, "chain_tool_calls", done.tool_calls)]
