@@ -1,4 +1,4 @@
-"""`python -m bench [--quick] [--only live|store|render|huge]`: run the benchmarks and print
+"""`python -m bench [--quick] [--only live|store|render|huge|notes]`: run the benchmarks and print
 one Markdown table (progress goes to stderr). `--quick` runs everything small and on a
 20-times faster clock: a smoke run, not figures to quote.
 `python -m bench --scale [--quick] [--against REF] [--levels N …]`: the load ladder of
@@ -19,6 +19,7 @@ from bench.figures import Figure, table
 from bench.huge import huge_figures
 from bench.live import live_figures
 from bench.local_model import report, run_questions
+from bench.notes import notes_figures
 from bench.rendering import render_figures
 from bench.scale import main as scale_main
 from bench.stage import stage
@@ -33,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
         return scale_main([a for a in argv if a != "--scale"])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small and fast: a smoke run")
-    parser.add_argument("--only", choices=("live", "store", "render", "huge"), action="append",
+    parser.add_argument("--only", choices=("live", "store", "render", "huge", "notes"),
+                        action="append",
                         help="run only these parts (repeatable)")
     parser.add_argument("--local-model", metavar="URL",
                         help="instead: eight class questions against a real model at URL "
@@ -47,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         outcomes = asyncio.run(run_questions(args.local_model, args.record, args.question))
         print(report(outcomes, args.local_model))
         return 0
-    parts = args.only or ["live", "store", "render", "huge"]
+    parts = args.only or ["live", "store", "render", "huge", "notes"]
     started = time.monotonic()
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory(prefix="glassbox-bench-") as tmp:
@@ -66,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         if "huge" in parts:
             print("huge: /show and /export of a 10,000-step run …", file=sys.stderr)
             figures += huge_figures(args.quick)
+        if "notes" in parts:
+            print("notes: a PDF uploaded with /notes …", file=sys.stderr)
+            figures += notes_figures(args.quick)
     print(f"done in {time.monotonic() - started:.0f} s", file=sys.stderr)
     if args.quick:
         print(f"Quick run (time ×{QUICK_SCALE}, small sizes): not figures to quote.\n")

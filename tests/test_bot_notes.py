@@ -108,3 +108,11 @@ async def test_only_admins_add_and_a_reply_replaces_lists_and_forgets(gb: Glassb
     forgot = gb.tg.send(GROUP, ADMIN, "/notes forget week1.md")
     assert await reply(gb, GROUP, forgot) == "Removed week1.md."
     assert "Nothing about" in await search(gb, GROUP, ALICE, "plan first")
+
+
+async def test_chinese_notes_are_found_by_chinese_words(gb: Glassbox) -> None:
+    text = "# 第三周：思维链\n\n思维链提示让模型先写出推理步骤，再给出答案。\n"
+    sent = gb.tg.send_document(ALICE, ALICE, "第三周.md", text.encode(), caption="/notes")
+    assert (await reply(gb, ALICE, sent)).startswith("📚 Indexed 第三周.md: 1 sections,")
+    found = await search(gb, ALICE, ALICE, "什么是思维链")
+    assert found.startswith("[第三周.md › 第三周：思维链]") and "推理步骤" in found

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.botkit import ALICE, BOB, GROUP, running
-from tests.fakes.model import FakeModel, text_reply
+from tests.fakes.model import FakeModel, error, text_reply
 from tests.fakes.telegram import FakeTelegram
 
 LONG = "x" * 60
@@ -56,3 +56,18 @@ async def test_a_long_thread_is_summarised_once_and_marked(
         assert covered is not None  # kept under the newest run it covers
         assert await gb.parts.store.threads.summaries([covered.id, stored.id]) == {
             covered.id: "Summary: ReAct; CoT."}
+
+
+async def test_a_failed_summary_call_cuts_the_history_as_before(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    async with running(fake_telegram, fake_model, tmp_path / "g.sqlite3",
+                       history_max_chars=100) as gb:
+        fake_model.push(text_reply("First answer. " + LONG))
+        asked = gb.tg.send(GROUP, ALICE, "/ask First? " + LONG)
+        first = (await gb.answer_to(GROUP, asked)).message_id
+        fake_model.push(error("openai/error_500_server_error.json", 500), text_reply("Ok."))
+        follow = gb.tg.send(GROUP, BOB, "Second?", reply_to=first)
+        final = await gb.answer_to(GROUP, follow)
+    assert "Ok." in final.text
+    seen = [m["content"] for m in fake_model.bodies[-1]["messages"][1:]]
+    assert seen == ["Second?"]  # the one older turn did not fit: cut, as without summaries

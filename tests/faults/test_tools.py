@@ -149,7 +149,8 @@ CALCULATIONS = [("2²", "2² = 4"), ("10²", "10² = 100"), ("2⁻¹", "2⁻¹ =
 async def test_superscripts_are_powers_and_other_folded_characters_are_refused(
         tmp_path: Path) -> None:
     """NFKC alone read 2² as 22 and 2⁻¹ as 2-1: wrong answers shown as exact."""
-    async with glassbox(tmp_path, tools=[Calculate()]) as gb:
+    async with glassbox(tmp_path, tools=[Calculate()],
+                        agent_max_calls_per_round=len(CALCULATIONS)) as gb:
         gb.model.push(tool_reply(*[("calculate", {"expression": expression})
                                    for expression, _ in CALCULATIONS]),
                       text_reply("Done."))
