@@ -72,9 +72,12 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     /show)."""
     out: list[Span] = []
     _question(out, react.question or plain.question)
+    by = react.answer_model  # LLM_ANSWER_MODEL wrote both answers: each label names it
     for label, t in (("compare_plain", plain), ("compare_react", react)):
         out.append(("\n\n", ()))
         out.append((phrase(lang, label), (B,)))
+        if by and by in (t.answer_model, t.model):
+            out.append((phrase(lang, "compare_written_by", model=by), (I,)))
         _lane_answer(out, t, lang, live)
     if react.judgement:
         out.append(("\n\n⚖️ ", ()))
@@ -88,6 +91,8 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     if react.rounds or react.plan:
         out.append(("\n\n🔗 ", ()))
         out.append((phrase(lang, "compare_chain"), (B,)))
+        if react.finished is not None:
+            out.append((" · " + chain_summary(react, lang), ()))
         chain: list[Span] = []
         running = react.finished is None and not react.notice
         if react.plan:
@@ -162,7 +167,8 @@ def _pages(out: list[Span], marks: bool = True) -> list[str]:
     pages = [to_html(page) for page in paginate(out, PAGE_LIMIT - PAGE_MARK_UNITS)]
     if not marks or len(pages) < 2:
         return pages
-    return [f"{page.rstrip()}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(pages, 1)]
+    ends = [page.rstrip("\n") for page in pages]  # a page may end between paragraphs
+    return [f"{page}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(ends, 1)]
 
 
 def _question(out: list[Span], question: str) -> None:
