@@ -24,7 +24,7 @@ from typing import Any
 
 import aiosqlite
 
-from agent.events import AnswerDelta, Event, Usage
+from agent.events import Delta, Event, Usage
 from bot.store.chat_settings import ChatSettingsTable
 from bot.store.migrations import migrate
 from bot.store.records import (
@@ -129,24 +129,24 @@ class Store:
         model: str,
         parent_id: int | None = None,
     ) -> RunRecord:
-        """Record a new run as `running`, numbered next in its chat."""
+        """Record a new run as `running`, numbered next in its chat. Two statements, two
+        calls to the database's thread (each call waits for a turn of a busy event loop):
+        the number first, so a crash between them leaves a gap, never a number used twice."""
         _check(mode, MODES, "mode")
-        async with self._transaction() as db:
-            rows = await db.execute_fetchall(
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
                 "INSERT INTO chat_counters (chat_id, last_n) VALUES (?, 1)"
                 " ON CONFLICT (chat_id) DO UPDATE SET last_n = last_n + 1 RETURNING last_n",
                 (chat_id,),
             )
             n = next(iter(rows))[0]
-            cursor = await db.execute(
+            rows = await self._db.execute_fetchall(
                 "INSERT INTO runs (chat_id, n, user_id, user_name, mode, question, model,"
-                " started_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " started_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " RETURNING *, '[]' AS message_ids",
                 (chat_id, n, user_id, user_name, mode, question, model, _now(), parent_id),
             )
-            run_id = cursor.lastrowid
-        record = await self._one("WHERE runs.id = ?", (run_id,))
-        assert record is not None
-        return record
+        return record_from_row(next(iter(rows)))
 
     async def append(self, run_id: int, event: Event, lane: str = "main") -> None:
         """Store one step now (see `append_steps`)."""
@@ -154,46 +154,46 @@ class Store:
 
     async def append_steps(self, run_id: int, steps: Sequence[tuple[str, Event]]) -> None:
         """Store (lane, event) steps in order, in one statement: one call to the database's
-        thread, all of them or none. AnswerDeltas are skipped (the Answer holds the full
+        thread, all of them or none. Deltas are skipped (the Thought and the Answer hold the
         text); a run forgotten while it runs takes no more steps."""
         for lane, _ in steps:
             _check(lane, LANES, "lane")
         rows = [step_row(run_id, event, lane) for lane, event in steps
-                if not isinstance(event, AnswerDelta)]
+                if not isinstance(event, Delta)]
         if not rows:
             return
         values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows))
         columns = ", ".join(f"v.column{n}" for n in range(1, 12))
-        async with self._lock:  # not inside another coroutine's open transaction
-            await self._db.execute(
-                "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
-                " duration_ms, synthesized, payload, created_at)"
-                f" SELECT v.column12, {columns} FROM (VALUES {values}) AS v"
-                " WHERE EXISTS (SELECT 1 FROM runs WHERE runs.id = v.column12)",
-                [value for row in rows for value in row],
-            )
+        await self._statement(
+            "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
+            " duration_ms, synthesized, payload, created_at)"
+            f" SELECT v.column12, {columns} FROM (VALUES {values}) AS v"
+            " WHERE EXISTS (SELECT 1 FROM runs WHERE runs.id = v.column12)",
+            [value for row in rows for value in row],
+        )
 
     async def finish(
         self, run_id: int, *, status: str, usage: Usage, duration_ms: int, answer: str
     ) -> None:
         """Close a run; `answer` (all lanes' answers for a compare) becomes searchable."""
         _check(status, FINAL_STATUSES, "status")
-        async with self._transaction() as db:
-            await db.execute(
-                "UPDATE runs SET status = ?, ended_at = ?, duration_ms = ?, prompt_tokens = ?,"
-                " completion_tokens = ?, total_tokens = ?, answer = ? WHERE id = ?",
-                (status, _now(), duration_ms, usage.prompt_tokens, usage.completion_tokens,
-                 usage.total_tokens, answer, run_id),
-            )
+        await self._statement(
+            "UPDATE runs SET status = ?, ended_at = ?, duration_ms = ?, prompt_tokens = ?,"
+            " completion_tokens = ?, total_tokens = ?, answer = ? WHERE id = ?",
+            (status, _now(), duration_ms, usage.prompt_tokens, usage.completion_tokens,
+             usage.total_tokens, answer, run_id),
+        )
 
     async def add_message_ids(self, run_id: int, ids: Sequence[int]) -> None:
         """Remember the Telegram messages showing a run, so a reply to one continues it."""
-        async with self._transaction() as db:
-            await db.executemany(
-                "INSERT OR IGNORE INTO run_messages (run_id, message_id)"
-                " SELECT id, ? FROM runs WHERE id = ?",
-                [(message_id, run_id) for message_id in ids],
-            )
+        if not ids:
+            return
+        await self._statement(
+            "INSERT OR IGNORE INTO run_messages (run_id, message_id)"
+            f" SELECT ?, v.column1 FROM (VALUES {', '.join(['(?)'] * len(ids))}) AS v"
+            " WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?)",
+            [run_id, *ids, run_id],
+        )
 
     async def interrupt_running(self) -> list[RunRecord]:
         """At start-up: mark runs left `running` by a crash or restart as `interrupted`."""
@@ -288,6 +288,13 @@ class Store:
             return cursor.rowcount
 
     # --- helpers -------------------------------------------------------------------
+
+    async def _statement(self, sql: str, params: Sequence[Any]) -> None:
+        """One write statement: its own transaction (autocommit), one call to the database's
+        thread, where BEGIN … COMMIT would take three. Under the lock, so it never lands
+        inside another coroutine's open transaction."""
+        async with self._lock:
+            await self._db.execute(sql, params)
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
