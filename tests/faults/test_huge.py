@@ -15,7 +15,7 @@ from tests.botkit import ALICE, BOB, GROUP, Glassbox
 from tests.fakes.model import text_reply, tool_reply
 from tests.faults.huge_run import longest_stall, store_huge_run
 from tests.faults.kit import runs_of, still_answers
-from tests.historykit import replies
+from tests.historykit import replies, reply
 
 CAP = 8
 """AGENT_MAX_CALLS_PER_ROUND's default."""
@@ -48,6 +48,11 @@ async def test_a_reply_with_a_thousand_tool_calls_runs_only_the_first_eight(
     steps = (await gb.parts.store.events(run.id))["main"]
     assert len(steps) < 30  # it was 2,005
     assert [e.type for e in steps].count("action") == CAP
+    shown = await reply(gb, GROUP, ALICE, f"/show {run.n}")
+    assert "⏭ 992 more calls not run: at most 8 per round" in shown.text
+    exported = await reply(gb, GROUP, ALICE, f"/export {run.n}")
+    assert exported.document is not None
+    assert "⏭ 992 more calls not run: at most 8 per round" in exported.document.content.decode()
     await still_answers(gb, GROUP)
 
 
