@@ -72,9 +72,12 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     /show)."""
     out: list[Span] = []
     _question(out, react.question or plain.question)
+    by = react.answer_model  # LLM_ANSWER_MODEL wrote both answers: each label names it
     for label, t in (("compare_plain", plain), ("compare_react", react)):
         out.append(("\n\n", ()))
         out.append((phrase(lang, label), (B,)))
+        if by and by in (t.answer_model, t.model):
+            out.append((phrase(lang, "compare_written_by", model=by), (I,)))
         _lane_answer(out, t, lang, live)
     if react.judgement:
         out.append(("\n\n⚖️ ", ()))
