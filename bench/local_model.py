@@ -21,6 +21,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -165,12 +166,13 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None
                     continue
                 print(f"{q.id}: {q.text}", file=sys.stderr)
                 first, in_text = len(recorder.bodies), client.calls_as_text
+                clock = datetime.now(UTC).replace(second=0, microsecond=0)
                 outcome = await _one(q, client, settings, box)
                 outcomes.append(outcome)
                 print(f"  {outcome.status} {outcome.tools} {outcome.seconds:.0f} s: "
                       f"{outcome.answer[:160]!r}", file=sys.stderr)
                 if record:
-                    save(outcome, in_text, recorder.bodies[first:])
+                    save(outcome, in_text, clock, recorder.bodies[first:])
         finally:
             await box.aclose()
             await client.close()
@@ -202,16 +204,18 @@ def outcome_of(q: Question, events: list[Event], seconds: float = 0.0) -> Outcom
     return outcome
 
 
-def save(outcome: Outcome, in_text: bool, bodies: list[bytearray]) -> None:
+def save(outcome: Outcome, in_text: bool, clock: datetime, bodies: list[bytearray]) -> None:
     """One run's streams, and what it came to; `in_text`: the client already knew the
-    model writes its calls as text, so the run started in the text format."""
+    model writes its calls as text, so the run started in the text format; `clock`: the
+    minute it started, for a replay's get_time to say what it said."""
     q = outcome.question
     folder = RECORDINGS / q.id
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.sse"):
         old.unlink()
     meta = {"question": q.text, "tool": q.tool, "expect": q.expect, "starts_in_text": in_text,
-            "problems": outcome.problems(), "seconds": round(outcome.seconds)}
+            "problems": outcome.problems(), "seconds": round(outcome.seconds),
+            "clock": clock.isoformat()}
     (folder / "question.json").write_text(json.dumps(meta, ensure_ascii=False) + "\n", "utf-8")
     for n, body in enumerate(bodies, 1):
         (folder / f"{n:02d}.sse").write_bytes(bytes(body))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import ExitStack
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,9 @@ import pytest
 
 from agent import ModelClient, run_react
 from agent.events import Note
+from agent.tool import Tool
 from agent.tools import Toolbox
+from agent.tools.clock import GetTime
 from bench.local_model import CALL_JSON, Question, outcome_of, settings_for
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
@@ -35,6 +38,15 @@ RUNS = sorted(p for p in RECORDED.iterdir() if (p / "question.json").exists())
 
 def meta(folder: Path) -> dict[str, Any]:
     return json.loads((folder / "question.json").read_text("utf-8"))
+
+
+def tools_at(box: Toolbox, settings: Any, clock: str | None) -> list[Tool]:
+    """The toolbox's tools, get_time reading the time the run was recorded at (if given)."""
+    if clock is None:
+        return list(box.tools)
+    now = datetime.fromisoformat(clock)
+    return [GetTime(settings.default_timezone, clock=lambda: now) if t.name == GetTime.name
+            else t for t in box.tools]
 
 
 @pytest.fixture
@@ -64,7 +76,7 @@ async def test_a_recorded_run_replays_to_a_right_answer(
     fake_model.push(*(Reply(200, [(0.0, s.read_bytes())], dict(SSE_HEADERS)) for s in streams))
     client.calls_as_text = info["starts_in_text"]
     events = [e async for e in run_react(info["question"], client=client, settings=settings,
-                                         tools=box.tools)]
+                                         tools=tools_at(box, settings, info.get("clock")))]
     assert len(fake_model.bodies) == len(streams)
     q = Question(folder.name, info["question"], info["tool"], info["expect"])
     outcome = outcome_of(q, events)
