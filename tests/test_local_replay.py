@@ -4,7 +4,7 @@ llama-cpp-python's server sent for the class questions (tests/wire/local/, recor
 through the real loop, tools on the fakes, and drawn as the chat draws it.
 
 Each run must ask the model exactly as often as when it was recorded (so the replies fit
-the requests), finish, and show an answer with no tool-call JSON; and it must come to what
+the requests), show an answer with no tool-call JSON, and come to what
 the live run came to (question.json's `problems`: empty when it was right, else why not),
 so a change that reads the same streams worse, or better, shows here.
 """
@@ -21,11 +21,12 @@ from typing import Any
 import pytest
 
 from agent import ModelClient, run_react
-from agent.events import Note
+from agent.events import Answer, Note
 from agent.tool import Tool
 from agent.tools import Toolbox
 from agent.tools.clock import GetTime
 from bench.local_model import CALL_JSON, Question, outcome_of, settings_for
+from bot.view.grounding import MARK, marked
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
 from tests.fakes.model import SSE_HEADERS, FakeModel
@@ -80,11 +81,14 @@ async def test_a_recorded_run_replays_to_a_right_answer(
     assert len(fake_model.bodies) == len(streams)
     q = Question(folder.name, info["question"], info["tool"], info["expect"])
     outcome = outcome_of(q, events)
-    assert outcome.status == "done"
     assert outcome.problems() == info["problems"]
 
     shown = "\n".join(render_run(Transcript.from_events(events), "en", live=False))
     assert not CALL_JSON.search(outcome.answer) and "```json" not in outcome.answer
-    assert " ".join(outcome.answer.split()[:4]) in " ".join(shown.split())
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    start = marked(" ".join(answer.text.split()[:4]), answer.unfounded)
+    assert start in " ".join(shown.split())  # the answer is shown, its guesses marked
+    for figure in answer.unfounded:
+        assert f"{figure}{MARK}" in shown and "not from any observation" in shown
     if any(isinstance(e, Note) and e.kind == "text_format" for e in events):
         assert "📝" in shown and "Thought/Action/Observation" in shown
