@@ -53,7 +53,7 @@ async def test_the_chain_names_the_answer_model_and_the_store_keeps_both(
                        llm_answer_model="qwen-max") as gb:
         asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
         final = await gb.answer_to(ALICE, asked)
-        assert "✅ Answer (written by qwen-max)\nThe sum is 4." in final.text
+        assert "💬 Answer (written by qwen-max)\nThe sum is 4." in final.text
         assert "Four." in final.text  # the reasoning model's words, as its last thought
         run = await gb.parts.store.by_message(ALICE, final.message_id)
         assert run is not None

@@ -81,8 +81,7 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
         parts, chat_id, _ = await scope(request)
         body = await chat_body(request)
         run = await _start(parts, chat_id, body)
-        status = await asyncio.shield(run.done)
-        return _answer(run, status, body.showSteps)
+        return _answer(run, await _finished(run), body.showSteps)
 
     async def chat_stream(request: Request) -> Response:
         parts, chat_id, _ = await scope(request)
@@ -108,7 +107,7 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
                         data["lane"] = lane
                     number += 1
                     yield _sse(number, event.type, data)
-                status = await asyncio.shield(run.done)
+                status = await _finished(run)
                 end = run.view.outcome()
                 data = {**end.to_dict(), "status": status,
                         "runId": run.record.id, "sessionId": run.session_id,
@@ -209,6 +208,14 @@ async def _start(parts: Parts, chat_id: int, body: ChatBody,
 
     parts.runs.active.run(active, work())
     return run
+
+
+async def _finished(run: _Run) -> str:
+    """How the run ended, once its slot is free again (so the token may ask at once). A
+    caller that goes away does not stop the run: it is stored to its end all the same."""
+    assert run.active.task is not None
+    await asyncio.shield(run.active.task)  # never raises: ActiveRuns.run logs what it raised
+    return run.done.result()
 
 
 async def _nothing() -> None:

@@ -29,6 +29,9 @@ class Served:
     gb: Glassbox
     base_url: str
     http: httpx.AsyncClient
+    stopping: asyncio.Event
+    """Set it to stop the bot as SIGTERM does (`serving` then only waits for the end)."""
+    task: asyncio.Task[None]
 
 
 @contextlib.asynccontextmanager
@@ -47,7 +50,7 @@ async def serving(tg: FakeTelegram, model: FakeModel, db: Path, *,
     try:
         async with httpx.AsyncClient(base_url=base, timeout=10) as http:
             await _until_up(http, task)
-            yield Served(Glassbox(tg, model, app), base, http)
+            yield Served(Glassbox(tg, model, app), base, http, stopping, task)
     finally:
         stopping.set()
         await asyncio.wait_for(task, 30)

@@ -4,9 +4,14 @@ and its event stream follow the chat's runs live, a reconnect resumes, /board re
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from pathlib import Path
 from typing import Any
+
+import httpx
+import pytest
 
 from tests.botkit import ADMIN, ALICE, GROUP, Add, people
 from tests.fakes.model import FakeModel, Reply, text_reply, tool_reply
@@ -139,3 +144,19 @@ async def test_forget_takes_the_run_off_the_board(tmp_path: Path) -> None:
                 gone = await events.until(lambda e: e.event == "runs")
             assert gone[-1].data == {"runs": []}
             assert (await web.http.get(path + "/runs/1")).status_code == 404
+
+
+async def test_a_board_left_open_does_not_hold_up_a_shutdown(tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        async with serving(tg, model, tmp_path / "g.sqlite3") as web:
+            path = await board_path(web)
+            async with event_stream(web.http, path + "/events") as events:
+                await events.next()
+                began = time.monotonic()
+                web.stopping.set()  # as SIGTERM does
+                await asyncio.wait_for(asyncio.shield(web.task), 15)
+                took = time.monotonic() - began
+                with pytest.raises((EOFError, httpx.HTTPError)):
+                    await events.next(timeout=5)
+    assert took < 6, took  # uvicorn gives open streams two seconds, then closes them

@@ -1,10 +1,10 @@
 """The class board in a real headless Chromium (Debian's, driven by Playwright; no browser
 download): a group's board follows a /compare live in two columns, reveal mode holds back
-the next step until space, text is projector size at 1280×720. Screenshots go to
-docs/gallery/."""
+the next step until space, text is projector size at 1280×720. Screenshots go to GALLERY."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from agent.compare_judge import JUDGE_MARK
-from tests.botkit import ALICE, GROUP, Add, people
+from tests.botkit import ALICE, BOB, GROUP, Add, people
 from tests.fakes.model import DashScope, FakeModel, Reply, sse
 from tests.fakes.telegram import FakeTelegram
 from tests.web.kit import serving
@@ -22,7 +22,11 @@ from tests.web.test_board import board_path
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
-GALLERY = Path(__file__).resolve().parents[2] / "docs" / "gallery"
+ROOT = Path(__file__).resolve().parents[2]
+GALLERY = Path(os.environ.get("BOARD_GALLERY", ROOT / "build" / "board-gallery"))
+"""Where the screenshots go: build/ (ignored by git) unless BOARD_GALLERY says otherwise;
+`BOARD_GALLERY=docs/gallery scripts/test tests/web/test_board_browser.py` renews the ones
+README shows, after a look at them."""
 
 pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None,
                                 reason="Debian's chromium is not installed (.ci/run installs it)")
@@ -110,7 +114,7 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
 
             # Reveal mode: the next run's steps wait behind the question until space.
             await page.keyboard.press("r")
-            tg.send(GROUP, ALICE, "/compare And 17% of 3,000?")
+            asked_again = tg.send(GROUP, ALICE, "/compare And 17% of 3,000?")
             await page.wait_for_function(
                 """() => document.querySelector("article.run").dataset.n === "2"
                     && document.querySelectorAll('[data-lane="react"] .step').length >= 1""",
@@ -132,3 +136,16 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
             await page.keyboard.press("ArrowRight")
             await page.wait_for_function(
                 '() => document.querySelector("article.run").dataset.n === "2"')
+            await page.keyboard.press("r")  # reveal mode off
+
+            # Two questions at once: the board follows the newest and lists the other.
+            await web.gb.answer_to(GROUP, asked_again, timeout=20)
+            tg.send(GROUP, ALICE, "/ask What is 17% of 2,480?")
+            await page.wait_for_function(
+                '() => document.querySelector("article.run").dataset.n === "3"')
+            tg.send(GROUP, BOB, "/ask 2,480 的 17% 是多少？")
+            await page.wait_for_function(
+                """() => document.querySelector("article.run").dataset.n === "4"
+                    && document.getElementById("list").textContent.includes("#3")""",
+                timeout=15000)
+            await page.screenshot(path=str(GALLERY / "board-two-runs.png"))

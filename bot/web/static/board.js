@@ -35,7 +35,8 @@
     where.textContent = state.shown === null ? "" :
       "#" + state.shown + (state.follow ? "" : " ⏸") + (state.reveal ? " · R" : "");
     list.textContent = running.length ?
-      body.dataset.others + ": " + running.map((r) => "#" + r.n).join(" ") : "";
+      body.dataset.others + ": " + running.map((r) => "#" + r.n + (r.user ? " " + r.user : ""))
+        .join(" · ") : "";
     list.className = running.length ? "running" : "";
   }
 
