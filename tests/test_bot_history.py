@@ -198,3 +198,4 @@ async def test_show_replays_a_compare_run_with_both_lanes(gb: Glassbox) -> None:
     assert body.count("Four.") == live.text.count("Four.") == 2
     assert "🧠 Model alone, no tools" in body and "🔍 ReAct, with tools" in body
     assert "tokens" in body and "tokens" not in live.text.partition("📊")[0]
+    assert live.text.endswith("\n\n#1 · /show 1 · /export 1")  # the footer names the run

@@ -120,6 +120,7 @@ def test_long_observations_are_shortened_live_and_whole_in_show() -> None:
 
     assert long not in shown(live)
     assert f"({len(long):,} chars in all" in shown(live)
+    assert f"…</blockquote><i>({len(long):,} chars in all" in live[0]  # seen, not folded
     assert "<blockquote expandable>Hangzhou is the capital" in live[0]
     assert long in shown(full)
     assert "<blockquote expandable>" in full[0]

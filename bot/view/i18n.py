@@ -270,6 +270,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
                   "({chars:,} chars in all; /show shows every one)"),
     "chain_answer": ("回答", "Answer"),
     "chain_answer_by": ("回答（{model} 撰写）", "Answer (written by {model})"),
+    "compare_written_by": ("（{model} 撰写）", " (written by {model})"),
     "chain_writing": ("（生成中…）", " (writing…)"),
     "chain_incomplete": ("（未完成）", " (incomplete)"),
     "chain_unparsed": ("（模型未按格式作答，以上为原文）",

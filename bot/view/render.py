@@ -72,9 +72,12 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     /show)."""
     out: list[Span] = []
     _question(out, react.question or plain.question)
+    by = react.answer_model  # LLM_ANSWER_MODEL wrote both answers: each label names it
     for label, t in (("compare_plain", plain), ("compare_react", react)):
         out.append(("\n\n", ()))
         out.append((phrase(lang, label), (B,)))
+        if by and by in (t.answer_model, t.model):
+            out.append((phrase(lang, "compare_written_by", model=by), (I,)))
         _lane_answer(out, t, lang, live)
     if react.judgement:
         out.append(("\n\n⚖️ ", ()))
@@ -88,6 +91,8 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     if react.rounds or react.plan:
         out.append(("\n\n🔗 ", ()))
         out.append((phrase(lang, "compare_chain"), (B,)))
+        if react.finished is not None:
+            out.append((" · " + chain_summary(react, lang), ()))
         chain: list[Span] = []
         running = react.finished is None and not react.notice
         if react.plan:
@@ -95,10 +100,17 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
         _rounds(chain, react, lang, live, running)
         chain = _lines_after_heading(chain)
         out.extend(_folded(chain) if react.finished is not None and live else chain)
+    if number and plain.finished and react.finished:
+        out.append(("\n\n" + _names(number), ()))
     notice = react.notice or plain.notice
     if notice:
         out.append(("\n\n⚠️ " + notice, ()))
     return _pages(out, marks)
+
+
+def _names(number: int) -> str:
+    """'#12 · /show 12 · /export 12': the run, and how to see all of it."""
+    return f"#{number} · /show {number} · /export {number}"
 
 
 def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
@@ -155,7 +167,8 @@ def _pages(out: list[Span], marks: bool = True) -> list[str]:
     pages = [to_html(page) for page in paginate(out, PAGE_LIMIT - PAGE_MARK_UNITS)]
     if not marks or len(pages) < 2:
         return pages
-    return [f"{page.rstrip()}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(pages, 1)]
+    ends = [page.rstrip("\n") for page in pages]  # a page may end between paragraphs
+    return [f"{page}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(ends, 1)]
 
 
 def _question(out: list[Span], question: str) -> None:
@@ -342,7 +355,7 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
             out.append(("⏹ " + (done.reason or phrase(lang, "chain_stopped")), ()))
         else:
             if number:
-                out.append((f"#{number} · /show {number} · /export {number} · ", ()))
+                out.append((_names(number) + " · ", ()))
             if t.mode == "react":
                 parts = [seconds(done.duration_ms, lang), _rounds_text(done.rounds, t, lang),
                          plural(lang, "chain_tool_calls", done.tool_calls)]
