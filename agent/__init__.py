@@ -11,8 +11,9 @@ import importlib
 from typing import Any
 
 _HOMES = {
-    "agent.events": ("Action", "Answer", "AnswerDelta", "Event", "Judgement", "Observation",
-                     "Plan", "PlanStep", "RunFinished", "RunStarted", "Thought", "Usage"),
+    "agent.events": ("Action", "Answer", "AnswerDelta", "Delta", "Event", "Judgement", "Note",
+                     "Observation", "Plan", "PlanStep", "RunFinished", "RunStarted", "TextDelta",
+                     "Thought", "ThoughtDelta", "Usage"),
     "agent.compare_judge": ("judge",),
     "agent.loop": ("run_plain", "run_react"),
     "agent.model": ("ModelClient",),

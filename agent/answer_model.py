@@ -88,7 +88,7 @@ class AnswerWriter:
         messages: list[dict[str, Any]] = [{"role": "system", "content": _system(lang)},
                                           *history_messages(self.history, self.history_chars),
                                           {"role": "user", "content": user}]
-        async for event in answer_round(self.client, messages, rnd, stats, thought=None):
+        async for event in answer_round(self.client, messages, rnd, stats):
             if isinstance(event, Answer):
                 event = dataclasses.replace(event, model=self.client.model)
             if isinstance(event, (AnswerDelta, Answer)):

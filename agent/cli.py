@@ -19,6 +19,7 @@ from agent.events import (
     Answer,
     AnswerDelta,
     Decided,
+    Delta,
     Event,
     Judgement,
     Note,
@@ -28,13 +29,15 @@ from agent.events import (
     RunFinished,
     RunStarted,
     Thought,
+    ThoughtDelta,
 )
-from agent.lang import detect_lang, pick
+from agent.lang import detect_lang, pick, run_lang
 from agent.loop import run_plain, run_react
 from agent.model import ModelClient
+from agent.notes import note_label
 from agent.prompts import args_text
 from agent.settings import AgentSettings, SettingsError, load_settings
-from agent.summary import difference, figures
+from agent.summary import difference, figures, plural
 from agent.terminal_confirm import TerminalConfirmer
 from agent.tools import Toolbox
 
@@ -43,11 +46,22 @@ COLORS = {"thought": "36", "action": "33", "ok": "32", "failed": "31", "answer":
 
 
 class Printer:
-    """Writes events as they come; `lane` prefixes lines when two runs share the screen."""
+    """Writes events as they come; `lane` prefixes lines when two runs share the screen.
+
+    The same rules as every front end: text whose role is not known yet streams as neutral
+    ✍️ text and is labelled (↑ 💭 Thought or ↑ 💬 Answer) once it is known; Glassbox's own
+    notes are labelled as Glassbox's; 💬 marks the answer, ✅/⚠️ only whether a step worked.
+    """
 
     def __init__(self, out: TextIO, *, as_json: bool, color: bool, lang: str) -> None:
         self.out, self.as_json, self.color, self.lang = out, as_json, color, lang
-        self.streaming: set[str] = set()
+        self.streaming: dict[str, str] = {}
+        """What each lane is streaming now: `thought`, `text` or `answer`."""
+        self.streamed: dict[str, set[str]] = {}
+        """What each lane has streamed in its current round and not yet labelled."""
+        self.heading: dict[str, int] = {}
+        """The round each lane last printed a heading for."""
+        self.react: set[str] = set()
 
     def paint(self, style: str, text: str) -> str:
         return f"\033[{COLORS[style]}m{text}\033[0m" if self.color else text
@@ -62,38 +76,69 @@ class Printer:
             if lane:
                 data["lane"] = lane
             self.out.write(json.dumps(data, ensure_ascii=False) + "\n")
-        elif isinstance(event, AnswerDelta):
-            if live_answer:
-                if lane not in self.streaming:
-                    self.streaming.add(lane)
-                    label = pick(self.lang, "✅ 回答：", "✅ Answer: ")
-                    self.out.write(self.paint("answer", label))
-                self.out.write(event.text)
-        else:
-            self._show_step(event, lane, live_answer)
-        self.out.flush()
-
-    def _show_step(self, event: Event, lane: str, live_answer: bool) -> None:
-        zh = self.lang == "zh"
+            self.out.flush()
+            return
         if isinstance(event, RunStarted):
+            if event.mode == "react":
+                self.react.add(lane)
             models = f"{event.model} → {event.answer_model}" if event.answer_model else event.model
             self.line(self.paint("dim", f"{models} · {event.mode}"), lane)
-        elif isinstance(event, Plan):
+        elif isinstance(event, Delta):
+            if live_answer:
+                self._stream(event, lane)
+        else:
+            self._stop_stream(lane)
+            self._round_heading(event, lane)
+            self._show_step(event, lane, self.streamed.get(lane, set()))
+            if isinstance(event, Thought | Answer):
+                self.streamed.pop(lane, None)
+        self.out.flush()
+
+    def _stream(self, event: Delta, lane: str) -> None:
+        kind = ("thought" if isinstance(event, ThoughtDelta) else
+                "answer" if isinstance(event, AnswerDelta) else "text")
+        if self.streaming.get(lane) != kind:
+            self._stop_stream(lane)
+            self._round_heading(event, lane)
+            self.streaming[lane] = kind
+            label = {"thought": pick(self.lang, "💭 思考：", "💭 Thought: "),
+                     "answer": pick(self.lang, "💬 回答：", "💬 Answer: "),
+                     "text": "✍️ "}[kind]
+            self.out.write(self.paint("answer" if kind == "answer" else "thought", label))
+            self.streamed.setdefault(lane, set()).add(kind)
+        self.out.write(event.text)
+
+    def _stop_stream(self, lane: str) -> None:
+        """End the streamed line of `lane`, if any."""
+        if self.streaming.pop(lane, ""):
+            self.out.write("\n")
+
+    def _round_heading(self, event: Event, lane: str) -> None:
+        if lane not in self.react or event.round < 1 or self.heading.get(lane) == event.round:
+            return
+        if isinstance(event, RunFinished):
+            return
+        self.heading[lane] = event.round
+        heading = pick(self.lang, f"── 第 {event.round} 轮 ──", f"── Round {event.round} ──")
+        self.line(self.paint("heading", heading), lane)
+
+    def _show_step(self, event: Event, lane: str, streamed: set[str]) -> None:
+        zh = self.lang == "zh"
+        if isinstance(event, Plan):
             self.line(self.paint("heading", pick(self.lang, "📋 计划", "📋 Plan")), lane)
             for number, step in enumerate(event.steps, 1):
                 why = f" — {step.why}" if step.why else ""
                 self.line(self.paint("dim", f"  {number}. {step.tool}{why}"), lane)
-        elif isinstance(event, Note):
-            self.line(self.paint("dim", "📝 Glassbox: " + event.text), lane)
+        elif isinstance(event, Note) or (isinstance(event, Thought) and event.synthesized):
+            label = f"📝 {note_label(self.lang)}{'：' if zh else ': '}"
+            self.line(self.paint("dim", label + event.text), lane)
         elif isinstance(event, Thought):
-            if lane in self.streaming:  # a draft answer turned out to be a thought
-                self.streaming.discard(lane)
-                self.out.write("\n")
-            label = ("💭 思考（推断）：" if zh else "💭 Thought (synthesised): ") if (
-                event.synthesized) else ("💭 思考：" if zh else "💭 Thought: ")
-            heading = f"── 第 {event.round} 轮 ──" if zh else f"── Round {event.round} ──"
-            self.line(self.paint("heading", heading), lane)
-            self.line(self.paint("thought", label + event.text), lane)
+            if "text" in streamed:  # the neutral text above was (part of) this thought
+                self.line(self.paint("thought", pick(self.lang, "↑ 💭 思考", "↑ 💭 Thought")),
+                          lane)
+            elif "thought" not in streamed:
+                self.line(self.paint("thought", pick(self.lang, "💭 思考：", "💭 Thought: ")
+                                     + event.text), lane)
         elif isinstance(event, Proposed):
             self.line(self.paint("action", pick(self.lang, "⏸ 提议：", "⏸ Proposed: ")
                                  + f"{event.tool}({args_text(event.arguments)})"), lane)
@@ -103,20 +148,23 @@ class Printer:
             self.line(self.paint("action", f"🔧 {event.tool}({args_text(event.arguments)})"), lane)
         elif isinstance(event, Observation):
             style = "ok" if event.ok else "failed"
-            label = "👀 观察：" if zh else "👀 Observation: "
-            self.line(self.paint(style, f"{label}{event.text}  ({event.duration_ms} ms)"), lane)
+            mark = "✅" if event.ok else "⚠️"
+            label = "👀 观察" if zh else "👀 Observation"
+            self.line(self.paint(style, f"{label} {mark} {event.text}  ({event.duration_ms} ms)"),
+                      lane)
         elif isinstance(event, Answer):
-            if lane in self.streaming:
-                self.streaming.discard(lane)
-                self.out.write("\n")
-            elif not live_answer:
-                self.line(self.paint("answer", pick(self.lang, "✅ 回答：", "✅ Answer: "))
+            if "text" in streamed:  # the neutral text above was the answer
+                self.line(self.paint("answer", pick(self.lang, "↑ 💬 回答", "↑ 💬 Answer")), lane)
+            elif "answer" not in streamed:
+                self.line(self.paint("answer", pick(self.lang, "💬 回答：", "💬 Answer: "))
                           + event.text, lane)
         elif isinstance(event, Judgement):
             label = pick(self.lang, "⚖️ 模型的评判：", "⚖️ The model's judgement: ")
             self.line(self.paint("heading", label + event.text), "")
         elif isinstance(event, RunFinished):
             text = figures(event, self.lang)
+            if event.tool_calls:
+                text += " · " + plural(self.lang, event.tool_calls, "次工具调用", "tool call")
             if event.status != "done":
                 text = f"{event.status}: {event.reason} · {text}" if event.reason else (
                     f"{event.status} · {text}")
@@ -152,7 +200,7 @@ async def _drain(stream: AsyncIterator[Event], printer: Printer, lane: str = "",
 
 async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
     question = " ".join(args.question).strip()
-    lang = detect_lang(question)
+    lang = run_lang(question, detect_lang(question))
     color = not args.json and not args.no_color and sys.stdout.isatty() and (
         "NO_COLOR" not in os.environ)
     printer = Printer(sys.stdout, as_json=args.json, color=color, lang=lang)
@@ -166,10 +214,10 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
 
         def react() -> AsyncIterator[Event]:
             return run_react(question, client=client, settings=settings, tools=toolbox.tools,
-                             gate=gate, answer_client=answers)
+                             gate=gate, answer_client=answers, lang=lang)
 
         def plain() -> AsyncIterator[Event]:
-            return run_plain(question, client=answers or client, settings=settings)
+            return run_plain(question, client=answers or client, settings=settings, lang=lang)
 
         if args.compare:
             (plain_done, plain_answer), (react_done, react_answer) = await asyncio.gather(

@@ -3,9 +3,13 @@
 A run is: RunStarted, then (with planning) a Plan, then rounds (round numbers start at
 1), then RunFinished.
 A round that uses tools is Thought, Action(s), Observation(s). The final round is
-Thought, AnswerDelta(s), Answer. AnswerDelta is provisional: if the model turns out to
-call tools after writing text, a second Thought for the same round follows and
-supersedes the draft answer (front ends keep the last Thought of a round).
+(Thought), Answer. While a round streams, its text comes as `Delta`s, each saying what is
+known of its role: a ThoughtDelta is the model's reasoning, an AnswerDelta text known to be
+the answer (a run without tools, a last round without them), a TextDelta text whose role
+is not known yet. A TextDelta's text becomes the round's Thought if tool calls follow, the
+Answer if not, and is never shown as either before that. A round whose model gave no
+reasoning has no Thought: Glassbox says so in a Note, in its own name. Deltas are not
+stored (the Thought and the Answer hold the whole text).
 """
 
 from __future__ import annotations
@@ -62,9 +66,13 @@ class RunStarted(Event):
 
 @dataclass(frozen=True, slots=True)
 class Thought(Event):
+    """The model's own words before its tool calls (its reasoning, or its text)."""
+
     type: ClassVar[str] = "thought"
     text: str
     synthesized: bool = False
+    """Written by Glassbox, not the model: runs stored before Glassbox had Notes; front
+    ends show such a Thought as a Note."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,9 +156,31 @@ class Decided(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class AnswerDelta(Event):
-    type: ClassVar[str] = "answer_delta"
+class Delta(Event):
+    """A piece of a round's text as it streams; the subclass says what it is known to be."""
+
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ThoughtDelta(Delta):
+    """A piece of the model's reasoning (`reasoning_content`): the round's Thought grows."""
+
+    type: ClassVar[str] = "thought_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta(Delta):
+    """A piece of text whose role is not known yet: shown as neutral, in-progress text."""
+
+    type: ClassVar[str] = "text_delta"
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerDelta(Delta):
+    """A piece of text known to be the answer."""
+
+    type: ClassVar[str] = "answer_delta"
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,8 +239,8 @@ class Judgement(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
-        RunStarted, Plan, Thought, Note, Proposed, Decided, Action, Observation, AnswerDelta,
-        Answer, RunFinished, Judgement,
+        RunStarted, Plan, Thought, ThoughtDelta, TextDelta, Note, Proposed, Decided, Action,
+        Observation, AnswerDelta, Answer, RunFinished, Judgement,
     )
 }
 

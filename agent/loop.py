@@ -23,13 +23,14 @@ from typing import Any
 from agent.answer_model import AnswerWriter, Drafts
 from agent.auto_rounds import AutoRounds
 from agent.confirm import Gate, Reviewed, StopRun
-from agent.events import Event, Observation, RunStarted
+from agent.events import Answer, Event, Observation, ObservationFailure, RunStarted, Thought
 from agent.executor import Batch, ParsedCall, ToolRunner, act, names_of
-from agent.lang import detect_lang
+from agent.lang import Lang, detect_lang, run_lang
 from agent.lookups import grounded
 from agent.model import ModelClient
 from agent.model_errors import ModelError, ModelErrorKind
 from agent.native import NativeRounds, answer_round
+from agent.notes import forced_answer, no_reasoning_for_answer, no_reasoning_for_calls
 from agent.planner import make_plan, plan_note
 from agent.prompts import Turn, history_messages, system_plain, system_react
 from agent.rounds import CallsToRun, Rounds
@@ -40,6 +41,9 @@ from agent.textmode import text_system
 from agent.tool import Tool
 
 log = logging.getLogger(__name__)
+
+_NOT_FAILED = (ObservationFailure.SKIPPED, ObservationFailure.NOT_RUN)
+"""Calls that never ran: a person skipped them, or they were past the round's cap."""
 
 
 def run_react(
@@ -53,12 +57,14 @@ def run_react(
     planner: bool | None = None,
     gate: Gate | None = None,
     answer_client: ModelClient | None = None,
+    lang: Lang | None = None,
 ) -> AsyncIterator[Event]:
     """Answer `question` with tools, yielding every step as it happens. `planner` makes
     a plan first (None: the AGENT_PLANNER setting); `gate` asks a person before the calls
     it says need it (step mode, AGENT_CONFIRM_TOOLS); `answer_client` (LLM_ANSWER_MODEL)
-    writes the final answer from the chain."""
-    lang = detect_lang(question)
+    writes the final answer from the chain. `lang` is the language of Glassbox's own words
+    in the run (None: the question's, see agent.lang.run_lang)."""
+    lang = lang or run_lang(question, detect_lang(question))
     stats = RunStats()
     plan_first = settings.agent_planner if planner is None else planner
     writer = answer_client and AnswerWriter(answer_client, question, history, lang,
@@ -75,9 +81,10 @@ def run_plain(
     settings: AgentSettings,
     history: Sequence[Turn] = (),
     cancel: asyncio.Event | None = None,
+    lang: Lang | None = None,
 ) -> AsyncIterator[Event]:
     """Answer `question` with the model alone, yielding the same events."""
-    lang = detect_lang(question)
+    lang = lang or run_lang(question, detect_lang(question))
     stats = RunStats()
     steps = _plain(question, client, settings, history, lang, stats)
     return drive(grounded(steps, question, history, lang), stats, lang, cancel)
@@ -95,7 +102,7 @@ async def _plain(
     messages = _opening(system_plain(lang), question, history, settings)
     try:
         stats.rounds = 1
-        async for event in answer_round(client, messages, 1, stats, thought=None):
+        async for event in answer_round(client, messages, 1, stats):
             yield event
     except ModelError as err:
         yield stats.finished("error", err.reason(lang), err.kind.value)
@@ -144,7 +151,8 @@ async def _react(
             rounds = AutoRounds(client, rounds, text_rounds, lang)
         started = False
         try:
-            async for event in _rounds(rounds, runner, settings, stats, gate, writer):
+            async for event in _rounds(rounds, runner, settings, stats, lang, gate,
+                                       writer):
                 started = True
                 yield event
         except ModelError as err:
@@ -154,7 +162,8 @@ async def _react(
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
             client.tools_rejected = True
-            async for event in _rounds(text_rounds(), runner, settings, stats, gate, writer):
+            async for event in _rounds(text_rounds(), runner, settings, stats, lang, gate,
+                                       writer):
                 yield event
     except ModelError as err:
         yield stats.finished("error", err.reason(lang), err.kind.value)
@@ -169,29 +178,41 @@ async def _rounds(
     runner: ToolRunner,
     settings: AgentSettings,
     stats: RunStats,
+    lang: str,
     gate: Gate | None = None,
     writer: AnswerWriter | None = None,
 ) -> AsyncIterator[Event]:
     """Rounds until an answer, the round cap or a loop, when the last answer is asked for
     without tools; the run's RunFinished ("done" or "max_rounds") comes last. With a
-    `writer`, the answer model writes each answer from the chain instead."""
+    `writer`, the answer model writes each answer from the chain instead. A round whose
+    model gave no reasoning gets Glassbox's Note saying so, true to that round."""
+    observed = failed = 0
+    repeated = False
     for rnd in range(1, settings.agent_max_rounds + 1):
         stats.rounds = rnd
         calls: tuple[ParsedCall, ...] = ()
+        reasoned = False
         drafts = Drafts()
         async for item in rounds.round(rnd):
             if isinstance(item, CallsToRun):
                 calls = item.calls
-            elif writer is None or not drafts.hold(item):
-                if writer is not None:
-                    writer.chain.add(item)
-                yield item
+                continue
+            if writer is not None and drafts.hold(item):
+                continue
+            if isinstance(item, Answer) and not reasoned:
+                yield no_reasoning_for_answer(rnd, lang, observed=observed, failed=failed)
+            reasoned = reasoned or isinstance(item, Thought)
+            if writer is not None:
+                writer.chain.add(item)
+            yield item
         if not calls:
             if writer is not None:
                 async for event in writer.write(drafts, rnd, stats):
                     yield event
             yield stats.finished("done")
             return
+        if not reasoned:
+            yield no_reasoning_for_calls(rnd, lang, [p.call.name for p in calls])
         batch = Batch.of(calls, settings.agent_max_calls_per_round)
         reviewed = Reviewed(list(batch.run))
         if gate is not None:
@@ -203,13 +224,18 @@ async def _rounds(
         async for event in act(batch, earlier, runner, rnd, stats, reviewed.skipped):
             if isinstance(event, Observation):
                 results[event.call_id] = event.text
+                observed += 1
+                failed += not event.ok and event.failure not in _NOT_FAILED
             if writer is not None:
                 writer.chain.add(event)
             yield event
         rounds.record(batch.calls, batch.results(results, runner.lang))
         if any(n >= 2 for n in earlier):
+            repeated = True
             break
+    tool_rounds = stats.rounds
     stats.rounds += 1
+    yield forced_answer(stats.rounds, lang, tool_rounds=tool_rounds, repeated=repeated)
     drafts = Drafts()
     async for event in rounds.last_round(stats.rounds):
         if writer is None or not drafts.hold(event):

@@ -1,26 +1,30 @@
 """Rounds over native function calling: tools go in the request, calls come back in
-`tool_calls` (or, from servers without a tool parser, written into the text)."""
+`tool_calls` (or, from servers without a tool parser, written into the text).
+
+What a round's text is becomes known only when its stream ends: it streams as neutral
+TextDeltas and becomes the round's Thought if tool calls came, the Answer if not. Text from a
+written `<tool_call>` on is held back (it is a call, never shown as prose), and a written
+call that cannot be read is a failed call the model hears about, never the answer.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 from agent.embedded_calls import extract_calls
-from agent.events import Answer, AnswerDelta, Event, Thought
+from agent.events import Answer, AnswerDelta, Event, TextDelta, Thought, ThoughtDelta
 from agent.executor import ParsedCall, parse_call
-from agent.model import Completion, ContentDelta, ModelClient
+from agent.model import Completion, ContentDelta, ModelClient, ReasoningDelta, ToolCall
 from agent.model_errors import ModelError, ModelErrorKind
-from agent.prompts import (
-    final_thought,
-    language_lines,
-    limit_message,
-    limit_thought,
-    tool_thought,
-)
+from agent.prompts import language_lines, limit_message
 from agent.rounds import CallsToRun
 from agent.runner import RunStats
 from agent.tool import Tool
+
+TOOL_CALL_TAG = "<tool_call>"
+_CALL_NAME = re.compile(r'"name"\s*+:\s*+"([^"\\]{1,64})"')
 
 
 class NativeRounds:
@@ -37,13 +41,11 @@ class NativeRounds:
 
     async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         done: Completion  # stream_round's last item
-        drafted = False
         async for item in stream_round(self.client, self.messages, rnd, self.stats,
-                                       self.schemas, final_thought(self.lang, observed=rnd > 1)):
+                                       self.schemas, answering=False):
             if isinstance(item, Completion):
                 done = item
             else:
-                drafted = drafted or isinstance(item, AnswerDelta)
                 yield item
         raw, content, self.embedded = done.tool_calls, done.content, False
         if not raw:
@@ -52,16 +54,21 @@ class NativeRounds:
             calls = found.calls or (found.restated if not found.rest else [])
             if calls:
                 raw, content, self.embedded = tuple(calls), found.rest, True
-            elif found.restated:
-                content = found.rest
+            else:
+                if found.restated:
+                    content = found.rest
+                if TOOL_CALL_TAG in content:  # written, unreadable: still not the answer
+                    content, _, body = content.partition(TOOL_CALL_TAG)
+                    raw, self.embedded = (unreadable_call(body),), True
         if not raw:
+            if done.reasoning.strip():
+                yield Thought(round=rnd, text=done.reasoning.strip())
             yield final_answer(content, rnd)
             return
         parsed = [parse_call(call, self.lang) for call in raw]
-        if drafted or not done.reasoning:  # else the reasoning was this round's Thought
-            text = done.reasoning or content.strip()
-            yield Thought(round=rnd, text=text or tool_thought(
-                self.lang, [(c.call.name, c.arguments) for c in parsed]), synthesized=not text)
+        words = "\n\n".join(part for part in (done.reasoning.strip(), content.strip()) if part)
+        if words:
+            yield Thought(round=rnd, text=words)
         self._content = done.content
         yield CallsToRun(tuple(parsed))
 
@@ -88,9 +95,17 @@ class NativeRounds:
     async def last_round(self, rnd: int) -> AsyncIterator[Event]:
         self.messages.append({"role": "user", "content": limit_message(self.lang)})
         async for event in answer_round(self.client, self.messages, rnd, self.stats,
-                                        thought=limit_thought(self.lang),
                                         tools=self.schemas, tool_choice="none"):
             yield event
+
+
+def unreadable_call(body: str) -> ToolCall:
+    """A `<tool_call>` whose JSON could not be read, as the call it tried to be: its name
+    if one can be seen, its text as the arguments (which then fail to parse, and the
+    model is told so in the observation)."""
+    body = body.partition("</tool_call>")[0].strip()
+    named = _CALL_NAME.search(body)
+    return ToolCall("call_text_0", named[1] if named else "tool_call", body or "{")
 
 
 async def stream_round(
@@ -99,29 +114,46 @@ async def stream_round(
     rnd: int,
     stats: RunStats,
     schemas: list[dict[str, Any]] | None,
-    answering_thought: str | None,
+    *,
+    answering: bool,
     **extra: Any,
 ) -> AsyncIterator[Event | Completion]:
-    """One model call. Yields this round's Thought once it is known and the answer as it
-    streams, then the Completion. A model's reasoning is the best Thought."""
-    reasoning: list[str] = []
-    thought_sent = False
+    """One model call: the reasoning as ThoughtDeltas, the text as AnswerDeltas if it is
+    the answer whatever comes (`answering`), else as TextDeltas up to a written
+    `<tool_call>`; then the Completion."""
+    content = ""
+    shown = 0
+    held = False
     async for item in client.stream(messages, tools=schemas, **extra):
         if isinstance(item, Completion):
             stats.usage = stats.usage + item.usage
-            if item.tool_calls and item.reasoning and not thought_sent:
-                yield Thought(round=rnd, text=item.reasoning)
             yield item
+        elif isinstance(item, ReasoningDelta):
+            yield ThoughtDelta(round=rnd, text=item.text)
         elif isinstance(item, ContentDelta):
-            if not thought_sent:
-                thought_sent = True
-                if reasoning:
-                    yield Thought(round=rnd, text="".join(reasoning))
-                elif answering_thought:
-                    yield Thought(round=rnd, text=answering_thought, synthesized=True)
-            yield AnswerDelta(round=rnd, text=item.text)
-        else:
-            reasoning.append(item.text)
+            if answering:
+                yield AnswerDelta(round=rnd, text=item.text)
+                continue
+            content += item.text
+            if held:
+                continue
+            end, held = _showable(content, shown)
+            if end > shown:
+                yield TextDelta(round=rnd, text=content[shown:end])
+                shown = end
+
+
+def _showable(content: str, shown: int) -> tuple[int, bool]:
+    """How far `content` may be shown (nothing from a `<tool_call>` on, nor a tail that
+    may be its start), and whether a tag was found. Searched from `shown` only: nothing
+    before it can start a tag, so a long reply is read once."""
+    at = content.find(TOOL_CALL_TAG, shown)
+    if at >= 0:
+        return at, True
+    for keep in range(min(len(TOOL_CALL_TAG) - 1, len(content) - shown), 0, -1):
+        if TOOL_CALL_TAG.startswith(content[-keep:]):
+            return len(content) - keep, False
+    return len(content), False
 
 
 async def answer_round(
@@ -129,17 +161,19 @@ async def answer_round(
     messages: list[dict[str, Any]],
     rnd: int,
     stats: RunStats,
-    thought: str | None,
     tools: list[dict[str, Any]] | None = None,
     **extra: Any,
 ) -> AsyncIterator[Event]:
     """A call whose text is the answer, whatever else the model sends."""
     done: Completion  # stream_round's last item
-    async for item in stream_round(client, messages, rnd, stats, tools, thought, **extra):
+    async for item in stream_round(client, messages, rnd, stats, tools, answering=True,
+                                   **extra):
         if isinstance(item, Completion):
             done = item
         else:
             yield item
+    if done.reasoning.strip():
+        yield Thought(round=rnd, text=done.reasoning.strip())
     yield final_answer(done.content, rnd)
 
 

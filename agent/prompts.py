@@ -86,38 +86,6 @@ def args_text(arguments: dict[str, Any] | str) -> str:
     return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
 
 
-THOUGHT_CALLS = 8
-"""A synthesised Thought names at most this many calls (a reply may carry a thousand)."""
-
-
-def tool_thought(lang: str, calls: Sequence[tuple[str, dict[str, Any] | str]]) -> str:
-    """A Thought for a round whose model sent tool calls and no words."""
-    parts = [f"{name}({args_text(args)})" for name, args in calls[:THOUGHT_CALLS]]
-    more = len(calls) - THOUGHT_CALLS
-    if more > 0:
-        parts.append(pick(lang, f"另外 {more} 个调用", f"{more} more calls"))
-    joined = "、".join(parts) if lang == "zh" else ", ".join(parts)
-    return pick(
-        lang,
-        f"要回答这个问题，我需要先查一下：调用 {joined}。",
-        f"To answer this I first need to look something up: calling {joined}.",
-    )
-
-
-def final_thought(lang: str, observed: bool) -> str:
-    """A Thought for the answering round of a model that sent no reasoning."""
-    if observed:
-        return pick(lang, "我已经掌握了足够的信息，可以回答了。",
-                    "I have what I need from the observations; I can answer now.")
-    return pick(lang, "这个问题不需要工具，我可以直接回答。",
-                "This needs no tool; I can answer directly.")
-
-
-def limit_thought(lang: str) -> str:
-    return pick(lang, "已达到步骤上限，我根据目前的观察给出最好的回答。",
-                "I reached the step limit; I answer as best I can from what I observed.")
-
-
 def limit_message(lang: str) -> str:
     return pick(
         lang,

@@ -20,13 +20,17 @@ def approx(usage: Usage) -> str:
     return "≈" if usage.estimated else ""
 
 
-def figures(done: RunFinished, lang: str) -> str:
-    """'3.2 s · 2 rounds · 1,234 tokens' (or its Chinese)."""
-    rounds = pick(lang, f"{done.rounds} 轮",
-                  f"{done.rounds} round" + ("" if done.rounds == 1 else "s"))
-    parts = [seconds(done.duration_ms, lang), rounds]
-    if done.usage.total_tokens:
-        parts.append(f"{approx(done.usage)}{done.usage.total_tokens:,} tokens")
+def plural(lang: str, n: int, zh: str, en: str) -> str:
+    """'1 tool call', '2 tool calls', '1,280 tokens'; in Chinese '2 次工具调用'."""
+    return pick(lang, f"{n:,} {zh}", f"{n:,} {en}" + ("" if n == 1 else "s"))
+
+
+def figures(done: RunFinished, lang: str, *, tokens: bool = True) -> str:
+    """'3.2 s · 2 rounds · 1,234 tokens' (or its Chinese); `tokens=False` leaves them out."""
+    parts = [seconds(done.duration_ms, lang), plural(lang, done.rounds, "轮", "round")]
+    if tokens and done.usage.total_tokens:
+        parts.append(approx(done.usage)
+                     + plural(lang, done.usage.total_tokens, "令牌", "token"))
     return " · ".join(parts)
 
 

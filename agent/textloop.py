@@ -28,13 +28,7 @@ from agent.model import (
     ModelErrorKind,
     ToolCall,
 )
-from agent.prompts import (
-    final_thought,
-    language_lines,
-    limit_message,
-    limit_thought,
-    tool_thought,
-)
+from agent.prompts import language_lines, limit_message
 from agent.rounds import CallsToRun
 from agent.runner import RunStats
 from agent.textmode import (
@@ -66,6 +60,7 @@ class _Reply:
     streamed: str
     """The part of the answer already sent as AnswerDeltas."""
     thought_sent: bool
+    """The answer's label was seen while streaming (and the Thought, if any, sent)."""
 
 
 class TextRounds:
@@ -77,10 +72,9 @@ class TextRounds:
         self.lang, self.stats = lang, stats
 
     async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
-        fallback = final_thought(self.lang, observed=rnd > 1)
         reply: _Reply  # each _call's last item
         for attempt in (1, 2):
-            async for item in self._call(rnd, fallback):
+            async for item in self._call(rnd):
                 if isinstance(item, _Reply):
                     reply = item
                 else:
@@ -102,12 +96,12 @@ class TextRounds:
                 parsed = ParsedCall(parsed.call, args, mend(tool, step.input, problem,
                                                              self.lang))
             text = step.thought or reply.reasoning
-            yield Thought(round=rnd, text=text or tool_thought(
-                self.lang, [(step.tool, parsed.arguments)]), synthesized=not text)
+            if text:
+                yield Thought(round=rnd, text=text)
             self.messages.append({"role": "assistant", "content": reply.text})
             yield CallsToRun((parsed,))
             return
-        async for event in self._finish(rnd, reply, fallback):
+        async for event in self._finish(rnd, reply):
             yield event
 
     def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
@@ -118,37 +112,32 @@ class TextRounds:
     async def last_round(self, rnd: int) -> AsyncIterator[Event]:
         self.messages.append({"role": "user", "content": limit_message(self.lang) + pick(
             self.lang, "请以 `Final Answer:` 开头作答。", " Start with `Final Answer:`.")})
-        fallback = limit_thought(self.lang)
         reply: _Reply  # _call's last item
-        async for item in self._call(rnd, fallback):
+        async for item in self._call(rnd):
             if isinstance(item, _Reply):
                 reply = item
             else:
                 yield item
-        async for event in self._finish(rnd, reply, fallback):
+        async for event in self._finish(rnd, reply):
             yield event
 
-    async def _finish(self, rnd: int, reply: _Reply, fallback: str) -> AsyncIterator[Event]:
+    async def _finish(self, rnd: int, reply: _Reply) -> AsyncIterator[Event]:
         """The answer events for a reply that ends the run (read or not)."""
         step = reply.step
         if isinstance(step, Final):
             answer, unparsed, thought = step.answer, False, step.thought
         else:
             answer, unparsed, thought = reply.text, True, ""
-            fallback = pick(self.lang, "模型的回复不符合 ReAct 格式，下面是它的原文。",
-                            "The model's reply did not follow the ReAct format; "
-                            "here it is as written.")
         if not answer:
             raise ModelError(ModelErrorKind.EMPTY)
-        if not reply.thought_sent:
-            text = thought or reply.reasoning
-            yield Thought(round=rnd, text=text or fallback, synthesized=not text)
+        if not reply.thought_sent and (thought or reply.reasoning):
+            yield Thought(round=rnd, text=thought or reply.reasoning)
         rest = answer[len(reply.streamed):] if answer.startswith(reply.streamed) else answer
         if rest:
             yield AnswerDelta(round=rnd, text=rest)
         yield Answer(round=rnd, text=answer, unparsed=unparsed)
 
-    async def _call(self, rnd: int, fallback: str) -> AsyncIterator[Event | _Reply]:
+    async def _call(self, rnd: int) -> AsyncIterator[Event | _Reply]:
         """One model call; streams the Thought and the answer once an answer label is seen,
         then yields the whole reply."""
         parts: list[str] = []
@@ -169,7 +158,8 @@ class TextRounds:
                         continue
                     thought, start = found
                     thought = thought or "".join(reasoning).strip()
-                    yield Thought(round=rnd, text=thought or fallback, synthesized=not thought)
+                    if thought:
+                        yield Thought(round=rnd, text=thought)
                 body = _settled(text[start:])
                 if len(body) > len(sent) and body.startswith(sent):
                     yield AnswerDelta(round=rnd, text=body[len(sent):])

@@ -170,7 +170,7 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None
                 print(f"  {outcome.status} {outcome.tools} {outcome.seconds:.0f} s: "
                       f"{outcome.answer[:160]!r}", file=sys.stderr)
                 if record:
-                    save(q, in_text, recorder.bodies[first:])
+                    save(outcome, in_text, recorder.bodies[first:])
         finally:
             await box.aclose()
             await client.close()
@@ -202,14 +202,16 @@ def outcome_of(q: Question, events: list[Event], seconds: float = 0.0) -> Outcom
     return outcome
 
 
-def save(q: Question, in_text: bool, bodies: list[bytearray]) -> None:
-    """One run's streams; `in_text`: the client already knew the model writes its calls
-    as text, so the run started in the text format."""
+def save(outcome: Outcome, in_text: bool, bodies: list[bytearray]) -> None:
+    """One run's streams, and what it came to; `in_text`: the client already knew the
+    model writes its calls as text, so the run started in the text format."""
+    q = outcome.question
     folder = RECORDINGS / q.id
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.sse"):
         old.unlink()
-    meta = {"question": q.text, "tool": q.tool, "expect": q.expect, "starts_in_text": in_text}
+    meta = {"question": q.text, "tool": q.tool, "expect": q.expect, "starts_in_text": in_text,
+            "problems": outcome.problems(), "seconds": round(outcome.seconds)}
     (folder / "question.json").write_text(json.dumps(meta, ensure_ascii=False) + "\n", "utf-8")
     for n, body in enumerate(bodies, 1):
         (folder / f"{n:02d}.sse").write_bytes(bytes(body))

@@ -50,11 +50,12 @@ async def mixed(s: Stage) -> Shot:
     other = "en" if s.lang == "zh" else "zh"
     city = "Osaka" if s.lang == "zh" else "北京"
     s.model.push(s.called(("get_weather", {"city": city})),
-                 s.said("Osaka is sunny at 16 °C." if other == "en" else "北京现在晴，气温 5 °C。"))
+                 s.said("Osaka is overcast at 27.3 °C." if other == "en"
+                        else "北京现在小雨，气温 21.4 °C。"))
     user = s.user("mixed", ui=s.lang)
     await s.ask(user, user, "What is the weather in Osaka?" if other == "en"
                 else "北京现在天气怎么样？")
-    return Shot(user, ("get_weather", "16 °C" if other == "en" else "5 °C"))
+    return Shot(user, ("get_weather", "27.3 °C" if other == "en" else "21.4 °C"))
 
 
 async def compare(s: Stage) -> Shot:
@@ -126,9 +127,10 @@ async def thinking(s: Stage) -> Shot:
             "用户问大阪要不要带伞。我不知道今天的天气，需要查一下大阪的实时天气和降水。",
             "The user asks whether to take an umbrella in Osaka. I do not know today's "
             "weather, so I should look up Osaka's current conditions and rain.")),
-        s.said(s.t("大阪现在没有下雨，可以不带伞。",
-                   "It is not raining in Osaka now: no umbrella needed."),
-               reasoning=s.t("观察显示没有降水。", "The observation shows no rain.")))
+        s.said(s.t("大阪现在阴天，今天降水概率 55%，最好带伞。",
+                   "Osaka is overcast with a 55% chance of rain today: take an umbrella."),
+               reasoning=s.t("观察显示阴天，降水概率 55%。",
+                             "The observation says overcast, 55% chance of rain.")))
     user = s.user("thinking")
     await s.ask(user, user, s.t("今天在大阪要带伞吗？", "Do I need an umbrella in Osaka today?"))
     return Shot(user, ("get_weather", "Osaka"))
@@ -137,7 +139,8 @@ async def thinking(s: Stage) -> Shot:
 async def no_reasoning(s: Stage) -> Shot:
     """A model that calls a tool without a word: Glassbox's note says so, as Glassbox's."""
     s.model.push(s.called(("get_weather", {"city": "Paris"})),
-                 s.said(s.t("巴黎现在多云。", "It is cloudy in Paris right now.")))
+                 s.said(s.t("巴黎现在下着小雨，21.4 °C。",
+                            "It is raining lightly in Paris right now, 21.4 °C.")))
     user = s.user("silent")
     await s.ask(user, user, s.t("巴黎现在天气如何？", "How is the weather in Paris?"))
     return Shot(user, ("get_weather", "Paris"))

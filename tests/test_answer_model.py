@@ -53,7 +53,7 @@ async def test_the_chain_names_the_answer_model_and_the_store_keeps_both(
                        llm_answer_model="qwen-max") as gb:
         asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
         final = await gb.answer_to(ALICE, asked)
-        assert "✅ Answer (written by qwen-max)\nThe sum is 4." in final.text
+        assert "💬 Answer (written by qwen-max)\nThe sum is 4." in final.text
         assert "Four." in final.text  # the reasoning model's words, as its last thought
         run = await gb.parts.store.by_message(ALICE, final.message_id)
         assert run is not None
@@ -61,3 +61,24 @@ async def test_the_chain_names_the_answer_model_and_the_store_keeps_both(
         started = events[0]
         assert isinstance(started, RunStarted) and started.answer_model == "qwen-max"
         assert any(isinstance(e, Answer) and e.model == "qwen-max" for e in events)
+
+
+async def test_compare_uses_the_same_split(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    def by_request(body: dict) -> object:  # type: ignore[type-arg]
+        if body["model"] == "qwen-max":
+            return text_reply("Written by the answer model.")
+        if any(m["role"] == "tool" for m in body["messages"]):
+            return text_reply("Draft: 123.")
+        return tool_reply(("add", {"a": 100, "b": 23}))
+
+    fake_model.default = by_request  # type: ignore[assignment]
+    async with running(fake_telegram, fake_model, tmp_path / "g.sqlite3", tools=[Add()],
+                       llm_answer_model="qwen-max") as gb:
+        asked = gb.tg.send(ALICE, ALICE, "/compare what is 100+23?")
+        final = await gb.answer_to(ALICE, asked)
+    plain = [b for b in fake_model.bodies if "tools" not in b and b["model"] == "qwen-max"]
+    assert len(plain) >= 2  # the model-alone lane and the ReAct lane's answer
+    assert final.text.count("Written by the answer model.") == 2
+    assert "🧠 Model alone, no tools (written by qwen-max)" in final.text
+    assert "🔍 ReAct, with tools (written by qwen-max)" in final.text

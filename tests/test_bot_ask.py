@@ -26,9 +26,13 @@ async def test_a_private_question_grows_live_into_the_chain_and_answer(gb: Glass
     assert "I should add them." in final.text
     assert "🔧 Action add(a=2, b=2)" in final.text
     assert "👀 Observation" in final.text
-    assert "✅ Answer\n2 + 2 = 4" in final.text
+    assert "💬 Answer\n2 + 2 = 4" in final.text
     assert "<b>4</b>" in final.raw  # the answer's Markdown shows as Telegram formatting
-    assert "2 rounds" in final.text and "165 tokens" in final.text
+    assert final.text.startswith("❓ What is 2+2?\n\n🔎 2 rounds · add\n— Round 1 —")
+    assert "<blockquote expandable><b>— Round 1 —" in final.raw  # the chain, one tap away
+    assert final.text.endswith("#1 · /show 1 · /export 1 · ⏱ 4.0 s · 2 rounds · 1 tool call"
+                               ) or "· 2 rounds · 1 tool call" in final.text
+    assert "tokens" not in final.text  # tokens are for /show and the export
     assert final.buttons == []
     assert final.versions[0] != final.text  # it was edited as the chain grew
     methods = gb.tg.methods(ALICE)

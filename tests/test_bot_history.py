@@ -48,7 +48,7 @@ async def test_history_pages_newest_first_with_buttons(gb: Glassbox) -> None:
     page = await reply(gb, GROUP, ALICE, "/history")
     assert "page 1 of 3 · 25 in all (times in Asia/Shanghai)" in page.text
     assert listed(page.text) == list(range(25, 15, -1))
-    assert "question number 25" in page.text and "· Bob · ask · ✅ done" in page.text
+    assert "question number 25" in page.text and "· Bob · ask · 🏁 done" in page.text
     assert page.buttons == [f"#{n} ▶" for n in range(25, 15, -1)] + ["▶"]
 
     await tap(gb, GROUP, BOB, page, page.button_data("▶"))  # anyone in the class may turn it
@@ -123,13 +123,17 @@ async def test_show_replays_the_chain_as_it_looked_live(gb: Glassbox) -> None:
 
     shown = await reply(gb, GROUP, BOB, "/show 1")
     header, _, body = shown.text.partition("\n\n")
-    assert re.fullmatch(r"📜 #1 · Alice · \d{4}-\d\d-\d\d \d\d:\d\d \(Asia/Shanghai\) · ✅ 完成",
+    # One language per message: the question's (English), though Bob's Telegram is Chinese.
+    assert re.fullmatch(r"📜 #1 · Alice · \d{4}-\d\d-\d\d \d\d:\d\d \(Asia/Shanghai\) · 🏁 done",
                         header)  # the class's time zone (DEFAULT_TIMEZONE), named
     assert live.text.startswith("❓ What is 2+2?") and "🔧 Action add(a=2, b=2)" in live.text
-    assert "🔧 行动 add(a=2, b=2)" in body and "✅ 回答\n2 + 2 = 4" in body  # Bob reads Chinese
+    assert "🔧 Action add(a=2, b=2)" in body and "💬 Answer\n2 + 2 = 4" in body
+    assert "行动" not in body and "完成" not in header
     mine = await reply(gb, GROUP, ALICE, "/show #1")
-    assert mine.text.partition("\n\n")[2] == live.text  # same renderer, same words
-    assert "<b>4</b>" in mine.raw
+    # Same renderer, same words: the chain open instead of folded, and the tokens.
+    assert mine.text.partition("\n\n")[2] == live.text.replace("🔎 2 rounds · add\n", "") + (
+        " · 165 tokens")
+    assert "<blockquote expandable>" not in mine.raw and "<b>4</b>" in mine.raw
 
 
 async def test_show_gives_the_observation_the_live_message_shortened(gb: Glassbox) -> None:
@@ -139,7 +143,7 @@ async def test_show_gives_the_observation_the_live_message_shortened(gb: Glassbo
     assert "recited line 079" not in live.text and "/show shows every one" in live.text
     shown = await reply(gb, ALICE, ALICE, "/show 1")
     assert all(f"recited line {i:03d}" in shown.text for i in range(80))
-    assert "/show shows every one" not in shown.text and "✅ Answer\nRecited." in shown.text
+    assert "/show shows every one" not in shown.text and "💬 Answer\nRecited." in shown.text
 
 
 async def test_show_gives_long_observations_whole_over_several_messages(
@@ -152,12 +156,14 @@ async def test_show_gives_long_observations_whole_over_several_messages(
                     duration_ms=40)])
     pages = await replies(gb, ALICE, ALICE, "/show 1", 4)
     assert [page.reply_to for page in pages[1:]] == [pages[0].message_id] * 3
-    assert re.fullmatch(r"📜 #1 · Alice · .* \(Asia/Shanghai\) · ✅ done",
+    assert re.fullmatch(r"📜 #1 · Alice · .* \(Asia/Shanghai\) · 🏁 done",
                         pages[0].text)  # page 1 was full
     everything = "\n".join(page.text for page in pages)
     assert all(f"observation line {i:04d}" in everything for i in range(500))
     assert "…" not in everything and "/show shows every one" not in everything
-    assert pages[-1].text.endswith("✅ Answer\nDone.\n\n⏱ 1.2 s · 1 round · 15 tokens\n\n(3/3)")
+    assert pages[-1].text.endswith(
+        "💬 Answer\nDone.\n\n#1 · /show 1 · /export 1 · ⏱ 1.2 s · 1 round · 0 tool calls · "
+        "15 tokens\n\n(3/3)")
 
 
 async def test_export_sends_a_self_contained_html_document(gb: Glassbox) -> None:
@@ -172,10 +178,11 @@ async def test_export_sends_a_self_contained_html_document(gb: Glassbox) -> None
     assert sent.document is not None
     assert sent.document.file_name == "glassbox-1.html"
     assert sent.document.mime_type == "text/html"
-    assert sent.text == "Glassbox 记录 #1：What is 2+2? <b>really</b>"
+    # In the run's language (the question's, English), though Bob's Telegram is Chinese.
+    assert sent.text == "Glassbox transcript #1: What is 2+2? <b>really</b>"
     page = sent.document.content.decode("utf-8")
-    assert page.startswith("<!DOCTYPE html>") and '<html lang="zh">' in page
-    for part in ("What is 2+2? &lt;b&gt;really&lt;/b&gt;", "第 1 轮", "I should add them.",
+    assert page.startswith("<!DOCTYPE html>") and '<html lang="en">' in page
+    for part in ("What is 2+2? &lt;b&gt;really&lt;/b&gt;", "Round 1", "I should add them.",
                  "add(a=2, b=2)", "It is 4.", "Alice", "(Asia/Shanghai)"):
         assert part in page
     assert "<script" not in page and "http" not in page  # nothing to fetch: works offline
@@ -187,4 +194,8 @@ async def test_show_replays_a_compare_run_with_both_lanes(gb: Glassbox) -> None:
     live = await gb.answer_to(GROUP, asked)
     assert "🧠 Model alone, no tools" in live.text and "🔍 ReAct, with tools" in live.text
     shown = await reply(gb, GROUP, ALICE, "/show 1")
-    assert shown.text.partition("\n\n")[2] == live.text
+    body = shown.text.partition("\n\n")[2]
+    assert body.count("Four.") == live.text.count("Four.") == 2
+    assert "🧠 Model alone, no tools" in body and "🔍 ReAct, with tools" in body
+    assert "tokens" in body and "tokens" not in live.text.partition("📊")[0]
+    assert live.text.endswith("\n\n#1 · /show 1 · /export 1")  # the footer names the run

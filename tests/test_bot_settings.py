@@ -117,7 +117,7 @@ async def test_glassbox_notes_can_be_hidden_when_a_model_gives_no_reasoning(
         gb: Glassbox) -> None:
     gb.model.push(tool_reply(("calculate", {"expression": "2+2"})), text_reply("4."))
     first = gb.tg.send(GROUP, BOB, "/ask 2+2")
-    assert "思考（推断）" in (await gb.answer_to(GROUP, first)).text  # Bob reads Chinese
+    assert "📝 由 Glassbox 补写：模型没有给出理由" in (await gb.answer_to(GROUP, first)).text
 
     shown = await menu(gb, GROUP, ADMIN)
     await tap(gb, GROUP, ADMIN, shown, "📝")
@@ -125,5 +125,5 @@ async def test_glassbox_notes_can_be_hidden_when_a_model_gives_no_reasoning(
     gb.model.push(tool_reply(("calculate", {"expression": "2+2"})), text_reply("4."))
     second = gb.tg.send(GROUP, BOB, "/ask 2+2 again")
     final = await gb.answer_to(GROUP, second)
-    assert "推断" not in final.text and "思考" not in final.text
+    assert "补写" not in final.text and "思考" not in final.text
     assert "calculate(expression=" in final.text and "4." in final.text

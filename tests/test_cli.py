@@ -38,10 +38,10 @@ def test_json_prints_the_chain(fake_model: FakeModel, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     events = lines(done.stdout)
     assert [e["type"] for e in events] == [
-        "run_started", "thought", "action", "observation", "thought",
-        *["answer_delta"] * 4, "answer", "run_finished"]
-    thought, action, observation = events[1:4]
-    assert thought["round"] == 1 and thought["synthesized"] is True and thought["text"]
+        "run_started", "note", "action", "observation",
+        *["text_delta"] * 4, "note", "answer", "run_finished"]
+    note, action, observation = events[1:4]
+    assert note["round"] == 1 and note["kind"] == "no_reasoning" and "calculate" in note["text"]
     assert action["tool"] == "calculate" and action["arguments"] == {"expression": "2**100"}
     assert observation["ok"] is True and "1267650600228229401496703205376" in observation["text"]
     assert isinstance(observation["duration_ms"], int)
@@ -92,10 +92,14 @@ def test_terminal_output_reads_like_a_chain(fake_model: FakeModel, tmp_path: Pat
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "\033[" not in out  # not a terminal: no colour codes
-    for piece in ["Round 1", "💭 Thought (synthesised):", "🔧 calculate(expression=\"6*7\")",
-                  "👀 Observation: 6*7 = 42", "Round 2", "✅ Answer: It is 42.", "tokens"]:
+    for piece in ["Round 1", "📝 Written by Glassbox: the model gave no reasoning; it called "
+                  "calculate.", "🔧 calculate(expression=\"6*7\")",
+                  "👀 Observation ✅ 6*7 = 42", "Round 2", "✍️ It is 42.\n", "↑ 💬 Answer",
+                  "tokens · 1 tool call"]:
         assert piece in out, piece
-    assert out.index("Round 1") < out.index("🔧") < out.index("✅ Answer")
+    assert out.index("Round 1") < out.index("🔧") < out.index("✍️ It is 42.") < out.index(
+        "↑ 💬 Answer")
+    assert out.count("It is 42.") == 1 and "Thought" not in out
 
 
 def test_search_notes_keeps_its_index_in_memory(fake_model: FakeModel, tmp_path: Path) -> None:

@@ -88,7 +88,7 @@ def test_the_whole_chain_is_in_the_file() -> None:
                  "2025-03-01 08:00:05 (UTC)", "qwen-plus", "12.3 s", "1,200 in · 345 out tokens",
                  "Round 1", "Round 2", "I should search the notes " + HOSTILE,
                  'notes(query="<b>bold</b>', LONG + HOSTILE, 'weather({"city": broken)',
-                 "no such city", "failed", "420 ms", "written by Glassbox",
+                 "no such city", "failed", "420 ms", "📝 Written by Glassbox: Now I can answer.",
                  "It says ReAct " + HOSTILE, "2 rounds", "2 tool calls"):
         assert text in page.text, text
     assert "a draft thought" not in page.text  # superseded, as in the live message

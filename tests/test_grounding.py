@@ -46,8 +46,8 @@ async def test_a_guess_after_a_failed_lookup_is_marked_and_the_failure_said(
     fake_model.push(tool_reply(("get_weather", {"city": "Atlantis"})),
                     text_reply("In Atlantis it is 10:30 AM and 25°C."))
     events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
-    (note,) = of(events, Note)
-    assert note.kind == "lookups_failed" and note.round == 2
+    (note,) = [n for n in of(events, Note) if n.kind == "lookups_failed"]
+    assert note.round == 2
     assert 'get_weather(city="Atlantis")' in note.text
     (answer,) = of(events, Answer)
     assert answer.unfounded == ("10:30 AM", "25")
@@ -69,7 +69,7 @@ async def test_figures_from_an_observation_or_the_history_are_not_marked(
     history = [Turn("And Quito?", "Quito was 18°C.")]
     events = await events_of(react("Lima?", client, settings, [Weather()], history=history))
     assert of(events, Answer)[0].unfounded == ()
-    assert not of(events, Note)
+    assert not [n for n in of(events, Note) if n.kind == "lookups_failed"]
     shown = "".join(render_run(Transcript.from_events(events), "en", live=False))
     assert "ⁱ" not in shown and "not from any observation" not in shown
 

@@ -25,4 +25,4 @@ def test_history_times_are_in_the_class_time_zone() -> None:
 
 def test_the_show_header_names_the_zone() -> None:
     assert run_header(RUN, "en", "Asia/Shanghai") == (
-        "📜 #7 · Alice · 2026-03-02 07:30 (Asia/Shanghai) · ✅ done")
+        "📜 #7 · Alice · 2026-03-02 07:30 (Asia/Shanghai) · 🏁 done")

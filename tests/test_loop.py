@@ -27,7 +27,7 @@ from agent import (
     run_plain,
     run_react,
 )
-from agent.events import ObservationFailure
+from agent.events import Note, ObservationFailure, TextDelta
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
 from tests.kit import agent_settings
 
@@ -128,9 +128,9 @@ async def test_several_rounds(fake_model: FakeModel, client: ModelClient,
     events = await events_of(react("Weather in Paris and Berlin?", client, settings, [weather]))
     assert [e.type for e in events] == [
         "run_started",
-        "thought", "action", "observation",
-        "thought", "action", "observation",
-        "thought", *["answer_delta"] * 4, "answer",
+        "note", "action", "observation",
+        "note", "action", "observation",
+        *["text_delta"] * 4, "note", "answer",
         "run_finished",
     ]
     assert [e.round for e in events if not isinstance(e, RunStarted | RunFinished)] == [
@@ -138,7 +138,7 @@ async def test_several_rounds(fake_model: FakeModel, client: ModelClient,
     assert weather.calls == ["Paris", "Berlin"]
     answer = of(events, Answer)[0]
     assert answer.text == "Paris is 21°C and **clear**; Berlin too."
-    assert "".join(d.text for d in of(events, AnswerDelta)) == answer.text
+    assert "".join(d.text for d in of(events, TextDelta)) == answer.text
     done = events[-1]
     assert isinstance(done, RunFinished)
     assert (done.status, done.rounds, done.tool_calls) == ("done", 3, 2)
@@ -153,15 +153,16 @@ async def test_several_rounds(fake_model: FakeModel, client: ModelClient,
                         "content": "Paris: 21°C, clear"}
 
 
-async def test_synthesised_thought_in_question_language(
+async def test_a_round_without_reasoning_gets_glassbox_s_note_not_a_thought(
     fake_model: FakeModel, client: ModelClient, settings: AgentSettings
 ) -> None:
     fake_model.push(tool_reply(("get_weather", {"city": "杭州"})), text_reply("杭州 21°C。"))
     events = await events_of(react("杭州天气怎么样？", client, settings, [Weather()]))
-    first, final = of(events, Thought)
-    assert first.synthesized and "get_weather" in first.text and "杭州" in first.text
-    assert "需要" in first.text
-    assert final.synthesized and final.round == 2
+    assert of(events, Thought) == []
+    first, final = of(events, Note)
+    assert (first.round, first.kind) == (1, "no_reasoning")
+    assert first.text == "模型没有给出理由，直接调用了 get_weather。"
+    assert (final.round, final.text) == (2, "模型没有给出理由，根据上面的观察作答。")
 
 
 async def test_reasoning_content_is_the_thought(
@@ -189,9 +190,9 @@ async def test_text_with_tool_calls_supersedes_draft(
     )
     events = await events_of(react("Rome weather?", client, settings, [Weather()]))
     round_one = [e for e in events if e.round == 1]
-    assert [e.type for e in round_one] == [
-        "thought", "answer_delta", "thought", "action", "observation"]
-    assert round_one[2].text == "Let me check Rome." and not round_one[2].synthesized
+    assert [e.type for e in round_one] == ["text_delta", "thought", "action", "observation"]
+    assert round_one[1].text == "Let me check Rome." and not round_one[1].synthesized
+    assert of(events, AnswerDelta) == []  # text before tool calls is never the answer
     assert of(events, Answer)[0].text == "Rome: sunny."
 
 
@@ -203,7 +204,7 @@ async def test_parallel_calls_run_concurrently(
                     text_reply("Both met."))
     events = await events_of(react("Meet twice", client, settings, [meet]))
     kinds = [e.type for e in events if e.round == 1]
-    assert kinds == ["thought", "action", "action", "observation", "observation"]
+    assert kinds == ["note", "action", "action", "observation", "observation"]
     observations = of(events, Observation)
     assert sorted(o.text for o in observations) == ["met in Lyon", "met in Nice"]
     assert all(o.ok and o.failure is None for o in observations)
@@ -228,7 +229,10 @@ async def test_round_cap_asks_once_without_tools(fake_model: FakeModel) -> None:
     last = fake_model.bodies[2]
     assert last["tool_choice"] == "none"
     assert "step limit" in last["messages"][-1]["content"]
-    assert of(events, Thought)[-1].synthesized
+    forced = of(events, Note)[-1]
+    assert (forced.round, forced.kind) == (3, "forced_answer")
+    assert "all 2 tool rounds" in forced.text
+    assert [d.round for d in of(events, AnswerDelta)] == [3] * 4  # without tools: the answer
 
 
 async def test_repeated_call_is_not_run_again_and_third_ends_loop(
@@ -358,7 +362,7 @@ async def test_failure_after_a_round_keeps_the_chain(
                     error("openai/error_500_server_error.json", 500))
     events = await events_of(react("Oslo?", client, settings, [Weather()]))
     assert [e.type for e in events] == [
-        "run_started", "thought", "action", "observation", "run_finished"]
+        "run_started", "note", "action", "observation", "run_finished"]
     assert events[-1].status == "error" and events[-1].tool_calls == 1
 
 
@@ -431,10 +435,10 @@ async def test_cancel_during_model_stream(fake_model: FakeModel, client: ModelCl
     events: list[Event] = []
     async for event in react("Slow", client, settings, [Weather()], cancel=cancel):
         events.append(event)
-        if isinstance(event, AnswerDelta):
+        if isinstance(event, TextDelta):
             cancel.set()
     assert events[-1].status == "cancelled"
-    assert "".join(d.text for d in of(events, AnswerDelta)) != "a slow answer"
+    assert "".join(d.text for d in of(events, TextDelta)) != "a slow answer"
 
 
 async def test_plain_run_sends_no_tools(fake_model: FakeModel, client: ModelClient,

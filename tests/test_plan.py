@@ -29,7 +29,7 @@ async def test_plan_opens_the_run_and_guides_the_loop(
                     text_reply("Paris: 21°C."))
     events = await events_of(react("Paris weather?", client, settings, [Weather()],
                                    planner=True))
-    assert [e.type for e in events[:3]] == ["run_started", "plan", "thought"]
+    assert [e.type for e in events[:3]] == ["run_started", "plan", "note"]
     plan = events[1]
     assert isinstance(plan, Plan) and plan.round == 0
     assert plan.steps == (PlanStep("get_weather", "Need the current weather in Paris."),

@@ -14,6 +14,7 @@ from agent.events import (
     RunFinished,
     RunStarted,
     Status,
+    TextDelta,
     Thought,
     Usage,
 )
@@ -51,22 +52,26 @@ def test_a_finished_chain_shows_every_step_in_english() -> None:
     assert len(pages) == 1
     text = shown(pages)
     assert text.startswith("❓ Weather in Hangzhou?")
-    order = ["Round 1", "💭 Thought: I need the current weather.",
+    order = ["🔎 2 rounds · weather · calculator", "Round 1",
+             "💭 Thought: I need the current weather.",
              '🔧 Action weather(city="Hangzhou")', "👀 Observation ✅ 420 ms", "Sunny, 25 °C",
              '🔧 Action calculator(expr="25*9/5+32")', "👀 Observation ✅ 3 ms", "77",
-             "Round 2", "💭 Thought (synthesised): I have what I need.",
-             "✅ Answer", "It is sunny, 25 °C (77 °F).", "⏱ 3.2 s · 2 rounds · 150 tokens"]
+             "Round 2", "📝 Written by Glassbox: the model gave no reasoning",
+             "💬 Answer", "It is sunny, 25 °C (77 °F).", "⏱ 3.2 s · 2 rounds · 2 tool calls"]
     positions = [text.index(piece) for piece in order]
     assert positions == sorted(positions)
-    assert "Working" not in text
-    assert "<i>I have what I need.</i>" in pages[0]  # the synthesised thought is set apart
+    assert "Working" not in text and "tokens" not in text  # tokens are for /show
+    assert "<i>the model gave no reasoning" in pages[0]  # Glassbox's words are set apart
+    assert "Thought (synth" not in text and "✅ Answer" not in text
 
 
 def test_the_same_chain_in_chinese() -> None:
     text = shown(render_run(Transcript.from_events(weather_run()), "zh"))
 
-    for piece in ("第 1 轮", "💭 思考：I need the current weather.", "🔧 行动", "👀 观察 ✅",
-                  "第 2 轮", "思考（推断）", "✅ 回答", "⏱ 3.2 秒 · 2 轮 · 150 tokens"):
+    for piece in ("🔎 2 轮 · weather · calculator", "第 1 轮",
+                  "💭 思考：I need the current weather.", "🔧 行动", "👀 观察 ✅", "第 2 轮",
+                  "📝 由 Glassbox 补写：", "💬 回答",
+                  "⏱ 3.2 秒 · 2 轮 · 2 次工具调用"):
         assert piece in text
 
 
@@ -81,25 +86,27 @@ def test_while_running_a_pending_observation_and_a_working_line_show() -> None:
 
 
 def test_a_streaming_answer_shows_as_a_draft_with_its_formatting() -> None:
-    t = react(Thought(round=1, text="No tool needed.", synthesized=True),
-              AnswerDelta(round=1, text="It is **sunny** and"))
+    t = react(AnswerDelta(round=1, text="It is **sunny** and"))
 
     page = render_run(t, "en")[0]
 
-    assert "✍️ Answer (writing…)\nIt is sunny and" in shown([page])
+    assert "💬 Answer (writing…)\nIt is sunny and" in shown([page])
     assert "<b>sunny</b>" in page
 
 
-def test_text_taken_back_as_a_thought_no_longer_shows_as_the_answer() -> None:
-    t = react(Thought(round=1, text="No tool needed.", synthesized=True),
-              AnswerDelta(round=1, text="Let me look it up."),
+def test_text_of_unknown_role_is_neutral_then_becomes_the_thought() -> None:
+    draft = react(TextDelta(round=1, text="Let me **look** it up."))
+    t = react(TextDelta(round=1, text="Let me **look** it up."),
               Thought(round=1, text="Let me look it up."),
               Action(round=1, call_id="c", tool="weather", arguments={"city": "Hangzhou"}))
 
-    text = shown(render_run(t, "en"))
+    before, after = shown(render_run(draft, "en")), shown(render_run(t, "en"))
 
-    assert "Answer" not in text
-    assert text.count("Let me look it up.") == 1
+    assert "Round 1 —\n✍️ Let me look it up.\n\n⏳ Working…" in before
+    assert "Answer" not in before and "Thought" not in before and "📝" not in before
+    assert "💭 Thought: Let me look it up.\n🔧 Action" in after
+    assert "Answer" not in after and "✍️" not in after
+    assert after.count("Let me look it up.") == 1
 
 
 def test_long_observations_are_shortened_live_and_whole_in_show() -> None:
@@ -113,6 +120,7 @@ def test_long_observations_are_shortened_live_and_whole_in_show() -> None:
 
     assert long not in shown(live)
     assert f"({len(long):,} chars in all" in shown(live)
+    assert f"…</blockquote><i>({len(long):,} chars in all" in live[0]  # seen, not folded
     assert "<blockquote expandable>Hangzhou is the capital" in live[0]
     assert long in shown(full)
     assert "<blockquote expandable>" in full[0]
@@ -137,7 +145,8 @@ def test_errors_stops_and_the_step_limit_are_marked_with_their_reason() -> None:
     assert stopped_text.endswith("⏹ Stopped.")
     assert "👀 Observation —" in stopped_text  # no result, and no hourglass
     limit_text = shown(render_run(limit, "zh"))
-    assert "⏱ 3.2 秒 · 7 轮 · 1,234 tokens\n⚠️ 已达到步骤上限" in limit_text
+    assert "⏱ 3.2 秒 · 7 轮（最后一轮不用工具） · 2 次工具调用\n⚠️ 已达到步骤上限" in limit_text
+    assert "🔎 7 轮（最后一轮不用工具） · 未用工具" not in limit_text  # nothing to fold
 
 
 def test_a_notice_from_the_bot_replaces_the_working_line() -> None:
@@ -159,8 +168,8 @@ def test_a_plain_run_has_no_round_headings() -> None:
     text = shown(render_run(t, "en"))
 
     assert "Round" not in text
-    assert "💭 Thought: Simple sum.\n\n✅ Answer\n4" in text
-    assert "1 round ·" in text
+    assert "💭 Thought: Simple sum.\n\n💬 Answer\n4" in text
+    assert text.endswith("⏱ 3.2 s · 1 round")
 
 
 def test_hostile_text_everywhere_is_escaped_and_shown_literally() -> None:
@@ -200,7 +209,7 @@ def test_a_10000_character_answer_continues_on_more_pages_losing_nothing() -> No
     assert pages[0].startswith("❓ <b>Weather in Hangzhou?</b>")
     joined = "".join(to_plain(unmarked(p)) for p in pages)
     assert answer in joined
-    assert joined.endswith("⏱ 3.2 s · 1 round · 1,234 tokens")
+    assert joined.endswith("⏱ 3.2 s · 1 round · 2 tool calls")
 
 
 def test_emoji_count_two_units_and_are_never_split_between_pages() -> None:

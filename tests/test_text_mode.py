@@ -13,6 +13,7 @@ from agent import (
     Answer,
     AnswerDelta,
     ModelClient,
+    Note,
     Observation,
     RunFinished,
     RunStarted,
@@ -101,8 +102,9 @@ async def test_json_input_for_a_tool_with_several_arguments(
     (action,) = of(events, Action)
     assert action.arguments == {"amount": 5, "base": "USD"}
     assert of(events, Observation)[0].text == "5.0 USD = 35.0 CNY"
-    final = of(events, Thought)[-1]
-    assert final.synthesized and "observations" in final.text
+    assert [t.text for t in of(events, Thought)] == ["convert."]
+    final = of(events, Note)[-1]  # no reasoning in the answering round: Glassbox says so
+    assert final.round == 2 and "observations" in final.text
 
 
 async def test_unreadable_reply_gets_one_correction(
@@ -130,10 +132,10 @@ async def test_second_unreadable_reply_is_the_answer_marked_unparsed(
     # The chain so far is kept; the run ends with the raw text, marked.
     assert [e.type for e in events] == [
         "run_started", "thought", "action", "observation",
-        "thought", "answer_delta", "answer", "run_finished"]
+        "answer_delta", "note", "answer", "run_finished"]
     answer = of(events, Answer)[0]
     assert (answer.text, answer.unparsed) == (garbled + " again", True)
-    assert of(events, Thought)[-1].synthesized
+    assert not any(t.synthesized for t in of(events, Thought))
     assert events[-1].status == "done"
 
 
@@ -175,7 +177,7 @@ async def test_auto_falls_back_to_text_and_remembers(
     events = await events_of(react("Oslo?", client, settings, [Weather()]))
     again = await events_of(react("And now?", client, settings, [Weather()]))
     assert [e.type for e in events if not isinstance(e, AnswerDelta)] == [
-        "run_started", "thought", "action", "observation", "thought", "answer", "run_finished"]
+        "run_started", "thought", "action", "observation", "note", "answer", "run_finished"]
     assert len(of(events, RunStarted)) == 1
     assert of(events, Answer)[0].text == "Oslo is 21°C."
     assert (events[-1].status, events[-1].rounds) == ("done", 2)

@@ -10,11 +10,14 @@ from agent.events import (
     Answer,
     AnswerDelta,
     Event,
+    Note,
     Observation,
     ObservationFailure,
     RunFinished,
     RunStarted,
+    TextDelta,
     Thought,
+    ThoughtDelta,
     Usage,
     event_from_dict,
 )
@@ -32,9 +35,10 @@ def weather_run() -> list[Event]:
                     duration_ms=3),
         Observation(round=1, call_id="call_a", tool="weather", text="Sunny, 25 °C", ok=True,
                     duration_ms=420),
-        Thought(round=2, text="I have what I need.", synthesized=True),
-        AnswerDelta(round=2, text="It is sunny, "),
-        AnswerDelta(round=2, text="25 °C (77 °F)."),
+        TextDelta(round=2, text="It is sunny, "),
+        TextDelta(round=2, text="25 °C (77 °F)."),
+        Note(round=2, kind="no_reasoning",
+             text="the model gave no reasoning; it answered after the observations above."),
         Answer(round=2, text="It is sunny, 25 °C (77 °F)."),
         RunFinished(round=2, status="done", usage=Usage(100, 50, 150), duration_ms=3200,
                     rounds=2, tool_calls=2),
@@ -52,34 +56,45 @@ def test_a_whole_run_folds_into_rounds_steps_and_the_answer() -> None:
         ToolStep("call_a", "weather", {"city": "Hangzhou"}, "Sunny, 25 °C", True, 420),
         ToolStep("call_b", "calculator", {"expr": "25*9/5+32"}, "77", True, 3),
     ]
-    assert t.rounds[1].synthesized
+    assert t.rounds[1].notes == [
+        "the model gave no reasoning; it answered after the observations above."]
+    assert t.rounds[1].draft == ""  # the streamed text became the answer
     assert t.answer == "It is sunny, 25 °C (77 °F)."
     assert t.answer_final
     assert t.finished is not None and t.finished.usage.total_tokens == 150
 
 
-def test_the_draft_grows_with_each_delta_before_the_answer_is_final() -> None:
+def test_text_of_unknown_role_grows_as_a_draft_that_is_neither_thought_nor_answer() -> None:
     t = Transcript.from_events(weather_run()[:8])
 
-    assert t.answer == "It is sunny, "
+    assert t.rounds[1].draft == "It is sunny, 25 °C (77 °F)."
+    assert t.rounds[1].thought == "" and t.answer == ""
     assert not t.answer_final
     assert t.finished is None
 
 
-def test_a_later_thought_replaces_the_earlier_one_and_clears_the_draft() -> None:
+def test_a_draft_followed_by_tool_calls_becomes_the_rounds_thought() -> None:
     t = Transcript.from_events([
         RunStarted(round=0, mode="react", question="q", model="m"),
-        Thought(round=1, text="No tool needed.", synthesized=True),
-        AnswerDelta(round=1, text="Let me check the weather first."),
+        TextDelta(round=1, text="Let me check the weather first."),
         Thought(round=1, text="Let me check the weather first."),
         Action(round=1, call_id="c1", tool="weather", arguments={"city": "Paris"}),
     ])
 
     assert len(t.rounds) == 1
     assert t.rounds[0].thought == "Let me check the weather first."
-    assert not t.rounds[0].synthesized
+    assert t.rounds[0].draft == ""
     assert t.answer == ""
     assert [s.tool for s in t.rounds[0].steps] == ["weather"]
+
+
+def test_reasoning_grows_into_the_thought_as_it_streams() -> None:
+    t = Transcript.from_events([ThoughtDelta(round=1, text="Berlin "),
+                                ThoughtDelta(round=1, text="first.")])
+    assert t.rounds[0].thought == "Berlin first."
+    t.apply(Thought(round=1, text="Berlin first."))
+    t.apply(ThoughtDelta(round=1, text="late"))
+    assert t.rounds[0].thought == "Berlin first."
 
 
 def test_a_thought_does_not_clear_a_final_answer() -> None:
@@ -172,14 +187,26 @@ def test_plain_runs_record_their_mode() -> None:
 
 
 def test_a_glassbox_note_folds_into_its_round_and_shows_as_glassbox_words() -> None:
-    from agent.events import Note
     from bot.view.render import render_run
 
     note = Note(round=2, kind="mode_switch", text="this model writes its tool calls as text")
     assert event_from_dict(note.to_dict()) == note
     events = weather_run()
     t = Transcript.from_events([*events[:7], note, *events[7:]])
-    assert t.rounds[1].notes == ["this model writes its tool calls as text"]
+    assert t.rounds[1].notes[0] == "this model writes its tool calls as text"
     page = "".join(render_run(t, "en", live=False))
-    assert "📝 <b>Glassbox:</b>" in page
-    assert "this model writes its tool calls as text" in page
+    assert "📝 <b>Written by Glassbox: </b><i>this model writes its tool calls as text" in page
+
+
+def test_a_stored_synthesised_thought_shows_as_glassbox_words_not_a_thought() -> None:
+    from bot.view.render import render_run
+
+    t = Transcript.from_events([
+        RunStarted(round=0, mode="react", question="q", model="m"),
+        Thought(round=1, text="To answer this I first need to look something up.",
+                synthesized=True),
+        Action(round=1, call_id="c1", tool="weather", arguments={"city": "Paris"})])
+    for lang, label in (("en", "Written by Glassbox: "), ("zh", "由 Glassbox 补写：")):
+        page = "".join(render_run(t, lang, live=False))
+        assert f"📝 <b>{label}</b><i>To answer this" in page
+        assert "💭" not in page

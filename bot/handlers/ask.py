@@ -9,7 +9,7 @@ from telegram import Message, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
 from agent.events import Usage
-from agent.lang import detect_lang
+from agent.lang import detect_lang, run_lang
 from bot.context import Context
 from bot.handlers.common import chat_settings, lang_of, sender_of
 from bot.runs.execute import Question
@@ -104,14 +104,17 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     if refused is not None:
         await notice(refused)
         return
-    active = context.runs.active.claim(msg.chat_id, sender.id, lang)
+    question = question.strip()
+    # The run's message speaks one language: the chat's if set, else the question's if clear.
+    in_lang = lang if chat.lang != "auto" else run_lang(question, lang)
+    active = context.runs.active.claim(msg.chat_id, sender.id, in_lang)
     if active is None:
         await notice(text(lang, "busy"))
         return
     history, used = ((), Usage()) if parent is None else await thread_history(
         context.store, context.runs.client, parent, context.settings.history_max_chars,
         detect_lang(question))
-    q = Question(mode, question.strip(), msg.chat_id, sender.id, sender.name, lang, reply_to,
+    q = Question(mode, question, msg.chat_id, sender.id, sender.name, in_lang, reply_to,
                  history, None if parent is None else parent.id, planner, step or chat.step,
                  chat, used)
     context.runs.start(q, active)

@@ -18,7 +18,7 @@ from telegram import Chat, MaybeInaccessibleMessage, Message, Update, User
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from agent.lang import Lang
+from agent.lang import Lang, run_lang
 from bot.context import Context
 from bot.handlers.common import Sender, chat_settings, is_admin, lang_of, sender_of
 from bot.runs.quota import wait_text
@@ -180,6 +180,7 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
     record = await context.store.get(scope, n)
     if record is None:
         return None
+    lang = run_lang(record.question, lang)  # as the run's message spoke, in one language
     lanes = await context.store.events(record.id)
     zone = (await chat_settings(context, record.chat_id)).timezone
     return await asyncio.to_thread(show_pages, record, lanes, lang, zone)
@@ -198,6 +199,7 @@ async def export_command(update: Update, context: Context) -> None:
             lang, "no_run", n=n)
         await context.outbox.say(chat.id, msg.message_id, reply)
         return
+    lang = run_lang(record.question, lang)
     lanes = await context.store.events(record.id)
     zone = (await chat_settings(context, chat.id)).timezone
     page = await asyncio.to_thread(export_html, record, lanes, lang, zone)

@@ -21,7 +21,7 @@ class Active:
     chat_id: int
     user_id: int
     lang: Lang
-    """The asker's language, for texts about this run."""
+    """The run's language (agent.lang.run_lang), for texts about this run."""
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     notice: str = ""
     """Why it was stopped, when not by the asker (an admin, a restart)."""

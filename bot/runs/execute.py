@@ -17,7 +17,7 @@ from agent.answer_model import answer_client
 from agent.compare_judge import judge
 from agent.confirm import Gate
 from agent.events import Event, RunFinished, Usage
-from agent.lang import Lang, detect_lang
+from agent.lang import Lang, detect_lang, run_lang
 from agent.loop import run_plain, run_react
 from agent.model import ModelClient
 from agent.prompts import Turn
@@ -52,7 +52,8 @@ class Question:
     user_id: int
     user_name: str
     lang: Lang
-    """The asker's Telegram language, for the bot's own words."""
+    """The run's one language (agent.lang.run_lang: the question's when it is clear, else
+    the asker's), for everything Glassbox writes in the run's message."""
     reply_to: int
     history: tuple[Turn, ...] = ()
     parent_id: int | None = None
@@ -121,6 +122,7 @@ class Runs:
         record = await self.store.start_run(
             chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
             question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
+        view.number = record.n
         remember = asyncio.create_task(self._remember_first(record, live))
         gate = chat_gate(self.pauses, active, q.user_name, live, every=q.step,
                          tools=self.settings.agent_confirm_tools,
@@ -212,7 +214,7 @@ class Runs:
         if q.chat is not None:
             settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat, q.chat_id)
         common = {"client": self.client, "settings": settings, "history": q.history,
-                  "cancel": active.cancel}
+                  "cancel": active.cancel, "lang": q.lang}
         lanes: dict[str, AsyncIterator[Event]] = {}
         if q.mode in ("plain", "compare"):
             lanes["plain" if q.mode == "compare" else "main"] = run_plain(
@@ -227,7 +229,7 @@ class Runs:
         for record in await self.store.interrupt_running():
             if not record.message_ids:
                 continue
-            lang = detect_lang(record.question)
+            lang = run_lang(record.question, detect_lang(record.question))
             view = replay(record, await self.store.events(record.id), lang)
             view.add_notice(text(lang, "interrupted"))
             live = self.outbox.editing(record.chat_id, list(record.message_ids))

@@ -24,7 +24,7 @@ from typing import Any
 
 import aiosqlite
 
-from agent.events import AnswerDelta, Event, Usage
+from agent.events import Delta, Event, Usage
 from bot.store.chat_settings import ChatSettingsTable
 from bot.store.migrations import migrate
 from bot.store.records import (
@@ -154,12 +154,12 @@ class Store:
 
     async def append_steps(self, run_id: int, steps: Sequence[tuple[str, Event]]) -> None:
         """Store (lane, event) steps in order, in one statement: one call to the database's
-        thread, all of them or none. AnswerDeltas are skipped (the Answer holds the full
+        thread, all of them or none. Deltas are skipped (the Thought and the Answer hold the
         text); a run forgotten while it runs takes no more steps."""
         for lane, _ in steps:
             _check(lane, LANES, "lane")
         rows = [step_row(run_id, event, lane) for lane, event in steps
-                if not isinstance(event, AnswerDelta)]
+                if not isinstance(event, Delta)]
         if not rows:
             return
         values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows))

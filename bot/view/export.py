@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 
 from agent.events import Event, ObservationFailure, RunFinished
+from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import approx, difference, figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
@@ -113,7 +114,7 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
     if t.answer:
         line = unfounded_line(t, lang)
         under = f'<p class="note">{_e(line)}</p>' if line else ""
-        out.append(f'<section class="answer step"><h3>✅ {_e(phrase(lang, "chain_answer"))}'
+        out.append(f'<section class="answer step"><h3>💬 {_e(phrase(lang, "chain_answer"))}'
                    f'</h3><div class="text">{md_to_html(marked(t.answer, t.unfounded))}</div>'
                    f"{under}</section>")
     if t.finished is not None:
@@ -124,11 +125,12 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
 def _round(view: RoundView, lang: str) -> str:
     heading = phrase(lang, "chain_round", n=view.number)
     out = [f'<section class="round"><h3>{_e(heading)}</h3>']
-    if view.thought:
-        note = (f' <span class="note">({_e(phrase(lang, "export_synthesised"))})</span>'
-                if view.synthesized else "")
+    notes = [*view.notes, *([view.thought] if view.synthesized else [])]
+    out += [f'<div class="step glassbox"><span class="label">📝 {_e(note_label(lang))}'
+            f'{_e(phrase(lang, "chain_colon"))}</span><i>{_e(note)}</i></div>' for note in notes]
+    if view.thought and not view.synthesized:
         out.append(f'<div class="step"><span class="label">💭 {_e(phrase(lang, "chain_thought"))}'
-                   f"</span>{note}<pre>{_e(view.thought)}</pre></div>")
+                   f"</span><pre>{_e(view.thought)}</pre></div>")
     out += [_step(step, lang) for step in view.steps]
     out.append("</section>")
     return "\n".join(out)

@@ -27,7 +27,7 @@ SHOW_PAGES = 4
 SHOW_STEPS = 800
 """A longer run is drawn only as far as this many tool steps for /show: at 35 characters or
 more a step, well past the pages it sends (drawing 10,000 steps takes seconds)."""
-_MARK = {"running": "⏳", "done": "✅", "max_rounds": "⚠️", "error": "❌", "cancelled": "⏹",
+_MARK = {"running": "⏳", "done": "🏁", "max_rounds": "⚠️", "error": "❌", "cancelled": "⏹",
          "interrupted": "⚡"}
 
 

@@ -25,13 +25,16 @@ from agent.lang import pick
 _HTML: dict[str, tuple[str, str]] = {
     "help": (
         "🔍 <b>Glassbox</b> 回答问题时，会把它的思考过程一步步摆在你眼前。\n\n"
-        "它用的是 <b>ReAct</b>（推理 + 行动）：每一轮先 💭 <b>思考</b>需要什么，再 🔧 <b>行动</b>"
-        "（调用一个工具：天气、汇率、时间、计算器、课程笔记、百科），"
-        "然后 👀 <b>观察</b>工具返回的结果；"
-        "信息够了，就给出 ✅ <b>回答</b>。\n\n"
+        "它用的是 <b>ReAct</b>（推理 + 行动）。每一轮：\n"
+        "💭 <b>思考</b> — 模型说它需要什么\n"
+        "🔧 <b>行动</b> — 它调用一个工具（天气、汇率、时间、计算器、课程笔记、百科）\n"
+        "👀 <b>观察</b> — 工具返回的结果（✅ 成功，⚠️ 失败）\n"
+        "信息够了，就给出 💬 <b>回答</b>。\n"
+        "📝 <b>由 Glassbox 补写</b> 的话是 Glassbox 自己的说明，不是模型的思考。"
+        "回答完成后，过程折叠在 🔎 一行摘要下，点一下展开。\n\n"
         "<b>例子</b>：问“杭州现在多少度？”\n"
-        "💭 我需要杭州的实时天气。\n🔧 weather(city=\"杭州\")\n"
-        "👀 18°C，多云\n✅ 杭州现在 18°C，多云。\n\n"
+        "💭 思考：我需要杭州的实时天气。\n🔧 行动 <code>get_weather(city=\"杭州\")</code>\n"
+        "👀 观察 ✅ 18°C，多云\n💬 回答：杭州现在 18°C，多云。\n\n"
         "<b>命令</b>\n"
         "/ask 问题 — 用工具一步步回答（私聊里直接发问题也行）\n"
         "/plain 问题 — 只用模型本身，不用工具\n"
@@ -48,13 +51,18 @@ _HTML: dict[str, tuple[str, str]] = {
         "/board — 课堂看板链接：在投影上大字实时显示本聊天的问答\n\n"
         "回复机器人的回答可以继续追问；回复别人的消息并发送 /ask，就是问那条消息。",
         "🔍 <b>Glassbox</b> answers questions and shows you how it gets there.\n\n"
-        "It works in <b>ReAct</b> style (reason + act): each round it 💭 <b>thinks</b> about "
-        "what it needs, 🔧 <b>acts</b> by calling a tool (weather, currency, time, calculator, "
-        "course notes, encyclopedia), and 👀 <b>observes</b> what the tool returned. When it "
-        "knows enough, it gives the ✅ <b>answer</b>.\n\n"
+        "It works in <b>ReAct</b> style (reason + act). Each round:\n"
+        "💭 <b>Thought</b> — what the model says it needs\n"
+        "🔧 <b>Action</b> — the tool it calls (weather, currency, time, calculator, course "
+        "notes, encyclopedia)\n"
+        "👀 <b>Observation</b> — what the tool returned (✅ worked, ⚠️ failed)\n"
+        "When it knows enough, it gives the 💬 <b>Answer</b>.\n"
+        "📝 <b>Written by Glassbox</b> marks Glassbox's own words, never the model's thoughts. "
+        "Once answered, the chain folds under a 🔎 summary line: tap it to open.\n\n"
         "<b>Example</b>: “How warm is it in Hangzhou?”\n"
-        "💭 I need the current weather in Hangzhou.\n🔧 weather(city=\"Hangzhou\")\n"
-        "👀 18°C, cloudy\n✅ It is 18°C and cloudy in Hangzhou.\n\n"
+        "💭 Thought: I need the current weather in Hangzhou.\n"
+        "🔧 Action <code>get_weather(city=\"Hangzhou\")</code>\n"
+        "👀 Observation ✅ 18°C, cloudy\n💬 Answer: It is 18°C and cloudy in Hangzhou.\n\n"
         "<b>Commands</b>\n"
         "/ask question — answer step by step with tools (in a private chat, just type)\n"
         "/plain question — the model alone, no tools\n"
@@ -248,16 +256,21 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_plan": ("计划", "Plan"),
     "chain_plan_answer": ("作答", "answer"),
     "chain_thought": ("思考", "Thought"),
-    "chain_synthesised": ("（推断）", " (synthesised)"),
-    "chain_glassbox_note": ("Glassbox：", "Glassbox:"),
+    "chain_no_tools": ("未用工具", "no tools"),
+    "chain_rounds": ("{n:,} 轮", "{n:,} round|{n:,} rounds"),
+    "chain_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),
+    "chain_tokens": ("{n:,} 令牌", "{n:,} token|{n:,} tokens"),
+    "chain_failed_calls": ("{n} 次失败", "{n} failed"),
+    "chain_last_forced": ("（最后一轮不用工具）", " (the last without tools)"),
     "chain_colon": ("：", ": "),
     "chain_action": ("行动", "Action"),
     "chain_observation": ("观察", "Observation"),
     "chain_empty": ("（空）", "(empty)"),
     "chain_cut": ("（共 {chars:,} 字，/show 可看全文）",
-                  " ({chars:,} chars in all; /show shows every one)"),
+                  "({chars:,} chars in all; /show shows every one)"),
     "chain_answer": ("回答", "Answer"),
     "chain_answer_by": ("回答（{model} 撰写）", "Answer (written by {model})"),
+    "compare_written_by": ("（{model} 撰写）", " (written by {model})"),
     "chain_writing": ("（生成中…）", " (writing…)"),
     "chain_incomplete": ("（未完成）", " (incomplete)"),
     "chain_unparsed": ("（模型未按格式作答，以上为原文）",
@@ -325,7 +338,6 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "export_tokens": ("令牌", "Tokens"),
     "export_token_counts": ("输入 {prompt:,} · 输出 {completion:,} 令牌",
                             "{prompt:,} in · {completion:,} out tokens"),
-    "export_synthesised": ("由 Glassbox 补写", "written by Glassbox"),
     "export_failed": ("失败", "failed"),
     "export_difference": ("两个回答的区别", "How the answers differ"),
     "export_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),

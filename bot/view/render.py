@@ -1,18 +1,24 @@
 """A transcript as Telegram HTML pages: the chain, the answer and a footer.
 
 A pure function of the transcript, so the live message, `/show` and the tests draw a run
-the same way. Pages hold at most 4,096 UTF-16 units of visible text; a long chain goes on
-in further pages and nothing visible is ever dropped. What the user, the model or a tool
-wrote has its long runs of blank lines and spaces cut short (`squeeze`) before it is drawn.
+the same way. Marks mean one thing each: 💭 the model's Thought, 📝 Glassbox's own note,
+✍️ text whose role is not known yet, 💬 the Answer, ✅/⚠️ whether a step worked. A finished
+run in the chat folds its chain into one expandable quote under a one-line summary, so the
+question, the summary and the answer fit on a screen; `/show` keeps the chain open.
+
+Pages hold at most 4,096 UTF-16 units of visible text; a long chain goes on in further
+pages and nothing visible is ever dropped. What the user, the model or a tool wrote has its
+long runs of blank lines and spaces cut short (`squeeze`) before it is drawn.
 """
 
 from __future__ import annotations
 
 from agent.events import ObservationFailure
+from agent.notes import note_label
 from agent.prompts import args_text
-from agent.summary import difference, figures, seconds
+from agent.summary import approx, difference, figures, seconds
 from bot.view.grounding import marked, unfounded_line
-from bot.view.i18n import phrase
+from bot.view.i18n import phrase, plural
 from bot.view.markdown import md_spans
 from bot.view.spans import (
     CODE,
@@ -29,6 +35,8 @@ from bot.view.spans import (
 from bot.view.step_view import decision_spans
 from bot.view.transcript import RoundView, ToolStep, Transcript, View
 
+_NEVER_RAN = (ObservationFailure.SKIPPED, ObservationFailure.NOT_RUN)
+
 LIVE_OBSERVATION_CHARS = 300
 """Longer observations are shortened in the live view (the transcript keeps them whole)."""
 FOLD_CHARS = 300
@@ -40,29 +48,36 @@ def render_view(view: View, *, live: bool, marks: bool = True) -> list[str]:
     several pages are marked (1/2), (2/2)… (a run drawn only in part has no such count)."""
     if view.mode == "compare":
         return render_compare(view.lanes["plain"], view.lanes["react"], view.lang, live=live,
-                              judging=view.judging, marks=marks)
-    return render_run(view.lanes["main"], view.lang, live=live, marks=marks)
+                              judging=view.judging, marks=marks, number=view.number)
+    return render_run(view.lanes["main"], view.lang, live=live, marks=marks,
+                      number=view.number)
 
 
-def render_run(t: Transcript, lang: str, *, live: bool = True, marks: bool = True) -> list[str]:
-    """HTML pages (parse_mode=HTML) of one run, the question first."""
+def render_run(t: Transcript, lang: str, *, live: bool = True, marks: bool = True,
+               number: int | None = None) -> list[str]:
+    """HTML pages (parse_mode=HTML) of one run, the question first; `number` is the run's
+    number in its chat, named in the footer once known."""
     out: list[Span] = []
     _question(out, t.question)
-    _run_body(out, t, lang, live)
+    _run_body(out, t, lang, live, number)
     return _pages(out, marks)
 
 
 def render_compare(plain: Transcript, react: Transcript, lang: str, *,
-                   live: bool = True, judging: bool = False, marks: bool = True) -> list[str]:
+                   live: bool = True, judging: bool = False, marks: bool = True,
+                   number: int | None = None) -> list[str]:
     """What a class looks at first: the two answers (🧠 the model alone, 🔍 with tools), then
     the model's judgement of how they differ (⚖️, once both are done), then what each cost
     (📊), then the ReAct chain, folded once it is finished (open while it runs, and in
     /show)."""
     out: list[Span] = []
     _question(out, react.question or plain.question)
+    by = react.answer_model  # LLM_ANSWER_MODEL wrote both answers: each label names it
     for label, t in (("compare_plain", plain), ("compare_react", react)):
         out.append(("\n\n", ()))
         out.append((phrase(lang, label), (B,)))
+        if by and by in (t.answer_model, t.model):
+            out.append((phrase(lang, "compare_written_by", model=by), (I,)))
         _lane_answer(out, t, lang, live)
     if react.judgement:
         out.append(("\n\n⚖️ ", ()))
@@ -76,6 +91,8 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     if react.rounds or react.plan:
         out.append(("\n\n🔗 ", ()))
         out.append((phrase(lang, "compare_chain"), (B,)))
+        if react.finished is not None:
+            out.append((" · " + chain_summary(react, lang), ()))
         chain: list[Span] = []
         running = react.finished is None and not react.notice
         if react.plan:
@@ -83,10 +100,17 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
         _rounds(chain, react, lang, live, running)
         chain = _lines_after_heading(chain)
         out.extend(_folded(chain) if react.finished is not None and live else chain)
+    if number and plain.finished and react.finished:
+        out.append(("\n\n" + _names(number), ()))
     notice = react.notice or plain.notice
     if notice:
         out.append(("\n\n⚠️ " + notice, ()))
     return _pages(out, marks)
+
+
+def _names(number: int) -> str:
+    """'#12 · /show 12 · /export 12': the run, and how to see all of it."""
+    return f"#{number} · /show {number} · /export {number}"
 
 
 def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
@@ -143,7 +167,8 @@ def _pages(out: list[Span], marks: bool = True) -> list[str]:
     pages = [to_html(page) for page in paginate(out, PAGE_LIMIT - PAGE_MARK_UNITS)]
     if not marks or len(pages) < 2:
         return pages
-    return [f"{page.rstrip()}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(pages, 1)]
+    ends = [page.rstrip("\n") for page in pages]  # a page may end between paragraphs
+    return [f"{page}\n\n<i>({n}/{len(pages)})</i>" for n, page in enumerate(ends, 1)]
 
 
 def _question(out: list[Span], question: str) -> None:
@@ -151,19 +176,55 @@ def _question(out: list[Span], question: str) -> None:
     out.append((squeeze(question), (B,)))
 
 
-def _run_body(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
+def _run_body(out: list[Span], t: Transcript, lang: str, live: bool,
+              number: int | None) -> None:
     running = t.finished is None and not t.notice
     if t.plan:
         _plan(out, t, lang)
-    _rounds(out, t, lang, live, running)
+    chain: list[Span] = []
+    _rounds(chain, t, lang, live, running)
+    if live and t.answer_final and t.finished is not None and t.mode == "react" and chain:
+        out.append(("\n\n🔎 ", ()))
+        out.append((chain_summary(t, lang), (B,)))
+        out.extend(_folded(_lines_after_heading(chain)))
+    else:
+        out.extend(chain)
     if t.answer:
         _answer(out, t, lang, running)
-    _footer(out, t, lang, live, running)
+    _footer(out, t, lang, live, running, number)
+
+
+def chain_summary(t: Transcript, lang: str) -> str:
+    """'3 rounds · get_weather ×2 · ⚠️ 1 failed': what the chain did, in one line."""
+    rounds = t.finished.rounds if t.finished else len(t.rounds)
+    parts = [_rounds_text(rounds, t, lang)]
+    calls: dict[str, int] = {}
+    failed = 0
+    for view in t.rounds:
+        for step in view.steps:
+            if step.failure in _NEVER_RAN:
+                continue
+            calls[step.tool] = calls.get(step.tool, 0) + 1
+            failed += step.ok is False
+    parts += [f"{tool} ×{n}" if n > 1 else tool for tool, n in calls.items()]
+    if not calls:
+        parts.append(phrase(lang, "chain_no_tools"))
+    if failed:
+        parts.append("⚠️ " + phrase(lang, "chain_failed_calls", n=failed))
+    return " · ".join(parts)
+
+
+def _rounds_text(rounds: int, t: Transcript, lang: str) -> str:
+    """'3 rounds', and why there is one round more than the cap allowed tools for."""
+    text = plural(lang, "chain_rounds", rounds)
+    if t.finished is not None and t.finished.status == "max_rounds":
+        text += phrase(lang, "chain_last_forced")
+    return text
 
 
 def _rounds(out: list[Span], t: Transcript, lang: str, live: bool, running: bool) -> None:
     for view in t.rounds:
-        if not (view.thought or view.steps or view.notes):
+        if not view.shows:
             continue
         out.append(("\n\n", ()))
         if t.mode == "react":
@@ -185,22 +246,39 @@ def _plan(out: list[Span], t: Transcript, lang: str) -> None:
 
 
 def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: bool) -> None:
+    lines = 0
     for note in view.notes:
-        out.append(("📝 ", ()))
-        out.append((phrase(lang, "chain_glassbox_note"), (B,)))
-        out.append((f" {squeeze(note)}\n", (I,)))
-    if view.thought:
+        _note(out, note, lang, lines)
+        lines += 1
+    if view.thought and view.synthesized:  # a run stored before Glassbox wrote Notes
+        _note(out, view.thought, lang, lines)
+        lines += 1
+    elif view.thought:
+        if lines:
+            out.append(("\n", ()))
         out.append(("💭 ", ()))
         out.append((phrase(lang, "chain_thought"), (B,)))
-        if view.synthesized:
-            out.append((phrase(lang, "chain_synthesised"), (I,)))
-        _thought(out, view.thought, (I,) if view.synthesized else (), lang)
-    need_break = bool(view.thought)
+        _thought(out, view.thought, lang)
+        lines += 1
     for step in view.steps:
-        if need_break:
+        if lines:
             out.append(("\n", ()))
-        need_break = True
         _step(out, step, lang, live, running)
+        lines += 1
+    if view.draft:
+        if lines:
+            out.append(("\n", ()))
+        out.append(("✍️ ", ()))
+        out.extend(md_spans(squeeze(view.draft), draft=True))
+
+
+def _note(out: list[Span], text: str, lang: str, lines: int) -> None:
+    """Glassbox's own words, labelled as Glassbox's, never as the model's Thought."""
+    if lines:
+        out.append(("\n", ()))
+    out.append(("📝 ", ()))
+    out.append((note_label(lang) + phrase(lang, "chain_colon"), (B,)))
+    out.append((squeeze(text), (I,)))
 
 
 def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool) -> None:
@@ -234,32 +312,27 @@ def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool)
         out.append((text, (quote,)))
         return
     out.append((text[:LIVE_OBSERVATION_CHARS].rstrip() + "…", (QUOTE_EXPANDABLE,)))
-    note = phrase(lang, "chain_cut", chars=len(text))
-    out.append((note, (QUOTE_EXPANDABLE, I)))
+    out.append((phrase(lang, "chain_cut", chars=len(text)).strip(), (I,)))
 
 
-def _thought(out: list[Span], text: str, tags: tuple[str, ...], lang: str) -> None:
+def _thought(out: list[Span], text: str, lang: str) -> None:
     """On the heading's line when short, in a collapsed quote when long (a thinking model's
     reasoning can run to pages; it stays whole, one tap away)."""
     text = squeeze(text)
     if len(text) > FOLD_CHARS:
         out.append(("\n", ()))
-        out.append((text, (QUOTE_EXPANDABLE, *tags)))
+        out.append((text, (QUOTE_EXPANDABLE,)))
     else:
         out.append((phrase(lang, "chain_colon"), ()))
-        out.append((text, tags))
+        out.append((text, ()))
 
 
 def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
-    out.append(("\n\n", ()))
     heading = phrase(lang, "chain_answer_by", model=t.answer_model) if t.answer_model else (
         phrase(lang, "chain_answer"))
-    if t.answer_final:
-        out.append(("✅ ", ()))
-        out.append((heading, (B,)))
-    else:
-        out.append(("✍️ ", ()))
-        out.append((heading, (B,)))
+    out.append(("\n\n💬 ", ()))
+    out.append((heading, (B,)))
+    if not t.answer_final:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
@@ -269,7 +342,10 @@ def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
         out.append((phrase(lang, "chain_unparsed"), (I,)))
 
 
-def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool) -> None:
+def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool,
+            number: int | None) -> None:
+    """How the run ended: '#12 · /show 12 · /export 12 · 3.2 s · 3 rounds · 2 tool calls'
+    (tokens only in /show), or why it did not end well."""
     done = t.finished
     if done is not None:
         out.append(("\n\n", ()))
@@ -278,7 +354,18 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
         elif done.status == "cancelled":
             out.append(("⏹ " + (done.reason or phrase(lang, "chain_stopped")), ()))
         else:
-            out.append(("⏱ " + figures(done, lang), (I,)))
+            if number:
+                out.append((_names(number) + " · ", ()))
+            if t.mode == "react":
+                parts = [seconds(done.duration_ms, lang), _rounds_text(done.rounds, t, lang),
+                         plural(lang, "chain_tool_calls", done.tool_calls)]
+                if not live and done.usage.total_tokens:
+                    parts.append(approx(done.usage)
+                                 + plural(lang, "chain_tokens", done.usage.total_tokens))
+                text = " · ".join(parts)
+            else:
+                text = figures(done, lang, tokens=not live)
+            out.append(("⏱ " + text, (I,)))
             if done.status == "max_rounds":
                 limit = phrase(lang, "chain_step_limit")
                 out.append(("\n⚠️ " + (done.reason or limit), ()))

@@ -30,7 +30,9 @@ from agent.events import (
     Proposed,
     RunFinished,
     RunStarted,
+    TextDelta,
     Thought,
+    ThoughtDelta,
 )
 from agent.lang import Lang
 from bot.store.records import RunRecord
@@ -66,10 +68,21 @@ class ToolStep:
 class RoundView:
     number: int
     thought: str = ""
+    """The model's reasoning as it streams (ThoughtDelta), then the round's Thought."""
+    thought_done: bool = False
     synthesized: bool = False
+    """The Thought was written by Glassbox (runs stored before Notes): shown as a note."""
     steps: list[ToolStep] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """Glassbox's own notes in this round (Note events), shown labelled as Glassbox's."""
+    draft: str = ""
+    """Text streamed whose role is not known yet (TextDelta): it becomes the Thought or
+    the Answer, and is shown as neither until then."""
+
+    @property
+    def shows(self) -> bool:
+        """Whether the round has anything to show."""
+        return bool(self.thought or self.steps or self.notes or self.draft)
 
 
 @dataclass
@@ -139,12 +152,17 @@ class Transcript:
 
     def apply(self, event: Event) -> None:
         """Fold one event in. Event types this version does not know are ignored."""
-        if isinstance(event, Thought):
+        if isinstance(event, TextDelta):
+            self._round(event.round).draft += event.text
+        elif isinstance(event, ThoughtDelta):
             view = self._round(event.round)
-            view.thought = event.text
+            if not view.thought_done:
+                view.thought += event.text
+        elif isinstance(event, Thought):
+            view = self._round(event.round)
+            view.thought, view.thought_done = event.text, True
             view.synthesized = event.synthesized
-            if not self.answer_final:  # text streamed before a Thought was a thought
-                self.answer = ""
+            view.draft = ""  # the text streamed so far was (part of) this thought
         elif isinstance(event, Note):
             self._round(event.round).notes.append(event.text)
         elif isinstance(event, AnswerDelta):
@@ -154,6 +172,8 @@ class Transcript:
             self.answer = event.text
             self.answer_final = True
             self.unparsed = event.unparsed
+            for view in self.rounds:  # the text streamed so far was this answer
+                view.draft = ""
             self.answer_model = event.model or self.answer_model
             self.unfounded = event.unfounded
         elif isinstance(event, Proposed):
@@ -162,6 +182,7 @@ class Transcript:
         elif isinstance(event, Decided):
             self._decide(event)
         elif isinstance(event, Action):
+            self._round(event.round).draft = ""  # the round's text turned out to be a call
             decided = self._decided_step(event.round, event.call_id)
             if decided is None:
                 decided = ToolStep(event.call_id, event.tool, event.arguments)
@@ -231,8 +252,10 @@ class Transcript:
 class View:
     """The transcripts of a run's lanes, what each lane finished with, and its answers."""
 
-    def __init__(self, mode: Mode, lang: Lang) -> None:
+    def __init__(self, mode: Mode, lang: Lang, number: int | None = None) -> None:
         self.mode, self.lang = mode, lang
+        self.number = number
+        """The run's number in its chat (#12), once stored: the footer names it."""
         lanes = ("plain", "react") if mode == "compare" else ("main",)
         self.lanes: dict[str, Transcript] = {lane: Transcript() for lane in lanes}
         self.finished: dict[str, RunFinished] = {}
@@ -246,7 +269,7 @@ class View:
 
     def apply(self, lane: str, event: Event) -> None:
         if not self.notes:
-            if isinstance(event, Note):
+            if isinstance(event, Note) and event.kind == "no_reasoning":
                 return
             if isinstance(event, Thought) and event.synthesized:
                 event = dataclasses.replace(event, text="")  # the round goes on, unexplained
@@ -295,7 +318,7 @@ class View:
 
 def replay(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang) -> View:
     """A stored run's view, its stored steps folded as they were live (for /show too)."""
-    view = View(record.mode, lang)  # type: ignore[arg-type]
+    view = View(record.mode, lang, record.n)  # type: ignore[arg-type]
     for lane, events in lanes.items():
         if lane in view.lanes:
             for event in events:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import itertools
 
+from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
 from bot.store.records import RunRecord
@@ -58,16 +59,14 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
         steps.append(("plan", f"📋 {_e(phrase(lang, 'chain_plan'))}",
                       f"<ul>{items}</ul>"))
     for rnd in t.rounds:
-        if t.mode == "react" and (rnd.thought or rnd.steps or rnd.notes):
+        if t.mode == "react" and rnd.shows:
             steps.append(f'<h3 class="round">{_e(phrase(lang, "chain_round", n=rnd.number))}'
                          "</h3>")
-        for note in rnd.notes:
-            steps.append(("note", f"📝 {_e(phrase(lang, 'chain_glassbox_note'))}",
+        for note in [*rnd.notes, *([rnd.thought] if rnd.synthesized else [])]:
+            steps.append(("note", f"📝 {_e(note_label(lang))}",
                           f'<div class="text">{_e(note)}</div>'))
-        if rnd.thought:
+        if rnd.thought and not rnd.synthesized:
             label = f"💭 {_e(phrase(lang, 'chain_thought'))}"
-            if rnd.synthesized:
-                label += f"<i>{_e(phrase(lang, 'chain_synthesised'))}</i>"
             steps.append(("thought", label, f'<div class="text">{_e(rnd.thought)}</div>'))
         for call in rnd.steps:
             code = f"{call.tool}({args_text(call.arguments)})"
@@ -87,10 +86,9 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
     if t.answer:
         state = "" if t.answer_final else phrase(
             lang, "chain_writing" if running else "chain_incomplete")
-        mark = "✅" if t.answer_final else "✍️"
         heading = phrase(lang, "chain_answer_by", model=t.answer_model) if t.answer_model \
             else phrase(lang, "chain_answer")
-        label = f"{mark} {_e(heading)}<i>{_e(state)}</i>"
+        label = f"💬 {_e(heading)}<i>{_e(state)}</i>"
         line = unfounded_line(t, lang)
         under = f'<p class="unfounded">{_e(line)}</p>' if line else ""
         steps.append(("answer", label, f'<div class="text">'

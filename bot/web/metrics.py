@@ -17,7 +17,7 @@ from telegram.request import HTTPXRequest
 from agent.events import (
     Action,
     Answer,
-    AnswerDelta,
+    Delta,
     Event,
     Observation,
     ObservationFailure,
@@ -27,7 +27,7 @@ from agent.events import (
 from bot.store.records import RunRecord
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
-_FIRST_OUTPUT = (Thought, AnswerDelta, Answer, Action)
+_FIRST_OUTPUT = (Thought, Delta, Answer, Action)
 
 
 class Metrics:

@@ -8,6 +8,7 @@ import contextlib
 import json
 import socket
 import struct
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -83,6 +84,12 @@ class _HTTPServer(ThreadingHTTPServer):
     request_queue_size = 128
     """Connections waiting to be accepted (the default, 5, drops a burst's SYNs, and the
     client's connect then times out: a fault of the fake, not of the bot)."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (a bot shutting down closes its idle connections) is no
+        error of the fake's: say nothing. Anything else is printed, as by default."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 @dataclass

@@ -15,7 +15,7 @@ from tests.botkit import ALICE, BOB, GROUP, Glassbox
 from tests.fakes.model import text_reply, tool_reply
 from tests.faults.huge_run import longest_stall, store_huge_run
 from tests.faults.kit import runs_of, still_answers
-from tests.historykit import replies
+from tests.historykit import replies, reply
 
 CAP = 8
 """AGENT_MAX_CALLS_PER_ROUND's default."""
@@ -48,6 +48,11 @@ async def test_a_reply_with_a_thousand_tool_calls_runs_only_the_first_eight(
     steps = (await gb.parts.store.events(run.id))["main"]
     assert len(steps) < 30  # it was 2,005
     assert [e.type for e in steps].count("action") == CAP
+    shown = await reply(gb, GROUP, ALICE, f"/show {run.n}")
+    assert "⏭ 992 more calls not run: at most 8 per round" in shown.text
+    exported = await reply(gb, GROUP, ALICE, f"/export {run.n}")
+    assert exported.document is not None
+    assert "⏭ 992 more calls not run: at most 8 per round" in exported.document.content.decode()
     await still_answers(gb, GROUP)
 
 
@@ -57,10 +62,10 @@ async def test_show_of_a_ten_thousand_step_run_sends_a_few_messages_and_points_t
     pages = [m.text for m in await replies(gb, GROUP, BOB, f"/show {n}", SHOW_PAGES)]
     await asyncio.sleep(0.5)  # nothing more comes (it would have been 114 messages)
     assert len(gb.tg.bot_messages(GROUP)) == SHOW_PAGES
-    assert pages[0].startswith(f"📜 #{n} · Alice")  # Bob reads Chinese
+    assert pages[0].startswith(f"📜 #{n} · Alice")
     assert "add(a=0, b=1)" in pages[1] and "add(a=1, b=1)" in pages[1]
-    assert pages[-1] == ("……这次运行太长，后面的过程没有在这里显示。"
-                         f"完整过程请用 /export {n} 下载。")
+    # In the run's one language (its question's, English), though Bob's Telegram is Chinese.
+    assert pages[-1] == f"… This run is too long to show here in full: the rest is in /export {n}."
 
 
 async def test_other_chats_keep_moving_while_a_huge_run_is_shown_and_exported(

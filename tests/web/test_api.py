@@ -150,7 +150,7 @@ async def test_the_stream_is_one_event_per_step_ending_with_run_finished(
     assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
     assert kinds.count("run_finished") == 1
     assert "thought" in kinds and "action" in kinds and "observation" in kinds
-    assert "answer_delta" in kinds and "answer" in kinds
+    assert "text_delta" in kinds and "answer" in kinds  # its role is known at the answer
     assert events[kinds.index("action")]["arguments"] == {"a": 2, "b": 2}
     assert events[-1]["status"] == "done" and events[-1]["answer"] == "2 + 2 = **4**"
     assert events[-1]["runId"] and events[-1]["sessionId"]
