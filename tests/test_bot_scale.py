@@ -149,3 +149,4 @@ async def test_past_the_limit_questions_queue_fairly_across_chats(tmp_path: Path
 
 def body_question(body: dict[str, Any]) -> str:
     return next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+

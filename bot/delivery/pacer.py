@@ -19,6 +19,12 @@ In a group, a run's first message or draft goes only if the group's window still
 FINAL_PLACES places for every running run's final state (a long answer's final state edits
 or sends each of its pages); otherwise it is skipped (the run shows its newest state at its
 next change), so under pressure a class gets fewer drafts, not later answers.
+Across chats, drafts thin out as the number of running runs grows: a run's next draft (not
+its first message) goes only `running runs ÷ 30` seconds after its chat's last call, so all
+runs' drafts together stay within Telegram's 30 a second instead of queueing for it (with
+1,000 runs, a run shows a new state about every 33 s; with 30 or fewer, every second). A
+draft too soon is skipped, not held: the run's next change tries again, and its final
+state always goes.
 """
 
 from __future__ import annotations
@@ -90,6 +96,8 @@ class _Chat:
     sent: deque[float] = field(default_factory=deque)
     """When this group's calls of the last window finished."""
     running: int = 0
+    last_done: float = 0.0
+    """When this chat's last call finished."""
     """Live messages here whose final state is still to come."""
 
     def most_urgent(self) -> _Waiter | None:
@@ -109,14 +117,18 @@ class Pacer:
         self._chats: dict[int, _Chat] = {}
         self.budget = Budget(self.limits.global_per_window, self.limits.global_window_s)
         self._order = itertools.count()
+        self._running = 0
+        """Live messages of runs, in all chats."""
 
     def opened(self, chat_id: int) -> None:
         """A run's live message started here: keep a place for its final state."""
         self._chats.setdefault(chat_id, _Chat()).running += 1
+        self._running += 1
 
     def closed(self, chat_id: int) -> None:
         """That live message delivered its final state (or gave up)."""
         self._chats[chat_id].running -= 1
+        self._running -= 1
 
     @asynccontextmanager
     async def turn(self, chat_id: int,
@@ -135,7 +147,7 @@ class Pacer:
         finally:
             if turn.used:
                 self.budget.release()
-                done = time.monotonic()
+                done = chat.last_done = time.monotonic()
                 chat.ready_at = max(chat.ready_at, done + self.limits.chat_interval_s)
                 if chat_id < 0:
                     chat.sent.append(done)
@@ -171,13 +183,24 @@ class Pacer:
             self._release(chat)  # someone more urgent came while we waited: after them
 
     def _room_for_draft(self, chat: _Chat, chat_id: int, me: _Waiter) -> bool:
-        """Whether a group's window keeps a place for every running run's final state after
-        this call (a final state and a notice always go)."""
-        if chat_id >= 0 or me.priority() not in (Priority.FIRST, Priority.DRAFT):
+        """Whether a draft may go now: not sooner than the drafts' share of the global budget
+        allows, and in a group only if the window keeps a place for every running run's
+        final state after this call (a final state and a notice always go)."""
+        priority, now = me.priority(), time.monotonic()
+        gap = self._draft_gap_s()
+        if priority == Priority.DRAFT and gap > self.limits.chat_interval_s \
+                and now - chat.last_done < gap:
+            return False
+        if chat_id >= 0 or priority not in (Priority.FIRST, Priority.DRAFT):
             return True
-        now, window = time.monotonic(), self.limits.group_window_s
+        window = self.limits.group_window_s
         recent = sum(now - at < window for at in chat.sent)
         return self.limits.group_per_window - recent - 1 >= chat.running * FINAL_PLACES
+
+    def _draft_gap_s(self) -> float:
+        """The least time between a chat's calls for a draft: all running runs drafting at
+        this pace stay within the global budget."""
+        return (self._running / self.limits.global_per_window) * self.limits.global_window_s
 
     def _abandon(self, chat: _Chat, me: _Waiter) -> None:
         """A waiter was cancelled: out of the queue, or hand on the turn it was just given."""

@@ -93,10 +93,11 @@ def board_routes(app: App) -> list[BaseRoute]:
                 for run in live.values():
                     yield _sse(hub, after, "run", _run_data(run.record, run.view, run.status,
                                                             lang))
-            while True:
+            while not hub.closed:
                 change = await hub.change_after(chat_id, after, PING_S)
                 if change is None:
-                    yield ": ping\n\n"
+                    if not hub.closed:
+                        yield ": ping\n\n"
                     continue
                 after = change.seq
                 if change.listed:

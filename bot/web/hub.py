@@ -50,6 +50,8 @@ class Hub:
         self._runs: dict[int, dict[int, LiveRun]] = {}
         self._listed: dict[int, int] = {}
         self._wakers: dict[int, set[asyncio.Event]] = {}
+        self.closed = False
+        """The bot is stopping: streams end now instead of holding up the shutdown."""
 
     def live(self, chat_id: int) -> list[LiveRun]:
         """The chat's runs in memory, oldest first."""
@@ -86,9 +88,17 @@ class Hub:
             runs.pop(key, None)
         self._changed(chat_id, None, listed=True)
 
+    def close(self) -> None:
+        self.closed = True
+        for wakers in self._wakers.values():
+            for waker in wakers:
+                waker.set()
+
     async def change_after(self, chat_id: int, after: int, timeout: float) -> Change | None:
         """What of the chat changed after number `after`, as soon as something has; None
-        if nothing did within `timeout` seconds."""
+        if nothing did within `timeout` seconds, or the hub was closed."""
+        if self.closed:
+            return None
         waker = asyncio.Event()
         wakers = self._wakers.setdefault(chat_id, set())
         wakers.add(waker)

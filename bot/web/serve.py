@@ -114,7 +114,7 @@ class _Server(uvicorn.Server):
 async def _http(app: App, settings: BotSettings,
                 sock: socket.socket | None) -> AsyncIterator[set[asyncio.Task[None]]]:
     """The HTTP server running in the background (its task; none when HTTP_LISTEN is off);
-    stopped on leaving, open streams (the board's) given two seconds to end."""
+    stopped on leaving: the boards' streams end at once, others get two seconds."""
     if sock is None:
         yield set()
         return
@@ -127,6 +127,7 @@ async def _http(app: App, settings: BotSettings,
     try:
         yield {task}
     finally:
+        app.bot_data.hub.close()  # the boards' streams end now
         server.should_exit = True
         await asyncio.wait({task}, timeout=5)
         if task.done() and not task.cancelled() and task.exception() is not None:

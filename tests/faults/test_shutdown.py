@@ -59,7 +59,7 @@ async def test_sigterm_while_runs_are_live(tmp_path: Path) -> None:
                                 (runs[0][0],)).fetchall()
             shown = con.execute("SELECT count(*) FROM run_messages").fetchone()
         con.close()
-        assert [kind for kind, _ in steps] == ["run_started", "thought", "action",
+        assert [kind for kind, _ in steps] == ["run_started", "note", "action",
                                                 "observation", "run_finished"]
         assert all(json.loads(payload)["type"] == kind for kind, payload in steps)
         assert shown == (2,)

@@ -56,6 +56,8 @@ def _settings(monkeypatch: pytest.MonkeyPatch, **env: str) -> BotSettings:
 
 def test_http_listen_port_and_public_url(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(Path(__file__).parent)  # no .env here
+    for name in ("HTTP_LISTEN", "PORT", "PUBLIC_URL", "WEBHOOK_URL", "API_TOKENS"):
+        monkeypatch.delenv(name, raising=False)
     plain = _settings(monkeypatch)
     assert plain.http_address() == ("127.0.0.1", 8080)
     assert plain.base_url() == "http://127.0.0.1:8080"
