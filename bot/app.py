@@ -84,6 +84,8 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
     async def post_shutdown(app: App) -> None:
         if extra.pruning is not None:
             extra.pruning.cancel()
+            # Let a prune that is mid-transaction roll back before the store closes under it.
+            await asyncio.gather(extra.pruning, return_exceptions=True)
         parts, app.bot_data.parts = app.bot_data.parts, None
         if parts is not None:
             await parts.runs.client.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -154,7 +155,7 @@ async def test_runs_older_than_the_retention_are_pruned_at_start(tmp_path: Path)
     old = await seed(store, GROUP, ALICE, "Alice", "last term's question")
     await seed(store, GROUP, BOB, "Bob", "this week's question")
     await store.close()
-    with sqlite3.connect(db) as raw:
+    with closing(sqlite3.connect(db)) as raw, raw:
         raw.execute("UPDATE runs SET started_at = '2020-01-01T00:00:00.000+00:00' WHERE id = ?",
                     (old.id,))
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
