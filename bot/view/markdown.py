@@ -38,8 +38,6 @@ _LINK_TAIL = re.compile(  # ](url "title") after a link's label; a url may hold 
 _TOKEN = re.compile(r"\\|([*_~`\[])\1*+")
 """What the inline parser stops at: a backslash, or a run of one Markdown character."""
 _BACKTICKS = re.compile(r"`++")
-_HALF_LINK = re.compile(r"\[([^\]\n]*+)(?:\](?:\([^)\s]*+)?)?$")
-"""A link cut off by the end of a draft: `[label` or `[label](http://ex`."""
 _SCHEMES = ("http://", "https://", "tg://")
 _PUNCT = frozenset(string.punctuation)
 _STYLE: dict[tuple[str, int], Tags] = {
@@ -211,10 +209,9 @@ def _inline(s: str, tags: Tags, out: list[Span], in_link: bool = False,
                 _inline(link[0], (*tags, link_tag(link[1])), out, in_link=True)
                 i = link[2]
                 continue
-            half = _HALF_LINK.match(s, j) if open_tail and not in_link else None
-            if half:  # a link still being written: its label so far, as text
-                flush()
-                _inline(half.group(1), tags, out, in_link=True)
+            if open_tail and not in_link and links.half():
+                flush()  # a link still being written: its label so far, as text
+                _inline(s[j + 1 : links.close], tags, out, in_link=True)
                 break
         elif c == "`":
             end = closers.after(i, c, k)
@@ -252,6 +249,7 @@ class _Links:
         self.s = s
         self.close = -1
         self.tail: re.Match[str] | None = None
+        self._stop: int | None = None
 
     def at(self, j: int) -> tuple[str, str, int] | None:
         """(label, url, end) of a link whose `[` is at `j`, if one starts there."""
@@ -262,6 +260,20 @@ class _Links:
         if self.tail is None or self.close == j + 1:
             return None
         return self.s[j + 1 : self.close], self.tail.group(1), self.tail.end()
+
+    def half(self) -> bool:
+        """Whether the `[` last passed to `at` opens a link cut off by the end of a draft:
+        `[label`, `[label]` or `[label](http://ex` (no `)` or space after its `(`). The
+        line's last `)` or space is found once, so each `[` costs constant time."""
+        rest = self.close + 1
+        if rest >= len(self.s):
+            return True
+        if self.s[rest] != "(":
+            return False
+        if self._stop is None:
+            self._stop = max((i for i, ch in enumerate(self.s) if ch == ")" or ch.isspace()),
+                             default=-1)
+        return self._stop <= rest
 
 
 def _opens(s: str, i: int, k: int) -> bool:
