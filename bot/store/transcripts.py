@@ -50,10 +50,9 @@ _RUN_COLUMNS = """
     FROM runs"""
 
 
-INSERT_STEP = (
-    "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
-    " duration_ms, synthesized, payload, created_at)"
-    " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?")
+_INTO_STEPS = ("INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
+               " duration_ms, synthesized, payload, created_at)")
+INSERT_STEP = _INTO_STEPS + " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?"
 """Stores one step (`step_row`'s values); a run that is gone takes none. (A run's steps
 go in several at a time, in one statement: `Store.append_steps`.)"""
 
@@ -165,9 +164,7 @@ class Store:
         values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows))
         columns = ", ".join(f"v.column{n}" for n in range(1, 12))
         await self._statement(
-            "INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
-            " duration_ms, synthesized, payload, created_at)"
-            f" SELECT v.column12, {columns} FROM (VALUES {values}) AS v"
+            _INTO_STEPS + f" SELECT v.column12, {columns} FROM (VALUES {values}) AS v"
             " WHERE EXISTS (SELECT 1 FROM runs WHERE runs.id = v.column12)",
             [value for row in rows for value in row],
         )

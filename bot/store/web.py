@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from bot.store.records import RunRecord
@@ -73,6 +74,13 @@ class WebStore:
         rows = await self.store._db.execute_fetchall(
             "SELECT session_id FROM api_runs WHERE run_id = ?", (run_id,))
         return str(next(iter(rows))[0]) if rows else ""
+
+    async def sessions_of(self, run_ids: Sequence[int]) -> dict[int, str]:
+        """The sessions of API runs `run_ids`, in one query (runs of no session are absent)."""
+        marks = ", ".join("?" * len(run_ids))
+        rows = await self.store._db.execute_fetchall(
+            f"SELECT run_id, session_id FROM api_runs WHERE run_id IN ({marks})", run_ids)
+        return {int(run_id): str(session) for run_id, session in rows}
 
     async def session_runs(self, chat_id: int, session_id: str) -> list[RunRecord]:
         """The runs of a session in this scope, oldest first."""

@@ -143,7 +143,8 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
                 Scope(chat_id), page=int(number) if number.isdigit() else 1)
             records = list(found.runs)
             page = {"page": found.page, "pages": found.pages, "total": found.total}
-        runs = [{"runId": r.id, "sessionId": await web.session_of(r.id),
+        sessions = await web.sessions_of([r.id for r in records])
+        runs = [{"runId": r.id, "sessionId": sessions.get(r.id, ""),
                  "question": r.question, "mode": r.mode, "status": r.status,
                  "answer": r.answer, "startedAt": r.started_at.isoformat(),
                  "durationMs": r.duration_ms} for r in records]
