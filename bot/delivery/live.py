@@ -117,14 +117,16 @@ class LiveMessage:
         chat's budget allows."""
         self._source = pages if callable(pages) else (lambda fixed=list(pages): fixed)
         self._stale = True
-        self._changed.set()
-        if self._worker is None:
-            self._worker = asyncio.create_task(self._sync())
+        self._wake()
 
     def set_button(self, button: Keyboard | None) -> None:
         """Change the buttons under the last page while the run runs (step mode's choices
         while it waits for a decision, the ⏹ again after); sent in the chat's next turn."""
         self.button = button
+        self._wake()
+
+    def _wake(self) -> None:
+        """Something to send changed: tell the worker, starting it the first time."""
         self._changed.set()
         if self._worker is None:
             self._worker = asyncio.create_task(self._sync())

@@ -96,9 +96,9 @@ class _Chat:
     sent: deque[float] = field(default_factory=deque)
     """When this group's calls of the last window finished."""
     running: int = 0
+    """Live messages here whose final state is still to come."""
     last_done: float = 0.0
     """When this chat's last call finished."""
-    """Live messages here whose final state is still to come."""
 
     def most_urgent(self) -> _Waiter | None:
         return min(self.waiting, key=_Waiter.rank, default=None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import get_args
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent.settings import AgentSettings
@@ -13,10 +14,10 @@ from agent.tool_names import TOOL_NAMES
 from agent.tools.clock import GetTime
 from agent.tools.notes import SearchNotes
 from agent.tools.notes_index import ScopedNotes, SqliteNotesIndex
-from bot.store.prefs import ChatSettings
+from bot.store.prefs import AgentMode, ChatLang, ChatSettings
 
-LANGS = ("auto", "zh", "en")
-MODES = ("auto", "native", "text")
+LANGS: tuple[ChatLang, ...] = get_args(ChatLang)
+AGENT_MODES: tuple[AgentMode, ...] = get_args(AgentMode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +40,7 @@ def apply(chat: ChatSettings, action: str) -> tuple[ChatSettings, Change] | None
     if name == "lang":
         return _set(chat, "lang", _next(LANGS, chat.lang))
     if name == "mode":
-        return _set(chat, "agent_mode", _next(MODES, chat.agent_mode))
+        return _set(chat, "agent_mode", _next(AGENT_MODES, chat.agent_mode))
     if name in ("planner", "step", "notes"):
         return _set(chat, name, not getattr(chat, name))
     if name == "tool" and value in TOOL_NAMES:
