@@ -41,7 +41,7 @@ class Chain:
         self.lines: list[str] = []
 
     def add(self, event: Event) -> None:
-        if isinstance(event, Thought) and event.text and not event.synthesized:
+        if isinstance(event, Thought) and event.text:
             self.lines.append(f"[{event.round}] Thought: {event.text}")
         elif isinstance(event, Action):
             self.lines.append(f"[{event.round}] Action: {event.tool}({args_text(event.arguments)})")
@@ -106,7 +106,7 @@ class Drafts:
     def hold(self, item: Event) -> bool:
         """Whether `item` is held back (a draft answer); Thoughts are noted and go on."""
         if isinstance(item, Thought):
-            self.thought = "" if item.synthesized else item.text
+            self.thought = item.text
             self.answer = ""
             return False
         if isinstance(item, AnswerDelta):

@@ -79,7 +79,7 @@ class AutoRounds:
         self._thought = ""
         async for item in self.native.round(rnd):
             if isinstance(item, Thought):
-                self._thought = "" if item.synthesized else item.text
+                self._thought = item.text
             if not isinstance(item, CallsToRun):
                 yield item
             elif self._done and all(p.key in self._done for p in item.calls):

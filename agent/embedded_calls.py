@@ -48,10 +48,13 @@ def extract_calls(content: str, tools: Container[str]) -> Embedded:
     restated: list[ToolCall] = []
     spans: list[tuple[int, int]] = []
     for match in _TAGGED.finditer(content):
-        body = clean_input(match.group("body"))
-        call = _call(body, len(calls))
+        try:
+            value = json.loads(clean_input(match.group("body")))
+        except (json.JSONDecodeError, RecursionError):
+            continue
+        call = _call(value, len(calls))
         if call is not None:
-            (restated if _has_result(body) else calls).append(call)
+            (restated if _has_result(value) else calls).append(call)
             spans.append(match.span())
     if not spans:
         read = 0  # how far the last failed decode read (reading it again is quadratic)
@@ -82,21 +85,12 @@ def extract_calls(content: str, tools: Container[str]) -> Embedded:
 
 
 def _has_result(value: Any) -> bool:
-    """Whether a call object (or its JSON text) carries a result beside name and arguments."""
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except (json.JSONDecodeError, RecursionError):
-            return False
+    """Whether a decoded call object carries a result beside name and arguments."""
     return isinstance(value, dict) and any(key in value for key in _RESULT_KEYS)
 
 
 def _call(value: Any, index: int) -> ToolCall | None:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except (json.JSONDecodeError, RecursionError):
-            return None
+    """The call a decoded JSON value names, if it is one."""
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
         return None
     args = value.get("arguments", value.get("parameters", {}))
