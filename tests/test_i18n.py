@@ -40,10 +40,10 @@ def test_every_entry_has_both_languages_with_the_same_placeholders(
 
 
 def test_counts_have_their_plural_and_thousands_separators() -> None:
-    assert plural("en", "export_tool_calls", 1) == "1 tool call"
-    assert plural("en", "export_tool_calls", 1280) == "1,280 tool calls"
-    assert plural("en", "export_tool_calls", 0) == "0 tool calls"
-    assert plural("zh", "export_tool_calls", 1) == "1 次工具调用"
+    assert plural("en", "chain_tool_calls", 1) == "1 tool call"
+    assert plural("en", "chain_tool_calls", 1280) == "1,280 tool calls"
+    assert plural("en", "chain_tool_calls", 0) == "0 tool calls"
+    assert plural("zh", "chain_tool_calls", 1) == "1 次工具调用"
 
 
 def test_a_key_lives_in_one_table_only() -> None:

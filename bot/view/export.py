@@ -125,12 +125,12 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
 def _round(view: RoundView, lang: str) -> str:
     heading = phrase(lang, "chain_round", n=view.number)
     out = [f'<section class="round"><h3>{_e(heading)}</h3>']
-    notes = [*view.notes, *([view.thought] if view.synthesized else [])]
     out += [f'<div class="step glassbox"><span class="label">📝 {_e(note_label(lang))}'
-            f'{_e(phrase(lang, "chain_colon"))}</span><i>{_e(note)}</i></div>' for note in notes]
-    if view.thought and not view.synthesized:
+            f'{_e(phrase(lang, "chain_colon"))}</span><i>{_e(note)}</i></div>'
+            for note in view.glassbox_notes]
+    if view.model_thought:
         out.append(f'<div class="step"><span class="label">💭 {_e(phrase(lang, "chain_thought"))}'
-                   f"</span><pre>{_e(view.thought)}</pre></div>")
+                   f"</span><pre>{_e(view.model_thought)}</pre></div>")
     out += [_step(step, lang) for step in view.steps]
     out.append("</section>")
     return "\n".join(out)
@@ -178,7 +178,7 @@ def _unknown(event: UnknownEvent) -> str:
 
 
 def _summary(finished: RunFinished, lang: str) -> str:
-    calls = plural(lang, "export_tool_calls", finished.tool_calls)
+    calls = plural(lang, "chain_tool_calls", finished.tool_calls)
     parts = [status_label(finished.status, lang), figures(finished, lang), calls,
              approx(finished.usage) + _tokens(finished.usage.prompt_tokens,
                                               finished.usage.completion_tokens, lang)]

@@ -340,7 +340,6 @@ _PLAIN: dict[str, tuple[str, str]] = {
                             "{prompt:,} in · {completion:,} out tokens"),
     "export_failed": ("失败", "failed"),
     "export_difference": ("两个回答的区别", "How the answers differ"),
-    "export_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),
     # --- Which kind a run was and how it ended: /history, /show and the export ---
     "failure_bad_arguments": ("参数有误", "bad arguments"),
     "failure_unknown_tool": ("没有这个工具", "no such tool"),

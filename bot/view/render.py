@@ -247,18 +247,15 @@ def _plan(out: list[Span], t: Transcript, lang: str) -> None:
 
 def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: bool) -> None:
     lines = 0
-    for note in view.notes:
+    for note in view.glassbox_notes:  # a synthesised Thought: a run stored before Notes
         _note(out, note, lang, lines)
         lines += 1
-    if view.thought and view.synthesized:  # a run stored before Glassbox wrote Notes
-        _note(out, view.thought, lang, lines)
-        lines += 1
-    elif view.thought:
+    if view.model_thought:
         if lines:
             out.append(("\n", ()))
         out.append(("💭 ", ()))
         out.append((phrase(lang, "chain_thought"), (B,)))
-        _thought(out, view.thought, lang)
+        _thought(out, view.model_thought, lang)
         lines += 1
     for step in view.steps:
         if lines:

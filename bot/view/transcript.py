@@ -80,6 +80,16 @@ class RoundView:
     the Answer, and is shown as neither until then."""
 
     @property
+    def glassbox_notes(self) -> list[str]:
+        """Glassbox's words in this round: its notes, and a Thought it wrote itself."""
+        return [*self.notes, *([self.thought] if self.synthesized and self.thought else [])]
+
+    @property
+    def model_thought(self) -> str:
+        """The model's own reasoning in this round ("" when Glassbox wrote the Thought)."""
+        return "" if self.synthesized else self.thought
+
+    @property
     def shows(self) -> bool:
         """Whether the round has anything to show."""
         return bool(self.thought or self.steps or self.notes or self.draft)

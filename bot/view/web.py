@@ -62,12 +62,12 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
         if t.mode == "react" and rnd.shows:
             steps.append(f'<h3 class="round">{_e(phrase(lang, "chain_round", n=rnd.number))}'
                          "</h3>")
-        for note in [*rnd.notes, *([rnd.thought] if rnd.synthesized else [])]:
+        for note in rnd.glassbox_notes:
             steps.append(("note", f"📝 {_e(note_label(lang))}",
                           f'<div class="text">{_e(note)}</div>'))
-        if rnd.thought and not rnd.synthesized:
+        if rnd.model_thought:
             label = f"💭 {_e(phrase(lang, 'chain_thought'))}"
-            steps.append(("thought", label, f'<div class="text">{_e(rnd.thought)}</div>'))
+            steps.append(("thought", label, f'<div class="text">{_e(rnd.model_thought)}</div>'))
         for call in rnd.steps:
             code = f"{call.tool}({args_text(call.arguments)})"
             decided = decision_spans(call, lang)
