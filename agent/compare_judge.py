@@ -11,7 +11,7 @@ import logging
 
 from agent.events import Judgement, Usage
 from agent.lang import pick
-from agent.model import Completion, ModelClient
+from agent.model import ModelClient, complete
 from agent.model_errors import ModelError
 
 log = logging.getLogger(__name__)
@@ -39,11 +39,8 @@ async def judge(question: str, plain_answer: str, react_answer: str, *, client: 
     user = (f"Question:\n{question}\n\nAnswer without tools:\n{plain_answer[:ANSWER_CHARS]}"
             f"\n\nAnswer with tools:\n{react_answer[:ANSWER_CHARS]}")
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    done: Completion | None = None
     try:
-        async for item in client.stream(messages, temperature=0, max_tokens=200):
-            if isinstance(item, Completion):
-                done = item
+        done = await complete(client, messages, temperature=0, max_tokens=200)
     except ModelError as err:
         log.warning("no compare judgement: the call failed: %s", err)
         return None

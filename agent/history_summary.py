@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from agent.events import Usage
 from agent.lang import pick
-from agent.model import Completion, ModelClient
+from agent.model import ModelClient, complete
 from agent.prompts import Turn
 
 SUMMARY_WORDS = 150
@@ -41,10 +41,7 @@ async def summarise(client: ModelClient, turns: Sequence[Turn], earlier: str,
     ask = pick(lang, f"用不超过 {SUMMARY_WORDS} 字概括下面这段对话，保留事实、数字和结论：",
                f"Summarise this conversation in at most {SUMMARY_WORDS} words, keeping the "
                f"facts, figures and conclusions:")
-    done: Completion | None = None
-    async for item in client.stream([{"role": "user", "content": f"{ask}\n\n{text}"}],
-                                    temperature=0.0):
-        if isinstance(item, Completion):
-            done = item
+    done = await complete(client, [{"role": "user", "content": f"{ask}\n\n{text}"}],
+                          temperature=0.0)
     assert done is not None  # a stream ends with its Completion
     return done.content.strip(), done.usage

@@ -186,6 +186,16 @@ class ModelClient:
                                        stream=True, stream_cls=openai.AsyncStream[object])
 
 
+async def complete(client: ModelClient, messages: list[dict[str, Any]],
+                   **extra: Any) -> Completion | None:
+    """A call nobody watches stream (a plan, a judgement, a summary): its final Completion."""
+    done: Completion | None = None
+    async for item in client.stream(messages, **extra):
+        if isinstance(item, Completion):
+            done = item
+    return done
+
+
 def _merge_fragment(slots: dict[int, _CallSlot], frag: dict[str, Any]) -> None:
     """Fold one tool-call fragment (as on the wire) into its slot, keeping the first
     non-empty id and name.

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator
 
 from agent.events import Plan, PlanStep
-from agent.model import Completion, ModelClient
+from agent.model import ModelClient, complete
 from agent.model_errors import ModelError
 from agent.runner import RunStats
 from agent.textmode import clean_input
@@ -102,9 +102,8 @@ def plan_note(plan: Plan) -> str:
 
 async def _complete(client: ModelClient, messages: Sequence[dict[str, Any]], stats: RunStats,
                     **extra: Any) -> str:
-    done: Completion | None = None
-    async for item in client.stream(list(messages), temperature=0, **extra):
-        if isinstance(item, Completion):
-            stats.usage = stats.usage + item.usage
-            done = item
-    return done.content if done else ""
+    done = await complete(client, list(messages), temperature=0, **extra)
+    if done is None:
+        return ""
+    stats.usage = stats.usage + done.usage
+    return done.content
