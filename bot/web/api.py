@@ -14,12 +14,10 @@ from __future__ import annotations
 import asyncio
 import hmac
 import html
-import json
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -39,7 +37,7 @@ from bot.store.web import API_CHAT_BASE, WebStore
 from bot.view.transcript import Mode, View, replay
 from bot.web.bodies import ApiError, ChatBody, chat_body
 from bot.web.openapi import OPENAPI
-from bot.web.shapes import run_json
+from bot.web.shapes import run_json, sse
 
 log = logging.getLogger(__name__)
 
@@ -62,29 +60,30 @@ class _Run:
 def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
     tokens = [token.get_secret_value().encode() for token in settings.api_tokens]
 
-    async def scope(request: Request) -> tuple[Parts, int, str]:
-        """The parts, the scope's chat id and the token of an authorised request."""
+    async def scope(request: Request) -> tuple[Parts, int]:
+        """The parts and the scope's chat id of an authorised request."""
         if not tokens:
             raise ApiError(404, "not_found", "This Glassbox has no HTTP API (API_TOKENS is "
                            "not set).")
         scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        given = given.strip()
         if scheme.lower() != "bearer" or not any(
-                hmac.compare_digest(given.strip().encode(), token) for token in tokens):
+                hmac.compare_digest(given.encode(), token) for token in tokens):
             raise ApiError(401, "unauthorized",
                            "Send a valid token: Authorization: Bearer <token>.")
         parts = app.bot_data.parts
         if parts is None:
             raise ApiError(503, "starting", "Glassbox is starting or stopping; try again.", 5)
-        return parts, await WebStore(parts.store).api_chat(given.strip()), given.strip()
+        return parts, await WebStore(parts.store).api_chat(given)
 
     async def chat(request: Request) -> Response:
-        parts, chat_id, _ = await scope(request)
+        parts, chat_id = await scope(request)
         body = await chat_body(request)
         run = await _start(parts, chat_id, body)
         return _answer(run, await _finished(run), body.showSteps)
 
     async def chat_stream(request: Request) -> Response:
-        parts, chat_id, _ = await scope(request)
+        parts, chat_id = await scope(request)
         body = await chat_body(request)
         heard: asyncio.Queue[tuple[str, Event] | None] = asyncio.Queue()
         listener = _Heard(heard)
@@ -106,14 +105,14 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
                     if run.q.mode == "compare":
                         data["lane"] = lane
                     number += 1
-                    yield _sse(number, event.type, data)
+                    yield sse(number, event.type, data)
                 status = await _finished(run)
                 end = run.view.outcome()
                 data = {**end.to_dict(), "status": status,
                         "runId": run.record.id, "sessionId": run.session_id,
                         "answer": run_json(run.record, run.view, status, run.session_id,
                                            steps=False)["answer"]}
-                yield _sse(number + 1, "run_finished", data)
+                yield sse(number + 1, "run_finished", data)
             finally:
                 parts.runs.listeners.remove(listener)
 
@@ -121,7 +120,7 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
                                  headers={"Cache-Control": "no-store"})
 
     async def one_run(request: Request) -> Response:
-        parts, chat_id, _ = await scope(request)
+        parts, chat_id = await scope(request)
         web = WebStore(parts.store)
         record = await web.run_by_id(chat_id, request.path_params["run_id"])
         if record is None:
@@ -131,7 +130,7 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
                                      await web.session_of(record.id), steps=True))
 
     async def list_runs(request: Request) -> Response:
-        parts, chat_id, _ = await scope(request)
+        parts, chat_id = await scope(request)
         web = WebStore(parts.store)
         session = request.query_params.get("sessionId", "")
         if session:
@@ -268,6 +267,3 @@ def _guarded(handler: Callable[[Request], Awaitable[Response]]
                             ).response()
     return guarded
 
-
-def _sse(number: int, event: str, data: dict[str, Any]) -> str:
-    return f"id: {number}\nevent: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"

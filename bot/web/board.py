@@ -11,7 +11,6 @@ restart of the bot) it gets a fresh snapshot.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from bot.store.web import WebStore
 from bot.view.transcript import View, replay
 from bot.view.web import board_page, board_run
 from bot.web.hub import Hub
+from bot.web.shapes import sse
 
 STATIC = Path(__file__).parent / "static"
 LISTED = 15
@@ -84,15 +84,16 @@ def board_routes(app: App) -> list[BaseRoute]:
             if after < 0:  # a fresh snapshot: the list, the newest run, every live one
                 after = hub.seq
                 listed = await parts.store.history(Scope(chat_id), per_page=LISTED)
-                yield _sse(hub, after, "runs", _list(listed.runs))
+                yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs))
                 live = {r.record.id: r for r in hub.live(chat_id)}
                 if listed.runs and listed.runs[0].id not in live:
                     newest = listed.runs[0]
                     view = replay(newest, await parts.store.events(newest.id), lang)
-                    yield _sse(hub, after, "run", _run_data(newest, view, newest.status, lang))
+                    yield sse(f"{hub.boot}:{after}", "run",
+                              _run_data(newest, view, newest.status, lang))
                 for run in live.values():
-                    yield _sse(hub, after, "run", _run_data(run.record, run.view, run.status,
-                                                            lang))
+                    yield sse(f"{hub.boot}:{after}", "run",
+                              _run_data(run.record, run.view, run.status, lang))
             while not hub.closed:
                 change = await hub.change_after(chat_id, after, PING_S)
                 if change is None:
@@ -102,10 +103,10 @@ def board_routes(app: App) -> list[BaseRoute]:
                 after = change.seq
                 if change.listed:
                     listed = await parts.store.history(Scope(chat_id), per_page=LISTED)
-                    yield _sse(hub, after, "runs", _list(listed.runs))
+                    yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs))
                 for run in change.runs:
-                    yield _sse(hub, after, "run", _run_data(run.record, run.view, run.status,
-                                                            lang))
+                    yield sse(f"{hub.boot}:{after}", "run",
+                              _run_data(run.record, run.view, run.status, lang))
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store",
@@ -137,7 +138,3 @@ def _list(runs: tuple[RunRecord, ...]) -> dict[str, Any]:
     return {"runs": [{"n": r.n, "question": r.question[:120], "mode": r.mode,
                       "status": r.status, "user": r.user_name} for r in runs]}
 
-
-def _sse(hub: Hub, seq: int, event: str, data: dict[str, Any]) -> str:
-    return (f"id: {hub.boot}:{seq}\nevent: {event}\n"
-            f"data: {json.dumps(data, ensure_ascii=False)}\n\n")

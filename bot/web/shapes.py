@@ -3,6 +3,7 @@ front end (bot.view.transcript), so its steps are the chain the chat shows."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from agent.events import Usage
@@ -66,3 +67,9 @@ def _steps(t: Transcript) -> list[dict[str, Any]]:
 def _usage(usage: Usage) -> dict[str, Any]:
     return {"promptTokens": usage.prompt_tokens, "completionTokens": usage.completion_tokens,
             "totalTokens": usage.total_tokens, "estimated": usage.estimated}
+
+
+def sse(event_id: object, event: str, data: dict[str, Any]) -> str:
+    """One server-sent event: its id (what a reconnect's Last-Event-ID sends back), its
+    name and its JSON."""
+    return f"id: {event_id}\nevent: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
