@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bench.figures import percentile
 from bench.live import GROUP_BASE, USER_BASE, Asked, ask, delivered, shown_at
-from bench.stage import ROOT, Stage, question_of, stage
+from bench.stage import ROOT, Stage, question_of, rss_kib, stage
 from tests.fakes.telegram import GLOBAL_MAX, LIMITED, Message
 
 PROBE = ROOT / "bench" / "loop_probe.py"
@@ -96,14 +96,6 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICK
-
-
-def rss_kib(pid: int, key: str = "VmRSS") -> int | None:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith(key))
 
 
 def finals(st: Stage, asked: list[Asked]) -> dict[int, list[Message]]:

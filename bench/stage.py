@@ -115,12 +115,17 @@ class Stage:
 
     def peak_rss_mib(self) -> float | None:
         """The bot process's peak resident memory so far (Linux: VmHWM)."""
-        try:
-            status = Path(f"/proc/{self.bot.pid}/status").read_text()
-        except OSError:
-            return None
-        line = next(line for line in status.splitlines() if line.startswith("VmHWM:"))
-        return int(line.split()[1]) / 1024
+        kib = rss_kib(self.bot.pid, "VmHWM")
+        return None if kib is None else kib / 1024
+
+
+def rss_kib(pid: int, key: str = "VmRSS") -> int | None:
+    """A process's resident memory (`key`: VmRSS now, VmHWM at its peak), Linux only."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith(key))
 
 
 def wait_for(what: str, done: Callable[[], bool], timeout: float,
