@@ -43,7 +43,7 @@ async def test_calls_written_as_text_move_the_run_to_the_text_format(
     assert "Action: tool_name[input]" in text["messages"][0]["content"]
     assert text["messages"][-2:] == [
         {"role": "assistant", "content": 'Action: get_weather[{"city": "Lima"}]'},
-        {"role": "user", "content": "Observation: Lima: 21°C, clear"},
+        {"role": "user", "content": "Observation: Lima: 21°C, clear\n(Answer in English.)"},
     ]
     assert client.calls_as_text
 
@@ -113,7 +113,8 @@ async def test_unusable_text_input_gets_an_observation_that_mends_it(
     assert not first.ok and first.failure == "bad_arguments"
     assert "Its arguments: amount (number); base (string); quote (string, optional)" in (
         first.text)
-    assert first.text.endswith('Action Input: {"amount": "...", "base": "..."}')
+    assert first.text.endswith('Action: convert[{"amount": "...", "base": "...", '
+                               '"quote": "..."}]')
     assert second.ok and second.text == "5.0 USD = 35.0 CNY"
     done = events[-1]
     assert isinstance(done, RunFinished) and done.status == "done"

@@ -77,7 +77,9 @@ async def test_text_mode_full_chain(fake_model: FakeModel, text_client: ModelCli
     assistant, observation = second_body["messages"][-2:]
     assert assistant == {"role": "assistant", "content":
                          "Thought: I need the weather in Paris.\nAction: get_weather[Paris]"}
-    assert observation == {"role": "user", "content": "Observation: Paris: 21°C, clear"}
+    # an English question gets its language line too, as a Chinese one does
+    assert observation == {"role": "user",
+                           "content": "Observation: Paris: 21°C, clear\n(Answer in English.)"}
 
 
 async def test_streamed_answer_never_shows_a_made_up_observation(
@@ -246,7 +248,8 @@ async def test_native_call_written_into_text_is_run(
     assistant, result = fake_model.bodies[1]["messages"][-2:]
     assert assistant == {"role": "assistant", "content": written}
     assert result == {"role": "user",
-                      "content": "<tool_response>\nLima: 21°C, clear\n</tool_response>"}
+                      "content": "<tool_response>\nLima: 21°C, clear\n</tool_response>\n"
+                                     "(Answer in English.)"}
 
 
 async def test_native_tool_calls_unchanged_by_text_support(
