@@ -87,7 +87,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     per cooldown to a sender who keeps trying."""
     sender = sender_of(update)
     chat = await chat_settings(context, msg.chat_id)
-    lang = sender.lang if chat.lang == "auto" else chat.lang
+    lang = chat.words_lang(sender.lang)
     question, parent = await _resolve(context, msg if replies_count else None, typed)
     reply_to = msg.message_id
 
