@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent.lang import Lang
+from agent.lang import Lang, run_lang
 
 if TYPE_CHECKING:  # pydantic-settings would load asyncio into the pure view
     from agent.settings import AgentSettings
@@ -42,6 +42,11 @@ class ChatSettings:
         """The language of the bot's words here to `person` (whose Telegram language it is):
         the chat's, if it set one."""
         return person if self.lang == "auto" else self.lang
+
+    def run_lang(self, question: str, person: Lang) -> Lang:
+        """The one language of a run's message here: the chat's, if it set one; else the
+        question's when it is clear, else the asker's (agent.lang.run_lang)."""
+        return run_lang(question, person) if self.lang == "auto" else self.lang
 
     def changed(self, **values: Any) -> ChatSettings:
         return dataclasses.replace(self, **values)
