@@ -377,7 +377,7 @@ def text_system(tools: Sequence[Tool], lang: str = "en") -> str:
     tools with their argument schemas, the format and one worked example."""
     listing = "\n".join(_describe(tool) for tool in tools) or "(none)"
     form = _FORMAT["zh"] if lang.lower().startswith("zh") else _FORMAT["en"]
-    return system_react(lang) + "\n\n" + form.format(tools=listing)
+    return system_react(lang, [tool.name for tool in tools]) + "\n\n" + form.format(tools=listing)
 
 
 def _describe(tool: Tool) -> str:
