@@ -60,4 +60,4 @@ async def words_lang(context: Context, chat_id: int, person: Lang) -> Lang:
 
 async def chat_settings(context: Context, chat_id: int) -> ChatSettings:
     """The chat's own settings (/settings), the environment's where it changed nothing."""
-    return await context.store.chats.get(chat_id, ChatSettings.defaults(context.settings))
+    return await context.parts.chat_settings(chat_id)

@@ -193,7 +193,8 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
     chat = await chat_settings(context, record.chat_id)
     lang = chat.run_lang(record.question, lang)  # as the run's message spoke, in one language
     lanes = await context.store.events(record.id)
-    return await asyncio.to_thread(show_pages, record, lanes, lang, chat.timezone)
+    return await asyncio.to_thread(show_pages, record, lanes, lang, chat.timezone,
+                                   notes=chat.notes)
 
 
 # --- /export -------------------------------------------------------------------------------
@@ -212,7 +213,8 @@ async def export_command(update: Update, context: Context) -> None:
     settings = await chat_settings(context, chat.id)
     lang = settings.run_lang(record.question, lang)
     lanes = await context.store.events(record.id)
-    page = await asyncio.to_thread(export_html, record, lanes, lang, settings.timezone)
+    page = await asyncio.to_thread(export_html, record, lanes, lang, settings.timezone,
+                                   notes=settings.notes)
     caption = text(lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)
