@@ -155,7 +155,10 @@ async def example_tapped(update: Update, context: Context) -> None:
     """A tap on a preset question runs it, as the person who tapped."""
     query = update.callback_query
     assert query is not None and query.data is not None
+    chat = update.effective_chat
     lang = lang_of(query.from_user)
+    if chat is not None:  # the question as its button says it
+        lang = await words_lang(context, chat.id, lang)
     example = next((ex for ex in context.parts.examples if f"ex:{ex.id}" == query.data), None)
     await query.answer(None if example else text(lang, "stale_button"))
     if example is None or not isinstance(query.message, Message):
