@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from agent.events import Usage
 from agent.lang import pick
 from agent.model import ModelClient, complete
-from agent.prompts import Turn
+from agent.prompts import Turn, history_messages
 
 SUMMARY_WORDS = 150
 INPUT_CHARS = 20000
@@ -18,14 +18,11 @@ INPUT_CHARS = 20000
 
 
 def split_history(history: Sequence[Turn], budget_chars: int) -> tuple[list[Turn], list[Turn]]:
-    """(older, recent): the newest turns that fit in `budget_chars`, and those before them."""
-    used, cut = 0, len(history)
-    for index in range(len(history) - 1, -1, -1):
-        size = len(history[index].question) + len(history[index].answer)
-        if used + size > budget_chars:
-            break
-        used += size
-        cut = index
+    """(older, recent): the turns `history_messages` keeps in `budget_chars` (the newest
+    that fit), and those before them, which it would drop. Its cut, not a copy of it, so a
+    summary covers exactly the turns the model would not see. `history` holds no summary."""
+    kept = len(history_messages(history, budget_chars)) // 2  # a question and an answer each
+    cut = len(history) - kept
     return list(history[:cut]), list(history[cut:])
 
 

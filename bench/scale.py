@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bench.figures import percentile
 from bench.live import GROUP_BASE, USER_BASE, Asked, ask, delivered, shown_at
-from bench.stage import ROOT, Stage, question_of, rss_kib, stage
+from bench.stage import ROOT, Stage, bot_replies, final_pages, question_of, rss_kib, stage
 from tests.fakes.telegram import GLOBAL_MAX, LIMITED, Message
 
 PROBE = ROOT / "bench" / "loop_probe.py"
@@ -99,23 +99,10 @@ def cpu_seconds(pid: int) -> float:
 
 
 def finals(st: Stage, asked: list[Asked]) -> dict[int, list[Message]]:
-    """The asks (by index) whose answer is final on screen: no ⏹ left, not ⏳ Working…
-    One pass over the messages (`Stage.final` per ask would be quadratic at 1,000 chats)."""
-    with st.tg.lock:
-        mine = [m for m in st.tg.messages.values() if m.sender["is_bot"]]
-    replies: dict[tuple[int, int | None], list[Message]] = {}
-    for m in sorted(mine, key=lambda m: m.message_id):
-        replies.setdefault((m.chat_id, m.reply_to), []).append(m)
-    done = {}
-    for n, a in enumerate(asked):
-        first = next(iter(replies.get((a.chat_id, a.message_id), [])), None)
-        if first is None:
-            continue
-        pages = [first, *replies.get((a.chat_id, first.message_id), [])]
-        working = pages[-1].text.splitlines()[-1].startswith("⏳") if pages[-1].text else True
-        if not working and not any(p.buttons for p in pages):
-            done[n] = pages
-    return done
+    """The asks (by index) whose answer is final on screen (`final_pages`)."""
+    replies = bot_replies(st.tg)
+    return {n: pages for n, a in enumerate(asked)
+            if (pages := final_pages(replies, a.chat_id, a.message_id)) is not None}
 
 
 def plan(st: Stage, level: Level) -> list[tuple[int, int]]:

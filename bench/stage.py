@@ -99,24 +99,44 @@ class Stage:
         return next(s for s in reversed(self.model.served) if question_of(s.body) == question)
 
     def final(self, chat_id: int, asked: int) -> list[Message] | None:
-        """The pages of the bot's answer to message `asked` once final: no ⏹ button left, and
-        not a page just sent (its ⏹ comes with the next edit) that still says ⏳ Working…"""
-        with self.tg.lock:
-            mine = [m for (c, _), m in sorted(self.tg.messages.items())
-                    if c == chat_id and m.sender["is_bot"]]
-        first = next((m for m in mine if m.reply_to == asked), None)
-        if first is None:
-            return None
-        pages = [first, *(m for m in mine if m.reply_to == first.message_id)]
-        working = pages[-1].text.splitlines()[-1].startswith("⏳")
-        mark = _PAGE_MARK.search(pages[-1].text)
-        more = mark is not None and int(mark[1]) < int(mark[2])  # (1/3): pages still to come
-        return None if working or more or any(page.buttons for page in pages) else pages
+        """The pages of the bot's answer to message `asked` once final (`final_pages`)."""
+        return final_pages(bot_replies(self.tg), chat_id, asked)
 
     def peak_rss_mib(self) -> float | None:
         """The bot process's peak resident memory so far (Linux: VmHWM)."""
         kib = rss_kib(self.bot.pid, "VmHWM")
         return None if kib is None else kib / 1024
+
+
+Replies = dict[tuple[int, int | None], list[Message]]
+"""The bot's messages by (chat, the message each replies to), oldest first."""
+
+
+def bot_replies(tg: FakeTelegram) -> Replies:
+    """Every bot message on screen, by what it replies to: one pass, so asking `final_pages`
+    for each of 1,000 chats' answers is not quadratic."""
+    with tg.lock:
+        mine = sorted((m for m in tg.messages.values() if m.sender["is_bot"]),
+                      key=lambda m: m.message_id)
+    replies: Replies = {}
+    for m in mine:
+        replies.setdefault((m.chat_id, m.reply_to), []).append(m)
+    return replies
+
+
+def final_pages(replies: Replies, chat_id: int, asked: int) -> list[Message] | None:
+    """The pages of the bot's answer to message `asked` once final: no ⏹ button left, not a
+    page just sent (its ⏹ comes with the next edit) that still says ⏳ Working… (or shows no
+    text yet), and no page mark saying more pages are to come."""
+    first = next(iter(replies.get((chat_id, asked), [])), None)
+    if first is None:
+        return None
+    pages = [first, *replies.get((chat_id, first.message_id), [])]
+    last = pages[-1].text
+    working = not last or last.splitlines()[-1].startswith("⏳")
+    mark = _PAGE_MARK.search(last)
+    more = mark is not None and int(mark[1]) < int(mark[2])  # (1/3): pages still to come
+    return None if working or more or any(page.buttons for page in pages) else pages
 
 
 def rss_kib(pid: int, key: str = "VmRSS") -> int | None:

@@ -127,3 +127,40 @@ async def test_glassbox_notes_can_be_hidden_when_a_model_gives_no_reasoning(
     final = await gb.answer_to(GROUP, second)
     assert "补写" not in final.text and "思考" not in final.text
     assert "calculate(expression=" in final.text and "4." in final.text
+
+    # Off hides them wherever the chat sees a run again, the run before the change too.
+    for n in (1, 2):
+        shown_again = gb.tg.send(GROUP, BOB, f"/show {n}")
+        await gb.tg.wait(lambda m=shown_again: bool(gb.replies_to(GROUP, m)))
+        replayed = "\n".join(m.text for m in gb.replies_to(GROUP, shown_again))
+        assert "calculate(expression=" in replayed and "补写" not in replayed
+        exported = gb.tg.send(GROUP, BOB, f"/export {n}")
+        await gb.tg.wait(lambda m=exported: bool(gb.replies_to(GROUP, m)))
+        document = gb.replies_to(GROUP, exported)[0].document
+        assert document is not None
+        page = document.content.decode("utf-8")
+        assert "calculate(expression=" in page
+        assert "补写" not in page and "模型没有给出理由" not in page
+
+
+async def test_a_chat_language_decides_the_bots_words_whoever_asks(gb: Glassbox) -> None:
+    """Set to 中文, a group hears Chinese from /help, /history and /show, as from its runs,
+    even from a student whose Telegram speaks English."""
+    shown = await menu(gb, GROUP, ADMIN)
+    await tap(gb, GROUP, ADMIN, shown, "🌐 Language")
+    assert "→ 中文" in shown.text
+
+    async def reply(command: str) -> str:
+        sent = gb.tg.send(GROUP, ALICE, command)  # Alice's Telegram speaks English
+        await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, sent)))
+        return gb.replies_to(GROUP, sent)[0].text
+
+    assert "会把它的思考过程一步步摆在你眼前" in await reply("/help")
+    assert "这里还没有记录" in await reply("/history")
+    gb.model.push(tool_reply(("calculate", {"expression": "2+2"}), content="Add them."),
+                  text_reply("4."))
+    asked = gb.tg.send(GROUP, ALICE, "/ask what is 2+2")
+    assert "第 1 轮" in (await gb.answer_to(GROUP, asked)).text
+    listed = await reply("/history")
+    assert "📜 记录" in listed and "what is 2+2" in listed
+    assert "第 1 轮" in await reply("/show 1")

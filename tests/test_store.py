@@ -31,6 +31,7 @@ from agent.events import (
     Usage,
 )
 from bot.store.records import RunRecord, Scope, UnknownEvent
+from bot.store.threads import MAX_THREAD_RUNS
 from bot.store.transcripts import Store
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 
@@ -285,3 +286,34 @@ async def test_unknown_names_are_refused(store: Store) -> None:
         await store.append(run.id, Thought(round=1, text="t"), lane="left")
     with pytest.raises(ValueError, match="running"):
         await store.finish(run.id, status="running", usage=Usage(), duration_ms=0, answer="")
+
+
+async def test_a_thread_is_read_in_one_query_oldest_first_to_its_last_hundred(
+        store: Store) -> None:
+    """A follow-up's thread: its parents in its own chat, oldest first, at most
+    MAX_THREAD_RUNS runs, read in one statement however long the thread is."""
+    elsewhere = await new_run(store, chat_id=-555)
+    chain: list[RunRecord] = []
+    parent_id: int | None = elsewhere.id  # a parent in another chat ends the thread
+    for i in range(MAX_THREAD_RUNS + 5):
+        run = await store.start_run(chat_id=GROUP, user_id=7, user_name="A", mode="ask",
+                                    question=f"q{i}", model="m", parent_id=parent_id)
+        chain.append(run)
+        parent_id = run.id
+    statements: list[str] = []
+    await store._db.set_trace_callback(statements.append)
+    try:
+        thread = await store.threads.runs(chain[-1])
+    finally:
+        await store._db.set_trace_callback(None)
+    assert [run.question for run in thread] == [run.question for run in chain[-MAX_THREAD_RUNS:]]
+    assert thread[-1] is chain[-1]
+    assert len(statements) == 1
+
+    short = await store.threads.runs(chain[3])
+    assert [run.id for run in short] == [run.id for run in chain[:4]]
+    assert await store.threads.runs(elsewhere) == [elsewhere]
+    assert await store.forget(Scope(GROUP), chain[1].n)  # a gone parent ends it too
+    gone = await store.get(Scope(GROUP), chain[3].n)
+    assert gone is not None
+    assert [run.id for run in await store.threads.runs(gone)] == [chain[2].id, chain[3].id]

@@ -11,6 +11,7 @@ import aiosqlite
 import pytest
 
 from agent.events import Action, RunStarted, Thought
+from agent.tools.notes_index import NOTES_PASSAGES, UPLOAD_PASSAGES
 from bot.store.migrations import MIGRATIONS, migrate
 from bot.store.notes import open_notes_index
 from bot.store.records import Scope
@@ -125,6 +126,18 @@ async def test_migrations_apply_once(tmp_path: Path) -> None:
         assert await migrate(db) == []
         rows = await db.execute_fetchall("SELECT count(*) FROM transcript_migrations")
         assert list(rows) == [(len(MIGRATIONS),)]
+
+
+async def test_the_migrated_passage_tables_have_the_columns_search_weighs(
+        tmp_path: Path) -> None:
+    """bm25's weights follow each passage table's declared columns: the bot's migrations
+    must make those columns, in that order, as the agent's own SCHEMA does."""
+    path = tmp_path / "glassbox.sqlite3"
+    await (await Store.open(path)).close()
+    with sqlite3.connect(path) as db:
+        for table in (NOTES_PASSAGES, UPLOAD_PASSAGES):
+            made = [row[1] for row in db.execute(f"PRAGMA table_info({table.name})")]
+            assert made == [column.split()[0] for column in table.columns]
 
 
 async def test_a_failing_migration_leaves_the_previous_version(tmp_path: Path) -> None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -28,20 +30,49 @@ SUFFIXES = (".md", ".markdown", ".txt")
 PASSAGE_CHARS = 600
 MAX_FILE_BYTES = 2_000_000
 
+@dataclass(frozen=True, slots=True)
+class PassageTable:
+    """An FTS5 table of passages: its columns, and so how `search` reads and ranks it."""
+
+    name: str
+    columns: tuple[str, ...]
+    """In order, as CREATE names them; bm25 weighs them in this order."""
+    hit: str
+    """What a hit reads: its path (or name), heading, body and location."""
+    scoped: bool = False
+    """Whether its rows belong to a scope (uploads) and a search reads one scope's only."""
+
+    @property
+    def create(self) -> str:
+        return (f"CREATE VIRTUAL TABLE {self.name} USING fts5("
+                f" {', '.join(self.columns)}, tokenize = 'trigram')")
+
+    @property
+    def weights(self) -> str:
+        """bm25's weight per column: a heading counts twice the body, the others nothing."""
+        return ", ".join({"heading": "2.0", "body": "1.0"}.get(column.split()[0], "0.0")
+                         for column in self.columns)
+
+
+NOTES_PASSAGES = PassageTable("notes_passages", ("path UNINDEXED", "heading", "body"),
+                              "path, heading, body, ''")
+UPLOAD_PASSAGES = PassageTable(
+    "notes_upload_passages",
+    ("scope UNINDEXED", "name UNINDEXED", "location UNINDEXED", "heading", "body"),
+    "name, heading, body, location", scoped=True)
+
 SCHEMA = (
     "CREATE TABLE notes_files ("
     " path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL)",
-    "CREATE VIRTUAL TABLE notes_passages USING fts5("
-    " path UNINDEXED, heading, body, tokenize = 'trigram')",
+    NOTES_PASSAGES.create,
     "CREATE TABLE notes_uploads ("
     " scope INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, parts INTEGER NOT NULL,"
     " chars INTEGER NOT NULL, PRIMARY KEY (scope, name))",
-    "CREATE VIRTUAL TABLE notes_upload_passages USING fts5("
-    " scope UNINDEXED, name UNINDEXED, location UNINDEXED, heading, body,"
-    " tokenize = 'trigram')",
+    UPLOAD_PASSAGES.create,
 )
 """The tables `SqliteNotesIndex` works on, as the agent creates them in its own in-memory
-database. A front end keeping the index in its database creates them its own way."""
+database. A front end keeping the index in its database creates them its own way (with the
+passage tables' columns in the same order)."""
 _HEADING = re.compile(r"\s{0,3}#{1,6}(\s+)")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _WORD = re.compile(r"[^\W_]+")
@@ -203,8 +234,7 @@ class SqliteNotesIndex:
                        passages: list[tuple[str, str]]) -> None:
         """Put file `rel` (mtime, size) with its passages in place of what was indexed for it;
         `stat` None: it is gone."""
-        await self.db.execute("BEGIN IMMEDIATE")
-        try:
+        async with self._transaction():
             await self.db.execute("DELETE FROM notes_passages WHERE path = ?", (rel,))
             await self.db.execute("DELETE FROM notes_files WHERE path = ?", (rel,))
             if stat is not None:
@@ -214,6 +244,13 @@ class SqliteNotesIndex:
                 await self.db.execute(
                     "INSERT INTO notes_files (path, mtime_ns, size) VALUES (?, ?, ?)",
                     (rel, *stat))
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[None]:
+        """A short `BEGIN IMMEDIATE` transaction: committed, or rolled back on any error."""
+        await self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
         except BaseException:
             await self.db.execute("ROLLBACK")
             raise
@@ -227,21 +264,20 @@ class SqliteNotesIndex:
         expression, short = match_query(query)
         if not expression and not short:
             return []
-        found = await self._ranked("notes_passages", "path, heading, body, ''", "",
-                                   (), expression, short, limit)
+        found = await self._ranked(NOTES_PASSAGES, None, expression, short, limit)
         if scope is not None:
-            found += await self._ranked("notes_upload_passages", "name, heading, body, location",
-                                        "scope = ? AND ", (scope,), expression, short, limit)
+            found += await self._ranked(UPLOAD_PASSAGES, scope, expression, short, limit)
             found.sort(key=lambda hit: hit[0])
         return [passage for _, passage in found[:limit]]
 
-    async def _ranked(self, table: str, columns: str, where: str, params: tuple[object, ...],
-                      expression: str, short: list[str],
+    async def _ranked(self, passages: PassageTable, scope: int | None, expression: str,
+                      short: list[str],
                       limit: int) -> list[tuple[tuple[int, float], Passage]]:
-        """(rank key, passage) of `table`'s best passages: the two-character Chinese words a
-        passage holds first, then bm25 (heading twice the body)."""
+        """(rank key, passage) of the table's best passages (of `scope`'s, if it has scopes):
+        the two-character Chinese words a passage holds first, then bm25 (its weights)."""
         hits = " + ".join(["(instr(lower(heading || ' ' || body), ?) > 0)"] * len(short)) or "0"
-        weights = "0.0, 2.0, 1.0" if table == "notes_passages" else "0.0, 0.0, 0.0, 2.0, 1.0"
+        table, columns, weights = passages.name, passages.hit, passages.weights
+        where, params = ("scope = ? AND ", (scope,)) if passages.scoped else ("", ())
         if expression:
             first = f"{hits} DESC, " if short else ""  # ORDER BY 0 would name a column
             sql = (f"SELECT {columns}, {hits}, bm25({table}, {weights}) FROM {table}"
@@ -261,35 +297,22 @@ class SqliteNotesIndex:
                          sections: list[tuple[str, str, str]]) -> bool:
         """Index an uploaded file's (location, heading, body) sections in `scope`, in place
         of a file of the same name; whether one was replaced."""
-        async with self._lock:
-            await self.db.execute("BEGIN IMMEDIATE")
-            try:
-                replaced = await self._drop_upload(scope, upload.name)
-                await self.db.executemany(
-                    "INSERT INTO notes_upload_passages (scope, name, location, heading, body)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    [(scope, upload.name, *section) for section in sections])
-                await self.db.execute(
-                    "INSERT INTO notes_uploads (scope, name, kind, parts, chars)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (scope, upload.name, upload.kind, upload.parts, upload.chars))
-            except BaseException:
-                await self.db.execute("ROLLBACK")
-                raise
-            await self.db.execute("COMMIT")
+        async with self._lock, self._transaction():
+            replaced = await self._drop_upload(scope, upload.name)
+            await self.db.executemany(
+                "INSERT INTO notes_upload_passages (scope, name, location, heading, body)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(scope, upload.name, *section) for section in sections])
+            await self.db.execute(
+                "INSERT INTO notes_uploads (scope, name, kind, parts, chars)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (scope, upload.name, upload.kind, upload.parts, upload.chars))
         return replaced
 
     async def forget_upload(self, scope: int, name: str) -> bool:
         """Remove an uploaded file from `scope`; whether there was one."""
-        async with self._lock:
-            await self.db.execute("BEGIN IMMEDIATE")
-            try:
-                gone = await self._drop_upload(scope, name)
-            except BaseException:
-                await self.db.execute("ROLLBACK")
-                raise
-            await self.db.execute("COMMIT")
-        return gone
+        async with self._lock, self._transaction():
+            return await self._drop_upload(scope, name)
 
     async def uploads(self, scope: int) -> list[Upload]:
         rows = await self.db.execute_fetchall(

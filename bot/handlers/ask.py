@@ -9,9 +9,9 @@ from telegram import Message, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
 from agent.events import Usage
-from agent.lang import detect_lang, run_lang
+from agent.lang import detect_lang
 from bot.context import Context
-from bot.handlers.common import chat_settings, lang_of, sender_of
+from bot.handlers.common import chat_settings, lang_of, sender_of, words_lang
 from bot.runs.execute import Question
 from bot.runs.quota import refusal
 from bot.runs.thread_history import thread_history
@@ -43,8 +43,8 @@ async def help_command(update: Update, context: Context) -> None:
     """/start and /help: a notice, so asking 300 times gets one answer per cooldown."""
     msg, sender = update.effective_message, sender_of(update)
     assert msg is not None
-    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
-                                text(sender.lang, "help"))
+    lang = await words_lang(context, msg.chat_id, sender.lang)
+    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(lang, "help"))
 
 
 async def ask_command(update: Update, context: Context) -> None:
@@ -87,7 +87,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     per cooldown to a sender who keeps trying."""
     sender = sender_of(update)
     chat = await chat_settings(context, msg.chat_id)
-    lang = sender.lang if chat.lang == "auto" else chat.lang
+    lang = chat.words_lang(sender.lang)
     question, parent = await _resolve(context, msg if replies_count else None, typed)
     reply_to = msg.message_id
 
@@ -106,7 +106,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
         return
     question = question.strip()
     # The run's message speaks one language: the chat's if set, else the question's if clear.
-    in_lang = lang if chat.lang != "auto" else run_lang(question, lang)
+    in_lang = chat.run_lang(question, sender.lang)
     active = context.runs.active.claim(msg.chat_id, sender.id, in_lang)
     if active is None:
         await notice(text(lang, "busy"))
@@ -146,7 +146,7 @@ async def _resolve(context: Context, msg: Message | None,
 async def examples_command(update: Update, context: Context) -> None:
     msg = update.effective_message
     assert msg is not None
-    lang = lang_of(update.effective_user)
+    lang = await words_lang(context, msg.chat_id, lang_of(update.effective_user))
     rows = tuple((Button(ex.in_lang(lang)[0], f"ex:{ex.id}"),) for ex in context.parts.examples)
     await context.outbox.say(msg.chat_id, msg.message_id, text(lang, "examples"), rows)
 
@@ -170,8 +170,9 @@ async def stop_command(update: Update, context: Context) -> None:
     assert msg is not None
     active = context.runs.active.of_user(sender.id)
     if active is None:
+        lang = await words_lang(context, msg.chat_id, sender.lang)
         await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
-                                    text(sender.lang, "nothing_to_stop"))
+                                    text(lang, "nothing_to_stop"))
         return
     active.stop()
 

@@ -12,7 +12,7 @@ from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CommandHandler
 
 from bot.context import Context
-from bot.handlers.common import is_admin, lang_of, sender_of
+from bot.handlers.common import is_admin, lang_of, sender_of, words_lang
 from bot.store.web import WebStore
 from bot.view.i18n import text
 
@@ -24,7 +24,8 @@ def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
 async def board_command(update: Update, context: Context) -> None:
     msg, chat, user = update.effective_message, update.effective_chat, update.effective_user
     assert msg is not None and msg.text is not None and chat is not None and user is not None
-    lang, sender = lang_of(user), sender_of(update)
+    sender = sender_of(update)
+    lang = await words_lang(context, chat.id, lang_of(user))
     say = context.outbox.say
     if context.settings.http_address() is None:
         await say(chat.id, msg.message_id, text(lang, "board_off"))

@@ -52,6 +52,12 @@ async def is_admin(context: Context, chat_id: int, sender: Sender) -> bool:
     return sender.anonymous_admin or await context.admins.check(chat_id, sender.id)
 
 
+async def words_lang(context: Context, chat_id: int, person: Lang) -> Lang:
+    """The language of the bot's words in this chat to `person`: the chat's /settings
+    language, if it set one, else the person's own (ChatSettings.words_lang)."""
+    return (await chat_settings(context, chat_id)).words_lang(person)
+
+
 async def chat_settings(context: Context, chat_id: int) -> ChatSettings:
     """The chat's own settings (/settings), the environment's where it changed nothing."""
-    return await context.store.chats.get(chat_id, ChatSettings.defaults(context.settings))
+    return await context.parts.chat_settings(chat_id)

@@ -18,9 +18,9 @@ from telegram import Chat, MaybeInaccessibleMessage, Message, Update, User
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from agent.lang import Lang, run_lang
+from agent.lang import Lang
 from bot.context import Context
-from bot.handlers.common import Sender, chat_settings, is_admin, lang_of, sender_of
+from bot.handlers.common import Sender, chat_settings, is_admin, lang_of, sender_of, words_lang
 from bot.runs.quota import wait_text
 from bot.store.records import Scope
 from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
@@ -56,12 +56,22 @@ def scope_of(chat: Chat, user: User) -> Scope:
     return Scope(chat.id, user.id) if chat.type == ChatType.PRIVATE else Scope(chat.id)
 
 
-def _command(update: Update) -> tuple[Message, Chat, User, Lang, str]:
-    """The command's message, chat, sender, the sender's language, and what follows it."""
+async def _command(update: Update, context: Context) -> tuple[Message, Chat, User, Lang, str]:
+    """The command's message, chat, sender, the language of the reply (the chat's, if it
+    set one, else the sender's), and what follows it."""
     msg, chat, user = update.effective_message, update.effective_chat, update.effective_user
     assert msg is not None and msg.text is not None and chat is not None and user is not None
     rest = msg.text.split(maxsplit=1)
-    return msg, chat, user, lang_of(user), rest[1].strip() if len(rest) > 1 else ""
+    lang = await words_lang(context, chat.id, lang_of(user))
+    return msg, chat, user, lang, rest[1].strip() if len(rest) > 1 else ""
+
+
+async def _tap_lang(update: Update, context: Context) -> Lang:
+    """The language of the answer to a button tap: the chat's, if it set one."""
+    query, chat = update.callback_query, update.effective_chat
+    assert query is not None
+    person = lang_of(query.from_user)
+    return person if chat is None else await words_lang(context, chat.id, person)
 
 
 def _number(arg: str) -> int | None:
@@ -74,7 +84,7 @@ def _number(arg: str) -> int | None:
 async def history_command(update: Update, context: Context) -> None:
     """`/history`, `/history 2` (a page) or `/history 杭州 天气` (a search: its first
     MAX_SEARCH_WORDS words, and the reply says so when there were more)."""
-    msg, chat, user, lang, arg = _command(update)
+    msg, chat, user, lang, arg = await _command(update, context)
     sender = sender_of(update)
     too_often = _too_often(context, sender.id, lang)
     if too_often:
@@ -102,7 +112,7 @@ async def history_tapped(update: Update, context: Context) -> None:
     """◀ ▶ under a list: the list message turns to that page."""
     query = update.callback_query
     assert query is not None
-    lang = lang_of(query.from_user)
+    lang = await _tap_lang(update, context)
     found = _PAGE_DATA.fullmatch(query.data or "")
     search = int(found[2]) if found and found[2] else None
     keyword = _searches(context).get(search, None) if search is not None else ""
@@ -147,7 +157,7 @@ def _remember(context: Context, keyword: str) -> int:
 # --- /show and the ▶ buttons ----------------------------------------------------------------
 
 async def show_command(update: Update, context: Context) -> None:
-    msg, chat, user, lang, arg = _command(update)
+    msg, chat, user, lang, arg = await _command(update, context)
     n = _number(arg)
     if n is None:
         await context.outbox.say(chat.id, msg.message_id, text(lang, "run_usage", command="show"))
@@ -160,7 +170,7 @@ async def show_tapped(update: Update, context: Context) -> None:
     """A run's button in a list: the run, replayed in reply to the list."""
     query = update.callback_query
     assert query is not None
-    lang = lang_of(query.from_user)
+    lang = await _tap_lang(update, context)
     found = _SHOW_DATA.fullmatch(query.data or "")
     if found is None or query.message is None:
         await query.answer(text(lang, "stale_button"), show_alert=True)
@@ -180,10 +190,11 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
     record = await context.store.get(scope, n)
     if record is None:
         return None
-    lang = run_lang(record.question, lang)  # as the run's message spoke, in one language
+    chat = await chat_settings(context, record.chat_id)
+    lang = chat.run_lang(record.question, lang)  # as the run's message spoke, in one language
     lanes = await context.store.events(record.id)
-    zone = (await chat_settings(context, record.chat_id)).timezone
-    return await asyncio.to_thread(show_pages, record, lanes, lang, zone)
+    return await asyncio.to_thread(show_pages, record, lanes, lang, chat.timezone,
+                                   notes=chat.notes)
 
 
 # --- /export -------------------------------------------------------------------------------
@@ -191,7 +202,7 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
 async def export_command(update: Update, context: Context) -> None:
     """The run as a self-contained HTML file, sent as a document (built in a thread, as
     /show's pages are)."""
-    msg, chat, user, lang, arg = _command(update)
+    msg, chat, user, lang, arg = await _command(update, context)
     n = _number(arg)
     record = None if n is None else await context.store.get(scope_of(chat, user), n)
     if record is None:
@@ -199,10 +210,11 @@ async def export_command(update: Update, context: Context) -> None:
             lang, "no_run", n=n)
         await context.outbox.say(chat.id, msg.message_id, reply)
         return
-    lang = run_lang(record.question, lang)
+    settings = await chat_settings(context, chat.id)
+    lang = settings.run_lang(record.question, lang)
     lanes = await context.store.events(record.id)
-    zone = (await chat_settings(context, chat.id)).timezone
-    page = await asyncio.to_thread(export_html, record, lanes, lang, zone)
+    page = await asyncio.to_thread(export_html, record, lanes, lang, settings.timezone,
+                                   notes=settings.notes)
     caption = text(lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)
@@ -213,10 +225,10 @@ async def export_command(update: Update, context: Context) -> None:
 async def forget_command(update: Update, context: Context) -> None:
     """`/forget 12`: your own run (an admin: any run of the chat). `/forget all`: ask first.
     Posted as a channel, "your own" is the channel's; posted as the group, an admin's."""
-    msg, chat, user, lang, arg = _command(update)
+    msg, chat, user, lang, arg = await _command(update, context)
     sender = sender_of(update)
     if arg.lower() == "all":
-        await _confirm_forget_all(context, msg, chat, user, sender)
+        await _confirm_forget_all(context, msg, chat, user, sender, lang)
         return
     n = _number(arg)
     scope = scope_of(chat, user)
@@ -235,11 +247,11 @@ async def forget_command(update: Update, context: Context) -> None:
 
 
 async def _confirm_forget_all(context: Context, msg: Message, chat: Chat, user: User,
-                              sender: Sender) -> None:
+                              sender: Sender, lang: Lang) -> None:
     """Admins only (in a private chat, its user): a button to confirm, for this user alone.
     An anonymous admin's taps come from their own account, which the bot cannot tie to the
     group's name: their button (owner 0) is for any admin of the group."""
-    say, lang = context.outbox.say, sender.lang
+    say = context.outbox.say
     if chat.type != ChatType.PRIVATE and not await is_admin(context, chat.id, sender):
         await say(chat.id, msg.message_id, text(lang, "forget_all_admins"))
         return
@@ -257,7 +269,7 @@ async def forget_all_tapped(update: Update, context: Context) -> None:
     """The confirm buttons: only the admin who asked, and still an admin, can say yes."""
     query = update.callback_query
     assert query is not None
-    user, lang = query.from_user, lang_of(query.from_user)
+    user, lang = query.from_user, await _tap_lang(update, context)
     found = _FORGET_ALL_DATA.fullmatch(query.data or "")
     if found is None or not isinstance(query.message, Message):
         await query.answer(text(lang, "stale_button"), show_alert=True)

@@ -18,7 +18,7 @@ from agent.lang import Lang
 from agent.tools.documents import DocumentError, kind_of, read_document
 from agent.tools.notes_index import Upload
 from bot.context import Context
-from bot.handlers.common import Sender, is_admin, sender_of
+from bot.handlers.common import Sender, is_admin, sender_of, words_lang
 from bot.view.i18n import text
 
 log = logging.getLogger(__name__)
@@ -59,12 +59,12 @@ async def notes_command(update: Update, context: Context) -> None:
     if words and words[0].lower() == "forget":
         await _forget(context, msg, sender, words[1].strip() if len(words) > 1 else "")
         return
-    await _list(context, msg, sender.lang)
+    await _list(context, msg, await words_lang(context, msg.chat_id, sender.lang))
 
 
 async def _index(update: Update, context: Context, msg: Message, document: Document) -> None:
     sender = sender_of(update)
-    lang = sender.lang
+    lang = await words_lang(context, msg.chat_id, sender.lang)
 
     async def say(html: str) -> None:
         await context.outbox.say(msg.chat_id, msg.message_id, html)
@@ -110,7 +110,7 @@ async def _index(update: Update, context: Context, msg: Message, document: Docum
 
 
 async def _forget(context: Context, msg: Message, sender: Sender, name: str) -> None:
-    lang = sender.lang
+    lang = await words_lang(context, msg.chat_id, sender.lang)
     index = context.parts.notes
     if index is None:
         await context.outbox.say(msg.chat_id, msg.message_id, text(lang, "notes_off"))

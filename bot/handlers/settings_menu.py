@@ -8,7 +8,6 @@ from telegram import Message, Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from agent.lang import Lang
 from bot.context import Context
 from bot.handlers.common import chat_settings, is_admin, lang_of, sender_of
 from bot.runs.class_settings import apply
@@ -25,17 +24,13 @@ def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
             CallbackQueryHandler(settings_tapped, pattern=r"^cfg:")]
 
 
-def _lang(chat: ChatSettings, fallback: Lang) -> Lang:
-    return fallback if chat.lang == "auto" else chat.lang
-
-
 async def settings_command(update: Update, context: Context) -> None:
     """/settings shows the menu; `/settings timezone Area/City` sets a zone the menu does
     not offer."""
     msg, sender = update.effective_message, sender_of(update)
     assert msg is not None and msg.text is not None
     chat = await chat_settings(context, msg.chat_id)
-    lang = _lang(chat, sender.lang)
+    lang = chat.words_lang(sender.lang)
     allowed = msg.chat.type == ChatType.PRIVATE or await is_admin(context, msg.chat_id, sender)
     words = msg.text.split()[1:]
     change = None
@@ -73,7 +68,7 @@ async def settings_tapped(update: Update, context: Context) -> None:
         return
     chat_id = message.chat_id
     chat = await chat_settings(context, chat_id)
-    lang = _lang(chat, lang_of(user))
+    lang = chat.words_lang(lang_of(user))
     if message.chat.type != ChatType.PRIVATE and not await context.admins.check(chat_id,
                                                                                  user.id):
         await query.answer(phrase(lang, "settings_not_admin"), show_alert=True)
@@ -92,7 +87,7 @@ async def settings_tapped(update: Update, context: Context) -> None:
         return
     chat, done = changed
     await context.store.chats.put(chat_id, chat, _defaults(context), user.id)
-    lang = _lang(chat, lang_of(user))
+    lang = chat.words_lang(lang_of(user))
     after = value_text(done.field, done.after, lang, _tools(context))
     await query.answer(phrase(lang, "settings_changed_short",
                               what=phrase(lang, f"settings_{done.field}"), after=after))

@@ -7,6 +7,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent.lang import Lang, run_lang
+
 if TYPE_CHECKING:  # pydantic-settings would load asyncio into the pure view
     from agent.settings import AgentSettings
 
@@ -35,6 +37,16 @@ class ChatSettings:
         """What a chat that never changed anything has: the environment's settings."""
         return cls(timezone=settings.default_timezone, planner=settings.agent_planner,
                    agent_mode=settings.agent_mode)
+
+    def words_lang(self, person: Lang) -> Lang:
+        """The language of the bot's words here to `person` (whose Telegram language it is):
+        the chat's, if it set one."""
+        return person if self.lang == "auto" else self.lang
+
+    def run_lang(self, question: str, person: Lang) -> Lang:
+        """The one language of a run's message here: the chat's, if it set one; else the
+        question's when it is clear, else the asker's (agent.lang.run_lang)."""
+        return run_lang(question, person) if self.lang == "auto" else self.lang
 
     def changed(self, **values: Any) -> ChatSettings:
         return dataclasses.replace(self, **values)

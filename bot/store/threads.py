@@ -5,33 +5,46 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import aiosqlite
 
 from bot.store.chat_settings import Transaction
 from bot.store.records import RunRecord
 
-ById = Callable[[int], Awaitable[RunRecord | None]]
+Many = Callable[[str, Sequence[Any]], Awaitable[list[RunRecord]]]
+"""The Store's run reader: the runs a tail (joins, WHERE, ORDER BY) selects."""
 MAX_THREAD_RUNS = 100
 """A thread longer than this is read back to its last this many runs."""
+
+_PARENTS = """
+    JOIN (
+        WITH RECURSIVE up(id, parent_id, depth) AS (
+            SELECT id, parent_id, 1 FROM runs WHERE id = ? AND chat_id = ?
+            UNION ALL
+            SELECT runs.id, runs.parent_id, up.depth + 1 FROM runs JOIN up ON runs.id = up.parent_id
+            WHERE runs.chat_id = ? AND up.depth < ?
+        ) SELECT id, depth FROM up
+    ) AS thread ON thread.id = runs.id
+    ORDER BY thread.depth DESC"""
+"""A run's parents in its own chat, up to a depth, oldest first: one query however long
+the thread (the walk stops at a parent that is gone or in another chat)."""
 
 
 class ThreadsTable:
     """Threads through the Store's connection and transactions."""
 
     def __init__(self, db: aiosqlite.Connection, transaction: Transaction,
-                 by_id: ById) -> None:
-        self._db, self._transaction, self._by_id = db, transaction, by_id
+                 many: Many) -> None:
+        self._db, self._transaction, self._many = db, transaction, many
 
     async def runs(self, last: RunRecord) -> list[RunRecord]:
         """The thread ending with `last` (its parents, then it), oldest first."""
-        found = [last]
-        while found[-1].parent_id is not None and len(found) < MAX_THREAD_RUNS:
-            parent = await self._by_id(found[-1].parent_id)
-            if parent is None or parent.chat_id != last.chat_id:
-                break
-            found.append(parent)
-        return found[::-1]
+        if last.parent_id is None:
+            return [last]
+        parents = await self._many(_PARENTS, (last.parent_id, last.chat_id, last.chat_id,
+                                              MAX_THREAD_RUNS - 1))
+        return [*parents, last]
 
     async def summaries(self, run_ids: Sequence[int]) -> dict[int, str]:
         """The summaries kept for any of these runs, by the newest run each covers."""

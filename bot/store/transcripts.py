@@ -84,7 +84,7 @@ class Store:
         self._lock = asyncio.Lock()
         self.chats = ChatSettingsTable(db, self._transaction)
         """Each chat's own settings (/settings)."""
-        self.threads = ThreadsTable(db, self._transaction, self.by_id)
+        self.threads = ThreadsTable(db, self._transaction, self._many)
         """Reply threads and the summaries of their older turns."""
 
     @classmethod

@@ -401,6 +401,25 @@ def status_label(status: str, lang: str) -> str:
     return phrase(lang, key) if key in _PLAIN else status
 
 
+_ENDINGS = {"error": ("❌", "chain_failed"), "cancelled": ("⏹", "chain_stopped"),
+            "max_rounds": ("⚠️", "chain_step_limit")}
+
+
+def ending_line(status: str, reason: str, lang: str) -> str:
+    """'❌ why', '⏹ why' or '⚠️ why': how a run that did not end well ended (its own
+    `reason`, else the usual words); empty for a run that ended well."""
+    if status not in _ENDINGS:
+        return ""
+    mark, key = _ENDINGS[status]
+    return f"{mark} {reason or phrase(lang, key)}"
+
+
+def answer_heading(answer_model: str, lang: str) -> str:
+    """The answer's heading: it names the model that wrote it when a second one did."""
+    return phrase(lang, "chain_answer_by", model=answer_model) if answer_model else (
+        phrase(lang, "chain_answer"))
+
+
 def failure_label(failure: str, lang: str) -> str:
     """Why a tool call gave no result (agent.events.ObservationFailure); unknown ones as is."""
     key = f"failure_{failure}"

@@ -18,7 +18,7 @@ from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import approx, difference, figures, seconds
 from bot.view.grounding import marked, unfounded_line
-from bot.view.i18n import phrase, plural
+from bot.view.i18n import answer_heading, ending_line, phrase, plural
 from bot.view.markdown import md_spans
 from bot.view.spans import (
     CODE,
@@ -126,10 +126,9 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_working"), (I,)))
     done = t.finished
-    if done is not None and done.status != "done":
-        mark, words = {"error": ("❌", "chain_failed"), "cancelled": ("⏹", "chain_stopped")}.get(
-            done.status, ("⚠️", "chain_step_limit"))
-        out.append((f"\n{mark} " + (done.reason or phrase(lang, words)), ()))
+    ending = ending_line(done.status, done.reason, lang) if done is not None else ""
+    if ending:
+        out.append(("\n" + ending, ()))
 
 
 def _answer_text(out: list[Span], t: Transcript, lang: str) -> None:
@@ -325,10 +324,8 @@ def _thought(out: list[Span], text: str, lang: str) -> None:
 
 
 def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
-    heading = phrase(lang, "chain_answer_by", model=t.answer_model) if t.answer_model else (
-        phrase(lang, "chain_answer"))
     out.append(("\n\n💬 ", ()))
-    out.append((heading, (B,)))
+    out.append((answer_heading(t.answer_model, lang), (B,)))
     if not t.answer_final:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
@@ -346,10 +343,8 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
     done = t.finished
     if done is not None:
         out.append(("\n\n", ()))
-        if done.status == "error":
-            out.append(("❌ " + (done.reason or phrase(lang, "chain_failed")), ()))
-        elif done.status == "cancelled":
-            out.append(("⏹ " + (done.reason or phrase(lang, "chain_stopped")), ()))
+        if done.status in ("error", "cancelled"):
+            out.append((ending_line(done.status, done.reason, lang), ()))
         else:
             if number:
                 out.append((_names(number) + " · ", ()))
@@ -364,8 +359,7 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
                 text = figures(done, lang, tokens=not live)
             out.append(("⏱ " + text, (I,)))
             if done.status == "max_rounds":
-                limit = phrase(lang, "chain_step_limit")
-                out.append(("\n⚠️ " + (done.reason or limit), ()))
+                out.append(("\n" + ending_line(done.status, done.reason, lang), ()))
     if t.notice:
         out.append(("\n\n⚠️ " + t.notice, ()))
     elif running and live:

@@ -16,7 +16,15 @@ from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
 from bot.store.records import RunRecord
 from bot.view.grounding import marked, unfounded_line
-from bot.view.i18n import failure_label, lane_label, mode_label, phrase, status_label
+from bot.view.i18n import (
+    answer_heading,
+    ending_line,
+    failure_label,
+    lane_label,
+    mode_label,
+    phrase,
+    status_label,
+)
 from bot.view.markdown import md_to_html
 from bot.view.spans import to_html
 from bot.view.step_view import decision_spans
@@ -86,9 +94,7 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
     if t.answer:
         state = "" if t.answer_final else phrase(
             lang, "chain_writing" if running else "chain_incomplete")
-        heading = phrase(lang, "chain_answer_by", model=t.answer_model) if t.answer_model \
-            else phrase(lang, "chain_answer")
-        label = f"💬 {_e(heading)}<i>{_e(state)}</i>"
+        label = f"💬 {_e(answer_heading(t.answer_model, lang))}<i>{_e(state)}</i>"
         line = unfounded_line(t, lang)
         under = f'<p class="unfounded">{_e(line)}</p>' if line else ""
         steps.append(("answer", label, f'<div class="text">'
@@ -113,14 +119,11 @@ def _footer(t: Transcript, lang: str, running: bool) -> str:
     if done is None:
         words = phrase(lang, "chain_working") if running else phrase(lang, "chain_unfinished")
         return f'<p class="footer working">{_e(words)}</p>'
-    if done.status == "error":
-        words = "❌ " + (done.reason or phrase(lang, "chain_failed"))
-    elif done.status == "cancelled":
-        words = "⏹ " + (done.reason or phrase(lang, "chain_stopped"))
+    ending = ending_line(done.status, done.reason, lang)
+    if done.status in ("error", "cancelled"):
+        words = ending
     else:
-        words = "⏱ " + figures(done, lang)
-        if done.status == "max_rounds":
-            words += " · ⚠️ " + (done.reason or phrase(lang, "chain_step_limit"))
+        words = "⏱ " + figures(done, lang) + (f" · {ending}" if ending else "")
     return f'<p class="footer">{_e(words)}</p>'
 
 

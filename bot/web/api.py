@@ -34,14 +34,13 @@ from bot.runs.quota import refusal_and_wait
 from bot.settings import BotSettings
 from bot.store.records import RunRecord, Scope
 from bot.store.web import API_CHAT_BASE, WebStore
-from bot.view.transcript import Mode, View, replay
+from bot.view.transcript import View, replay
 from bot.web.bodies import ApiError, ChatBody, chat_body
 from bot.web.openapi import OPENAPI
-from bot.web.shapes import run_json, sse
+from bot.web.shapes import STORED_MODES, api_mode, run_json, sse
 
 log = logging.getLogger(__name__)
 
-MODES: dict[str, Mode] = {"react": "ask", "plain": "plain", "compare": "compare"}
 MODEL_DOWN = {"connection", "timeout", "server", "rate_limit", "model_not_found", "auth",
               "quota"}
 """RunFinished.error_kind values that mean the model is unavailable (503), not the question."""
@@ -144,7 +143,7 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
             page = {"page": found.page, "pages": found.pages, "total": found.total}
         sessions = await web.sessions_of([r.id for r in records])
         runs = [{"runId": r.id, "sessionId": sessions.get(r.id, ""),
-                 "question": r.question, "mode": r.mode, "status": r.status,
+                 "question": r.question, "mode": api_mode(r.mode), "status": r.status,
                  "answer": r.answer, "startedAt": r.started_at.isoformat(),
                  "durationMs": r.duration_ms} for r in records]
         return JSONResponse({**page, "runs": runs})
@@ -182,7 +181,7 @@ async def _start(parts: Parts, chat_id: int, body: ChatBody,
         earlier = await web.session_runs(chat_id, session_id)
         last = earlier[-1] if earlier else None
         history = (Turn(last.question, last.answer),) if last and last.answer else ()
-        q = Question(MODES[body.mode], body.message.strip(), chat_id, chat_id,
+        q = Question(STORED_MODES[body.mode], body.message.strip(), chat_id, chat_id,
                      f"API {chat_id - API_CHAT_BASE}", lang, 0, history,
                      last.id if last else None, True if body.plan else None)
         record = await parts.store.start_run(
@@ -241,7 +240,7 @@ class _Heard:
     def __init__(self, queue: asyncio.Queue[tuple[str, Event] | None]) -> None:
         self.queue, self.run_id = queue, -1
 
-    def run_started(self, record: RunRecord) -> None:
+    def run_started(self, record: RunRecord, notes: bool) -> None:
         return None
 
     def run_event(self, record: RunRecord, lane: str, event: Event) -> None:

@@ -4,15 +4,22 @@ front end (bot.view.transcript), so its steps are the chain the chat shows."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from agent.events import Usage
 from agent.summary import difference
 from bot.store.records import RunRecord
-from bot.view.transcript import Transcript, View
+from bot.view.transcript import Mode, Transcript, View
 
-API_MODES = {"ask": "react", "plain": "plain", "compare": "compare"}
-"""A stored run's mode as the API names it."""
+API_MODES: dict[str, str] = {"ask": "react", "plain": "plain", "compare": "compare"}
+"""A run's mode (as stored) by the name the API documents (README, openapi.json)."""
+STORED_MODES: dict[str, Mode] = {api: cast(Mode, stored) for stored, api in API_MODES.items()}
+"""The API's mode names back to the run's mode (a POST /api/v1/chat body's `mode`)."""
+
+
+def api_mode(stored: str) -> str:
+    """A stored run's mode as the API names it, in every answer that shows one."""
+    return API_MODES.get(stored, stored)
 
 
 def run_json(record: RunRecord, view: View, status: str, session_id: str, *,
@@ -24,7 +31,7 @@ def run_json(record: RunRecord, view: View, status: str, session_id: str, *,
         "sessionId": session_id,
         "runId": record.id,
         "question": record.question,
-        "mode": API_MODES.get(record.mode, record.mode),
+        "mode": api_mode(record.mode),
         "answer": main.answer if main.answer_final else "",
         "status": status,
         "durationMs": record.duration_ms if duration_ms is None else duration_ms,

@@ -65,6 +65,11 @@ async def test_chat_answers_with_steps_and_a_session_continues(tmp_path: Path) -
             stored = await web.http.get(f"/api/v1/runs/{run['runId']}", headers=TEACHER)
             assert stored.status_code == 200
             assert stored.json()["steps"] == run["steps"]
+            # One name for a mode, the documented one, in every answer that shows it.
+            assert run["mode"] == stored.json()["mode"] == "react"
+            assert [r["mode"] for r in listed["runs"]] == ["react", "react"]
+            paged = (await web.http.get("/api/v1/runs", headers=TEACHER)).json()
+            assert {r["mode"] for r in paged["runs"]} == {"react"}
             # Another token's scope: nothing of the teacher's.
             hidden = await web.http.get(f"/api/v1/runs/{run['runId']}", headers=OTHER)
             assert hidden.status_code == 404
