@@ -1,6 +1,8 @@
-"""`python -m bench [--quick] [--only live|store|render|huge|notes]`: run the benchmarks and print
-one Markdown table (progress goes to stderr). `--quick` runs everything small and on a
-20-times faster clock: a smoke run, not figures to quote.
+"""`python -m bench [--quick] [--only live|overhead|store|render|huge|notes]`: run the benchmarks
+and print one Markdown table (progress goes to stderr). `--quick` runs everything small and on
+a 20-times faster clock: a smoke run, not figures to quote. `--only overhead --against REF`:
+the overhead asks with REF's code first, then with this checkout's (side by side, as the
+machine's load of the moment is shared).
 `python -m bench --scale [--quick] [--against REF] [--levels N …]`: the load ladder of
 `bench.scale` instead (a whole school on one process, before and after).
 `python -m bench --local-model URL [--record]`: the class questions against a real model
@@ -17,10 +19,11 @@ from pathlib import Path
 
 from bench.figures import Figure, table
 from bench.huge import huge_figures
-from bench.live import live_figures
+from bench.live import live_figures, overhead_figures
 from bench.local_model import report, run_questions
 from bench.notes import notes_figures
 from bench.rendering import render_figures
+from bench.scale import checkout
 from bench.scale import main as scale_main
 from bench.stage import stage
 from bench.storage import store_figures
@@ -34,9 +37,13 @@ def main(argv: list[str] | None = None) -> int:
         return scale_main([a for a in argv if a != "--scale"])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small and fast: a smoke run")
-    parser.add_argument("--only", choices=("live", "store", "render", "huge", "notes"),
+    parser.add_argument("--only", choices=("live", "overhead", "store", "render", "huge",
+                                            "notes"),
                         action="append",
-                        help="run only these parts (repeatable)")
+                        help="run only these parts (repeatable; overhead: the first part "
+                             "of live)")
+    parser.add_argument("--against", metavar="REF",
+                        help="with --only overhead: measure this git ref's code first")
     parser.add_argument("--local-model", metavar="URL",
                         help="instead: eight class questions against a real model at URL "
                              "(bench/local_model.py)")
@@ -58,6 +65,17 @@ def main(argv: list[str] | None = None) -> int:
             print("live: the bot against fake Telegram and model …", file=sys.stderr)
             with stage(work, QUICK_SCALE if args.quick else 1.0) as st:
                 figures += live_figures(st, *((8, 4) if args.quick else (40, 20)))
+        if "overhead" in parts and "live" not in parts:
+            scale = QUICK_SCALE if args.quick else 1.0
+            if args.against:
+                print(f"overhead: {args.against}'s code …", file=sys.stderr)
+                (work / "before").mkdir()
+                with checkout(args.against) as code, \
+                        stage(work / "before", scale, code=code) as st:
+                    figures += overhead_figures(st, f"{args.against}: ")
+                print("overhead: this checkout …", file=sys.stderr)
+            with stage(work, scale) as st:
+                figures += overhead_figures(st, "this: " if args.against else "")
         if "store" in parts:
             print("store: building the transcripts …", file=sys.stderr)
             figures += asyncio.run(store_figures(work / "store.sqlite3",

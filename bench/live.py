@@ -26,7 +26,7 @@ from tests.fakes.telegram import LIMITED, Message
 
 GROUP_BASE, USER_BASE = -1001000000000, 5000
 OVERHEAD_TARGET = 1.05
-REPEATS = 3
+REPEATS = 5
 """Each overhead figure is the median of this many asks (each in a chat of its own)."""
 
 
@@ -52,8 +52,9 @@ def delivered(asked: Asked, pages: list[Message] | None) -> bool:
     return pages is not None and answer_for(asked.question) in " ".join(p.text for p in pages)
 
 
-def overhead(st: Stage, where: str) -> list[Figure]:
-    """`where` is "group" or "private": the median of REPEATS asks there, one at a time."""
+def overhead(st: Stage, where: str, label: str = "") -> list[Figure]:
+    """`where` is "group" or "private": the median of REPEATS asks there, one at a time.
+    `label` goes before each figure's name (which code measured it)."""
     runs = []
     for n in range(REPEATS):
         user = st.tg.user(USER_BASE + 100 + n + (50 if where == "group" else 0), f"O{n}")
@@ -70,13 +71,13 @@ def overhead(st: Stage, where: str) -> list[Figure]:
     kinds = ", ".join(f"{n} {method}" for method, n in sorted(run.calls.items()))
     others = ", ".join(f"{r.ratio:.2f}" for r in runs)
     return [
-        Figure(f"Overhead, /ask of 3 rounds in a {where} chat: wall ÷ model+tool time "
+        Figure(f"{label}Overhead, /ask of 3 rounds in a {where} chat: wall ÷ model+tool time "
                f"(median of {REPEATS}: {others})",
                f"{run.ratio:.2f} ({run.wall:.2f} s ÷ {run.waited:.2f} s; beyond them: "
                f"{run.before:.2f} s to the first model call, {run.between:.2f} s between "
                f"rounds, {run.after:.2f} s from the answer's end to the final edit)",
                f"≤ {OVERHEAD_TARGET}", run.ratio <= OVERHEAD_TARGET),
-        Figure(f"Telegram calls for that run ({where})",
+        Figure(f"{label}Telegram calls for that run ({where})",
                f"{sum(run.calls.values())} ({kinds})"),
     ]
 
@@ -202,8 +203,12 @@ def long_answer(st: Stage) -> list[Figure]:
                    lag <= LONG_ANSWER_TARGET_S)]
 
 
+def overhead_figures(st: Stage, label: str = "") -> list[Figure]:
+    return [*overhead(st, "group", label), *overhead(st, "private", label)]
+
+
 def live_figures(st: Stage, group_size: int, private_chats: int) -> list[Figure]:
-    figures = [*overhead(st, "group"), *overhead(st, "private"), *long_answer(st)]
+    figures = [*overhead_figures(st), *long_answer(st)]
     return figures + burst(st, group_size, private_chats)
 
 

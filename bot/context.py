@@ -16,6 +16,7 @@ from bot.runs.admins import Admins
 from bot.runs.execute import Runs
 from bot.runs.quota import Cooldowns
 from bot.settings import BotSettings
+from bot.store.prefs import ChatSettings
 from bot.store.transcripts import Store
 from bot.web.hub import Hub
 from bot.web.metrics import Metrics
@@ -35,6 +36,10 @@ class Parts:
     """/history lists per sender (HISTORY_RATE_LIMIT); None: no limit."""
     notes: SqliteNotesIndex | None = None
     """The course-notes index (/notes uploads); None when search_notes is off."""
+
+    async def chat_settings(self, chat_id: int) -> ChatSettings:
+        """The chat's own settings (/settings), the environment's where it changed nothing."""
+        return await self.store.chats.get(chat_id, ChatSettings.defaults(self.settings))
 
 
 class BotData:

@@ -183,8 +183,9 @@ async def test_the_fake_refuses_what_telegram_refuses() -> None:
         tg.group(GROUP)
         async with Bot(TOKEN, base_url=tg.base_url) as bot:
             await bot.send_message(GROUP, "one")
+            await bot.send_message(GROUP, "two, in Telegram's short burst")
             with pytest.raises(RetryAfter):
-                await bot.send_message(GROUP, "two, too soon")
+                await bot.send_message(GROUP, "three, too soon")
             with pytest.raises(BadRequest, match="parse entities"):
                 await bot.send_message(ALICE, "<b>unclosed", parse_mode="HTML")
             with pytest.raises(BadRequest, match="too long"):
@@ -211,3 +212,49 @@ async def test_a_rendering_function_is_called_only_when_a_turn_comes(
     edits = len([m for m in tg.methods(ALICE) if m in ("sendMessage", "editMessageText")])
     assert renders <= edits < 200
     assert tg.bot_messages(ALICE)[0].text == "done"
+
+
+async def test_a_final_state_uses_telegrams_short_burst_and_drafts_do_not() -> None:
+    """On a slow clock (a chat's interval is 3 s): a draft waits out the interval after the
+    first message, but the final state goes at once (Telegram allows a short burst), with
+    no 429, and replaces the draft that was waiting."""
+    interval = 3.0
+    with FakeTelegram(scale=interval) as tg:
+        tg.user(ALICE)
+        async with Bot(TOKEN, base_url=tg.base_url) as bot:
+            msg = live(bot, Pacer(Limits().scaled(interval)))
+            msg.show(["thinking"])
+            await msg.first_sent()
+            msg.show(["thinking harder"])  # a draft: it waits for the chat's next slot
+            await asyncio.sleep(0.05)
+            assert tg.methods(ALICE) == ["sendMessage"]
+            await msg.finish(["the answer"])
+
+        first, final = tg.calls[-2:]
+        assert [first.method, final.method] == ["sendMessage", "editMessageText"]
+        assert final.at - first.at < interval / 2  # it did not wait for the next slot
+        [shown] = tg.bot_messages(ALICE)
+        assert shown.versions == ["thinking", "the answer"]  # the waiting draft never went
+        assert shown.buttons == []
+        assert tg.too_many == 0
+
+
+async def test_drafts_keep_to_one_a_second() -> None:
+    """Only a final state bursts: a draft goes no sooner than the chat's interval after the
+    call before it."""
+    interval = 3.0
+    with FakeTelegram(scale=interval) as tg:
+        tg.user(ALICE)
+        async with Bot(TOKEN, base_url=tg.base_url) as bot:
+            msg = live(bot, Pacer(Limits().scaled(interval)))
+            msg.show(["thinking"])
+            await msg.first_sent()
+            msg.show(["thinking harder"])
+            await tg.wait(lambda: len(tg.methods(ALICE)) == 2, timeout=3 * interval)
+            first, draft = tg.calls[-2:]
+            assert draft.method == "editMessageText"
+            assert draft.params["text"] == "thinking harder"
+            assert draft.at - first.at >= interval * 0.9  # the fake's clock, not ours
+            await msg.finish(["the answer"])
+        assert tg.bot_messages(ALICE)[0].text == "the answer"
+        assert tg.too_many == 0

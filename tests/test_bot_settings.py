@@ -128,6 +128,20 @@ async def test_glassbox_notes_can_be_hidden_when_a_model_gives_no_reasoning(
     assert "补写" not in final.text and "思考" not in final.text
     assert "calculate(expression=" in final.text and "4." in final.text
 
+    # Off hides them wherever the chat sees a run again, the run before the change too.
+    for n in (1, 2):
+        shown_again = gb.tg.send(GROUP, BOB, f"/show {n}")
+        await gb.tg.wait(lambda m=shown_again: bool(gb.replies_to(GROUP, m)))
+        replayed = "\n".join(m.text for m in gb.replies_to(GROUP, shown_again))
+        assert "calculate(expression=" in replayed and "补写" not in replayed
+        exported = gb.tg.send(GROUP, BOB, f"/export {n}")
+        await gb.tg.wait(lambda m=exported: bool(gb.replies_to(GROUP, m)))
+        document = gb.replies_to(GROUP, exported)[0].document
+        assert document is not None
+        page = document.content.decode("utf-8")
+        assert "calculate(expression=" in page
+        assert "补写" not in page and "模型没有给出理由" not in page
+
 
 async def test_a_chat_language_decides_the_bots_words_whoever_asks(gb: Glassbox) -> None:
     """Set to 中文, a group hears Chinese from /help, /history and /show, as from its runs,
@@ -150,3 +164,12 @@ async def test_a_chat_language_decides_the_bots_words_whoever_asks(gb: Glassbox)
     listed = await reply("/history")
     assert "📜 记录" in listed and "what is 2+2" in listed
     assert "第 1 轮" in await reply("/show 1")
+
+    examples = gb.tg.send(GROUP, ALICE, "/examples")
+    await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, examples)))
+    offered = gb.replies_to(GROUP, examples)[0]
+    assert "🕒 伦敦现在几点" in offered.buttons
+    gb.model.push(text_reply("伦敦现在是中午。"))
+    gb.tg.tap(GROUP, ALICE, offered.message_id, offered.button_data("🕒 伦敦现在几点"))
+    await gb.answer_to(GROUP, offered.message_id)
+    assert gb.model.bodies[-1]["messages"][-1]["content"] == "伦敦现在几点了？"

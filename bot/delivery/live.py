@@ -137,6 +137,7 @@ class LiveMessage:
         self._running = False
         self._final_buttons = buttons
         self.show(pages)
+        self.pacer.urgent(self.chat_id)  # a draft's turn sleeping for the budget may burst now
         assert self._worker is not None
         await asyncio.shield(self._worker)
         return self.message_ids

@@ -11,7 +11,13 @@ of notices holds an answer back. A priority is asked again whenever a turn is ha
 so a draft that became the final state while it waited moves up. Whoever holds the turn
 while it waits for the budget gives it up if someone more urgent arrived meanwhile.
 The next call in a chat may start `interval` after the previous one *finished*, so the
-gap Telegram sees is never shorter than the one we meant.
+gap Telegram sees is never shorter than the one we meant. A run's final state alone may use
+Telegram's short burst (`chat_burst`): it goes at once, without waiting out the second a
+draft just took, so an answer lands a call's latency after the model's last token, not up
+to a second later. Each chat's calls are paced as a token bucket (GCRA: `ready_at` is when
+the bucket is full again less one token), drafts keeping to one a second, so the burst is
+there whenever a final state comes; a waiter whose draft became the final state is woken
+(`urgent`) to use it.
 Across chats, Telegram's 30 a second for the whole bot is shared by priority too (see
 budget): whoever holds a chat's turn asks for a global place with the priority of the most
 urgent waiter in that chat, so a final state never waits behind other runs' drafts.
@@ -49,6 +55,11 @@ the window to slide (a 6,000-character answer's last page came 25 s late with on
 @dataclass(frozen=True, slots=True)
 class Limits:
     chat_interval_s: float = 1.0
+    chat_burst: int = 2
+    """Calls a chat's final state may make back to back (the rest keep `chat_interval_s`).
+    Telegram's bot FAQ: "avoid sending more than one message per second" in a chat, "we may
+    allow short bursts that go over this limit, but eventually you'll begin receiving 429
+    errors"; two is the smallest burst, and only a final state (at most once a run) uses it."""
     group_per_window: int = 20
     group_window_s: float = 60.0
     global_per_window: int = 30
@@ -93,6 +104,12 @@ class _Chat:
     holder: _Waiter | None = None
     waiting: list[_Waiter] = field(default_factory=list)
     ready_at: float = 0.0
+    """The token bucket's theoretical time: a call at `interval` spacing may go from here, a
+    final state `(chat_burst - 1) × interval` earlier."""
+    penalty_until: float = 0.0
+    """Telegram said 429: nothing goes here before this, burst or not."""
+    wake: asyncio.Future[None] | None = None
+    """Set while the turn's holder sleeps for the budget: `urgent` cuts the sleep short."""
     sent: deque[float] = field(default_factory=deque)
     """When this group's calls of the last window finished."""
     running: int = 0
@@ -148,7 +165,7 @@ class Pacer:
             if turn.used:
                 self.budget.release()
                 done = chat.last_done = time.monotonic()
-                chat.ready_at = max(chat.ready_at, done + self.limits.chat_interval_s)
+                chat.ready_at = max(chat.ready_at, done) + self.limits.chat_interval_s
                 if chat_id < 0:
                     chat.sent.append(done)
             self._release(chat)
@@ -170,7 +187,7 @@ class Pacer:
             if not self._room_for_draft(chat, chat_id, me):
                 return False
             try:
-                await _sleep_until(chat.ready_at)
+                await self._sleep_for_chat(chat, me)
                 if chat_id < 0:
                     await _window_slot(chat.sent, self.limits.group_per_window,
                                        self.limits.group_window_s)
@@ -181,6 +198,34 @@ class Pacer:
             if rival is None or rival.rank() >= me.rank():
                 return self._room_for_draft(chat, chat_id, me)
             self._release(chat)  # someone more urgent came while we waited: after them
+
+    async def _sleep_for_chat(self, chat: _Chat, me: _Waiter) -> None:
+        """Sleep until the chat's bucket allows a call for the most urgent of `me` and the
+        waiters (one that is more urgent takes the turn after): a final state may burst.
+        Woken early by `urgent` (a priority may have become FINAL meanwhile)."""
+        loop = asyncio.get_running_loop()
+        while (delay := self._ready_for(chat, min(me.rank(), chat.most_urgent_rank())[0])
+               - time.monotonic()) > 0:
+            wake = chat.wake = loop.create_future()
+            timer = loop.call_later(delay, _settle, wake)
+            try:
+                await wake
+            finally:
+                timer.cancel()
+                chat.wake = None
+
+    def _ready_for(self, chat: _Chat, priority: int) -> float:
+        """When a call of this priority may go in this chat."""
+        slack = (self.limits.chat_burst - 1) * self.limits.chat_interval_s \
+            if priority == Priority.FINAL else 0.0
+        return max(chat.ready_at - slack, chat.penalty_until)
+
+    def urgent(self, chat_id: int) -> None:
+        """A live message here now waits with its final state: if the chat's turn sleeps for
+        the budget, it looks again (a final state may burst)."""
+        chat = self._chats.get(chat_id)
+        if chat is not None and chat.wake is not None:
+            _settle(chat.wake)
 
     def _room_for_draft(self, chat: _Chat, chat_id: int, me: _Waiter) -> bool:
         """Whether a draft may go now: not sooner than the drafts' share of the global budget
@@ -223,7 +268,9 @@ class Pacer:
     def penalise(self, chat_id: int, retry_after_s: float) -> None:
         """Telegram said 429 for this chat: nothing goes there before `retry_after_s`."""
         chat = self._chats.setdefault(chat_id, _Chat())
-        chat.ready_at = max(chat.ready_at, time.monotonic() + retry_after_s)
+        until = time.monotonic() + retry_after_s
+        chat.penalty_until = max(chat.penalty_until, until)
+        chat.ready_at = max(chat.ready_at, until)
 
 
 async def _window_slot(times: deque[float], most: int, window: float) -> None:
@@ -237,7 +284,6 @@ async def _window_slot(times: deque[float], most: int, window: float) -> None:
         await asyncio.sleep(times[0] + window - now)
 
 
-async def _sleep_until(when: float) -> None:
-    delay = when - time.monotonic()
-    if delay > 0:
-        await asyncio.sleep(delay)
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -17,7 +17,7 @@ from agent.answer_model import answer_client
 from agent.compare_judge import judge
 from agent.confirm import Gate
 from agent.events import Event, RunFinished, Usage
-from agent.lang import Lang, detect_lang, run_lang
+from agent.lang import Lang, detect_lang
 from agent.loop import run_plain, run_react
 from agent.model import ModelClient
 from agent.prompts import Turn
@@ -145,7 +145,7 @@ class Runs:
         """Run `q` as `record`: each event folded into `view`, stored, told to the listeners,
         then `on_step()`; the record finished whatever happens. The status it ended with.
         `gate`: who confirms actions (step mode, AGENT_CONFIRM_TOOLS)."""
-        self.listeners.run_started(record)
+        self.listeners.run_started(record, view.notes)
         steps = RoundWriter(self.store, record.id)
         try:
             async for lane, event in self._events(q, active, gate):
@@ -229,8 +229,9 @@ class Runs:
         for record in await self.store.interrupt_running():
             if not record.message_ids:
                 continue
-            lang = run_lang(record.question, detect_lang(record.question))
-            view = replay(record, await self.store.events(record.id), lang)
+            chat = await self.store.chats.get(record.chat_id, ChatSettings.defaults(self.settings))
+            lang = chat.run_lang(record.question, detect_lang(record.question))
+            view = replay(record, await self.store.events(record.id), lang, notes=chat.notes)
             view.add_notice(text(lang, "interrupted"))
             live = self.outbox.editing(record.chat_id, list(record.message_ids))
             await live.finish(render_view(view, live=True))

@@ -31,7 +31,7 @@ from bot.view.i18n import (
 from bot.view.markdown import md_to_html
 from bot.view.step_view import decision_spans
 from bot.view.textlen import shorten
-from bot.view.transcript import RoundView, ToolStep, Transcript
+from bot.view.transcript import RoundView, ToolStep, Transcript, without_glassbox_notes
 from bot.view.when import local_time
 
 _CSS = """
@@ -60,9 +60,13 @@ h2, h3 { break-after: avoid; page-break-after: avoid; }
 
 
 def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
-                zone: str = "UTC") -> str:
+                zone: str = "UTC", *, notes: bool = True) -> str:
     """The whole transcript of `record` (its `events` by lane) as an HTML document, its
-    times in the time zone `zone`."""
+    times in the time zone `zone`; `notes`: whether the chat shows Glassbox's notes."""
+    if not notes:
+        events = {lane: [shown for event in lane_events
+                         if (shown := without_glassbox_notes(event)) is not None]
+                  for lane, lane_events in events.items()}
     title = phrase(lang, "export_title", n=record.n)
     lanes = [lane for lane in LANES if lane in events]
     body = [

@@ -279,10 +279,10 @@ class View:
 
     def apply(self, lane: str, event: Event) -> None:
         if not self.notes:
-            if isinstance(event, Note) and event.kind == "no_reasoning":
+            shown = without_glassbox_notes(event)
+            if shown is None:
                 return
-            if isinstance(event, Thought) and event.synthesized:
-                event = dataclasses.replace(event, text="")  # the round goes on, unexplained
+            event = shown
         self.lanes[lane].apply(event)
         if isinstance(event, RunFinished):
             self.finished[lane] = event
@@ -326,9 +326,23 @@ class View:
                            duration_ms=max(f.duration_ms for f in self.finished.values()))
 
 
-def replay(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang) -> View:
-    """A stored run's view, its stored steps folded as they were live (for /show too)."""
+def without_glassbox_notes(event: Event) -> Event | None:
+    """`event` as a chat that hides Glassbox's notes (/settings) sees it: the note that a
+    model gave no reasoning not at all (None), a thought Glassbox wrote for it blanked (the
+    round goes on, unexplained); any other event as it is."""
+    if isinstance(event, Note) and event.kind == "no_reasoning":
+        return None
+    if isinstance(event, Thought) and event.synthesized:
+        return dataclasses.replace(event, text="")
+    return event
+
+
+def replay(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang, *,
+           notes: bool = True) -> View:
+    """A stored run's view, its stored steps folded as they were live (for /show too);
+    `notes`: whether its chat shows Glassbox's notes (View.notes)."""
     view = View(record.mode, lang, record.n)  # type: ignore[arg-type]
+    view.notes = notes
     for lane, events in lanes.items():
         if lane in view.lanes:
             for event in events:

@@ -240,7 +240,7 @@ class _Heard:
     def __init__(self, queue: asyncio.Queue[tuple[str, Event] | None]) -> None:
         self.queue, self.run_id = queue, -1
 
-    def run_started(self, record: RunRecord) -> None:
+    def run_started(self, record: RunRecord, notes: bool) -> None:
         return None
 
     def run_event(self, record: RunRecord, lane: str, event: Event) -> None:

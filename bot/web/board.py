@@ -66,7 +66,8 @@ def board_routes(app: App) -> list[BaseRoute]:
         record = await parts.store.get(Scope(chat_id), n)
         if record is None:
             return JSONResponse({"error": "no such run"}, status_code=404)
-        view = replay(record, await parts.store.events(record.id), _lang(request))
+        notes = (await parts.chat_settings(chat_id)).notes
+        view = replay(record, await parts.store.events(record.id), _lang(request), notes=notes)
         return JSONResponse(_run_data(record, view, record.status, _lang(request)))
 
     async def events(request: Request) -> Response:
@@ -88,7 +89,8 @@ def board_routes(app: App) -> list[BaseRoute]:
                 live = {r.record.id: r for r in hub.live(chat_id)}
                 if listed.runs and listed.runs[0].id not in live:
                     newest = listed.runs[0]
-                    view = replay(newest, await parts.store.events(newest.id), lang)
+                    notes = (await parts.chat_settings(chat_id)).notes
+                    view = replay(newest, await parts.store.events(newest.id), lang, notes=notes)
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(newest, view, newest.status, lang))
                 for run in live.values():

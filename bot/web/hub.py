@@ -59,9 +59,11 @@ class Hub:
 
     # --- a RunListener ---
 
-    def run_started(self, record: RunRecord) -> None:
+    def run_started(self, record: RunRecord, notes: bool) -> None:
         runs = self._runs.setdefault(record.chat_id, {})
-        runs[record.id] = LiveRun(record, View(record.mode, "en"))  # type: ignore[arg-type]
+        view = View(record.mode, "en")  # type: ignore[arg-type]
+        view.notes = notes
+        runs[record.id] = LiveRun(record, view)
         finished = [key for key, run in runs.items() if run.status != "running"]
         for key in finished[:max(0, len(finished) - KEEP_FINISHED)]:
             del runs[key]

@@ -69,7 +69,7 @@ class Metrics:
 
     # --- a RunListener ---
 
-    def run_started(self, record: RunRecord) -> None:
+    def run_started(self, record: RunRecord, notes: bool) -> None:
         self.in_flight.inc()
         now = time.monotonic()
         lanes = ("plain", "react") if record.mode == "compare" else ("main",)

@@ -13,9 +13,12 @@ from typing import Any
 import httpx
 import pytest
 
+from agent.events import Action, Note
+from bot.store.prefs import ChatSettings
 from tests.botkit import ADMIN, ALICE, GROUP, Add, people
 from tests.fakes.model import FakeModel, Reply, text_reply, tool_reply
 from tests.fakes.telegram import FakeTelegram
+from tests.historykit import seed
 from tests.web.kit import Served, SseEvent, event_stream, serving
 
 LINK = re.compile(r"/board/([A-Za-z0-9_-]{20,})")
@@ -160,3 +163,30 @@ async def test_a_board_left_open_does_not_hold_up_a_shutdown(tmp_path: Path) -> 
                 ended = time.monotonic() - began
                 await asyncio.wait_for(asyncio.shield(web.task), 15)
     assert ended < 1.5, ended  # the stream ends at once (uvicorn would wait two seconds)
+
+
+async def test_a_chat_that_hides_glassbox_notes_has_none_on_its_board(tmp_path: Path) -> None:
+    """/settings 📝 off: the board draws the chain without them, live and from the store."""
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
+            defaults = ChatSettings.defaults(web.gb.parts.settings)
+            await web.gb.parts.store.chats.put(GROUP, defaults.changed(notes=False), defaults,
+                                               ADMIN)
+            path = await board_path(web)
+            model.push(tool_reply(("add", {"a": 2, "b": 2})), text_reply("4."))  # no reasoning
+            async with event_stream(web.http, path + "/events") as events:
+                await events.next()
+                asked = tg.send(GROUP, ALICE, "/ask what is 2+2?")
+                seen = await events.until(run_done)
+            final = await web.gb.answer_to(GROUP, asked)
+            assert "Written by Glassbox" not in final.text  # as the chat shows it
+            drawn = [e.data["html"] for e in seen if e.event == "run"]
+            assert "add(a=2, b=2)" in drawn[-1] and "4." in drawn[-1]
+            assert not any("Written by Glassbox" in html for html in drawn)
+            # A run the hub no more holds (a restart): rebuilt from the store, as hidden.
+            await seed(web.gb.parts.store, GROUP, ALICE, "Alice", "And 3+3?", "6.", steps=[
+                Note(round=1, kind="no_reasoning", text="The model gave no reasoning."),
+                Action(round=1, call_id="c1", tool="add", arguments={"a": 3, "b": 3})])
+            stored = (await web.http.get(path + "/runs/2")).json()["html"]
+            assert "add(a=3, b=3)" in stored and "no reasoning" not in stored
