@@ -164,3 +164,12 @@ async def test_a_chat_language_decides_the_bots_words_whoever_asks(gb: Glassbox)
     listed = await reply("/history")
     assert "📜 记录" in listed and "what is 2+2" in listed
     assert "第 1 轮" in await reply("/show 1")
+
+    examples = gb.tg.send(GROUP, ALICE, "/examples")
+    await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, examples)))
+    offered = gb.replies_to(GROUP, examples)[0]
+    assert "🕒 伦敦现在几点" in offered.buttons
+    gb.model.push(text_reply("伦敦现在是中午。"))
+    gb.tg.tap(GROUP, ALICE, offered.message_id, offered.button_data("🕒 伦敦现在几点"))
+    await gb.answer_to(GROUP, offered.message_id)
+    assert gb.model.bodies[-1]["messages"][-1]["content"] == "伦敦现在几点了？"

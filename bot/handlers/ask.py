@@ -11,7 +11,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, Mess
 from agent.events import Usage
 from agent.lang import detect_lang
 from bot.context import Context
-from bot.handlers.common import chat_settings, lang_of, sender_of, words_lang
+from bot.handlers.common import chat_settings, lang_of, sender_of, tap_lang, words_lang
 from bot.runs.execute import Question
 from bot.runs.quota import refusal
 from bot.runs.thread_history import thread_history
@@ -155,7 +155,7 @@ async def example_tapped(update: Update, context: Context) -> None:
     """A tap on a preset question runs it, as the person who tapped."""
     query = update.callback_query
     assert query is not None and query.data is not None
-    lang = lang_of(query.from_user)
+    lang = await tap_lang(update, context)  # the question as its button says it
     example = next((ex for ex in context.parts.examples if f"ex:{ex.id}" == query.data), None)
     await query.answer(None if example else text(lang, "stale_button"))
     if example is None or not isinstance(query.message, Message):

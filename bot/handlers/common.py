@@ -58,6 +58,15 @@ async def words_lang(context: Context, chat_id: int, person: Lang) -> Lang:
     return (await chat_settings(context, chat_id)).words_lang(person)
 
 
+async def tap_lang(update: Update, context: Context) -> Lang:
+    """The language of the answer to a button tap: the chat's, if it set one, else the
+    tapper's."""
+    query, chat = update.callback_query, update.effective_chat
+    assert query is not None
+    person = lang_of(query.from_user)
+    return person if chat is None else await words_lang(context, chat.id, person)
+
+
 async def chat_settings(context: Context, chat_id: int) -> ChatSettings:
     """The chat's own settings (/settings), the environment's where it changed nothing."""
     return await context.parts.chat_settings(chat_id)

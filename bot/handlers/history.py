@@ -20,7 +20,15 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.lang import Lang
 from bot.context import Context
-from bot.handlers.common import Sender, chat_settings, is_admin, lang_of, sender_of, words_lang
+from bot.handlers.common import (
+    Sender,
+    chat_settings,
+    is_admin,
+    lang_of,
+    sender_of,
+    tap_lang,
+    words_lang,
+)
 from bot.runs.quota import wait_text
 from bot.store.records import Scope
 from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
@@ -66,13 +74,6 @@ async def _command(update: Update, context: Context) -> tuple[Message, Chat, Use
     return msg, chat, user, lang, rest[1].strip() if len(rest) > 1 else ""
 
 
-async def _tap_lang(update: Update, context: Context) -> Lang:
-    """The language of the answer to a button tap: the chat's, if it set one."""
-    query, chat = update.callback_query, update.effective_chat
-    assert query is not None
-    person = lang_of(query.from_user)
-    return person if chat is None else await words_lang(context, chat.id, person)
-
 
 def _number(arg: str) -> int | None:
     found = _NUMBER.fullmatch(arg)
@@ -112,7 +113,7 @@ async def history_tapped(update: Update, context: Context) -> None:
     """◀ ▶ under a list: the list message turns to that page."""
     query = update.callback_query
     assert query is not None
-    lang = await _tap_lang(update, context)
+    lang = await tap_lang(update, context)
     found = _PAGE_DATA.fullmatch(query.data or "")
     search = int(found[2]) if found and found[2] else None
     keyword = _searches(context).get(search, None) if search is not None else ""
@@ -170,7 +171,7 @@ async def show_tapped(update: Update, context: Context) -> None:
     """A run's button in a list: the run, replayed in reply to the list."""
     query = update.callback_query
     assert query is not None
-    lang = await _tap_lang(update, context)
+    lang = await tap_lang(update, context)
     found = _SHOW_DATA.fullmatch(query.data or "")
     if found is None or query.message is None:
         await query.answer(text(lang, "stale_button"), show_alert=True)
@@ -269,7 +270,7 @@ async def forget_all_tapped(update: Update, context: Context) -> None:
     """The confirm buttons: only the admin who asked, and still an admin, can say yes."""
     query = update.callback_query
     assert query is not None
-    user, lang = query.from_user, await _tap_lang(update, context)
+    user, lang = query.from_user, await tap_lang(update, context)
     found = _FORGET_ALL_DATA.fullmatch(query.data or "")
     if found is None or not isinstance(query.message, Message):
         await query.answer(text(lang, "stale_button"), show_alert=True)
