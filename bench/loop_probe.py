@@ -5,6 +5,7 @@ BENCH_LAG_FILE every second, then runs `python -m bot` as usual."""
 
 import asyncio
 import os
+import signal
 import sys
 import time
 
@@ -28,7 +29,23 @@ class _ProbedPolicy(asyncio.DefaultEventLoopPolicy):
             loop.call_later(TICK_S, tick, now + TICK_S)
 
         loop.call_soon(tick, time.monotonic())
+        loop.add_signal_handler(signal.SIGUSR1, _dump_tasks)
         return loop
+
+
+def _dump_tasks() -> None:
+    """SIGUSR1: every task's stack to BENCH_LAG_FILE.tasks (what a stalled bot waits on)."""
+    with open(os.environ["BENCH_LAG_FILE"] + ".tasks", "w") as out:
+        for task in asyncio.all_tasks():
+            out.write(f"{task.get_name()}:\n")
+            awaited = task.get_coro()
+            while awaited is not None:
+                frame = getattr(awaited, "cr_frame", None) or getattr(awaited, "ag_frame", None)
+                if frame is not None:
+                    out.write(f"  {frame.f_code.co_filename}:{frame.f_lineno} "
+                              f"{frame.f_code.co_name}\n")
+                awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "ag_await", None)
+            out.write(f"  waits for {task._fut_waiter!r}\n"[:300])
 
 
 asyncio.set_event_loop_policy(_ProbedPolicy())
