@@ -71,7 +71,14 @@ async def serve(app: App, settings: BotSettings, sock: socket.socket | None, *,
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stopping.set)
     assert app.post_init and app.post_stop and app.post_shutdown and app.updater
-    async with app:  # initialize … shutdown
+    try:
+        await app.initialize()
+    except Exception:
+        # PTB's shutdown skips the bot of an app that never initialized: its connections
+        # (aiohttp sessions) would stay open and be reported at exit.
+        await app.bot.shutdown()
+        raise
+    async with app:  # (initialized already) … shutdown
         await app.post_init(app)
         if settings.webhook_url:
             await app.bot.set_webhook(
