@@ -12,25 +12,28 @@ import time
 TICK_S = 0.05
 
 
+def _probed(loop: asyncio.AbstractEventLoop) -> asyncio.AbstractEventLoop:
+    samples: list[str] = []
+    flushed = [time.monotonic()]
+
+    def tick(expected: float) -> None:
+        now = time.monotonic()
+        samples.append(f"{now:.3f} {max(0.0, now - expected):.4f}\n")
+        if now - flushed[0] >= 1.0:
+            with open(os.environ["BENCH_LAG_FILE"], "a") as out:
+                out.writelines(samples)
+            samples.clear()
+            flushed[0] = now
+        loop.call_later(TICK_S, tick, now + TICK_S)
+
+    loop.call_soon(tick, time.monotonic())
+    loop.add_signal_handler(signal.SIGUSR1, _dump_tasks)
+    return loop
+
+
 class _ProbedPolicy(asyncio.DefaultEventLoopPolicy):
     def new_event_loop(self) -> asyncio.AbstractEventLoop:
-        loop = super().new_event_loop()
-        samples: list[str] = []
-        flushed = [time.monotonic()]
-
-        def tick(expected: float) -> None:
-            now = time.monotonic()
-            samples.append(f"{now:.3f} {max(0.0, now - expected):.4f}\n")
-            if now - flushed[0] >= 1.0:
-                with open(os.environ["BENCH_LAG_FILE"], "a") as out:
-                    out.writelines(samples)
-                samples.clear()
-                flushed[0] = now
-            loop.call_later(TICK_S, tick, now + TICK_S)
-
-        loop.call_soon(tick, time.monotonic())
-        loop.add_signal_handler(signal.SIGUSR1, _dump_tasks)
-        return loop
+        return _probed(super().new_event_loop())
 
 
 def _dump_tasks() -> None:
@@ -49,6 +52,13 @@ def _dump_tasks() -> None:
 
 
 asyncio.set_event_loop_policy(_ProbedPolicy())
+try:  # a bot on uvloop makes its loop with uvloop.new_event_loop, not the policy
+    import uvloop
+
+    _new_uvloop = uvloop.new_event_loop
+    uvloop.new_event_loop = lambda: _probed(_new_uvloop())
+except ImportError:
+    pass
 from bot.__main__ import main  # noqa: E402  (after the policy: the bot's loop is probed)
 
 sys.exit(main())

@@ -18,6 +18,7 @@ import socket
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import uvicorn
+import uvloop
 from telegram import Update
 from telegram.error import TelegramError
 
@@ -33,10 +34,12 @@ class PortInUse(Exception):
 
 
 def run(app: App, settings: BotSettings) -> None:
-    """Serve until stopped (blocking); errors from Telegram at start-up propagate."""
+    """Serve until stopped (blocking); errors from Telegram at start-up propagate. On uvloop:
+    the same asyncio, less CPU per call and per event (issue 16)."""
     sock = bind(settings)
     try:
-        asyncio.run(serve(app, settings, sock))
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(serve(app, settings, sock))
     finally:
         if sock is not None:
             sock.close()
