@@ -5,6 +5,7 @@ drafts rather than later answers."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -67,6 +68,20 @@ async def test_a_final_state_goes_before_other_chats_drafts(tg: FakeTelegram,
     assert tg.too_many == 0
 
 
+async def test_a_call_arriving_when_the_window_is_full_goes_once_it_slides(
+        tg: FakeTelegram, bot: Bot) -> None:
+    """The window is full of calls that have ended, none is in flight and no one waits: the
+    next call still goes when the oldest leaves the window (it used to wait for a call to
+    end that never came, and every later run waited behind it)."""
+    pacer = Pacer(replace(Limits().scaled(SCALE), global_per_window=2, global_window_s=0.5))
+    chats = [tg.user(USERS + n) for n in range(3)]
+    for n, chat in enumerate(chats[:2]):
+        await LiveMessage(bot, pacer, chat, None, button=STOP).finish([f"answer {n}"])
+    late = LiveMessage(bot, pacer, chats[2], None, button=STOP)
+    await asyncio.wait_for(late.finish(["answer 2"]), 5)
+    assert [m.text for m in tg.bot_messages(chats[2])] == ["answer 2"]
+
+
 async def test_three_hundred_chats_ending_at_once_draw_no_429(tg: FakeTelegram,
                                                               bot: Bot) -> None:
     """Telegram counts a message when it arrives; bunched arrivals never exceed its 30 a
@@ -84,8 +99,8 @@ async def test_three_hundred_chats_ending_at_once_draw_no_429(tg: FakeTelegram,
 
 async def test_a_busy_group_gets_fewer_drafts_not_later_answers(tg: FakeTelegram,
                                                                 bot: Bot) -> None:
-    """Thirty runs in one group keep changing: the group's 20 a minute is kept for their
-    final states, so no drafts go once they would crowd an answer out."""
+    """Thirty runs in one group keep changing: a class asking together, so no first
+    message or draft goes there at all and each answer costs the group one message."""
     pacer = Pacer(Limits().scaled(SCALE))
     lives = [LiveMessage(bot, pacer, GROUP, None, button=STOP) for _ in range(30)]
     for step in range(40):  # 0.8 s of changes: old pacing sent a draft a turn
@@ -97,7 +112,44 @@ async def test_a_busy_group_gets_fewer_drafts_not_later_answers(tg: FakeTelegram
     shown = [m.text for m in tg.bot_messages(GROUP)]
     assert sorted(shown) == sorted(f"answer {n}" for n in range(30))
     sent = messages_sent(tg, GROUP)
-    assert len(sent) <= 31  # at most the first run's first draft beside the 30 answers
+    assert sorted(text for _, text in sent) == sorted(f"answer {n}" for n in range(30))
+    assert tg.too_many == 0
+
+
+async def test_a_lone_run_in_a_group_shows_its_first_message_after_a_short_wait(
+        tg: FakeTelegram, bot: Bot) -> None:
+    """A group's first message waits `group_first_delay_s` (a class would be arriving
+    meanwhile), then goes without any further change; two runs at once still show theirs."""
+    limits = Limits().scaled(SCALE)
+    pacer = Pacer(limits)
+    lives = [LiveMessage(bot, pacer, GROUP, None, button=STOP) for _ in range(2)]
+    opened = time.monotonic()
+    for n, live in enumerate(lives):
+        live.show([f"run {n} working"])  # once: nothing changes after
+    await asyncio.wait_for(asyncio.gather(*(live.first_sent() for live in lives)), 10)
+
+    with tg.lock:
+        sends = [c for c in tg.calls if c.method == "sendMessage"]
+    assert sorted(c.params["text"] for c in sends) == ["run 0 working", "run 1 working"]
+    assert min(c.at for c in sends) - opened >= limits.group_first_delay_s
+    await asyncio.gather(*(live.finish([f"answer {n}"]) for n, live in enumerate(lives)))
+    assert sorted(m.text for m in tg.bot_messages(GROUP)) == ["answer 0", "answer 1"]
+    assert tg.too_many == 0
+
+
+async def test_step_modes_choice_shows_in_a_busy_group(tg: FakeTelegram, bot: Bot) -> None:
+    """Buttons a run waits on the asker for are not a draft: in a group where drafts are
+    off, they still reach the screen."""
+    pacer = Pacer(Limits().scaled(SCALE))
+    lives = [LiveMessage(bot, pacer, GROUP, None, button=STOP) for _ in range(3)]
+    for n, live in enumerate(lives):
+        live.show([f"run {n} working"])
+    lives[0].show(["run 0 proposes get_weather(Berlin)"])
+    lives[0].set_button(((Button("▶️ Run it", "go:1"), Button("⏭ Skip", "skip:1")),))
+    await tg.wait(lambda: any(m.buttons == ["▶️ Run it", "⏭ Skip"]
+                              for m in tg.bot_messages(GROUP)), timeout=10)
+    assert [m.text for m in tg.bot_messages(GROUP)] == ["run 0 proposes get_weather(Berlin)"]
+    await asyncio.gather(*(live.finish([f"answer {n}"]) for n, live in enumerate(lives)))
     assert tg.too_many == 0
 
 

@@ -29,6 +29,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -78,6 +80,8 @@ class LiveMessage:
                  notice: bool = False) -> None:
         self.bot, self.pacer, self.chat_id, self.reply_to = bot, pacer, chat_id, reply_to
         self.button = button
+        self._run_button = button
+        """The buttons a running run shows (the ⏹); others (step mode's) await the asker."""
         self.notice = notice
         """The bot's own message (a reply to a command), not a run's: it waits behind runs."""
         self.on_gone = on_gone
@@ -96,6 +100,9 @@ class LiveMessage:
         self._first = asyncio.Event()
         """Set once page 1 is on screen, or never will be (gone, or the worker ended)."""
         self._worker: asyncio.Task[None] | None = None
+        self._opened_at = 0.0
+        self._retry: asyncio.TimerHandle | None = None
+        """Wakes the worker when a skipped first message may go (see Pacer: groups)."""
         self.gone = False
         """Telegram refuses to write here any more (bot blocked or removed)."""
 
@@ -168,11 +175,12 @@ class LiveMessage:
         return self._shown[0].message_id if self._shown and self._shown[0] else None
 
     def _priority(self) -> Priority:
-        """A run's final state goes first, then its first message, its later drafts next,
-        the bot's notices last."""
+        """A run's final state goes first (and buttons the run waits on the asker for, as
+        step mode's: nothing else would show them), then its first message, its later
+        drafts next, the bot's notices last."""
         if self.notice:
             return Priority.NOTICE
-        if not self._running:
+        if not self._running or self.button != self._run_button:
             return Priority.FINAL
         return Priority.DRAFT if self._shown else Priority.FIRST
 
@@ -201,19 +209,24 @@ class LiveMessage:
         run = not self.notice
         if run:
             self.pacer.opened(self.chat_id)
+        self._opened_at = time.monotonic()
         try:
             await self._sync_until_final()
         finally:
             self._first.set()
+            if self._retry is not None:
+                self._retry.cancel()
             if run:
                 self.pacer.closed(self.chat_id)
 
     async def _sync_until_final(self) -> None:
         while not self.gone:
             await self._changed.wait()
-            async with self.pacer.turn(self.chat_id, self._priority) as turn:
+            async with self.pacer.turn(self.chat_id, self._priority,
+                                       self._opened_at) as turn:
                 if not turn.allowed:  # no room for a draft here now: wait for the next change
                     self._changed.clear()
+                    self._retry_at(turn.retry_at)
                     continue
                 if self._stale:
                     self._pages, self._stale = self._source(), False
@@ -230,6 +243,15 @@ class LiveMessage:
                 self._changed.clear()
                 if not self._running:
                     return
+
+    def _retry_at(self, when: float | None) -> None:
+        """Try again at `when` (monotonic) even if nothing changes by then."""
+        if when is None or when == math.inf:
+            return
+        if self._retry is not None:
+            self._retry.cancel()
+        self._retry = asyncio.get_running_loop().call_later(max(0.0, when - time.monotonic()),
+                                                            self._changed.set)
 
     async def _deliver(self, index: int) -> None:
         """One API call that brings message `index` up to date (or removes a spare one)."""

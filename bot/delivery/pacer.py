@@ -25,6 +25,11 @@ In a group, a run's first message or draft goes only if the group's window still
 FINAL_PLACES places for every running run's final state (a long answer's final state edits
 or sends each of its pages); otherwise it is skipped (the run shows its newest state at its
 next change), so under pressure a class gets fewer drafts, not later answers.
+A group where BUSY_GROUP_RUNS or more runs go at once is a class asking together: there no
+first message or draft goes at all, so each answer costs the group's 20 a minute one
+message (40 answers fit two windows; one message more costs the last answer a whole
+minute). A run's first message in a group waits `group_first_delay_s` after it opened, so
+the first question of a class sees the others arrive before it spends a place.
 Across chats, drafts thin out as the number of running runs grows: a run's next draft (not
 its first message) goes only `running runs ÷ 30` seconds after its chat's last call, so all
 runs' drafts together stay within Telegram's 30 a second instead of queueing for it (with
@@ -37,6 +42,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import math
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -46,6 +52,9 @@ from dataclasses import dataclass, field, replace
 from bot.delivery.budget import Budget
 from bot.delivery.priority import Priority
 
+BUSY_GROUP_RUNS = 3
+"""Runs at once in one group from which it counts as a class asking together (no drafts):
+three live runs make about 18 messages a minute, the group's whole 20."""
 FINAL_PLACES = 3
 """Places a group's window keeps for each running run's final state: enough for an answer of
 three pages (about 12,000 characters), so that its drafts never make its last page wait for
@@ -64,6 +73,8 @@ class Limits:
     group_window_s: float = 60.0
     global_per_window: int = 30
     global_window_s: float = 1.0
+    group_first_delay_s: float = 1.0
+    """A run's first message in a group goes no sooner than this after the run opened."""
     notice_cooldown_s: float = 30.0
     """Notices to one sender in one chat: at most one per this long (the rest are dropped)."""
 
@@ -72,6 +83,7 @@ class Limits:
         return replace(self, chat_interval_s=self.chat_interval_s * factor,
                        group_window_s=self.group_window_s * factor,
                        global_window_s=self.global_window_s * factor,
+                       group_first_delay_s=self.group_first_delay_s * factor,
                        notice_cooldown_s=self.notice_cooldown_s * factor)
 
 
@@ -81,6 +93,8 @@ class Turn:
     priority: Callable[[], int]
     allowed: bool = True
     """False: a draft the group has no room for; make no call, wait for the next change."""
+    retry_at: float | None = None
+    """When not allowed: a time (monotonic) from which it may be, if nothing changes first."""
     used: bool = False
 
     async def use(self) -> None:
@@ -94,6 +108,7 @@ class _Waiter:
     priority: Callable[[], Priority]
     order: int
     granted: asyncio.Future[None]
+    opened_at: float = 0.0
 
     def rank(self) -> tuple[int, int]:
         return self.priority(), self.order
@@ -149,16 +164,19 @@ class Pacer:
 
     @asynccontextmanager
     async def turn(self, chat_id: int,
-                   priority: Callable[[], Priority] = lambda: Priority.FINAL
-                   ) -> AsyncIterator[Turn]:
+                   priority: Callable[[], Priority] = lambda: Priority.FINAL,
+                   opened_at: float = 0.0) -> AsyncIterator[Turn]:
         """Wait for this chat's next slot; the body makes at most one API call.
-        `priority` is asked each time the turn is handed on (it may change meanwhile)."""
+        `priority` is asked each time the turn is handed on (it may change meanwhile);
+        `opened_at`: when the run's live message opened (its first message in a group waits)."""
         chat = self._chats.setdefault(chat_id, _Chat())
-        me = _Waiter(priority, next(self._order), asyncio.get_running_loop().create_future())
+        me = _Waiter(priority, next(self._order), asyncio.get_running_loop().create_future(),
+                     opened_at)
         asked = time.monotonic()
-        allowed = await self._acquire(chat, chat_id, me)
+        retry_at = await self._acquire(chat, chat_id, me)
         self.on_wait(chat_id, time.monotonic() - asked)
-        turn = Turn(self.budget, lambda: min(me.rank(), chat.most_urgent_rank())[0], allowed)
+        turn = Turn(self.budget, lambda: min(me.rank(), chat.most_urgent_rank())[0],
+                    retry_at is None, retry_at)
         try:
             yield turn
         finally:
@@ -170,9 +188,10 @@ class Pacer:
                     chat.sent.append(done)
             self._release(chat)
 
-    async def _acquire(self, chat: _Chat, chat_id: int, me: _Waiter) -> bool:
-        """Hold the chat's turn once its budget allows a call and no one more urgent waits.
-        False: a group draft with no room (see `_room_for_draft`): returned at once."""
+    async def _acquire(self, chat: _Chat, chat_id: int, me: _Waiter) -> float | None:
+        """Hold the chat's turn once its budget allows a call and no one more urgent waits
+        (None). A draft with no room (see `_room_for_draft`) returns at once with when it
+        may be tried again without a change (infinity: only after a change)."""
         while True:
             if chat.holder is None and not chat.waiting:
                 chat.holder = me
@@ -184,8 +203,8 @@ class Pacer:
                     self._abandon(chat, me)
                     raise
                 me.granted = asyncio.get_running_loop().create_future()
-            if not self._room_for_draft(chat, chat_id, me):
-                return False
+            if (retry_at := self._room_for_draft(chat, chat_id, me)) is not None:
+                return retry_at
             try:
                 await self._sleep_for_chat(chat, me)
                 if chat_id < 0:
@@ -227,20 +246,27 @@ class Pacer:
         if chat is not None and chat.wake is not None:
             _settle(chat.wake)
 
-    def _room_for_draft(self, chat: _Chat, chat_id: int, me: _Waiter) -> bool:
-        """Whether a draft may go now: not sooner than the drafts' share of the global budget
-        allows, and in a group only if the window keeps a place for every running run's
-        final state after this call (a final state and a notice always go)."""
+    def _room_for_draft(self, chat: _Chat, chat_id: int, me: _Waiter) -> float | None:
+        """None if a draft may go now: not sooner than the drafts' share of the global
+        budget allows, and in a group only if it is not a class asking together, not a
+        run's first message too soon after it opened, and the window keeps a place for every
+        running run's final state after this call (a final state and a notice always go).
+        Otherwise when it may be tried again without a change (infinity: after one)."""
         priority, now = me.priority(), time.monotonic()
         gap = self._draft_gap_s()
         if priority == Priority.DRAFT and gap > self.limits.chat_interval_s \
                 and now - chat.last_done < gap:
-            return False
+            return math.inf
         if chat_id >= 0 or priority not in (Priority.FIRST, Priority.DRAFT):
-            return True
+            return None
+        if chat.running >= BUSY_GROUP_RUNS:
+            return math.inf
+        if priority == Priority.FIRST and now < me.opened_at + self.limits.group_first_delay_s:
+            return me.opened_at + self.limits.group_first_delay_s
         window = self.limits.group_window_s
         recent = sum(now - at < window for at in chat.sent)
-        return self.limits.group_per_window - recent - 1 >= chat.running * FINAL_PLACES
+        room = self.limits.group_per_window - recent - 1 >= chat.running * FINAL_PLACES
+        return None if room else math.inf
 
     def _draft_gap_s(self) -> float:
         """The least time between a chat's calls for a draft: all running runs drafting at
