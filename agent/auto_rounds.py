@@ -3,8 +3,9 @@
 Many local servers accept `tools` but have no tool-call parser, and small models behind
 them write their calls into the text and, given a result, write the call again. Such a
 model is better served by the classic text format (agent/textloop.py). So auto switches a
-run to it when the model writes its calls as text (after running them) or re-sends a call
-whose result it already has (that round is asked again in text). The rounds so far stay
+run to it when the model writes its calls as text (after running them), re-sends a call
+whose result it already has, or answers by describing a call ("I would use the `calculate`
+function") instead of making it (those rounds are asked again in text). The rounds so far stay
 in the chain and go to the model as text-format history; the client remembers it
 (`ModelClient.calls_as_text`), so later runs with it start in text. Glassbox says so once
 per run, in a Note.
@@ -15,9 +16,10 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from agent.events import Event, Note, Thought
+from agent.embedded_calls import named_as_code
+from agent.events import Answer, Event, Note, Thought
 from agent.executor import ParsedCall
 from agent.lang import pick
 from agent.model import ModelClient
@@ -30,16 +32,27 @@ log = logging.getLogger(__name__)
 NOTE_KIND = "text_format"
 
 
-def text_format_note(lang: str, as_text: bool = True) -> str:
-    """Why the run goes on in the text format: the model writes its calls as text, or
-    (`as_text` False) it asked again for a call whose result it had."""
-    if as_text:
+Why = Literal["as_text", "described", "repeated"]
+
+
+def text_format_note(lang: str, why: Why = "as_text") -> str:
+    """Why the run goes on in the text format: the model writes its calls as text,
+    describes a call in its answer instead of making it, or asked again for a call whose
+    result it had."""
+    if why == "as_text":
         return pick(
             lang,
             "这个模型把工具调用写在文字里，所以 Glassbox 改用经典的 Thought/Action/Observation "
             "文本格式。",
             "This model writes its tool calls as text, so Glassbox uses the classic "
             "Thought/Action/Observation format.")
+    if why == "described":
+        return pick(
+            lang,
+            "这个模型只描述了要调用的工具而没有调用，所以 Glassbox 改用经典的 "
+            "Thought/Action/Observation 文本格式，重新问这一轮。",
+            "This model described a tool call instead of making it, so Glassbox asks this "
+            "round again in the classic Thought/Action/Observation format.")
     return pick(
         lang,
         "这个模型再次请求了已经拿到结果的调用，所以 Glassbox 改用经典的 "
@@ -60,8 +73,9 @@ class AutoRounds:
         self._done: set[tuple[str, str]] = set()
         self._steps: list[tuple[str, Sequence[ParsedCall], Sequence[str]]] = []
         self._thought = ""
-        self._as_text = False
-        """Whether this run's model wrote a call into its text."""
+        self._why: Why = "repeated"
+        """Why this run left native calling: "repeated" until the model writes a call into
+        its text (or describes one), which says it is a text-only model."""
         if client.calls_as_text:
             self.text = make_text()
 
@@ -80,18 +94,22 @@ class AutoRounds:
         async for item in self.native.round(rnd):
             if isinstance(item, Thought):
                 self._thought = item.text
-            if not isinstance(item, CallsToRun):
+            if isinstance(item, Answer) and named_as_code(item.text, self.native.tools):
+                log.info("model %s described a call instead of making it: text format",
+                         self.client.model)
+                self._why = "described"
+                async for event in self._again_in_text(rnd):
+                    yield event
+            elif not isinstance(item, CallsToRun):
                 yield item
             elif self._done and all(p.key in self._done for p in item.calls):
                 log.info("model %s re-sent a call it has the result of: text format",
                          self.client.model)
-                async for event in self._switch(rnd):
-                    yield event
-                async for event in self.text.round(rnd):  # type: ignore[union-attr]
+                async for event in self._again_in_text(rnd):
                     yield event
             else:
-                self._as_text = self._as_text or self.native.embedded
                 if self.native.embedded:
+                    self._why = "as_text"
                     log.info("model %s writes its calls as text: text format",
                              self.client.model)
                     self._switch_after_record = True
@@ -109,15 +127,17 @@ class AutoRounds:
     def last_round(self, rnd: int) -> AsyncIterator[Event]:
         return self._current.last_round(rnd)
 
-    async def _switch(self, rnd: int) -> AsyncIterator[Event]:
+    async def _again_in_text(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
+        """The note, then round `rnd` asked again in the text format."""
         self.text = self._text_with_history()
         yield self._note(rnd)
+        async for item in self.text.round(rnd):
+            yield item
 
     def _note(self, rnd: int) -> Note:
-        if self._as_text:  # a cloud model that looped once is not a text-only model
+        if self._why != "repeated":  # a cloud model that looped once is not text-only
             self.client.calls_as_text = True
-        return Note(round=rnd, kind=NOTE_KIND,
-                    text=text_format_note(self.lang, self._as_text))
+        return Note(round=rnd, kind=NOTE_KIND, text=text_format_note(self.lang, self._why))
 
     def _text_with_history(self) -> TextRounds:
         """Text rounds that carry the native rounds so far, written in the text format."""

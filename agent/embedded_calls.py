@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Container
+from collections.abc import Container, Iterable
 from typing import Any, NamedTuple
 
 from agent.model import ToolCall
@@ -82,6 +82,16 @@ def extract_calls(content: str, tools: Container[str]) -> Embedded:
         tail = closing.group() if closing else ""
     rest.append(tail)  # after a restatement the model may well answer
     return Embedded(calls, _unfence("".join(rest)), restated)
+
+
+def named_as_code(content: str, tools: Iterable[str]) -> str:
+    """The first tool that `content` names as code (`` `calculate` `` or `calculate(`), or
+    "": a model that writes "I would use the `calculate` function" in an answer talked
+    about a call instead of making it. Plain substring search: linear."""
+    for name in tools:
+        if f"`{name}`" in content or f"{name}(" in content:
+            return name
+    return ""
 
 
 def _has_result(value: Any) -> bool:

@@ -142,8 +142,10 @@ class ToolRunner:
         tool = self.tools.get(name)
         if tool is None:
             names = ", ".join(self.tools) or "-"
-            return _Result(pick(self.lang, f"没有名为 “{name}” 的工具。可用的工具：{names}。",
-                                f"There is no tool named '{name}'. Available tools: {names}."),
+            return _Result(pick(self.lang, f"没有名为 “{name}” 的工具。可用的工具：{names}。"
+                                "如果这个问题不需要工具，现在就直接回答。",
+                                f"There is no tool named '{name}'. Available tools: {names}. "
+                                "If the question needs no tool, answer it now."),
                            ObservationFailure.UNKNOWN_TOOL)
         if parsed.error:
             return _Result(parsed.error, ObservationFailure.BAD_ARGUMENTS)

@@ -144,8 +144,8 @@ async def _react(
         if mode == "auto" and client.tools_rejected:
             mode = "text"
         rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
-            client, _opening(system_react(lang) + note, question, history, settings), toolmap,
-            lang, stats)
+            client, _opening(system_react(lang, toolmap) + note, question, history, settings),
+            toolmap, lang, stats)
         if mode == "auto":
             assert isinstance(rounds, NativeRounds)
             rounds = AutoRounds(client, rounds, text_rounds, lang)

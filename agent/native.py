@@ -18,7 +18,7 @@ from agent.events import Answer, AnswerDelta, Event, TextDelta, Thought, Thought
 from agent.executor import ParsedCall, parse_call
 from agent.model import Completion, ContentDelta, ModelClient, ReasoningDelta, ToolCall
 from agent.model_errors import ModelError, ModelErrorKind
-from agent.prompts import language_lines, limit_message
+from agent.prompts import language_line, limit_message
 from agent.rounds import CallsToRun
 from agent.runner import RunStats
 from agent.tool import Tool
@@ -77,7 +77,7 @@ class NativeRounds:
             self.messages.append({"role": "assistant", "content": self._content})
             self.messages.append({"role": "user", "content": "\n".join(
                 [*(f"<tool_response>\n{text}\n</tool_response>" for text in results),
-                 *language_lines(self.lang)])})
+                 language_line(self.lang)])})
             return
         self.messages.append({
             "role": "assistant",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,21 +21,31 @@ class Turn:
     `answer` holds it, and the model sees it marked as a summary."""
 
 
-def system_react(lang: str) -> str:
-    """The instructions of a run with tools, in the question's language: a small model
-    answers in the language it was instructed in, whatever it is told about the question."""
+def system_react(lang: str, tools: Collection[str] = ()) -> str:
+    """The instructions of a run with `tools` (their names), in the question's language: a
+    small model answers in the language it was instructed in, whatever it is told about
+    the question. With `calculate` among them, every calculation goes to it: a small coder
+    model otherwise answers arithmetic with a Python snippet."""
+    calculate = "calculate" in tools
     return pick(
         lang,
         "你是 Glassbox，课堂聊天里一个展示推理过程的助教。凡是工具能给你、而你并不确定的事实，"
-        "都要用工具查：当前天气、时间、汇率、精确计算、课程笔记、百科知识。每次调用工具前，"
-        "先用一句话说明你需要什么、为什么。绝不编造观察结果。拿到需要的信息后，用中文简洁作答，"
-        "必要时使用 Markdown。",
+        "都要用工具查：当前天气、时间、汇率、精确计算、课程笔记、百科知识。"
+        + ("任何计算，哪怕很简单，都交给 `calculate` 工具（例如 12 × 34：用表达式 \"12*34\" "
+           "调用 calculate）：不要自己算，也不要用代码作答，课堂无法运行代码。"
+           if calculate else "")
+        + "问候或关于你自己的问题不需要工具：直接回答。每次调用工具前，先用一句话说明你需要什么、"
+        "为什么。绝不编造观察结果。拿到需要的信息后，用中文简洁作答，必要时使用 Markdown。",
         "You are Glassbox, a teaching assistant in a class chat that shows its reasoning. "
         "Use the tools whenever they give you facts you do not have for sure: current weather, "
         "time, exchange rates, exact arithmetic, the course notes, encyclopedia facts. "
-        "Before each tool call, write one short sentence saying what you need and why. "
-        "Never invent an observation. When you have what you need, answer concisely, in "
-        "English, using Markdown where it helps.",
+        + ("Any calculation, however simple, goes to the `calculate` tool (e.g. for 12 × 34: "
+           "calculate with the expression \"12*34\"): never work it out yourself, and never "
+           "answer with code, which the class cannot run. " if calculate else "")
+        + "A greeting or a question about you needs no tool: answer it at once. Before each "
+        "tool call, write one short sentence saying what you need and why. Never invent an "
+        "observation. When you have what you need, answer concisely, in English, using "
+        "Markdown where it helps.",
     )
 
 
@@ -51,10 +61,11 @@ def system_plain(lang: str) -> str:
     )
 
 
-def language_lines(lang: str) -> list[str]:
-    """The short line that repeats the answer's language after the observations: for a
-    Chinese question (small models drift into English after English tool results)."""
-    return ["（请用中文回答。）"] if lang.lower().startswith("zh") else []
+def language_line(lang: str) -> str:
+    """The short line that repeats the answer's language after the observations, in that
+    language: small models drift into the language of the tool results (English weather,
+    Chinese course notes)."""
+    return pick(lang, "（请用中文回答。）", "(Answer in English.)")
 
 
 def history_messages(history: Sequence[Turn], budget_chars: int) -> list[dict[str, Any]]:

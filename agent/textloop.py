@@ -28,7 +28,7 @@ from agent.model import (
     ModelErrorKind,
     ToolCall,
 )
-from agent.prompts import language_lines, limit_message
+from agent.prompts import language_line, limit_message
 from agent.rounds import CallsToRun
 from agent.runner import RunStats
 from agent.textmode import (
@@ -107,7 +107,7 @@ class TextRounds:
     def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
         self.messages.append({"role": "user", "content": "\n".join(
             [*(f"Observation: {text}" for text in results),
-             *language_lines(self.lang)])})
+             language_line(self.lang)])})
 
     async def last_round(self, rnd: int) -> AsyncIterator[Event]:
         self.messages.append({"role": "user", "content": limit_message(self.lang) + pick(

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
+
 from agent.lang import pick
 from agent.prompts import system_react
 from agent.tool import Tool
@@ -170,16 +172,17 @@ def _unquote(text: str) -> str:
 
 
 def arguments_for(raw: str, tool: Tool | None) -> dict[str, Any] | str:
-    """The arguments dict an `Act` input means for `tool`: a JSON object, `key=value`
-    pairs, `key: value` lines naming the tool's fields, or, for a tool with one required
-    (or one string) field, the plain value of that field. Anything else is returned as
-    text, for `mend` to explain."""
+    """The arguments dict an `Act` input means for `tool`: a JSON object, the arguments of
+    a call (`100, "USD", "CNY"` or `amount=100, to_currency=CNY`; positional ones fill the
+    tool's fields in their order), `key: value` lines naming the tool's fields, or, for a
+    tool with one required (or one string) field, the plain value of that field. Anything
+    else is returned as text, for `mend` to explain."""
     if not raw:
         return {}
     try:
         value: Any = json.loads(raw)
     except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep
-        value = _kwargs(raw)
+        value = _call_args(raw, tool)
         if value is None:
             value = _fields(raw, tool) or _unquote(raw)
     if isinstance(value, dict):
@@ -188,17 +191,32 @@ def arguments_for(raw: str, tool: Tool | None) -> dict[str, Any] | str:
     return {field: value} if field else raw
 
 
-def _kwargs(raw: str) -> dict[str, Any] | None:
-    """`city="Paris", days=2` (the `tool(...)` form) as a dict, or None."""
-    if "=" not in raw:
-        return None
+def _call_args(raw: str, tool: Tool | None) -> dict[str, Any] | None:
+    """What `raw` means as the inside of a Python call, or None: `city="Paris", days=2`,
+    and, for a known tool, positional values (a bare word is its text: `100, USD, CNY`)
+    filling its fields in order, when there are several and the tool accepts them."""
     try:
         call = ast.parse(f"f({raw})", mode="eval").body
-        if not isinstance(call, ast.Call) or call.args:
+        if not isinstance(call, ast.Call) or not (call.keywords or len(call.args) > 1):
             return None
-        return {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords if kw.arg}
+        names = list(tool.Args.model_fields) if tool is not None else []
+        if len(call.args) > len(names):
+            return None
+        args = {name: _literal(node) for name, node in zip(names, call.args, strict=False)}
+        args.update({kw.arg: _literal(kw.value) for kw in call.keywords if kw.arg})
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None  # MemoryError, RecursionError: the parser's answer to deep nesting
+    if call.args and tool is not None:
+        try:
+            tool.Args.model_validate(args)
+        except ValidationError:
+            return None  # not these fields in this order: read it another way
+    return args
+
+
+def _literal(node: ast.expr) -> Any:
+    """A literal's value; a bare word (`USD`, `London`) is its text."""
+    return node.id if isinstance(node, ast.Name) else ast.literal_eval(node)
 
 
 _PAIR = re.compile(r"[ \t]*+[\"']?+(?P<key>\w++)[\"']?+[ \t]*+[:=][ \t]*+(?P<value>.*)")
@@ -260,27 +278,34 @@ def _single_field(tool: Tool | None) -> str | None:
 
 def mend(tool: Tool, raw: str, problem: str, lang: str) -> str:
     """The observation for an input `tool` cannot use: what went wrong, the tool's
-    arguments, and the exact lines to write instead, so the next round can mend it."""
+    arguments (required first), and the exact line to write instead, with every argument
+    the tool takes: what the input said where it can be read, else a placeholder."""
+    fields = tool.Args.model_fields
+    order = sorted(fields, key=lambda name: not fields[name].is_required())
     props = tool.schema()["function"]["parameters"].get("properties", {})
     listing = "; ".join(
-        f"{name} ({info.get('type') or '/'.join(t.get('type', '?') for t in info['anyOf'])}"
-        + ("" if tool.Args.model_fields[name].is_required() else pick(lang, "，可选", ", optional"))
-        + ")"
-        for name, info in props.items() if name in tool.Args.model_fields)
-    example = {name: "..." for name, info in tool.Args.model_fields.items()
-               if info.is_required()}
-    field = _single_field(tool)
-    plain = _unquote(raw.strip())
-    if field and plain and not plain.startswith(("{", "[")):
-        example = {field: plain}
-    lines = (f"Action: {tool.name}\n"
-             f"Action Input: {json.dumps(example, ensure_ascii=False)}")
+        f"{name} ({_type_of(props.get(name, {}))}"
+        + ("" if fields[name].is_required() else pick(lang, "，可选", ", optional")) + ")"
+        for name in order)
+    given = arguments_for(raw, tool)
+    known = given if isinstance(given, dict) else {}
+    example = {name: known.get(name, pick(lang, "zh", "en") if name == "lang" else "...")
+               for name in order}
+    line = f"Action: {tool.name}[{json.dumps(example, ensure_ascii=False)}]"
     return pick(
         lang,
-        f"{tool.name} 无法使用这个输入：{problem}\n它的参数：{listing}。请这样重写：\n{lines}",
+        f"{tool.name} 无法使用这个输入：{problem}\n它的参数：{listing}。请把 ... 换成值，"
+        f"这样重写：\n{line}",
         f"{tool.name} cannot use this input: {problem}\nIts arguments: {listing}. "
-        f"Write it like this:\n{lines}",
+        f"Write it like this, with values for the ...:\n{line}",
     )
+
+
+def _type_of(schema: dict[str, Any]) -> str:
+    """A field's JSON type for a person: `number`, `string`, `string/null`."""
+    if "type" in schema:
+        return str(schema["type"])
+    return "/".join(str(t.get("type", "?")) for t in schema.get("anyOf", ())) or "?"
 
 
 _FORMAT = {
@@ -290,7 +315,7 @@ _FORMAT = {
 
 Use exactly this format:
 
-Thought: one short sentence: what you need and why
+Thought: one short sentence: what you need and why (or that no tool is needed)
 Action: tool_name[input]
 Observation: the tool's result (the system writes this, never you)
 ... (Thought, Action and Observation may repeat)
@@ -299,8 +324,14 @@ Final Answer: the answer to the question, in English
 
 The input of a tool with one argument is its plain value; for a tool with several
 arguments it is a JSON object, e.g. tool_name[{{"a": 1, "b": "x"}}]. Write one Action,
-then stop and wait for the Observation. If no tool is needed, write the Thought and the
-Final Answer at once.
+then stop and wait for the Observation. A greeting, thanks or a question about you
+needs no tool: write the Thought and the Final Answer at once.
+
+Example without a tool:
+Question: Hello! Who are you?
+Thought: A greeting needs no tool.
+Final Answer: Hello! I am Glassbox, the class's assistant. Ask me about the weather, the
+time, exchange rates, calculations or the course notes.
 
 Example (the tool in it is only an illustration):
 Question: How warm is it in Paris?
@@ -315,7 +346,7 @@ Final Answer: It is 21°C and clear in Paris.""",
 
 严格使用下面的格式（标签保持英文）：
 
-Thought: 一句话：你需要什么、为什么
+Thought: 一句话：你需要什么、为什么（或者不需要工具）
 Action: 工具名[输入]
 Observation: 工具的结果（由系统填写，绝不由你填写）
 ……（Thought、Action、Observation 可以重复）
@@ -324,7 +355,12 @@ Final Answer: 用中文写出对问题的回答
 
 只有一个参数的工具，输入就是这个参数的值；有多个参数的工具，输入是一个 JSON 对象，
 例如 tool_name[{{"a": 1, "b": "x"}}]。写完一个 Action 就停下，等待 Observation。
-如果不需要工具，直接写 Thought 和 Final Answer。
+问候、道谢或关于你自己的问题不需要工具：直接写 Thought 和 Final Answer。
+
+不需要工具的示例：
+Question: 你好！你是谁？
+Thought: 问候不需要工具。
+Final Answer: 你好！我是 Glassbox，课堂的助教。可以问我天气、时间、汇率、计算或课程笔记。
 
 示例（其中的工具只是示意）：
 Question: 巴黎现在多热？
@@ -341,7 +377,7 @@ def text_system(tools: Sequence[Tool], lang: str = "en") -> str:
     tools with their argument schemas, the format and one worked example."""
     listing = "\n".join(_describe(tool) for tool in tools) or "(none)"
     form = _FORMAT["zh"] if lang.lower().startswith("zh") else _FORMAT["en"]
-    return system_react(lang) + "\n\n" + form.format(tools=listing)
+    return system_react(lang, [tool.name for tool in tools]) + "\n\n" + form.format(tools=listing)
 
 
 def _describe(tool: Tool) -> str:

@@ -65,8 +65,12 @@ _LATIN = re.compile(r"[A-Za-z]")
 
 
 def answer_lang(text: str) -> str:
-    """zh when the answer is mostly Chinese: a few Chinese names in English are English."""
-    return "zh" if len(_CJK.findall(text)) * 3 >= len(_LATIN.findall(text)) else "en"
+    """zh when the answer is mostly Chinese: a few Chinese names in English are English;
+    "" when it has no letters of either (`123 × 456 = 56088` is in no language)."""
+    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
+    if not cjk and not latin:
+        return ""
+    return "zh" if cjk * 3 >= latin else "en"
 
 
 @dataclass
@@ -92,7 +96,7 @@ class Outcome:
         if CALL_JSON.search(self.answer):
             found.append("tool-call JSON in the answer")
         want = "zh" if _CJK.search(q.text) else "en"
-        if self.answer and answer_lang(self.answer) != want:
+        if answer_lang(self.answer) not in (want, ""):
             found.append(f"answered in {answer_lang(self.answer)}")
         digits = re.sub(r"[,\s]", "", self.answer)
         if q.expect and q.expect not in self.answer and q.expect not in digits:

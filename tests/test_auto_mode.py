@@ -1,15 +1,21 @@
 """AGENT_MODE=auto decides by what the model does (issue 18): a model that writes its calls
-as text, or asks again for a call it has the result of, goes on in the text format, and
+as text, asks again for a call it has the result of, or describes a call instead of making
+it, goes on in the text format, and
 Glassbox says so in a Note. Against the fake model server, real HTTP."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from agent import Action, Answer, ModelClient, Observation, RunFinished
 from agent.events import Event, Note
 from agent.settings import AgentSettings
-from tests.fakes.model import FakeModel, text_reply, tool_reply
+from agent.tools.calculator import Calculate
+from bot.view.render import render_run
+from bot.view.transcript import Transcript
+from tests.fakes.model import SSE_HEADERS, FakeModel, text_reply, tool_reply
+from tests.fakes.server import Reply
 from tests.test_loop import Weather, events_of, of, react
 from tests.test_text_parser import Convert
 
@@ -43,7 +49,7 @@ async def test_calls_written_as_text_move_the_run_to_the_text_format(
     assert "Action: tool_name[input]" in text["messages"][0]["content"]
     assert text["messages"][-2:] == [
         {"role": "assistant", "content": 'Action: get_weather[{"city": "Lima"}]'},
-        {"role": "user", "content": "Observation: Lima: 21°C, clear"},
+        {"role": "user", "content": "Observation: Lima: 21°C, clear\n(Answer in English.)"},
     ]
     assert client.calls_as_text
 
@@ -113,7 +119,39 @@ async def test_unusable_text_input_gets_an_observation_that_mends_it(
     assert not first.ok and first.failure == "bad_arguments"
     assert "Its arguments: amount (number); base (string); quote (string, optional)" in (
         first.text)
-    assert first.text.endswith('Action Input: {"amount": "...", "base": "..."}')
+    assert first.text.endswith('Action: convert[{"amount": "...", "base": "...", '
+                               '"quote": "..."}]')
     assert second.ok and second.text == "5.0 USD = 35.0 CNY"
     done = events[-1]
     assert isinstance(done, RunFinished) and done.status == "done"
+
+
+DESCRIBED = Path(__file__).parent / "wire" / "local" / "described_call.sse"
+"""What Qwen2.5-Coder-1.5B behind llama-cpp-python streamed, natively, for "What is
+123456789 × 987654321 exactly?": a plan naming `calculate`, no call (recorded 2026-12-01)."""
+
+
+async def test_a_call_described_instead_of_made_is_asked_again_in_text(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    fake_model.push(Reply(200, [(0.0, DESCRIBED.read_bytes())], dict(SSE_HEADERS)),
+                    text_reply("Thought: I need the product.\n"
+                               "Action: calculate[123456789 * 987654321]"),
+                    text_reply("Final Answer: 123456789 × 987654321 = 121932631112635269"))
+    events = await events_of(react("What is 123456789 × 987654321 exactly?", client, settings,
+                                   [Calculate()]))
+    assert kinds(events) == ["run_started", "note", "action", "observation", "answer",
+                             "run_finished"]
+    (note,) = [n for n in of(events, Note) if n.kind == "text_format"]
+    assert note.round == 1 and note.text.startswith("This model described a tool call")
+    assert of(events, Observation)[0].text == "123456789 * 987654321 = 121932631112635269"
+    (answer,) = of(events, Answer)
+    assert "`calculate`" not in answer.text and answer.text.endswith("121932631112635269")
+    shown = "\n".join(render_run(Transcript.from_events(events), "en", live=False))
+    assert "I would use the `calculate` function" not in shown  # the plan is no answer
+    assert "121932631112635269" in shown and "📝" in shown
+    native, first_text, _ = fake_model.bodies
+    assert "tools" in native and "tools" not in first_text
+    assert first_text["messages"][-1] == {"role": "user", "content": native["messages"][-1][
+        "content"]}  # the same question, asked again in the text format
+    assert client.calls_as_text  # a model that talks about calls: later runs start in text

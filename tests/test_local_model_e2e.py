@@ -61,4 +61,4 @@ def test_an_example_against_the_local_model(env: dict[str, str], example: str, l
         assert TOOL_OF[example] in tools
     (answer,) = [e["text"] for e in events if e["type"] == "answer"]
     assert not CALL_JSON.search(answer), answer
-    assert answer_lang(answer) == lang, answer
+    assert answer_lang(answer) in (lang, ""), answer  # "": figures only

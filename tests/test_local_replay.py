@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 
 from agent import ModelClient, run_react
-from agent.events import Answer, Note
+from agent.events import Action, Answer, Event, Note, Observation, RunFinished
 from agent.tool import Tool
 from agent.tools import Toolbox
 from agent.tools.clock import GetTime
-from bench.local_model import CALL_JSON, Question, outcome_of, settings_for
+from bench.local_model import CALL_JSON, Question, answer_lang, outcome_of, settings_for
 from bot.view.grounding import MARK, marked
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
@@ -67,10 +67,9 @@ async def stage(fake_model: FakeModel) -> AsyncIterator[tuple[ModelClient, Any, 
             await client.close()
 
 
-@pytest.mark.parametrize("folder", RUNS, ids=[p.name for p in RUNS])
-async def test_a_recorded_run_replays_to_a_right_answer(
-    folder: Path, fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
-) -> None:
+async def replay(folder: Path, fake_model: FakeModel,
+                 stage: tuple[ModelClient, Any, Toolbox]) -> tuple[list[Event], str]:
+    """The run's events, replayed from its streams, and its chat message as drawn (HTML)."""
     client, settings, box = stage
     info = meta(folder)
     streams = sorted(folder.glob("*.sse"))
@@ -79,11 +78,19 @@ async def test_a_recorded_run_replays_to_a_right_answer(
     events = [e async for e in run_react(info["question"], client=client, settings=settings,
                                          tools=tools_at(box, settings, info.get("clock")))]
     assert len(fake_model.bodies) == len(streams)
+    return events, "\n".join(render_run(Transcript.from_events(events), "en", live=False))
+
+
+@pytest.mark.parametrize("folder", RUNS, ids=[p.name for p in RUNS])
+async def test_a_recorded_run_replays_to_a_right_answer(
+    folder: Path, fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    info = meta(folder)
+    events, shown = await replay(folder, fake_model, stage)
     q = Question(folder.name, info["question"], info["tool"], info["expect"])
     outcome = outcome_of(q, events)
     assert outcome.problems() == info["problems"]
 
-    shown = "\n".join(render_run(Transcript.from_events(events), "en", live=False))
     assert not CALL_JSON.search(outcome.answer) and "```json" not in outcome.answer
     (answer,) = [e for e in events if isinstance(e, Answer)]
     start = marked(" ".join(answer.text.split()[:4]), answer.unfounded)
@@ -92,3 +99,56 @@ async def test_a_recorded_run_replays_to_a_right_answer(
         assert f"{figure}{MARK}" in shown and "not from any observation" in shown
     if any(isinstance(e, Note) and e.kind == "text_format" for e in events):
         assert "📝" in shown and "Thought/Action/Observation" in shown
+
+
+async def test_a_call_described_instead_of_made_is_asked_again_in_text(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """Natively the model wrote "I need to call the `get_weather` function ..." and no call:
+    that is not the answer; the round is asked again in the text format."""
+    events, shown = await replay(RECORDED / "weather", fake_model, stage)
+    assert "This model described a tool call instead of making it" in shown
+    assert [e.tool for e in events if isinstance(e, Action)] == ["get_weather"]
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert "`get_weather`" not in answer.text and "21.4°C" in answer.text
+    assert "tools" in fake_model.bodies[0] and "tools" not in fake_model.bodies[1]
+
+
+@pytest.mark.parametrize("folder", ["currency", "currency_zh"])
+async def test_positional_inputs_fill_the_tool_fields_in_order(
+    folder: str, fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """`convert_currency[100, USD, CNY]`: amount, from, to, as the tool declares them (last
+    session the amount was lost, and the model multiplied the rate of 1 USD itself)."""
+    events, shown = await replay(RECORDED / folder, fake_model, stage)
+    (action,) = [e for e in events if isinstance(e, Action)]
+    assert action.arguments in ({"amount": 100, "from_currency": "USD", "to_currency": "CNY"},
+                                {"amount": 100.0, "from_currency": "USD", "to_currency": "CNY"})
+    (observation,) = [e for e in events if isinstance(e, Observation)]
+    assert observation.ok and "729.94" in observation.text
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert "729.94" in answer.text and not answer.unfounded and MARK not in shown
+
+
+async def test_a_greeting_is_answered_at_once_without_a_tool(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    events, shown = await replay(RECORDED / "greeting", fake_model, stage)
+    assert not [e for e in events if isinstance(e, Action)]
+    finished = events[-1]
+    assert isinstance(finished, RunFinished) and (finished.status, finished.rounds) == (
+        "done", 1)
+    assert "Hi! I am Glassbox" in shown and "get_" not in shown
+
+
+@pytest.mark.parametrize(("folder", "line"), [("notes", "(Answer in English.)"),
+                                              ("weather_zh", "（请用中文回答。）")])
+async def test_the_observation_repeats_the_question_language(
+    folder: str, line: str, fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """The course notes are Chinese: an English question's answer came out in Chinese while
+    only Chinese questions were reminded of their language. Every language is, alike."""
+    events, _ = await replay(RECORDED / folder, fake_model, stage)
+    assert fake_model.bodies[-1]["messages"][-1]["content"].endswith("\n" + line)
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert answer_lang(answer.text) == ("zh" if "中文" in line else "en")

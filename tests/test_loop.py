@@ -285,7 +285,8 @@ async def test_unknown_tool_lists_real_ones(fake_model: FakeModel, client: Model
     events = await events_of(react("Paris?", client, settings, [Weather(), Broken()]))
     (obs,) = of(events, Observation)
     assert (obs.ok, obs.failure) == (False, ObservationFailure.UNKNOWN_TOOL)
-    assert obs.text == "There is no tool named 'get_wether'. Available tools: get_weather, broken."
+    assert obs.text == ("There is no tool named 'get_wether'. Available tools: get_weather, "
+                        "broken. If the question needs no tool, answer it now.")
 
 
 async def test_tool_error_raise_and_timeout(fake_model: FakeModel) -> None:

@@ -23,7 +23,7 @@ from agent.textmode import STOP
 from tests.fakes.model import FakeModel, error, text_reply, tool_reply
 from tests.kit import agent_settings
 from tests.test_loop import Weather, events_of, of, react
-from tests.test_text_parser import Convert
+from tests.test_text_parser import Calc, Convert
 
 
 @pytest.fixture
@@ -77,7 +77,9 @@ async def test_text_mode_full_chain(fake_model: FakeModel, text_client: ModelCli
     assistant, observation = second_body["messages"][-2:]
     assert assistant == {"role": "assistant", "content":
                          "Thought: I need the weather in Paris.\nAction: get_weather[Paris]"}
-    assert observation == {"role": "user", "content": "Observation: Paris: 21°C, clear"}
+    # an English question gets its language line too, as a Chinese one does
+    assert observation == {"role": "user",
+                           "content": "Observation: Paris: 21°C, clear\n(Answer in English.)"}
 
 
 async def test_streamed_answer_never_shows_a_made_up_observation(
@@ -246,7 +248,8 @@ async def test_native_call_written_into_text_is_run(
     assistant, result = fake_model.bodies[1]["messages"][-2:]
     assert assistant == {"role": "assistant", "content": written}
     assert result == {"role": "user",
-                      "content": "<tool_response>\nLima: 21°C, clear\n</tool_response>"}
+                      "content": "<tool_response>\nLima: 21°C, clear\n</tool_response>\n"
+                                     "(Answer in English.)"}
 
 
 async def test_native_tool_calls_unchanged_by_text_support(
@@ -259,3 +262,22 @@ async def test_native_tool_calls_unchanged_by_text_support(
     assert "stop" not in fake_model.bodies[0]
 
 
+
+
+@pytest.mark.parametrize("mode", ["native", "text"])
+async def test_calculations_are_sent_to_calculate_when_it_is_on(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings, mode: str
+) -> None:
+    """The 1.5B coder model answered 123456789 × 987654321 with a Python snippet: the
+    instructions (both formats, both languages) send every calculation to `calculate`,
+    and name it only when it is one of the run's tools. A greeting needs no tool."""
+    on = settings.model_copy(update={"agent_mode": mode})
+    fake_model.push(*(text_reply("Final Answer: ok") for _ in range(3)))
+    await events_of(react("12 × 34?", client, on, [Calc()]))
+    await events_of(react("12 × 34 等于多少？", client, on, [Calc()]))
+    await events_of(react("Hi!", client, on, [Weather()]))
+    english, chinese, without = (body["messages"][0]["content"] for body in fake_model.bodies)
+    assert "Any calculation, however simple, goes to the `calculate` tool" in english
+    assert "never answer with code" in english and "needs no tool" in english
+    assert "任何计算，哪怕很简单，都交给 `calculate` 工具" in chinese and "不需要工具" in chinese
+    assert "calculate" not in without and "needs no tool" in without

@@ -55,6 +55,23 @@ class Clock(Tool):
         return f"12:00 in {args.timezone}"
 
 
+class Optional1stArgs(BaseModel):
+    amount: float = 1.0
+    base: str
+    to: str
+
+
+class Optional1st(Tool):
+    """Like convert_currency: an optional amount declared before the required codes."""
+
+    name = "optional_first"
+    description = "Convert money."
+    Args = Optional1stArgs
+
+    async def run(self, args: Optional1stArgs) -> str:
+        return f"{args.amount} {args.base} = {args.amount * 7} {args.to}"
+
+
 class CalcArgs(BaseModel):
     expression: str
 
@@ -163,6 +180,14 @@ ARGUMENTS: list[tuple[str, Tool | None, dict[str, Any] | str]] = [
     ("amount=5, base=USD, quote=EUR", Convert(), {"amount": 5, "base": "USD", "quote": "EUR"}),
     ("expression: max(1, 2)", Calc(), {"expression": "max(1, 2)"}),
     ("x: 1", Calc(), {"expression": "x: 1"}),  # a key that names no field is a plain value
+    # positional values fill the fields in their order (the 1.5B model's convert_currency)
+    ("100, USD, CNY", Optional1st(), {"amount": 100, "base": "USD", "to": "CNY"}),
+    ('100, "USD", "CNY"', Optional1st(), {"amount": 100, "base": "USD", "to": "CNY"}),
+    ("100, 美元, 人民币", Optional1st(), {"amount": 100, "base": "美元", "to": "人民币"}),
+    ('5, base="USD"', Convert(), {"amount": 5, "base": "USD"}),
+    ("2, 3", Calc(), {"expression": "2, 3"}),  # more values than fields: a plain value
+    ("London, please", Clock(), {"timezone": "London, please"}),  # lang "please": invalid
+    ("1, 2", None, "1, 2"),
 ]
 
 
@@ -235,7 +260,15 @@ def test_a_call_restated_with_its_result_is_no_new_call(content: str, rest: str)
 def test_mend_names_the_arguments_and_the_line_to_write() -> None:
     text = mend(Clock(), "London, please", "it is neither", "en")
     assert "timezone (string, optional)" in text
-    assert text.endswith('Action: get_time\nAction Input: {"timezone": "London, please"}')
+    assert text.endswith('Action: get_time[{"timezone": "London, please", "lang": "en"}]')
     text = mend(Convert(), "5 dollars", "it is neither", "zh")
     assert "无法使用这个输入" in text and "amount (number)" in text
-    assert text.endswith('Action Input: {"amount": "...", "base": "..."}')
+    assert text.endswith('Action: convert[{"amount": "...", "base": "...", "quote": "..."}]')
+
+
+def test_mend_shows_every_argument_required_first_keeping_what_was_read() -> None:
+    """The 1.5B model, told only the required fields, left out the amount (it defaults to
+    1) and then computed 100 × the rate itself: the line to write names all of them."""
+    text = mend(Optional1st(), '{"to": "CNY"}', "base: Field required", "en")
+    assert "Its arguments: base (string); to (string); amount (number, optional)" in text
+    assert text.endswith('Action: optional_first[{"base": "...", "to": "CNY", "amount": "..."}]')
