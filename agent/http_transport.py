@@ -74,8 +74,10 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
+            # httpx's trust store (certifi, or SSL_CERT_FILE / SSL_CERT_DIR), not the system's
             connector = aiohttp.TCPConnector(limit=self._max_connections,
-                                             keepalive_timeout=KEEPALIVE_S)
+                                             keepalive_timeout=KEEPALIVE_S,
+                                             ssl=httpx.create_ssl_context())
             # No cookie jar, no added headers: httpx's request says everything.
             self._session = aiohttp.ClientSession(
                 connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
