@@ -17,10 +17,14 @@ import httpx
 import openai
 
 from agent.events import Usage
+from agent.http_transport import AiohttpTransport
 from agent.model_errors import ModelError, ModelErrorKind, classify
 from agent.settings import AgentSettings
 
 log = logging.getLogger(__name__)
+
+MAX_CONNECTIONS = 1000
+"""Streams open at once to the model's server (the openai SDK's own default)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +93,8 @@ class ModelClient:
             # 17 s with the defaults, where one flat 60 s made it over three minutes.
             timeout=httpx.Timeout(settings.llm_timeout_s, connect=settings.llm_connect_timeout_s),
             max_retries=settings.llm_max_retries,
-            http_client=http_client,
+            http_client=http_client or openai.DefaultAsyncHttpxClient(
+                transport=AiohttpTransport(max_connections=MAX_CONNECTIONS)),
         )
 
     async def close(self) -> None:

@@ -16,6 +16,7 @@ from telegram.error import Conflict, NetworkError
 from telegram.ext import Application, ApplicationBuilder
 from telegram.request import HTTPXRequest
 
+from agent.http_transport import AiohttpTransport
 from agent.model import ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
@@ -41,6 +42,13 @@ from bot.web.metrics import MeteredRequest, Metrics
 log = logging.getLogger(__name__)
 
 App = Application[Any, Context, Any, Any, BotData, Any]
+TELEGRAM_CONNECTIONS = 256
+"""Bot API calls in flight at once (python-telegram-bot's default pool)."""
+
+
+def over_aiohttp(connections: int) -> dict[str, Any]:
+    """HTTPXRequest's client on aiohttp (agent/http_transport.py: a fraction of the CPU)."""
+    return {"transport": AiohttpTransport(max_connections=connections)}
 
 
 def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
@@ -107,11 +115,13 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         .concurrent_updates(True)
         .request(MeteredRequest(metrics, connect_timeout=request_timeout_s,
                                 read_timeout=request_timeout_s,
-                                write_timeout=request_timeout_s))
+                                write_timeout=request_timeout_s,
+                                httpx_kwargs=over_aiohttp(TELEGRAM_CONNECTIONS)))
         .get_updates_request(HTTPXRequest(connection_pool_size=1,
                                           connect_timeout=request_timeout_s,
                                           read_timeout=poll_timeout_s + 5,
-                                          write_timeout=request_timeout_s))
+                                          write_timeout=request_timeout_s,
+                                          httpx_kwargs=over_aiohttp(1)))
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)

@@ -61,6 +61,12 @@ async def test_the_chain_names_the_answer_model_and_the_store_keeps_both(
         started = events[0]
         assert isinstance(started, RunStarted) and started.answer_model == "qwen-max"
         assert any(isinstance(e, Answer) and e.model == "qwen-max" for e in events)
+        # The export names it too, as the chat and the board do.
+        exported = gb.tg.send(ALICE, ALICE, f"/export {run.n}")
+        await gb.tg.wait(lambda: bool(gb.replies_to(ALICE, exported)))
+        document = gb.replies_to(ALICE, exported)[0].document
+        assert document is not None
+        assert "💬 Answer (written by qwen-max)</h3>" in document.content.decode("utf-8")
 
 
 async def test_compare_uses_the_same_split(

@@ -68,6 +68,20 @@ async def test_a_final_state_goes_before_other_chats_drafts(tg: FakeTelegram,
     assert tg.too_many == 0
 
 
+async def test_a_call_arriving_when_the_window_is_full_goes_once_it_slides(
+        tg: FakeTelegram, bot: Bot) -> None:
+    """The window is full of calls that have ended, none is in flight and no one waits: the
+    next call still goes when the oldest leaves the window (it used to wait for a call to
+    end that never came, and every later run waited behind it)."""
+    pacer = Pacer(replace(Limits().scaled(SCALE), global_per_window=2, global_window_s=0.5))
+    chats = [tg.user(USERS + n) for n in range(3)]
+    for n, chat in enumerate(chats[:2]):
+        await LiveMessage(bot, pacer, chat, None, button=STOP).finish([f"answer {n}"])
+    late = LiveMessage(bot, pacer, chats[2], None, button=STOP)
+    await asyncio.wait_for(late.finish(["answer 2"]), 5)
+    assert [m.text for m in tg.bot_messages(chats[2])] == ["answer 2"]
+
+
 async def test_three_hundred_chats_ending_at_once_draw_no_429(tg: FakeTelegram,
                                                               bot: Bot) -> None:
     """Telegram counts a message when it arrives; bunched arrivals never exceed its 30 a

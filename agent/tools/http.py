@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from agent.http_transport import AiohttpTransport
 from agent.lang import pick
 from agent.tool import UpstreamError
 
@@ -27,6 +28,7 @@ def make_client(timeout_s: float) -> httpx.AsyncClient:
         timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 5.0)),
         headers={"User-Agent": USER_AGENT},
         follow_redirects=False,
+        transport=AiohttpTransport(),
     )
 
 

@@ -49,6 +49,9 @@ class Budget:
             return
         me = _Waiter(priority, next(self._order), asyncio.get_running_loop().create_future())
         self._waiting.append(me)
+        # A full window of calls that have all ended wakes no one by itself: set the timer
+        # for the oldest one leaving it (or grant at once if there is room after all).
+        self._grant()
         try:
             await me.granted
         except BaseException:

@@ -20,6 +20,7 @@ from agent.summary import approx, difference, figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
 from bot.view.grounding import marked, unfounded_line
 from bot.view.i18n import (
+    answer_heading,
     failure_label,
     lane_label,
     lang_code,
@@ -118,7 +119,7 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
     if t.answer:
         line = unfounded_line(t, lang)
         under = f'<p class="note">{_e(line)}</p>' if line else ""
-        out.append(f'<section class="answer step"><h3>💬 {_e(phrase(lang, "chain_answer"))}'
+        out.append(f'<section class="answer step"><h3>💬 {_e(answer_heading(t.answer_model, lang))}'
                    f'</h3><div class="text">{md_to_html(marked(t.answer, t.unfounded))}</div>'
                    f"{under}</section>")
     if t.finished is not None:

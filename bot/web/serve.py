@@ -18,6 +18,7 @@ import socket
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import uvicorn
+import uvloop
 from telegram import Update
 from telegram.error import TelegramError
 
@@ -33,10 +34,12 @@ class PortInUse(Exception):
 
 
 def run(app: App, settings: BotSettings) -> None:
-    """Serve until stopped (blocking); errors from Telegram at start-up propagate."""
+    """Serve until stopped (blocking); errors from Telegram at start-up propagate. On uvloop:
+    the same asyncio, less CPU per call and per event (issue 16)."""
     sock = bind(settings)
     try:
-        asyncio.run(serve(app, settings, sock))
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(serve(app, settings, sock))
     finally:
         if sock is not None:
             sock.close()
@@ -71,7 +74,14 @@ async def serve(app: App, settings: BotSettings, sock: socket.socket | None, *,
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stopping.set)
     assert app.post_init and app.post_stop and app.post_shutdown and app.updater
-    async with app:  # initialize … shutdown
+    try:
+        await app.initialize()
+    except Exception:
+        # PTB's shutdown skips the bot of an app that never initialized: its connections
+        # (aiohttp sessions) would stay open and be reported at exit.
+        await app.bot.shutdown()
+        raise
+    async with app:  # (initialized already) … shutdown
         await app.post_init(app)
         if settings.webhook_url:
             await app.bot.set_webhook(
