@@ -32,13 +32,20 @@ log = logging.getLogger(__name__)
 NOTE_KIND = "text_format"
 
 
-Why = Literal["as_text", "described", "repeated"]
+Why = Literal["as_text", "described", "repeated", "remembered"]
 
 
 def text_format_note(lang: str, why: Why = "as_text") -> str:
     """Why the run goes on in the text format: the model writes its calls as text,
-    describes a call in its answer instead of making it, or asked again for a call whose
-    result it had."""
+    describes a call in its answer instead of making it, asked again for a call whose
+    result it had, or (`remembered`) did one of the first two in an earlier run."""
+    if why == "remembered":
+        return pick(
+            lang,
+            "这个模型之前没有正确使用函数调用，所以 Glassbox 使用经典的 "
+            "Thought/Action/Observation 文本格式。",
+            "This model did not use function calling properly before, so Glassbox uses the "
+            "classic Thought/Action/Observation format.")
     if why == "as_text":
         return pick(
             lang,
@@ -86,7 +93,8 @@ class AutoRounds:
     async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         if self.text is not None:
             if rnd == 1:
-                yield Note(round=rnd, kind=NOTE_KIND, text=text_format_note(self.lang))
+                yield Note(round=rnd, kind=NOTE_KIND,
+                           text=text_format_note(self.lang, "remembered"))
             async for item in self.text.round(rnd):
                 yield item
             return
