@@ -215,10 +215,11 @@ async def test_a_rendering_function_is_called_only_when_a_turn_comes(
 
 
 async def test_a_final_state_uses_telegrams_short_burst_and_drafts_do_not() -> None:
-    """On a slow clock (a chat's interval is 3 s): a draft waits out the interval after the
-    first message, but the final state goes at once (Telegram allows a short burst), with
-    no 429, and replaces the draft that was waiting."""
-    interval = 3.0
+    """On a slow clock (a chat's interval is 10 s, so a loaded machine cannot make the
+    draft's turn come meanwhile): a draft waits out the interval after the first message,
+    but the final state goes at once (Telegram allows a short burst), with no 429, and
+    replaces the draft that was waiting."""
+    interval = 10.0
     with FakeTelegram(scale=interval) as tg:
         tg.user(ALICE)
         async with Bot(TOKEN, base_url=tg.base_url) as bot:
