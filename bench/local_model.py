@@ -53,7 +53,9 @@ QUESTIONS = (
     Question("currency", "How much is 100 US dollars in Chinese yuan today?",
              "convert_currency"),
     Question("time", "What time is it in London right now?", "get_time"),
-    Question("notes", "What do the course notes say about ReAct?", "search_notes", "ReAct"),
+    Question("notes", "What do the course notes say about ReAct?", "search_notes", "Action"),
+    # "Action": the notes' ReAct is Thought, Action, Observation; "ReAct" alone let an
+    # answer about the React JavaScript library count as right
     Question("weather_zh", "杭州现在天气怎么样？", "get_weather", "21.4"),
     Question("currency_zh", "100 美元现在能换多少人民币？", "convert_currency"),
     Question("greeting", "Hi! Who are you and what can you do?", ""),

@@ -104,13 +104,14 @@ async def test_a_recorded_run_replays_to_a_right_answer(
 async def test_a_call_described_instead_of_made_is_asked_again_in_text(
     fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
 ) -> None:
-    """Natively the model wrote "I need to call the `get_weather` function ..." and no call:
-    that is not the answer; the round is asked again in the text format."""
-    events, shown = await replay(RECORDED / "weather", fake_model, stage)
+    """Natively the model wrote "I would use the `calculate` function with the expression
+    ..." and no call: that is not the answer; the round is asked again in the text format."""
+    events, shown = await replay(RECORDED / "arithmetic", fake_model, stage)
     assert "This model described a tool call instead of making it" in shown
-    assert [e.tool for e in events if isinstance(e, Action)] == ["get_weather"]
+    assert [e.tool for e in events if isinstance(e, Action)] == ["calculate"]
     (answer,) = [e for e in events if isinstance(e, Answer)]
-    assert "`get_weather`" not in answer.text and "21.4°C" in answer.text
+    assert "`calculate`" not in answer.text and "121932631112635269" in answer.text
+    assert "I would use" not in shown
     assert "tools" in fake_model.bodies[0] and "tools" not in fake_model.bodies[1]
 
 
