@@ -102,7 +102,8 @@ class AutoRounds:
         async for item in self.native.round(rnd):
             if isinstance(item, Thought):
                 self._thought = item.text
-            if isinstance(item, Answer) and named_as_code(item.text, self.native.tools):
+            if (isinstance(item, Answer) and not self._done
+                    and named_as_code(item.text, self.native.tools)):
                 log.info("model %s described a call instead of making it: text format",
                          self.client.model)
                 self._why = "described"

@@ -157,3 +157,17 @@ async def test_a_call_described_instead_of_made_is_asked_again_in_text(
     assert first_text["messages"][-1] == {"role": "user", "content": native["messages"][-1][
         "content"]}  # the same question, asked again in the text format
     assert client.calls_as_text  # a model that talks about calls: later runs start in text
+
+
+async def test_an_answer_that_names_the_tool_it_used_stays_native(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    """A model that calls properly and then says which tool it used has described nothing:
+    only an answer given before any call counts as a call described instead of made."""
+    fake_model.push(tool_reply(("calculate", {"expression": "6 * 7"})),
+                    text_reply("I used `calculate` to work it out: 6 × 7 = 42."))
+    events = await events_of(react("What is 6 × 7?", client, settings, [Calculate()]))
+    assert kinds(events) == ["run_started", "action", "observation", "answer", "run_finished"]
+    assert of(events, Answer)[0].text == "I used `calculate` to work it out: 6 × 7 = 42."
+    assert all("tools" in body for body in fake_model.bodies)
+    assert not client.calls_as_text
