@@ -212,6 +212,22 @@ def _mark(s: Stage) -> int:
     return len(s.tg.frames)
 
 
+async def local_model(s: Stage) -> Shot:
+    """A small local model that writes its tool call into its text: Glassbox goes on in the
+    classic Thought/Action/Observation format and says so once, and a figure in the answer
+    that no observation holds gets the quiet ⁱ mark. Last: the model client remembers the
+    format for every later run of the stage."""
+    s.model.push(
+        s.said('```json\n{"name": "get_weather", "arguments": {"city": "Osaka"}}\n```'),
+        s.said(s.t("Thought: 我已经查到大阪的天气。\n"
+                   "Final Answer: 大阪现在阴天，27.3 °C，湿度 82%。",
+                   "Thought: I have the weather in Osaka.\nFinal Answer: Osaka is overcast "
+                   "at 27.3 °C, humidity 82%.")))
+    user = s.user("local")
+    await s.ask(user, user, s.t("大阪现在天气怎么样？", "What is the weather in Osaka?"))
+    return Shot(user, ("get_weather", "27.3 °C", "82%ⁱ"))
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("ask", ("/ask：三轮", "/ask in 3 rounds"), ask),
     Scenario("mixed", ("界面是中文，问题是英文", "English Telegram, Chinese question"), mixed),
@@ -227,4 +243,5 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("history", ("/history", "/history"), history),
     Scenario("show", ("/show", "/show"), show),
     Scenario("export", ("/export", "/export"), export),
+    Scenario("local-model", ("本地小模型", "A small local model"), local_model),
 )
