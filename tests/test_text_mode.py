@@ -20,10 +20,11 @@ from agent import (
     Thought,
 )
 from agent.textmode import STOP
+from agent.tools.calculator import Calculate
 from tests.fakes.model import FakeModel, error, text_reply, tool_reply
 from tests.kit import agent_settings
 from tests.test_loop import Weather, events_of, of, react
-from tests.test_text_parser import Calc, Convert
+from tests.test_text_parser import Convert
 
 
 @pytest.fixture
@@ -273,8 +274,8 @@ async def test_calculations_are_sent_to_calculate_when_it_is_on(
     and name it only when it is one of the run's tools. A greeting needs no tool."""
     on = settings.model_copy(update={"agent_mode": mode})
     fake_model.push(*(text_reply("Final Answer: ok") for _ in range(3)))
-    await events_of(react("12 × 34?", client, on, [Calc()]))
-    await events_of(react("12 × 34 等于多少？", client, on, [Calc()]))
+    await events_of(react("12 × 34?", client, on, [Calculate()]))
+    await events_of(react("12 × 34 等于多少？", client, on, [Calculate()]))
     await events_of(react("Hi!", client, on, [Weather()]))
     english, chinese, without = (body["messages"][0]["content"] for body in fake_model.bodies)
     assert "Any calculation, however simple, goes to the `calculate` tool" in english

@@ -23,6 +23,7 @@ from agent.textmode import (
     text_system,
 )
 from agent.tool import Tool
+from agent.tools.calculator import Calculate
 from tests.test_loop import Weather
 
 
@@ -70,19 +71,6 @@ class Optional1st(Tool):
 
     async def run(self, args: Optional1stArgs) -> str:
         return f"{args.amount} {args.base} = {args.amount * 7} {args.to}"
-
-
-class CalcArgs(BaseModel):
-    expression: str
-
-
-class Calc(Tool):
-    name = "calculate"
-    description = "Exact arithmetic."
-    Args = CalcArgs
-
-    async def run(self, args: CalcArgs) -> str:
-        return args.expression
 
 
 PARSES: list[tuple[str, str, Step]] = [
@@ -178,14 +166,14 @@ ARGUMENTS: list[tuple[str, Tool | None, dict[str, Any] | str]] = [
     ("timezone: Europe/London", Clock(), {"timezone": "Europe/London"}),
     ("amount: 5\nbase: USD", Convert(), {"amount": 5, "base": "USD"}),
     ("amount=5, base=USD, quote=EUR", Convert(), {"amount": 5, "base": "USD", "quote": "EUR"}),
-    ("expression: max(1, 2)", Calc(), {"expression": "max(1, 2)"}),
-    ("x: 1", Calc(), {"expression": "x: 1"}),  # a key that names no field is a plain value
+    ("expression: max(1, 2)", Calculate(), {"expression": "max(1, 2)"}),
+    ("x: 1", Calculate(), {"expression": "x: 1"}),  # a key that names no field is a plain value
     # positional values fill the fields in their order (the 1.5B model's convert_currency)
     ("100, USD, CNY", Optional1st(), {"amount": 100, "base": "USD", "to": "CNY"}),
     ('100, "USD", "CNY"', Optional1st(), {"amount": 100, "base": "USD", "to": "CNY"}),
     ("100, 美元, 人民币", Optional1st(), {"amount": 100, "base": "美元", "to": "人民币"}),
     ('5, base="USD"', Convert(), {"amount": 5, "base": "USD"}),
-    ("2, 3", Calc(), {"expression": "2, 3"}),  # more values than fields: a plain value
+    ("2, 3", Calculate(), {"expression": "2, 3"}),  # more values than fields: a plain value
     ("London, please", Clock(), {"timezone": "London, please"}),  # lang "please": invalid
     ("1, 2", None, "1, 2"),
 ]
