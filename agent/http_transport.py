@@ -1,5 +1,6 @@
-"""httpx over aiohttp: the transport under every HTTP client of the process (the model's
-openai SDK client, the tools' client, python-telegram-bot's requests).
+"""httpx over aiohttp: the transport under the process's httpx clients (the model's openai
+SDK client, python-telegram-bot's requests); the tools ask aiohttp directly
+(agent/tools/http.py), with the same error names.
 
 httpx's own transport (httpcore on anyio, h11 in pure Python, a connection pool scanned
 whole on every request) costs about twice aiohttp's (a C parser, an O(1) pool) per request
@@ -12,14 +13,39 @@ model's error kinds (agent/model_errors.py) read them as before.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
+from functools import cache
 
 import aiohttp
 import httpx
 
 KEEPALIVE_S = 5.0
 """Idle connections close after this (httpx's default keep-alive expiry)."""
+
+
+def httpx_error(err: BaseException, *, reading: bool = False) -> type[httpx.HTTPError] | None:
+    """The httpx error httpcore raises for the event aiohttp raised `err` for (see the
+    module's docstring); None if `err` is not a failure of the connection."""
+    if isinstance(err, httpx.HTTPError):
+        return type(err)
+    if isinstance(err, aiohttp.ConnectionTimeoutError):  # waiting for a pool slot or connecting
+        return httpx.ConnectTimeout
+    if isinstance(err, aiohttp.SocketTimeoutError):
+        return httpx.ReadTimeout
+    if isinstance(err, aiohttp.ClientConnectorError):  # refused, unreachable, no such host
+        return httpx.ConnectError
+    if isinstance(err, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError
+                  | aiohttp.ClientResponseError):
+        return httpx.RemoteProtocolError
+    if isinstance(err, aiohttp.ClientOSError | ConnectionError):  # reset after connecting
+        return httpx.ReadError if reading else httpx.WriteError
+    if isinstance(err, aiohttp.InvalidURL):
+        return httpx.UnsupportedProtocol
+    if isinstance(err, TimeoutError | aiohttp.ClientError):
+        return httpx.NetworkError
+    return None
 
 
 @contextmanager
@@ -29,23 +55,29 @@ def _as_httpx(request: httpx.Request, *, reading: bool = False) -> Iterator[None
         yield
     except httpx.HTTPError:
         raise
-    except aiohttp.ConnectionTimeoutError as err:  # waiting for a pool slot or connecting
-        raise httpx.ConnectTimeout(str(err) or "connect timeout", request=request) from err
-    except aiohttp.SocketTimeoutError as err:
-        raise httpx.ReadTimeout(str(err) or "read timeout", request=request) from err
-    except aiohttp.ClientConnectorError as err:  # refused, unreachable, no such host
-        raise httpx.ConnectError(str(err), request=request) from err
-    except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError,
-            aiohttp.ClientResponseError) as err:
-        raise httpx.RemoteProtocolError(str(err) or type(err).__name__,
-                                        request=request) from err
-    except (aiohttp.ClientOSError, ConnectionError) as err:  # reset after connecting
-        error = httpx.ReadError if reading else httpx.WriteError
+    except Exception as err:
+        error = httpx_error(err, reading=reading)
+        if error is None:
+            raise
         raise error(str(err) or type(err).__name__, request=request) from err
-    except aiohttp.InvalidURL as err:
-        raise httpx.UnsupportedProtocol(str(err), request=request) from err
-    except (TimeoutError, aiohttp.ClientError) as err:
-        raise httpx.NetworkError(str(err) or type(err).__name__, request=request) from err
+
+
+@cache
+def ssl_context() -> ssl.SSLContext:
+    """httpx's trust store (certifi, or SSL_CERT_FILE / SSL_CERT_DIR), not the system's;
+    loaded once a process (each load parses the whole bundle: some 20 ms)."""
+    return httpx.create_ssl_context()
+
+
+def open_session(max_connections: int, *, decompress: bool = False,
+                 headers: dict[str, str] | None = None) -> aiohttp.ClientSession:
+    """An aiohttp session in the running event loop: no cookie jar, no headers of its own
+    beyond `headers`, idle connections closed after KEEPALIVE_S."""
+    connector = aiohttp.TCPConnector(limit=max_connections, keepalive_timeout=KEEPALIVE_S,
+                                     ssl=ssl_context())
+    return aiohttp.ClientSession(
+        connector=connector, cookie_jar=aiohttp.DummyCookieJar(), headers=headers,
+        auto_decompress=decompress, skip_auto_headers=("User-Agent", "Content-Type"))
 
 
 class _Body(httpx.AsyncByteStream):
@@ -74,14 +106,8 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
-            # httpx's trust store (certifi, or SSL_CERT_FILE / SSL_CERT_DIR), not the system's
-            connector = aiohttp.TCPConnector(limit=self._max_connections,
-                                             keepalive_timeout=KEEPALIVE_S,
-                                             ssl=httpx.create_ssl_context())
-            # No cookie jar, no added headers: httpx's request says everything.
-            self._session = aiohttp.ClientSession(
-                connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
-                auto_decompress=False, skip_auto_headers=("User-Agent", "Content-Type"))
+            # httpx's request says everything; httpx decodes the body.
+            self._session = open_session(self._max_connections)
         return self._session
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

@@ -1,5 +1,8 @@
 """Huge runs: /show and /export of a stored run of 10,000 steps, through the real bot (fake
 Telegram and model, in this process), and the event loop's longest stall while each is built.
+And huge hostile text: one live render (on the event loop, at every edit) of a run whose
+thought, observation and answer are each 200,000 characters of tests/faults/
+test_hostile_text.py's text, and of four times that: linear, it takes four times as long.
 
 "On the loop" does what the handlers did before they moved the work to a thread: parse the
 stored steps, fold them and draw every page (or the whole file) on the event loop; it uses
@@ -9,7 +12,6 @@ today's linear fold, so the old figure (a fold quadratic in a round's calls) was
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import tempfile
 import time
 from pathlib import Path
@@ -22,11 +24,15 @@ from bot.view.history_view import SHOW_PAGES
 from bot.view.render import render_view
 from bot.view.transcript import replay
 from tests.botkit import ALICE, BOB, GROUP, SCALE, Glassbox, people, running
+from tests.dbkit import query
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
 from tests.faults.huge_run import CALLS, ROUNDS, longest_stall, store_huge_run
+from tests.faults.test_hostile_text import hostile, render_live
 
 STALL_TARGET_MS = 50.0
+HOSTILE_CHARS = 200_000
+HOSTILE_TARGET_S = 1.0
 
 
 def huge_figures(quick: bool) -> list[Figure]:
@@ -34,7 +40,32 @@ def huge_figures(quick: bool) -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="glassbox-huge-") as tmp, \
             FakeTelegram(scale=SCALE) as tg, FakeModel() as model:
         people(tg)
-        return asyncio.run(_measure(tg, model, Path(tmp) / "huge.sqlite3", rounds))
+        figures = asyncio.run(_measure(tg, model, Path(tmp) / "huge.sqlite3", rounds))
+    return figures + hostile_figures(HOSTILE_CHARS // 10 if quick else HOSTILE_CHARS)
+
+
+def hostile_figures(chars: int) -> list[Figure]:
+    """One live render of `chars` of hostile text (in each of thought, observation and
+    answer), and of four times as much: the least of three timings each."""
+    took = [min(_render_seconds(_hostile_text(n)) for _ in range(3)) for n in (chars, 4 * chars)]
+    what = "live render of a run with {:,} characters of hostile text in its thought, " \
+           "observation and answer"
+    return [Figure(what.format(chars), f"{took[0]:.2f} s", f"≤ {HOSTILE_TARGET_S:.1f} s",
+                   took[0] <= HOSTILE_TARGET_S),
+            Figure(what.format(4 * chars), f"{took[1]:.2f} s ({took[1] / took[0]:.1f}×)",
+                   "≈ 4× (linear)")]
+
+
+def _hostile_text(chars: int) -> str:
+    """`chars` characters of every kind of hostile text, a share of each."""
+    share = chars // len(hostile(10))
+    return "".join(hostile(share))[:chars]
+
+
+def _render_seconds(text: str) -> float:
+    started = time.perf_counter()
+    render_live(text)
+    return time.perf_counter() - started
 
 
 async def _measure(tg: FakeTelegram, model: FakeModel, db: Path, rounds: int) -> list[Figure]:
@@ -71,10 +102,9 @@ async def _on_the_loop(gb: Glassbox, n: int, what: str) -> tuple[float, int]:
     store = gb.parts.store
     record = await store.get(Scope(GROUP), n)
     assert record is not None
-    with sqlite3.connect(store.path) as db:  # the rows Store.events reads
-        rows = db.execute("SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id",
-                          (record.id,)).fetchall()
-    db.close()
+    rows = await query(store.path,  # the rows Store.events reads
+                       "SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id",
+                       (record.id,))
     pages = 0
     async with longest_stall() as stall:
         await asyncio.sleep(0.01)

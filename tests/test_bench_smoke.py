@@ -22,7 +22,7 @@ def test_quick_bench_prints_the_whole_table() -> None:
                    "Telegram calls in all", "peak memory of the bot process",
                    "/history page 1", "keyword search", "steps written per second",
                    "one edit of a 6-round chain", "longest loop stall, through the bot",
-                   "Long answer", "upload → the bot's answer"):
+                   "Long answer", "upload → the bot's answer", "characters of hostile text"):
         assert figure in names, f"{figure!r} missing from:\n{done.stdout}"
     delivered = next(row for row in rows if "answers delivered" in row).split(" | ")[1]
     answered, asked = delivered.split(" / ")

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from agent.tool import Tool
-from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox
-from tests.fakes.model import text_reply, tool_reply
+from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox
+from tests.fakes.model import DashScope, sse, text_reply, tool_reply
 
 
 @pytest.fixture
@@ -36,10 +36,26 @@ async def test_a_private_question_grows_live_into_the_chain_and_answer(gb: Glass
     assert final.buttons == []
     assert final.versions[0] != final.text  # it was edited as the chain grew
     methods = gb.tg.methods(ALICE)
-    assert methods.index("sendChatAction") < methods.index("sendMessage")
+    assert "sendChatAction" not in methods  # the first message went at once: no "typing…"
     assert methods.index("sendMessage") < methods.index("editMessageText")
     run = await gb.parts.store.by_message(ALICE, final.message_id)
     assert run is not None and run.status == "done" and "4" in run.answer
+
+
+async def test_typing_shows_while_a_class_waits_for_its_answers(gb: Glassbox) -> None:
+    """Three questions at once in a group are a class asking together: no first message goes
+    there for the runs that see the others (each answer is one message), so "typing…" shows
+    while they wait, once for the chat."""
+    gb.model.push(*(sse(DashScope().text(f"Answer {n}."), first_delay=2.5) for n in range(3)))
+    asked = [gb.tg.send(GROUP, who, f"/ask question {n}")
+             for n, who in enumerate((ALICE, BOB, ADMIN))]
+    finals = [await gb.answer_to(GROUP, message_id) for message_id in asked]
+    assert sorted(f.text.split("Answer ")[1][:2] for f in finals) == ["0.", "1.", "2."]
+    with gb.tg.lock:
+        calls = [c for c in gb.tg.calls if str(c.params.get("chat_id")) == str(GROUP)]
+    typing = [c.at for c in calls if c.method == "sendChatAction"]
+    answers = [c.at for c in calls if "Answer " in c.params.get("text", "")]
+    assert len(typing) == 1 and typing[0] < min(answers)
 
 
 async def test_in_a_group_only_commands_and_replies_to_the_bot_are_answered(

@@ -49,3 +49,14 @@ def test_every_page_shows_something_within_the_limit_and_nothing_visible_is_lost
 
 def test_a_text_with_nothing_visible_has_no_pages() -> None:
     assert paginate([(" " * 10_000, ()), ("\u200b\n" * 3000, (B,))]) == []
+
+
+def test_an_emoji_a_stream_left_in_two_halves_is_neither_lost_nor_repeated_by_a_cut() -> None:
+    """Streamed deltas can carry an emoji's UTF-16 halves as two code points. A page cut
+    through a stretch of them once measured the page with the halves joined and went on
+    from too early a place: 400 characters came out as 650."""
+    halves = "\ud83d\ude00"
+    spans: list[Span] = [("x" * 100 + halves * 300, ())]
+    pages = [parse_html(to_html(page)).text for page in paginate(spans, 100)]
+    assert "".join(pages) == "x" * 100 + "😀" * 300
+    assert all(utf16_units(text) <= 100 for text in pages)

@@ -50,12 +50,12 @@ async def test_all_tools_by_default_sharing_one_client() -> None:
         assert [tool.name for tool in box.tools] == list(TOOL_NAMES)
         clients = {id(tool.http) for tool in box.tools if hasattr(tool, "http")}
         assert clients == {id(box.http)}
-        assert box.http.timeout.read == settings.tool_http_timeout_s
+        assert box.http.timeout.sock_read == settings.tool_http_timeout_s
         for tool in box.tools:  # every schema is one the model can read
             schema = tool.schema()["function"]
             assert schema["description"] and schema["parameters"]["type"] == "object"
             assert all(p.get("description") for p in schema["parameters"]["properties"].values())
-    assert box.http.is_closed
+    assert box.http.closed
 
 
 class Notes:

@@ -1,6 +1,6 @@
 """The tools the agent can call, and the Toolbox that opens them with their shared resources.
 
-    toolbox = await Toolbox.open(settings)   # one httpx client, a notes index in memory
+    toolbox = await Toolbox.open(settings)   # one HTTP client, a notes index in memory
     ...run_react(question, tools=toolbox.tools, ...)
     await toolbox.aclose()
 
@@ -9,15 +9,13 @@ A front end that keeps the notes index itself passes it: `Toolbox.open(settings,
 
 from __future__ import annotations
 
-import httpx
-
 from agent.settings import AgentSettings
 from agent.tool import Tool
 from agent.tool_names import TOOL_NAMES
 from agent.tools.calculator import Calculate
 from agent.tools.clock import GetTime
 from agent.tools.currency import ConvertCurrency
-from agent.tools.http import make_client
+from agent.tools.http import HttpClient, make_client
 from agent.tools.notes import SearchNotes
 from agent.tools.notes_index import NotesIndex, SqliteNotesIndex
 from agent.tools.weather import GetWeather
@@ -32,7 +30,7 @@ if tuple(cls.name for cls in TOOL_CLASSES) != TOOL_NAMES:  # the names settings 
 class Toolbox:
     """The tools chosen by AGENT_TOOLS, and what they share; close it with `aclose`."""
 
-    def __init__(self, tools: list[Tool], http: httpx.AsyncClient, notes: NotesIndex | None,
+    def __init__(self, tools: list[Tool], http: HttpClient, notes: NotesIndex | None,
                  own_notes: SqliteNotesIndex | None) -> None:
         self.tools = tools
         self.http = http

@@ -6,13 +6,12 @@ refused before any request, with the list of supported codes.
 
 from __future__ import annotations
 
-import httpx
 from pydantic import BaseModel, Field
 
 from agent.lang import pick
 from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
-from agent.tools.http import get_json
+from agent.tools.http import HttpClient, get_json
 
 SERVICE = "Frankfurter"
 
@@ -84,7 +83,7 @@ class ConvertCurrency(Tool):
             min_length=1, max_length=40)
         lang: QuestionLang = None
 
-    def __init__(self, http: httpx.AsyncClient, base_url: str) -> None:
+    def __init__(self, http: HttpClient, base_url: str) -> None:
         self.http = http
         self.base_url = base_url.rstrip("/")
 

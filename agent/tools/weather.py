@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 from pydantic import BaseModel, Field
 
 from agent.lang import pick
 from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
-from agent.tools.http import get_json
+from agent.tools.http import HttpClient, get_json
 from agent.tools.wmo import describe
 
 SERVICE = "Open-Meteo"
@@ -38,7 +37,7 @@ class GetWeather(Tool):
         )
         lang: QuestionLang = None
 
-    def __init__(self, http: httpx.AsyncClient, geocoding_url: str, forecast_url: str) -> None:
+    def __init__(self, http: HttpClient, geocoding_url: str, forecast_url: str) -> None:
         self.http = http
         self.geocoding_url = geocoding_url
         self.forecast_url = forecast_url

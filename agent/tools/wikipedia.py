@@ -9,13 +9,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-import httpx
 from pydantic import BaseModel, Field
 
 from agent.lang import pick
 from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
-from agent.tools.http import get_json
+from agent.tools.http import HttpClient, get_json
 
 SERVICE = "Wikipedia"
 MAX_EXTRACT = 600
@@ -46,7 +45,7 @@ class SearchWikipedia(Tool):
                            min_length=1, max_length=200)
         lang: QuestionLang = None
 
-    def __init__(self, http: httpx.AsyncClient, api_url: str, rest_url: str) -> None:
+    def __init__(self, http: HttpClient, api_url: str, rest_url: str) -> None:
         self.http = http
         self.api_url = api_url
         self.rest_url = rest_url

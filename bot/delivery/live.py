@@ -34,18 +34,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from telegram import (
-    Bot,
-    InlineKeyboardButton,
-    InlineKeyboardMarkup,
-    InputFile,
-    LinkPreviewOptions,
-    Message,
-    ReplyParameters,
-)
+from telegram import Bot, InputFile
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
+from bot.delivery.bot_api import call, inline_keyboard
 from bot.delivery.call_errors import (
     Refused,
     ReplyLost,
@@ -63,7 +56,8 @@ log = logging.getLogger(__name__)
 
 NETWORK_RETRIES = 5
 NETWORK_BACKOFF_S = 0.25
-NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+NO_PREVIEW = {"is_disabled": True}
+"""LinkPreviewOptions: no link previews under a page."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,14 +146,13 @@ class LiveMessage:
     async def send_document(self, document: InputFile, caption: str) -> None:
         """Upload a file (an HTML caption under it) in reply to `reply_to`, in the chat's turn,
         with the same 429 waits and network retries as the pages."""
-        reply = ReplyParameters(self.reply_to, allow_sending_without_reply=True) \
-            if self.reply_to else None
+        reply = _replying_to(self.reply_to)
         while not self.gone:
             async with self.pacer.turn(self.chat_id, self._priority) as turn:
                 await turn.use()
                 with contextlib.suppress(RetryAfter):  # the chat waits, then it goes again
                     try:
-                        await self._call(self.bot.send_document, creates=True,
+                        await self._call("sendDocument", creates=True,
                                          chat_id=self.chat_id, document=document,
                                          caption=caption, parse_mode=ParseMode.HTML,
                                          reply_parameters=reply)
@@ -259,7 +252,8 @@ class LiveMessage:
             spare = self._shown.pop()
             if spare is not None and spare.message_id is not None:
                 try:
-                    await self._call(self.bot.delete_message, self.chat_id, spare.message_id)
+                    await self._call("deleteMessage", chat_id=self.chat_id,
+                                     message_id=spare.message_id)
                 except BadRequest as err:  # e.g. someone deleted it already
                     log.info("chat %s: a spare page was not deleted (%s)", self.chat_id,
                              err.message)
@@ -267,20 +261,19 @@ class LiveMessage:
         text, buttons = self._wanted(index)
         shown = self._shown[index] if index < len(self._shown) else None
         if shown is not None and shown.message_id is not None:
-            done = await self._write(self.bot.edit_message_text, text, chat_id=self.chat_id,
+            done = await self._write("editMessageText", text, chat_id=self.chat_id,
                                      message_id=shown.message_id,
-                                     reply_markup=telegram_markup(buttons))
+                                     reply_markup=inline_keyboard(buttons))
             self._shown[index] = _Shown(shown.message_id, text, buttons) if done else None
             return
         if self._running:
             buttons = None  # the ⏹ comes with the next edit, once the message's id is known
         known = self.message_ids
         target = known[0] if index and known else self.reply_to
-        reply = ReplyParameters(target, allow_sending_without_reply=True) if target else None
         try:
-            sent = await self._write(self.bot.send_message, text, creates=True,
-                                     chat_id=self.chat_id, reply_markup=telegram_markup(buttons),
-                                     reply_parameters=reply)
+            sent = await self._write("sendMessage", text, creates=True, chat_id=self.chat_id,
+                                     reply_markup=inline_keyboard(buttons),
+                                     reply_parameters=_replying_to(target))
         except ReplyLost as err:
             log.warning("chat %s: page %d may be on screen, but Telegram's reply was lost (%s); "
                         "it is not sent again. %s", self.chat_id, index + 1, err,
@@ -288,10 +281,10 @@ class LiveMessage:
                         "It was the final state.")
             self._record(index, _Shown(None, text, buttons))
             return
-        if not isinstance(sent, Message):
+        if not isinstance(sent, dict):
             self._give_up()  # nothing to edit later
             return
-        self._record(index, _Shown(sent.message_id, text, buttons))
+        self._record(index, _Shown(sent["message_id"], text, buttons))
 
     def _give_up(self) -> None:
         if not self.gone:
@@ -317,7 +310,7 @@ class LiveMessage:
         if self._shown[0] is not None:
             self._first.set()
 
-    async def _write(self, method: Callable[..., object], text: str, *, creates: bool = False,
+    async def _write(self, method: str, text: str, *, creates: bool = False,
                      **kw: object) -> object:
         """Send or edit with HTML, then as plain text if Telegram cannot parse it.
         False: the message to edit is gone; the page will be sent again. Refused: Telegram
@@ -341,17 +334,15 @@ class LiveMessage:
         except BadRequest as err:
             raise Refused(f"even as plain text: {err.message}") from err
 
-    async def _call(self, method: Callable[..., object], *args: object, creates: bool = False,
-                    **kw: object) -> object:
-        """One Bot API call, retrying network errors with backoff. A call that `creates` a
-        message is made again only if it surely never reached Telegram; if it may have,
-        ReplyLost. A 429 penalises the chat and propagates, so the next turn sends the
-        newest state rather than a stale one."""
-        name = getattr(method, "__name__", "call")
+    async def _call(self, method: str, *, creates: bool = False, **kw: object) -> object:
+        """Bot API call `method` (bot_api.call: Telegram's JSON result), retrying network
+        errors with backoff. A call that `creates` a message is made again only if it surely
+        never reached Telegram; if it may have, ReplyLost. A 429 penalises the chat and
+        propagates, so the next turn sends the newest state rather than a stale one."""
         delay = NETWORK_BACKOFF_S
         for attempt in range(NETWORK_RETRIES + 1):
             try:
-                return await method(*args, **kw)  # type: ignore[operator]
+                return await call(self.bot, method, **kw)
             except RetryAfter as err:
                 seconds = retry_after_s(err)
                 log.info("chat %s: Telegram asks to wait %ss", self.chat_id, seconds)
@@ -365,13 +356,13 @@ class LiveMessage:
                 return True
             except NetworkError as err:
                 if creates and not never_reached(err):
-                    raise ReplyLost(f"{name}: {describe(err)}") from err
+                    raise ReplyLost(f"{method}: {describe(err)}") from err
                 if attempt == NETWORK_RETRIES:
                     log.error("chat %s: giving up after network errors (%s)", self.chat_id,
                               describe(err))
                     return True
                 log.warning("chat %s: %s failed (%s); trying again in %.2f s", self.chat_id,
-                            name, describe(err), delay)
+                            method, describe(err), delay)
                 await asyncio.sleep(delay)
                 delay *= 2
             except TelegramError as err:  # e.g. an unreadable reply: skip this call, go on
@@ -380,9 +371,9 @@ class LiveMessage:
         return True
 
 
-def telegram_markup(buttons: Keyboard | None) -> InlineKeyboardMarkup | None:
-    """The view's buttons as Telegram's inline keyboard."""
-    if not buttons:
+
+def _replying_to(message_id: int | None) -> dict[str, object] | None:
+    """ReplyParameters: a reply to `message_id`, sent even if that message is gone."""
+    if not message_id:
         return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.data)
-                                  for b in row] for row in buttons])
+    return {"message_id": message_id, "allow_sending_without_reply": True}

@@ -1,6 +1,11 @@
 """The "typing…" indicator: one per chat while any run there has nothing on screen yet,
 renewed every 4 s (Telegram shows it for about 5 s). Once a run's message is there, its
-edits show the progress, and "typing…" would only spend the budget.
+edits show the progress, and "typing…" would only spend the budget. It starts only if
+nothing is on screen AFTER_S after the question: a first message that goes at once (most
+do: a private chat's within a call's latency, a group's a second after the question) says
+more than "typing…" would, and a call shown for a few milliseconds is a wasted one (it was
+half a Telegram call an answer under load, issue 16). It shows while a first message waits:
+a queue, a busy class (no first message at all), a chat penalised by a 429.
 
 It is a courtesy: it takes a place in the global budget only when one is free and no
 message waits for one; otherwise that renewal is skipped and tried again shortly."""
@@ -20,6 +25,9 @@ from bot.delivery.budget import Budget
 
 log = logging.getLogger(__name__)
 
+AFTER_S = 1.5
+"""The first "typing…" goes this long after the question (a group's first message waits
+1 s: see pacer's `group_first_delay_s`)."""
 RENEW_S = 4.0
 RETRY_S = 1.0
 """After a renewal skipped for want of budget."""
@@ -49,6 +57,7 @@ class Typing:
                     await task
 
     async def _keep(self, chat_id: int) -> None:
+        await asyncio.sleep(AFTER_S)
         while True:
             if not self.budget.try_take():
                 await asyncio.sleep(RETRY_S)

@@ -9,6 +9,7 @@ screen and its record finished in the store.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -239,7 +240,17 @@ class Runs:
 
 async def _merged(streams: dict[str, AsyncIterator[Event]]) -> AsyncIterator[tuple[str, Event]]:
     """The lanes' events as they come, each tagged with its lane (lanes run concurrently).
-    A lane that fails is logged; the others go on."""
+    A lane that fails is logged; the others go on. One lane (an ask, a plain run) is read
+    in the run's own task: no pump task and queue hand-off for each of its events."""
+    if len(streams) == 1:
+        [(lane, stream)] = streams.items()
+        try:
+            async with contextlib.aclosing(stream):
+                async for event in stream:
+                    yield lane, event
+        except Exception:
+            log.exception("lane %s failed", lane)
+        return
     queue: asyncio.Queue[tuple[str, Event | None]] = asyncio.Queue()
 
     async def pump(lane: str, stream: AsyncIterator[Event]) -> None:

@@ -130,7 +130,7 @@ def _split(spans: list[Span], limit: int) -> list[list[Span]]:
     pages: list[list[Span]] = []
     page: list[Span] = []
     used = 0
-    pending = [(span, utf16_len(span[0])) for span in reversed(spans)]  # next span last
+    pending = [(span, utf16_len(span[0])) for span in reversed(_pieces(spans, limit))]
     while pending:
         span, size = pending.pop()
         if used + size <= limit:
@@ -143,7 +143,25 @@ def _split(spans: list[Span], limit: int) -> list[list[Span]]:
         page, used = [], 0
     if page:
         pages.append(page)
-    return pages
+    return [merge(page) for page in pages]
+
+
+def _pieces(spans: list[Span], size: int) -> list[Span]:
+    """`spans` with every text longer than `size` characters cut into pieces of at most
+    `size`, their tags kept. A page then never holds or measures more than its own share of
+    a huge span: cutting page after page off one 200,000-character thought re-measured
+    (and re-encoded) all that was left of it each time, quadratic in its length."""
+    out: list[Span] = []
+    for text, tags in spans:
+        start = 0
+        while len(text) - start > size:
+            end = start + size
+            if "\ud800" <= text[end - 1] <= "\udbff":  # keep a surrogate pair's halves together
+                end -= 1
+            out.append((text[start:end], tags))
+            start = end
+        out.append((text[start:] if start else text, tags))
+    return out
 
 
 def _cut(page: list[Span], used: int, span: Span, limit: int,

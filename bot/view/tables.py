@@ -51,11 +51,27 @@ def alignments(rule: str) -> list[Align]:
     return out
 
 
+MAX_PADDING = 20_000
+"""The most characters of padding a table gets. Padded, a table takes rows × columns × the
+widest cell of each column, quadratic in what was written: a model's 20,000-character table
+of 5,000 columns and as many rows came to 48 million. One that would need more is drawn with
+its cells as written, unaligned."""
+
+
 def table_text(rows: list[list[str]], aligns: list[Align]) -> str:
     """`rows` (the header first) as lines of padded columns, a rule under the header."""
     columns = max(len(row) for row in rows)
+    sizes = [[display_width(cell) for cell in row] for row in rows]
+    widths = [0] * columns
+    for row_sizes in sizes:
+        for c, size in enumerate(row_sizes):
+            widths[c] = max(widths[c], size)
+    gap = len(COLUMN_GAP)
+    padded = len(rows) * (sum(widths) + gap * (columns - 1))
+    if padded - sum(sum(row) + gap * (len(row) - 1) for row in sizes) > MAX_PADDING:
+        lines = [COLUMN_GAP.join(row).rstrip() for row in rows]
+        return "\n".join([lines[0], "-" * display_width(lines[0]), *lines[1:]])
     grid = [row + [""] * (columns - len(row)) for row in rows]
-    widths = [max(display_width(row[c]) for row in grid) for c in range(columns)]
     aligns = aligns + ["left"] * (columns - len(aligns))
     lines = [COLUMN_GAP.join(_pad(cell, widths[c], aligns[c]) for c, cell in enumerate(row))
              .rstrip() for row in grid]

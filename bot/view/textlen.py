@@ -27,15 +27,22 @@ def utf16_len(text: str) -> int:
 
 
 def utf16_prefix(text: str, units: int) -> str:
-    """The longest prefix of `text` within `units` UTF-16 units, never half a surrogate pair."""
+    """The longest prefix of `text` within `units` UTF-16 units, never half a surrogate pair
+    (nor the halves of one a stream left as two code points). A slice of `text`: the caller
+    goes on from `len(prefix)`."""
     if units <= 0:
         return ""
     if text.isascii():
         return text[:units]
-    data = text.encode("utf-16-le", "surrogatepass")[: 2 * units]
-    if len(data) >= 2 and 0xD8 <= data[-1] <= 0xDB:  # a high surrogate cut from its pair
-        data = data[:-2]
-    return data.decode("utf-16-le", "surrogatepass")
+    end = min(len(text), units)
+    while (excess := utf16_len(text[:end]) - units) > 0:  # each astral character is 2 units
+        end -= (excess + 1) // 2
+    if end < len(text) and excess < 0 and utf16_len(text[end]) == 1:
+        end += 1  # the last step may have dropped a character too many
+    if end < len(text) and "\udc00" <= text[end] <= "\udfff" \
+            and "\ud800" <= text[end - 1] <= "\udbff":
+        end -= 1
+    return text[:end]
 
 
 def visible(text: str) -> bool:

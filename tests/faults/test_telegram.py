@@ -112,7 +112,7 @@ async def test_a_send_that_could_not_connect_is_retried_and_lands_once(
     await gb.tg.wait(lambda: gb.tg.polls > 0)  # the long poll is open: updates still come
     faulty(gb).refuse()
     asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
-    await gb.tg.wait(lambda: "send_message failed" in caplog.text)
+    await gb.tg.wait(lambda: "sendMessage failed" in caplog.text)
     faulty(gb).admit()
     final = await gb.answer_to(ALICE, asked)
     assert "2 + 2 = 4" in final.text and len(final.versions) > 1

@@ -1,0 +1,142 @@
+"""`python -m bench.answer_cpu [--against REF]`: the bot's CPU for one 3-round answer on the
+agent's side of the live message: the model's three streams, the two weather lookups, each
+event folded into the run's view, told to the listeners and stored (`Runs.fold`, as
+`python -m bot` runs it), and the final state rendered. Telegram's calls are not in it
+(bench.http_cost and bench.scale measure those).
+
+The fakes (the bench's model, paced so that each chunk arrives on its own as from a real
+model, and Open-Meteo) run in this process; the measured code runs in a process of its
+own, on uvloop as the bot does, whose CPU time alone is counted: RUNS runs at a time, the
+least of ROUNDS rounds. With `--against REF` REF's code is measured the same way first,
+then this checkout's, alternating, so both share the machine's load. Prints one Markdown
+table."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.stage import ROOT, script
+from tests.fakes.model import FakeModel, Pace
+from tests.fakes.upstreams import FakeOpenMeteo
+from tests.kit import TEST_KEY
+
+RUNS = 50
+ROUNDS = 5
+PACE = Pace(first_token_s=(0.05, 0.1), tokens_per_s=200)
+"""Fast enough for a quick bench, slow enough that every chunk is its own network read."""
+
+
+async def _client(model_url: str, geocoding_url: str, forecast_url: str,
+                  workdir: str) -> dict[str, float]:
+    from agent.model import ModelClient
+    from agent.tools import Toolbox
+    from bot.runs.active import Active
+    from bot.runs.execute import Question, Runs
+    from bot.runs.listeners import Listeners
+    from bot.settings import BotSettings
+    from bot.store.transcripts import Store
+    from bot.view.render import render_view
+    from bot.view.transcript import View
+    from bot.web.metrics import Metrics
+
+    os.environ.update(
+        OPENAI_API_KEY=TEST_KEY, OPENAI_BASE_URL=model_url, LLM_MAX_RETRIES="0",
+        TELEGRAM_BOT_TOKEN="1:bench", AGENT_TOOLS="get_weather",
+        OPEN_METEO_GEOCODING_URL=geocoding_url, OPEN_METEO_FORECAST_URL=forecast_url)
+    settings = BotSettings(_env_file=None)  # type: ignore[call-arg]
+    store = await Store.open(Path(workdir) / "bench.sqlite3")
+    toolbox = await Toolbox.open(settings)
+    client = ModelClient(settings)
+    runs = Runs(settings, client, toolbox.tools, store, None, None,  # type: ignore[arg-type]
+                Listeners(Metrics()))
+    steps = [0]
+
+    async def one(n: int) -> None:
+        q = Question(mode="ask", text=f"Question {n}?", chat_id=1000 + n, user_id=n,
+                     user_name=f"S{n}", lang="en", reply_to=1)
+        active = Active(n, q.chat_id, q.user_id, "en")
+        view = View("ask", "en")
+        record = await store.start_run(chat_id=q.chat_id, user_id=q.user_id,
+                                       user_name=q.user_name, mode="ask", question=q.text,
+                                       model=settings.llm_model)
+
+        def on_step() -> None:
+            steps[0] += 1
+
+        await runs.fold(q, active, record, view, on_step)
+        render_view(view, live=True)
+
+    await one(0)  # connections, SSL contexts, caches: not an answer's cost
+    best: dict[str, float] = {}
+    for _ in range(ROUNDS):
+        steps[0] = 0
+        started, began = time.process_time(), time.monotonic()
+        await asyncio.gather(*(one(n) for n in range(1, RUNS + 1)))
+        cpu_ms = (time.process_time() - started) * 1000 / RUNS
+        if cpu_ms < best.get("cpu_ms", float("inf")):
+            best = {"cpu_ms": cpu_ms, "steps": steps[0] / RUNS,
+                    "wall_s": time.monotonic() - began}
+    await client.close()
+    await toolbox.aclose()
+    await store.close()
+    return best
+
+
+def measure(code: Path, model: FakeModel, meteo: FakeOpenMeteo) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="glassbox-answer-cpu-") as tmp:
+        env = {**os.environ, "PYTHONPATH": str(code)}  # this file runs as `-c`: any checkout
+        out = subprocess.run(
+            [sys.executable, "-c", Path(__file__).read_text(), "--client", model.base_url,
+             meteo.geocoding_url, meteo.forecast_url, tmp],
+            capture_output=True, text=True, env=env, cwd=tmp, check=False)
+        if out.returncode:
+            raise RuntimeError(out.stderr[-3000:])
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.answer_cpu", description=__doc__)
+    parser.add_argument("--client", nargs=4, help=argparse.SUPPRESS)  # the measured process
+    parser.add_argument("--against", metavar="REF", help="also measure this git ref's code")
+    parser.add_argument("--times", type=int, default=3, help="processes per code (default 3)")
+    args = parser.parse_args(argv)
+    if args.client:
+        import uvloop
+
+        print(json.dumps(uvloop.run(_client(*args.client))))
+        return 0
+    from bench.scale import checkout
+
+    with contextlib.ExitStack() as stack:
+        codes = {"this": ROOT}
+        if args.against:
+            codes = {args.against: stack.enter_context(checkout(args.against)), **codes}
+        got: dict[str, list[dict[str, Any]]] = {label: [] for label in codes}
+        with FakeModel(default=script, pace=PACE) as model, FakeOpenMeteo(latency=0.02) as meteo:
+            for _ in range(args.times):
+                for label, code in codes.items():
+                    print(f"answer_cpu: {label} …", file=sys.stderr)
+                    got[label].append(measure(code, model, meteo))
+    print("| Code | CPU per 3-round answer (agent, fold, store, render) | runs | "
+          "render requests per answer |")
+    print("|---|---|---|---|")
+    for label, results in got.items():
+        cpus = sorted(r["cpu_ms"] for r in results)
+        print(f"| {label} | {statistics.median(cpus):.1f} ms ({cpus[0]:.1f}–{cpus[-1]:.1f}) | "
+              f"{len(results)} × {RUNS} | {results[0]['steps']:.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
