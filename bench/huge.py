@@ -12,7 +12,6 @@ today's linear fold, so the old figure (a fold quadratic in a round's calls) was
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import tempfile
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ from bot.view.history_view import SHOW_PAGES
 from bot.view.render import render_view
 from bot.view.transcript import replay
 from tests.botkit import ALICE, BOB, GROUP, SCALE, Glassbox, people, running
+from tests.dbkit import query
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
 from tests.faults.huge_run import CALLS, ROUNDS, longest_stall, store_huge_run
@@ -102,10 +102,9 @@ async def _on_the_loop(gb: Glassbox, n: int, what: str) -> tuple[float, int]:
     store = gb.parts.store
     record = await store.get(Scope(GROUP), n)
     assert record is not None
-    with sqlite3.connect(store.path) as db:  # the rows Store.events reads
-        rows = db.execute("SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id",
-                          (record.id,)).fetchall()
-    db.close()
+    rows = await query(store.path,  # the rows Store.events reads
+                       "SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id",
+                       (record.id,))
     pages = 0
     async with longest_stall() as stall:
         await asyncio.sleep(0.01)

@@ -3,10 +3,10 @@ the course notes indexed in its own database."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from tests.botkit import GROUP, people, running
+from tests.dbkit import query
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.upstreams import FakeOpenMeteo
@@ -47,9 +47,8 @@ async def test_a_class_asks_the_course_notes_kept_in_the_bots_database(tmp_path:
                            notes_dir=notes) as gb:
             asked = tg.send(GROUP, BOB, "/ask 课程里 ReAct 循环是什么？")
             final = await gb.answer_to(GROUP, asked)
-            with sqlite3.connect(db) as con:  # the index is the store's, not a private one
-                indexed = con.execute("SELECT path, size FROM notes_files").fetchall()
-            con.close()
+            # the index is the store's, not a private one
+            indexed = await query(db, "SELECT path, size FROM notes_files")
     tool_message = model.bodies[-1]["messages"][-1]
     assert tool_message["role"] == "tool"
     assert tool_message["content"].startswith("[react.md › ReAct 循环]\n思考、行动、观察")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -33,6 +32,7 @@ from agent.events import (
 from bot.store.records import RunRecord, Scope, UnknownEvent
 from bot.store.threads import MAX_THREAD_RUNS
 from bot.store.transcripts import Store
+from tests.dbkit import execute, query
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 
 GROUP = -100123
@@ -99,10 +99,9 @@ async def test_steps_have_typed_columns_on_disk(store: Store, tmp_path: Path) ->
     run = await new_run(store)
     for event in steps():
         await store.append(run.id, event)
-    with sqlite3.connect(tmp_path / "data" / "glassbox.sqlite3") as db:
-        rows = db.execute("SELECT kind, round, tool, arguments, text, ok, duration_ms,"
-                          " synthesized FROM steps WHERE run_id = ? ORDER BY id",
-                          (run.id,)).fetchall()
+    rows = await query(tmp_path / "data" / "glassbox.sqlite3",
+                       "SELECT kind, round, tool, arguments, text, ok, duration_ms,"
+                       " synthesized FROM steps WHERE run_id = ? ORDER BY id", (run.id,))
     assert [r[0] for r in rows] == ["run_started", "thought", "action", "observation",
                                     "thought", "answer", "run_finished"]
     assert rows[2][2:4] == ("wiki", '{"q": "杭州"}')
@@ -256,9 +255,9 @@ async def test_forgetting_removes_steps_and_messages_from_disk(store: Store,
     assert await store.forget(Scope(GROUP), run.n)
 
     await store.append(run.id, Thought(round=3, text="still running"))  # no error, not kept
-    with sqlite3.connect(tmp_path / "data" / "glassbox.sqlite3") as db:
-        for table in ("runs", "steps", "run_messages"):
-            assert db.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,)
+    for table in ("runs", "steps", "run_messages"):
+        assert await query(tmp_path / "data" / "glassbox.sqlite3",
+                           f"SELECT count(*) FROM {table}") == [(0,)]
     assert await store.events(run.id) == {}
 
 
@@ -267,9 +266,9 @@ async def test_prune_deletes_old_finished_runs(store: Store, tmp_path: Path) -> 
     for run in (old, recent):
         await store.finish(run.id, status="done", usage=Usage(), duration_ms=1, answer="")
     await store.append(old.id, Thought(round=1, text="t"))
-    with sqlite3.connect(tmp_path / "data" / "glassbox.sqlite3") as db:
-        db.execute("UPDATE runs SET started_at = '2020-01-01T00:00:00.000+00:00'"
-                   " WHERE id IN (?, ?)", (old.id, old_running.id))
+    await execute(tmp_path / "data" / "glassbox.sqlite3",
+                  "UPDATE runs SET started_at = '2020-01-01T00:00:00.000+00:00'"
+                  " WHERE id IN (?, ?)", (old.id, old_running.id))
 
     assert await store.prune(30) == 1
     assert await store.prune(30) == 0

@@ -16,6 +16,7 @@ from bot.store.migrations import MIGRATIONS, migrate
 from bot.store.notes import open_notes_index
 from bot.store.records import Scope
 from bot.store.transcripts import Store
+from tests.dbkit import query
 
 V1_RUN = (1, -42, 1, 7, "李雷", "ask", "杭州今天的天气怎么样？", "qwen-plus", "done",
           "2025-03-01T08:00:00.000+00:00", "2025-03-01T08:00:09.500+00:00", 9500, 100, 20, 120,
@@ -99,8 +100,8 @@ async def test_agent_made_notes_tables_give_way_to_the_migrated_ones(tmp_path: P
     store = await Store.open(path)
     try:
         assert (await store.get(Scope(-42), 1)) is not None
-        with sqlite3.connect(path) as db:  # the old index is gone: a cache, rebuilt below
-            assert db.execute("SELECT count(*) FROM notes_passages").fetchone() == (0,)
+        # the old index is gone: a cache, rebuilt below
+        assert await query(path, "SELECT count(*) FROM notes_passages") == [(0,)]
         index = await open_notes_index(store, notes)
         try:
             found = await index.search("tokens")

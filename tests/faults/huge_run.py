@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sqlite3
 import time
 from collections.abc import AsyncIterator
 
 from agent.events import Action, Answer, Event, Observation, RunFinished, RunStarted, Thought
 from bot.store.transcripts import INSERT_STEP, Store, step_row
+from tests.dbkit import execute_many
 
 ROUNDS, CALLS = 5, 1000
 """Five rounds of a thousand calls: 10,008 steps with the start, the answer and the end."""
@@ -42,9 +42,7 @@ async def store_huge_run(store: Store, chat_id: int, user_id: int,
     record = await store.start_run(chat_id=chat_id, user_id=user_id, user_name="Alice",
                                    mode="ask", question="Add them all up", model="qwen-plus")
     events = huge_events(rounds)
-    with sqlite3.connect(store.path) as db:
-        db.executemany(INSERT_STEP, [step_row(record.id, e, "main") for e in events])
-    db.close()
+    await execute_many(store.path, INSERT_STEP, [step_row(record.id, e, "main") for e in events])
     finished = events[-1]
     assert isinstance(finished, RunFinished)
     await store.finish(record.id, status="done", usage=finished.usage,

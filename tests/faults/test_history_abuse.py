@@ -3,14 +3,13 @@ and again, and a handler that fails for a reason of its own. Each gets one polit
 
 from __future__ import annotations
 
-import asyncio
-import sqlite3
 import time
 from pathlib import Path
 
 from agent.events import Usage
 from bot.store.transcripts import MAX_SEARCH_WORDS
 from tests.botkit import ALICE, BOB, GROUP, SCALE, Glassbox
+from tests.dbkit import execute
 from tests.faults.kit import glassbox, still_answers
 
 COOLDOWN_S = 30 * SCALE
@@ -24,14 +23,6 @@ async def stored(gb: Glassbox, question: str, answer: str) -> None:
     record = await store.start_run(chat_id=GROUP, user_id=ALICE, user_name="Alice", mode="ask",
                                    question=question, model="m", parent_id=None)
     await store.finish(record.id, status="done", usage=Usage(), duration_ms=10, answer=answer)
-
-
-def drop_table(path: Path, table: str) -> None:
-    """Damage the bot's database from outside. Called in a thread: the bot shares the test's
-    event loop, so a blocking wait for its write lock here would stop the bot from ever
-    finishing the write that holds it."""
-    with sqlite3.connect(path) as db:
-        db.execute(f"DROP TABLE {table}")
 
 
 async def test_a_thousand_one_letter_words_search_the_first_twelve(gb: Glassbox) -> None:
@@ -67,7 +58,7 @@ async def test_a_handler_that_fails_answers_with_one_polite_line(gb: Glassbox,
                                                                 tmp_path: Path) -> None:
     """The search index is gone (a damaged database): /history fails inside the handler.
     The sender gets one line in their language, never a trace."""
-    await asyncio.to_thread(drop_table, tmp_path / "g.sqlite3", "runs_fts")
+    await execute(tmp_path / "g.sqlite3", "DROP TABLE runs_fts")
     asked = gb.tg.send(GROUP, ALICE, "/history weather")
     assert (await gb.answer_to(GROUP, asked)).text == (
         "Sorry, something went wrong with that message. Please try again later.")
