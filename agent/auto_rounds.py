@@ -5,10 +5,11 @@ them write their calls into the text and, given a result, write the call again. 
 model is better served by the classic text format (agent/textloop.py). So auto switches a
 run to it when the model writes its calls as text (after running them), re-sends a call
 whose result it already has, or answers by describing a call ("I would use the `calculate`
-function") instead of making it (those rounds are asked again in text). The rounds so far stay
+function") instead of making it, or with a snippet of code working the question's numbers
+where `calculate` was at hand (those rounds are asked again in text). The rounds so far stay
 in the chain and go to the model as text-format history; the client remembers it
-(`ModelClient.calls_as_text`), so later runs with it start in text. Glassbox says so once
-per run, in a Note.
+(`ModelClient.calls_as_text`, not for an answer in code), so later runs with it start in
+text. Glassbox says so once per run, in a Note.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal
 
-from agent.embedded_calls import named_as_code
+from agent.embedded_calls import computes_in_code, named_as_code
 from agent.events import Answer, Event, Note, Thought
 from agent.executor import ParsedCall
 from agent.lang import pick
@@ -32,7 +33,11 @@ log = logging.getLogger(__name__)
 NOTE_KIND = "text_format"
 
 
-Why = Literal["as_text", "described", "repeated", "remembered"]
+Why = Literal["as_text", "described", "code", "repeated", "remembered"]
+_TEXT_ONLY: tuple[Why, ...] = ("as_text", "described")
+"""What says a model is text-only, so the client remembers it for later runs. An answer in
+code (`code`) is asked again in text but not remembered: a cloud model asked for a program
+answers in code too."""
 
 
 def text_format_note(lang: str, why: Why = "as_text") -> str:
@@ -53,6 +58,13 @@ def text_format_note(lang: str, why: Why = "as_text") -> str:
             "文本格式。",
             "This model writes its tool calls as text, so Glassbox uses the classic "
             "Thought/Action/Observation format.")
+    if why == "code":
+        return pick(
+            lang,
+            "这个模型用一段代码作答，而没有调用工具计算，所以 Glassbox 改用经典的 "
+            "Thought/Action/Observation 文本格式，重新问这一轮。",
+            "This model answered with code instead of calling a tool to work it out, so "
+            "Glassbox asks this round again in the classic Thought/Action/Observation format.")
     if why == "described":
         return pick(
             lang,
@@ -73,8 +85,9 @@ class AutoRounds:
     go on in text."""
 
     def __init__(self, client: ModelClient, native: NativeRounds,
-                 make_text: Callable[[], TextRounds], lang: str) -> None:
+                 make_text: Callable[[], TextRounds], lang: str, question: str) -> None:
         self.client, self.native, self.make_text, self.lang = client, native, make_text, lang
+        self.question = question
         self.text: TextRounds | None = None
         self._switch_after_record = False
         self._done: set[tuple[str, str]] = set()
@@ -102,11 +115,11 @@ class AutoRounds:
         async for item in self.native.round(rnd):
             if isinstance(item, Thought):
                 self._thought = item.text
-            if (isinstance(item, Answer) and not self._done
-                    and named_as_code(item.text, self.native.tools)):
-                log.info("model %s described a call instead of making it: text format",
-                         self.client.model)
-                self._why = "described"
+            why = self._answered_instead(item)
+            if why:
+                log.info("model %s answered without the call it needed (%s): text format",
+                         self.client.model, why)
+                self._why = why
                 async for event in self._again_in_text(rnd):
                     yield event
             elif not isinstance(item, CallsToRun):
@@ -124,6 +137,17 @@ class AutoRounds:
                     self._switch_after_record = True
                     yield self._note(rnd)
                 yield item
+
+    def _answered_instead(self, item: object) -> Why | None:
+        """Why an answer given before any call is no answer: it describes a call instead
+        of making it, or (with `calculate` at hand) works the question's numbers in code."""
+        if not isinstance(item, Answer) or self._done:
+            return None
+        if named_as_code(item.text, self.native.tools):
+            return "described"
+        if "calculate" in self.native.tools and computes_in_code(item.text, self.question):
+            return "code"
+        return None
 
     def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
         self._current.record(calls, results)
@@ -144,7 +168,7 @@ class AutoRounds:
             yield item
 
     def _note(self, rnd: int) -> Note:
-        if self._why != "repeated":  # a cloud model that looped once is not text-only
+        if self._why in _TEXT_ONLY:  # a cloud model that looped once is not text-only
             self.client.calls_as_text = True
         return Note(round=rnd, kind=NOTE_KIND, text=text_format_note(self.lang, self._why))
 

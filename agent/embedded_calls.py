@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect
 from collections.abc import Container, Iterable
+from itertools import islice
 from typing import Any, NamedTuple
 
 from agent.model import ToolCall
@@ -92,6 +94,36 @@ def named_as_code(content: str, tools: Iterable[str]) -> str:
         if f"`{name}`" in content or f"{name}(" in content:
             return name
     return ""
+
+
+_NUMBER = re.compile(r"\d++(?:[.,]\d++)*+")
+_FENCE = "```"
+
+
+def computes_in_code(content: str, question: str) -> bool:
+    """Whether `content` holds a code block that works with two or more of the question's
+    numbers: a small coder model answers "What is 123456789 × 987654321?" with a Python
+    snippet instead of a call to `calculate`. An answer with code for anything else, or
+    code that does not use the question's figures, is left alone. Linear: the fences are
+    found with `str.find`, the numbers with one pass of a possessive pattern."""
+    wanted = {m.group().replace(",", "") for m in islice(_NUMBER.finditer(question), 32)}
+    if len(wanted) < 2:
+        return False
+    fences = []
+    at = content.find(_FENCE)
+    while at >= 0:
+        fences.append(at)
+        at = content.find(_FENCE, at + len(_FENCE))
+    used: dict[int, set[str]] = {}
+    for match in _NUMBER.finditer(content, fences[0] if fences else len(content)):
+        number = match.group().replace(",", "")
+        block = bisect(fences, match.start())  # fences before it: odd inside a block
+        if number in wanted and block % 2:
+            found = used.setdefault(block, set())
+            found.add(number)
+            if len(found) >= 2:
+                return True
+    return False
 
 
 def _has_result(value: Any) -> bool:

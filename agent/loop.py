@@ -148,7 +148,7 @@ async def _react(
             toolmap, lang, stats)
         if mode == "auto":
             assert isinstance(rounds, NativeRounds)
-            rounds = AutoRounds(client, rounds, text_rounds, lang)
+            rounds = AutoRounds(client, rounds, text_rounds, lang, question)
         started = False
         try:
             async for event in _rounds(rounds, runner, settings, stats, lang, gate,

@@ -171,3 +171,47 @@ async def test_an_answer_that_names_the_tool_it_used_stays_native(
     assert of(events, Answer)[0].text == "I used `calculate` to work it out: 6 × 7 = 42."
     assert all("tools" in body for body in fake_model.bodies)
     assert not client.calls_as_text
+
+
+CODE_ANSWER = ("To calculate the product of 123456789 and 987654321, I will use Python's "
+               "built-in `int` type to handle large numbers:\n\n```python\n"
+               "product = 123456789 * 987654321\nprint(product)\n```\n\n"
+               "The product is 121932631112635269.")
+"""What Qwen2.5-Coder-1.5B answered, natively, to the arithmetic question on 2026-12-01
+(23:35 UTC): a Python snippet, no call, although `calculate` was offered."""
+
+
+async def test_an_answer_in_code_with_the_questions_numbers_is_asked_again_in_text(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    fake_model.push(text_reply(CODE_ANSWER),
+                    text_reply("Thought: I need the product.\n"
+                               "Action: calculate[123456789 * 987654321]"),
+                    text_reply("Final Answer: 123456789 × 987654321 = 121932631112635269"))
+    events = await events_of(react("What is 123456789 × 987654321 exactly?", client, settings,
+                                   [Calculate()]))
+    assert kinds(events) == ["run_started", "note", "action", "observation", "answer",
+                             "run_finished"]
+    (note,) = [n for n in of(events, Note) if n.kind == "text_format"]
+    assert note.text.startswith("This model answered with code instead of calling a tool")
+    assert of(events, Observation)[0].text == "123456789 * 987654321 = 121932631112635269"
+    shown = "\n".join(render_run(Transcript.from_events(events), "en", live=False))
+    assert "```" not in shown and "print(product)" not in shown  # the snippet is no answer
+    assert "121932631112635269" in shown
+    native, first_text, _ = fake_model.bodies
+    assert "tools" in native and "tools" not in first_text
+    assert not client.calls_as_text  # a cloud model asked for a program answers in code too
+
+
+async def test_code_that_does_not_work_the_questions_numbers_is_an_answer(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    """A question asking for a program, or code for 2 numbers it does not name, is answered
+    in code: that is no call left unmade."""
+    code = "```python\ndef add(a, b):\n    return a + b\n\nprint(add(2, 3))\n```"
+    fake_model.push(text_reply(code))
+    events = await events_of(react("Write a Python function that adds two numbers.", client,
+                                   settings, [Calculate()]))
+    assert kinds(events) == ["run_started", "answer", "run_finished"]
+    assert of(events, Answer)[0].text == code
+    assert len(fake_model.bodies) == 1

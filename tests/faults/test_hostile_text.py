@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agent.embedded_calls import extract_calls
+from agent.embedded_calls import computes_in_code, extract_calls
 from agent.events import AnswerDelta, RunFinished, Usage
 from agent.textmode import (
     answer_start,
@@ -115,6 +115,7 @@ def calls(text: str) -> None:
     extract_calls(text, {"add"})
     extract_calls("<tool_call>" + text, {"add"})
     extract_calls('{"name": "add", "arguments": ' + text, {"add"})
+    computes_in_code("```" + text, "12 × 34 = " + text)
 
 
 def notes(text: str) -> None:
