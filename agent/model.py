@@ -20,6 +20,7 @@ from agent.events import Usage
 from agent.http_transport import AiohttpTransport
 from agent.model_errors import ModelError, ModelErrorKind, classify
 from agent.settings import AgentSettings
+from agent.sse import SSEReader
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,69 @@ class _CallSlot:
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Reply:
+    """A streamed reply as far as it has come."""
+
+    content: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    slots: dict[int, _CallSlot] = field(default_factory=dict)
+    usage: Usage | None = None
+    finish: str | None = None
+    done: bool = False
+    """`[DONE]` came: nothing after it is read."""
+
+    def take(self, events: list[bytes], request: httpx.Request) -> list[ContentDelta |
+                                                                        ReasoningDelta]:
+        """Fold in the data of `events` (one network read's); the text they brought as
+        deltas, one for each run of the same kind (reasoning, then text, in their order).
+        An error the server sends inside the stream is raised as the SDK raises it."""
+        said: list[tuple[type[ContentDelta | ReasoningDelta], list[str]]] = []
+        for data in events:
+            if self.done or data.startswith(b"[DONE]"):
+                self.done = True
+                break
+            chunk = json.loads(data)
+            if not isinstance(chunk, dict):
+                continue
+            if chunk.get("error"):
+                raise _stream_error(chunk["error"], request)
+            if chunk.get("usage") is not None:
+                self.usage = (self.usage or Usage()) + _usage(chunk["usage"])
+            for choice in chunk.get("choices") or ():
+                self.finish = choice.get("finish_reason") or self.finish
+                delta = choice.get("delta")
+                if not delta:
+                    continue
+                thinking = delta.get("reasoning_content")
+                if thinking:
+                    self.reasoning.append(thinking)
+                    _say(said, ReasoningDelta, thinking)
+                text = delta.get("content")
+                if text:
+                    self.content.append(text)
+                    _say(said, ContentDelta, text)
+                for frag in delta.get("tool_calls") or ():
+                    _merge_fragment(self.slots, frag)
+        return [kind("".join(parts)) for kind, parts in said]
+
+
+def _say(said: list[tuple[type[ContentDelta | ReasoningDelta], list[str]]],
+         kind: type[ContentDelta | ReasoningDelta], text: str) -> None:
+    if said and said[-1][0] is kind:
+        said[-1][1].append(text)
+    else:
+        said.append((kind, [text]))
+
+
+def _stream_error(error: Any, request: httpx.Request) -> openai.APIError:
+    """An error sent as a stream's event, as the SDK's own stream raises it."""
+    message = error.get("message") if isinstance(error, dict) else None
+    if not message or not isinstance(message, str):
+        message = "An error occurred during streaming"
+    return openai.APIError(message=message, request=request, body=error)
 
 
 class ModelClient:
@@ -120,62 +184,54 @@ class ModelClient:
             params["stream_options"] = {"include_usage": True}
         if tools:
             params["tools"] = tools
-        content: list[str] = []
-        reasoning: list[str] = []
-        slots: dict[int, _CallSlot] = {}
-        usage: Usage | None = None
-        finish: str | None = None
-        stream = None
+        reply = _Reply()
+        response: httpx.Response | None = None
         try:
-            stream = await self._create(params)
-            async with stream:
-                async for chunk in stream:
-                    if not isinstance(chunk, dict):
-                        continue
-                    if chunk.get("usage") is not None:
-                        usage = (usage or Usage()) + _usage(chunk["usage"])
-                    for choice in chunk.get("choices") or ():
-                        finish = choice.get("finish_reason") or finish
-                        delta = choice.get("delta")
-                        if not delta:
-                            continue
-                        thinking = delta.get("reasoning_content")
-                        if thinking:
-                            reasoning.append(thinking)
-                            yield ReasoningDelta(thinking)
-                        text = delta.get("content")
-                        if text:
-                            content.append(text)
-                            yield ContentDelta(text)
-                        for frag in delta.get("tool_calls") or ():
-                            _merge_fragment(slots, frag)
+            response = await self._create(params)
+            reader = SSEReader()
+            async for piece in response.aiter_bytes():
+                # All that one network read brought, as one delta of each kind in turn: a
+                # reply read behind a busy event loop is folded in fewer steps, not later.
+                for item in reply.take(reader.feed(piece), response.request):
+                    yield item
+                if reply.done:
+                    break
+            else:
+                for item in reply.take(reader.close(), response.request):
+                    yield item
         except (openai.APIError, httpx.HTTPError) as exc:
             err = classify(exc)
-            if stream is not None and err.kind is ModelErrorKind.CONNECTION:
+            if response is not None and err.kind is ModelErrorKind.CONNECTION:
                 # It answered, then the connection broke.
                 err = ModelError(ModelErrorKind.INCOMPLETE)
             log.warning("model call failed: %s", err)
             raise err from None
-        if finish is None:
+        finally:
+            if response is not None:
+                await response.aclose()
+        if reply.finish is None:
             # The body ended without a finish_reason: the stream was cut.
             raise ModelError(ModelErrorKind.INCOMPLETE)
         calls = tuple(
             ToolCall(slot.id or f"call_{index}", slot.name, "".join(slot.arguments))
-            for index, slot in sorted(slots.items())
+            for index, slot in sorted(reply.slots.items())
         )
+        usage = reply.usage
         if usage is None:
-            usage = _estimate(params, [*content, *reasoning, *(c.name + c.arguments
-                                                                for c in calls)])
-        yield Completion("".join(content), "".join(reasoning), calls, usage, finish)
-
+            usage = _estimate(params, [*reply.content, *reply.reasoning,
+                                       *(c.name + c.arguments for c in calls)])
+        yield Completion("".join(reply.content), "".join(reply.reasoning), calls, usage,
+                         reply.finish)
 
     async def _create(self, params: dict[str, Any]) -> Any:
         """Open the stream; an endpoint that refuses `stream_options` is asked again
         without it (and never again with it): its tokens are then estimated.
 
-        The SDK's own request, retries, errors and SSE reading, but each chunk left as the
-        dict json.loads made (cast_to=object): no pydantic model per chunk, which was 15 %
-        of the bot's CPU under load (issue 16)."""
+        The SDK's own request, retries and errors (a 4xx/5xx is raised as its APIStatusError
+        before the body is read), but the body comes back as it is (cast_to=httpx.Response)
+        and `stream` reads its events itself (agent/sse.py), each chunk the dict json.loads
+        made: no pydantic model per chunk (15 % of the bot's CPU under load, issue 16), and
+        none of the SDK's SSE layers (a third of a stream's CPU)."""
         try:
             return await self._post(params)
         except openai.BadRequestError as exc:
@@ -186,9 +242,9 @@ class ModelClient:
             params.pop("stream_options")
             return await self._post(params)
 
-    async def _post(self, params: dict[str, Any]) -> Any:
-        return await self._client.post("/chat/completions", body=params, cast_to=object,
-                                       stream=True, stream_cls=openai.AsyncStream[object])
+    async def _post(self, params: dict[str, Any]) -> httpx.Response:
+        return await self._client.post("/chat/completions", body=params,
+                                       cast_to=httpx.Response, stream=True)
 
 
 async def complete(client: ModelClient, messages: list[dict[str, Any]],

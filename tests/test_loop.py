@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import pytest
@@ -117,6 +117,16 @@ def of(events: list[Event], kind: type[Event]) -> list[Any]:
     return [e for e in events if isinstance(e, kind)]
 
 
+def squeezed(items: Iterable[Any]) -> list[Any]:
+    """`items` with each run of equal neighbours as one: a streamed text comes as one delta
+    for each network read, however many chunks that read held (agent/model.py)."""
+    out: list[Any] = []
+    for item in items:
+        if not out or out[-1] != item:
+            out.append(item)
+    return out
+
+
 async def test_several_rounds(fake_model: FakeModel, client: ModelClient,
                               settings: AgentSettings) -> None:
     weather = Weather()
@@ -126,15 +136,15 @@ async def test_several_rounds(fake_model: FakeModel, client: ModelClient,
         text_reply("Paris is 21°C and **clear**; Berlin too."),
     )
     events = await events_of(react("Weather in Paris and Berlin?", client, settings, [weather]))
-    assert [e.type for e in events] == [
+    assert squeezed(e.type for e in events) == [  # the deltas: as many as reads of the stream
         "run_started",
         "note", "action", "observation",
         "note", "action", "observation",
-        *["text_delta"] * 4, "note", "answer",
+        "text_delta", "note", "answer",
         "run_finished",
     ]
-    assert [e.round for e in events if not isinstance(e, RunStarted | RunFinished)] == [
-        1, 1, 1, 2, 2, 2, *[3] * 6]
+    assert squeezed(e.round for e in events if not isinstance(e, RunStarted | RunFinished)) \
+        == [1, 2, 3]
     assert weather.calls == ["Paris", "Berlin"]
     answer = of(events, Answer)[0]
     assert answer.text == "Paris is 21°C and **clear**; Berlin too."
@@ -232,7 +242,8 @@ async def test_round_cap_asks_once_without_tools(fake_model: FakeModel) -> None:
     forced = of(events, Note)[-1]
     assert (forced.round, forced.kind) == (3, "forced_answer")
     assert "all 2 tool rounds" in forced.text
-    assert [d.round for d in of(events, AnswerDelta)] == [3] * 4  # without tools: the answer
+    assert {d.round for d in of(events, AnswerDelta)} == {3}  # without tools: the answer
+    assert "".join(d.text for d in of(events, AnswerDelta)) == of(events, Answer)[0].text
 
 
 async def test_repeated_call_is_not_run_again_and_third_ends_loop(
@@ -446,8 +457,8 @@ async def test_plain_run_sends_no_tools(fake_model: FakeModel, client: ModelClie
                                         settings: AgentSettings) -> None:
     fake_model.push(text_reply("I cannot know today's weather."))
     events = await events_of(run_plain("Weather?", client=client, settings=settings))
-    assert [e.type for e in events] == [
-        "run_started", *["answer_delta"] * 4, "answer", "run_finished"]
+    assert squeezed(e.type for e in events) == [
+        "run_started", "answer_delta", "answer", "run_finished"]
     assert events[0].mode == "plain"
     assert "tools" not in fake_model.bodies[0]
     assert events[-1].status == "done" and events[-1].rounds == 1

@@ -234,3 +234,54 @@ async def test_rate_limit_then_success_with_sdk_retry() -> None:
             await client.close()
     assert done.content.startswith("I am a large-scale language model")
     assert len(fake.bodies) == 2
+
+
+def _events(chunks: list[dict[str, object]], end: bytes = b"\n\n") -> bytes:
+    return b"".join(b"data: " + json.dumps(c, ensure_ascii=False).encode() + end
+                    for c in chunks) + b"data: [DONE]" + end
+
+
+async def test_what_one_network_read_brings_is_one_delta_of_each_kind(
+        fake_model: FakeModel, client: ModelClient) -> None:
+    """Chunks that arrive together (a fast server, a bot behind on its reads) are folded in
+    one step each for the reasoning and the text, in their order; nothing is lost."""
+    from tests.fakes.model import DashScope
+
+    chunks = DashScope().text("The answer is four.", reasoning="Two and two make four.",
+                              pieces=3)
+    fake_model.push(Reply(200, [(0.0, _events(chunks))],
+                          {"Content-Type": "text/event-stream"}))
+    deltas, done = await collect(client)
+    assert deltas == [ReasoningDelta("Two and two make four."),
+                      ContentDelta("The answer is four.")]
+    assert (done.reasoning, done.content) == ("Two and two make four.", "The answer is four.")
+
+
+async def test_chunks_arriving_apart_stream_apart(fake_model: FakeModel,
+                                                  client: ModelClient) -> None:
+    from tests.fakes.model import DashScope
+
+    fake_model.push(sse(DashScope().text("one two three four", pieces=4), delay=0.05))
+    deltas, done = await collect(client)
+    assert len(deltas) == 4  # each piece shown as it came, not held back
+    assert "".join(d.text for d in deltas) == done.content == "one two three four"
+
+
+async def test_events_cut_anywhere_between_reads_are_read_whole(
+        fake_model: FakeModel, client: ModelClient) -> None:
+    """CRLF line ends, a read ending between CR and LF or inside a JSON, a comment line (a
+    keep-alive), and a `data:` without its space: as the SSE rules read them."""
+    from tests.fakes.model import DashScope
+
+    chunks = DashScope().text("你好，世界！Hello, world.", pieces=4)
+    body = b": keep-alive\r\n\r\n" + _events(chunks, end=b"\r\n\r\n").replace(
+        b"data: {", b"data:{", 1)
+    cuts = [5, 20, body.index(b"\r\n") + 1, body.index("世".encode()) + 1, len(body) - 3]
+    pieces = [body[a:b] for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), len(body)],
+                                        strict=True)]
+    fake_model.push(Reply(200, [(0.03, piece) for piece in pieces],
+                          {"Content-Type": "text/event-stream"}))
+    deltas, done = await collect(client)
+    assert done.content == "你好，世界！Hello, world."
+    assert "".join(d.text for d in deltas) == done.content
+    assert done.finish_reason == "stop"

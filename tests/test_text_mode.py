@@ -21,7 +21,7 @@ from agent import (
 )
 from agent.textmode import STOP
 from agent.tools.calculator import Calculate
-from tests.fakes.model import FakeModel, error, text_reply, tool_reply
+from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
 from tests.kit import agent_settings
 from tests.test_loop import Weather, events_of, of, react
 from tests.test_text_parser import Convert
@@ -46,8 +46,9 @@ async def test_text_mode_full_chain(fake_model: FakeModel, text_client: ModelCli
         # This server ignores `stop`: the model goes on with a made-up observation.
         text_reply("Thought: I need the weather in Paris.\nAction: get_weather[Paris]\n"
                    "Observation: Paris is 35°C\nThought: hot\nFinal Answer: 35°C"),
-        text_reply("Thought: I have what I need.\nFinal Answer: Paris is 21°C and clear, "
-                   "a fine day for a walk along the Seine.", pieces=8),
+        sse(DashScope().text("Thought: I have what I need.\nFinal Answer: Paris is 21°C and "
+                             "clear, a fine day for a walk along the Seine.", pieces=8),
+            delay=0.02),  # apart: each piece its own read of the stream
     )
     events = await events_of(react("Weather in Paris?", text_client, text_settings, [weather]))
     kinds = [e.type for e in events]
