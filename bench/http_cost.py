@@ -1,11 +1,13 @@
 """`python -m bench.http_cost`: the bot's CPU for one Bot API call and one model stream, with
-httpx's own transport (httpcore) and with the one the bot uses (agent/http_transport.py:
-httpx over aiohttp). Issue 16: HTTP was most of the bot's CPU under load.
+the libraries' own HTTP (python-telegram-bot's HTTPXRequest and `Bot.edit_message_text`,
+the openai SDK on httpcore) and the way the bot makes them (bot/delivery/bot_api.py through
+bot/delivery/telegram_request.py on aiohttp; the SDK on agent/http_transport.py, httpx over
+aiohttp). Issue 16: HTTP was most of the bot's CPU under load.
 
 The fakes run in this process; each client runs in a process of its own (on uvloop, as
-`python -m bot`), whose CPU time alone is counted: an `editMessageText` through
-python-telegram-bot, 10 chats at a time, and a streamed answer of the bench's model (46
-chunks), 50 at a time; the best of three rounds. Prints one Markdown table."""
+`python -m bot`), whose CPU time alone is counted: an `editMessageText`, 10 chats at a
+time, and a streamed answer of the bench's model (46 chunks), 50 at a time; the best of
+three rounds. Prints one Markdown table."""
 
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ EDITS = 30
 STREAMS = 50
 ROUNDS = 3
 USERS = 5000
-TRANSPORTS = ("httpx", "aiohttp")
+TRANSPORTS = ("libraries' own", "the bot's")
 
 
 async def _client(transport: str, tg_url: str, model_url: str) -> dict[str, float]:
@@ -38,22 +40,29 @@ async def _client(transport: str, tg_url: str, model_url: str) -> dict[str, floa
 
     from agent.model import ModelClient
     from agent.settings import AgentSettings
-    from bot.app import over_aiohttp
+    from bot.delivery.bot_api import call
+    from bot.delivery.telegram_request import AiohttpRequest
 
     os.environ.update(OPENAI_API_KEY=TEST_KEY, OPENAI_BASE_URL=model_url, LLM_MAX_RETRIES="0")
     settings = AgentSettings()
-    if transport == "httpx":
+    own = transport == TRANSPORTS[0]
+    if own:
         request, model = HTTPXRequest(), ModelClient(
             settings, http_client=openai.DefaultAsyncHttpxClient())
     else:
-        request, model = HTTPXRequest(httpx_kwargs=over_aiohttp(256)), ModelClient(settings)
+        request, model = AiohttpRequest(), ModelClient(settings)
     async with Bot(TOKEN, base_url=tg_url, request=request) as bot:
         ids = [(await bot.send_message(USERS + c, "…")).message_id for c in range(CHATS)]
 
+        async def edit(n: int, c: int) -> None:
+            if own:
+                await bot.edit_message_text(f"step {n}", chat_id=USERS + c, message_id=ids[c])
+            else:
+                await call(bot, "editMessageText", text=f"step {n}", chat_id=USERS + c,
+                           message_id=ids[c])
+
         async def edits(n: int) -> None:
-            await asyncio.gather(*(bot.edit_message_text(f"step {n}", chat_id=USERS + c,
-                                                         message_id=ids[c])
-                                   for c in range(CHATS)))
+            await asyncio.gather(*(edit(n, c) for c in range(CHATS)))
 
         await edits(0)
         per_edit = await _best(lambda: _each(edits, EDITS), CHATS * EDITS)
@@ -108,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
                                  capture_output=True, text=True, check=True)
             got = json.loads(out.stdout.strip().splitlines()[-1])
             rows.append(f"| {transport} | {got['edit_ms']:.2f} ms | {got['stream_ms']:.2f} ms |")
-    print("| Transport | CPU per editMessageText (PTB) | CPU per 46-chunk model stream |")
+    print("| HTTP | CPU per editMessageText | CPU per 46-chunk model stream |")
     print("|---|---|---|")
     print("\n".join(rows))
     return 0

@@ -14,9 +14,7 @@ from typing import Any
 from telegram import Update
 from telegram.error import Conflict, NetworkError
 from telegram.ext import Application, ApplicationBuilder
-from telegram.request import HTTPXRequest
 
-from agent.http_transport import AiohttpTransport
 from agent.model import ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
@@ -24,6 +22,7 @@ from agent.tools.notes_index import SqliteNotesIndex
 from bot.context import CONTEXT_TYPES, BotData, Context, Parts
 from bot.delivery.outbox import Outbox
 from bot.delivery.pacer import Limits, Pacer
+from bot.delivery.telegram_request import AiohttpRequest
 from bot.delivery.typing_indicator import Typing
 from bot.examples import load_examples
 from bot.handlers import register
@@ -44,11 +43,6 @@ log = logging.getLogger(__name__)
 App = Application[Any, Context, Any, Any, BotData, Any]
 TELEGRAM_CONNECTIONS = 256
 """Bot API calls in flight at once (python-telegram-bot's default pool)."""
-
-
-def over_aiohttp(connections: int) -> dict[str, Any]:
-    """HTTPXRequest's client on aiohttp (agent/http_transport.py: a fraction of the CPU)."""
-    return {"transport": AiohttpTransport(max_connections=connections)}
 
 
 def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
@@ -116,12 +110,11 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         .request(MeteredRequest(metrics, connect_timeout=request_timeout_s,
                                 read_timeout=request_timeout_s,
                                 write_timeout=request_timeout_s,
-                                httpx_kwargs=over_aiohttp(TELEGRAM_CONNECTIONS)))
-        .get_updates_request(HTTPXRequest(connection_pool_size=1,
-                                          connect_timeout=request_timeout_s,
-                                          read_timeout=poll_timeout_s + 5,
-                                          write_timeout=request_timeout_s,
-                                          httpx_kwargs=over_aiohttp(1)))
+                                connection_pool_size=TELEGRAM_CONNECTIONS))
+        .get_updates_request(AiohttpRequest(connection_pool_size=1,
+                                            connect_timeout=request_timeout_s,
+                                            read_timeout=poll_timeout_s + 5,
+                                            write_timeout=request_timeout_s))
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)

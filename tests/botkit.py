@@ -85,23 +85,28 @@ def bot_settings(tg: FakeTelegram, model: FakeModel, db: Path, **extra: Any) -> 
 async def running(tg: FakeTelegram, model: FakeModel, db: Path, *,
                   tools: Sequence[Tool] | None = (), request_timeout_s: float = 5.0,
                   **extra: Any) -> AsyncIterator[Glassbox]:
-    """Start the bot as `run_polling` does (hooks included), and stop it the same way.
+    """Start the bot as `run_polling` does (hooks included), and stop it the same way,
+    whatever the test did: a failed assertion in the block still closes the store, whose
+    aiosqlite thread would otherwise keep the test process from ever exiting.
     `tools=None`: the real toolbox, as AGENT_TOOLS and the upstream URLs in `extra` say."""
     app = build_app(bot_settings(tg, model, db, **extra), tools=tools,
                     limits=Limits().scaled(SCALE), poll_timeout_s=1,
                     request_timeout_s=request_timeout_s)
-    async with app:
-        assert app.post_init and app.post_stop and app.post_shutdown and app.updater
-        await app.post_init(app)
-        await app.updater.start_polling(poll_interval=0.0, timeout=1)
-        await app.start()
-        try:
-            yield Glassbox(tg, model, app)
-        finally:
-            await app.updater.stop()
-            await app.stop()
-            await app.post_stop(app)
-    await app.post_shutdown(app)
+    assert app.post_init and app.post_stop and app.post_shutdown
+    try:
+        async with app:
+            await app.post_init(app)
+            assert app.updater
+            await app.updater.start_polling(poll_interval=0.0, timeout=1)
+            await app.start()
+            try:
+                yield Glassbox(tg, model, app)
+            finally:
+                await app.updater.stop()
+                await app.stop()
+                await app.post_stop(app)
+    finally:
+        await app.post_shutdown(app)
 
 
 def people(tg: FakeTelegram) -> None:

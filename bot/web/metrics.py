@@ -12,7 +12,6 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
-from telegram.request import HTTPXRequest
 
 from agent.events import (
     Action,
@@ -24,6 +23,7 @@ from agent.events import (
     RunFinished,
     Thought,
 )
+from bot.delivery.telegram_request import AiohttpRequest
 from bot.store.records import RunRecord
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -95,8 +95,8 @@ class Metrics:
             self._lanes_started.pop((record.id, lane), None)
 
 
-class MeteredRequest(HTTPXRequest):
-    """python-telegram-bot's HTTPX request, counting each Bot API call and each 429."""
+class MeteredRequest(AiohttpRequest):
+    """python-telegram-bot's request, counting each Bot API call and each 429."""
 
     def __init__(self, metrics: Metrics, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -1,0 +1,116 @@
+"""python-telegram-bot's requests straight on aiohttp: PTB's documented way to bring one's
+own HTTP library (a `BaseRequest`).
+
+Through PTB's HTTPXRequest (even with httpx on aiohttp: agent/http_transport.py) a Bot API
+call built an httpx request, parsed its URL, encoded its form, ran it through httpx's
+client (auth, redirects, cookies) and wrapped the reply: py-spy under `bench --scale` put
+half of each call's CPU there (issue 16). Here a call is one aiohttp request. Its failures
+come out as HTTPXRequest's do: `TimedOut` or `NetworkError` raised *from* the httpx error
+httpcore raises for the same event (`agent.http_transport.httpx_error`), so
+bot/delivery/call_errors reads them unchanged (a refused connection is a `ConnectError`:
+nothing was sent).
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import aiohttp
+import httpx
+from telegram._utils.types import ODVInput
+from telegram.error import NetworkError, TimedOut
+from telegram.request import BaseRequest, RequestData
+
+from agent.http_transport import KEEPALIVE_S, httpx_error, ssl_context
+
+_FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+class AiohttpRequest(BaseRequest):
+    """One aiohttp session (opened at the first call, in the running loop) for a bot's
+    calls; HTTPXRequest's settings and defaults. aiohttp has no write timeout: a call's
+    `read_timeout` covers the whole exchange after connecting (`sock_read`)."""
+
+    def __init__(self, connection_pool_size: int = 256, read_timeout: float | None = 5.0,
+                 write_timeout: float | None = 5.0, connect_timeout: float | None = 5.0,
+                 pool_timeout: float | None = 1.0) -> None:
+        self._pool_size = connection_pool_size
+        self._read, self._write = read_timeout, write_timeout
+        self._connect, self._pool = connect_timeout, pool_timeout
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def read_timeout(self) -> float | None:
+        return self._read
+
+    async def initialize(self) -> None:
+        """Nothing to do: the session opens with the first call."""
+
+    async def shutdown(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def _open(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(limit=self._pool_size,
+                                             keepalive_timeout=KEEPALIVE_S, ssl=ssl_context())
+            self._session = aiohttp.ClientSession(
+                connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
+                headers={"User-Agent": self.USER_AGENT})
+        return self._session
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        read = _given(read_timeout, self._read)
+        connect, pool = _given(connect_timeout, self._connect), _given(pool_timeout, self._pool)
+        timeout = aiohttp.ClientTimeout(  # `connect` covers waiting for a free connection too
+            total=None, sock_read=read, sock_connect=connect,
+            connect=None if connect is None or pool is None else connect + pool)
+        reading = False
+        try:
+            body = _body(request_data)
+            async with self._open().request(
+                    method, url, data=body, timeout=timeout,
+                    headers=_FORM if isinstance(body, bytes) else None) as response:
+                reading = True
+                return response.status, await response.read()
+        except Exception as err:
+            kind = httpx_error(err, reading=reading)
+            if kind is None:
+                raise
+            cause = kind(str(err) or type(err).__name__)
+            cause.__cause__ = err
+            if isinstance(cause, httpx.TimeoutException):
+                raise TimedOut from cause
+            raise NetworkError(f"httpx.{kind.__name__}: {err}") from cause
+
+
+def _given(value: ODVInput[float], default: float | None) -> float | None:
+    """A call's own timeout (None: none), or the request's default if it gave none."""
+    return default if isinstance(value, type(BaseRequest.DEFAULT_NONE)) else value
+
+
+def _body(data: RequestData | None) -> bytes | aiohttp.FormData | None:
+    """The call's parameters as a form, or as multipart with its files (as HTTPXRequest
+    sends them). A form is encoded here: given a dict, aiohttp builds a multipart writer
+    (and a random boundary) before it sees there is no file."""
+    if data is None:
+        return None
+    files = data.multipart_data
+    if not files:
+        return urlencode(data.json_parameters).encode()
+    form = aiohttp.FormData()
+    for name, value in data.json_parameters.items():
+        form.add_field(name, value)
+    for name, (filename, content, mime) in files.items():
+        form.add_field(name, content, filename=filename, content_type=mime)
+    return form
