@@ -120,6 +120,21 @@ async def test_through_the_loop(fake_model: FakeModel, client: ModelClient,
                         "现在 2.3 °C，风速 10.7 km/h"
 
 
+async def test_the_observation_is_in_the_runs_language_whatever_the_model_passes(
+        fake_model: FakeModel, client: ModelClient, settings: AgentSettings,
+        box: Toolbox) -> None:
+    """Glassbox fills `lang` itself: the model is not offered it, and a `"zh"` copied from
+    an example into an English run does not make the observation Chinese."""
+    seen = await observe(fake_model, client, settings, box, "What is the weather in Berlin?",
+                         "get_weather", {"city": "Berlin", "lang": "zh"})
+    assert seen.text.startswith("Berlin, Land Berlin, Germany (local time 2024-11-23 18:15)")
+    offered = fake_model.bodies[0]["tools"][0]["function"]["parameters"]
+    assert "lang" not in offered["properties"] and "lang" not in offered.get("required", [])
+    seen = await observe(fake_model, client, settings, box, "柏林现在天气怎么样？",
+                         "get_weather", {"city": "Berlin"})
+    assert "现在 2.3 °C" in seen.text
+
+
 async def test_through_the_loop_an_error_is_an_observation(
         fake_model: FakeModel, client: ModelClient, settings: AgentSettings,
         box: Toolbox) -> None:

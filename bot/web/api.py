@@ -34,7 +34,7 @@ from bot.runs.quota import refusal_and_wait
 from bot.settings import BotSettings
 from bot.store.records import RunRecord, Scope
 from bot.store.web import API_CHAT_BASE, WebStore
-from bot.view.transcript import View, replay
+from bot.view.transcript import View, replay, without_glassbox_notes
 from bot.web.bodies import ApiError, ChatBody, chat_body
 from bot.web.openapi import OPENAPI
 from bot.web.shapes import STORED_MODES, api_mode, run_json, sse
@@ -124,7 +124,8 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
         record = await web.run_by_id(chat_id, request.path_params["run_id"])
         if record is None:
             raise ApiError(404, "no_such_run", "No run of this token has that id.")
-        view = replay(record, await parts.store.events(record.id), detect_lang(record.question))
+        view = replay(record, await parts.store.events(record.id), detect_lang(record.question),
+                      notes=(await parts.chat_settings(chat_id)).notes)
         return JSONResponse(run_json(record, view, record.status,
                                      await web.session_of(record.id), steps=True))
 
@@ -177,13 +178,14 @@ async def _start(parts: Parts, chat_id: int, body: ChatBody,
         raise ApiError(429, "busy", "A run of this token is still running: one at a time.", 2)
     try:
         web = WebStore(parts.store)
+        chat = await parts.chat_settings(chat_id)  # the scope's, as a chat's run has its own
         session_id = body.sessionId or secrets.token_urlsafe(12)
         earlier = await web.session_runs(chat_id, session_id)
         last = earlier[-1] if earlier else None
         history = (Turn(last.question, last.answer),) if last and last.answer else ()
         q = Question(STORED_MODES[body.mode], body.message.strip(), chat_id, chat_id,
                      f"API {chat_id - API_CHAT_BASE}", lang, 0, history,
-                     last.id if last else None, True if body.plan else None)
+                     last.id if last else None, True if body.plan else None, chat=chat)
         record = await parts.store.start_run(
             chat_id=chat_id, user_id=chat_id, user_name=q.user_name, mode=q.mode,
             question=q.text, model=parts.settings.llm_model, parent_id=q.parent_id)
@@ -195,6 +197,7 @@ async def _start(parts: Parts, chat_id: int, body: ChatBody,
         listener.run_id = record.id
     run = _Run(q, active, record, session_id, View(q.mode, lang),
                asyncio.get_running_loop().create_future())
+    run.view.notes = chat.notes
 
     async def work() -> None:
         try:
@@ -238,14 +241,18 @@ class _Heard:
     """A run listener passing one run's events (by lane) to a queue; None after its end."""
 
     def __init__(self, queue: asyncio.Queue[tuple[str, Event] | None]) -> None:
-        self.queue, self.run_id = queue, -1
+        self.queue, self.run_id, self.notes = queue, -1, True
 
     def run_started(self, record: RunRecord, notes: bool) -> None:
-        return None
+        if record.id == self.run_id:
+            self.notes = notes
 
     def run_event(self, record: RunRecord, lane: str, event: Event) -> None:
-        if record.id == self.run_id:
-            self.queue.put_nowait((lane, event))
+        if record.id != self.run_id:
+            return
+        shown = event if self.notes else without_glassbox_notes(event)
+        if shown is not None:
+            self.queue.put_nowait((lane, shown))
 
     def run_finished(self, record: RunRecord, status: str) -> None:
         if record.id == self.run_id:

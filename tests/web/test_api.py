@@ -7,10 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent.events import Action, Observation, Thought
+from bot.store.prefs import ChatSettings
 from bot.store.web import API_CHAT_BASE, WebStore
+from bot.view.render import render_view
 from tests.botkit import Add
 from tests.fakes.model import FakeModel, error, text_reply, tool_reply
 from tests.fakes.telegram import FakeTelegram
+from tests.historykit import seed
 from tests.web.kit import serving
 from tests.web.test_board import compare_model
 
@@ -174,3 +178,50 @@ async def test_compare_gives_both_answers_and_the_difference(tmp_path: Path) -> 
     assert run["difference"]["figures"].startswith("No tools → ReAct")
     assert run["steps"][0]["tool"] == "add"
     assert all(step["tool"] is None for step in run["plainSteps"])  # no tools there
+
+
+async def test_a_scope_that_hides_glassbox_notes_gets_none_as_a_chat_would(
+        tmp_path: Path) -> None:
+    """A scope's settings apply to its runs as a chat's do: with Glassbox's notes off, its
+    stream and the board's live chain have none; another scope's have them."""
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()],
+                           api_tokens=TOKENS) as web:
+            parts = web.gb.parts
+            scopes = [await WebStore(parts.store).api_chat(token)
+                      for token in ("teacher-token-1", "other-token-2")]
+            defaults = ChatSettings.defaults(parts.settings)
+            await parts.store.chats.put(scopes[0], defaults.changed(notes=False), defaults, 0)
+            streamed, boards = [], []
+            for who, scope in zip((TEACHER, OTHER), scopes, strict=True):
+                model.push(tool_reply(("add", {"a": 2, "b": 2})), text_reply("4."))  # no why
+                stream = web.http.stream("POST", "/api/v1/chat/stream", headers=who,
+                                         json={"message": "What is 2+2?"})
+                async with stream as answer:
+                    lines = [line async for line in answer.aiter_lines()]
+                events = [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
+                streamed.append([e["type"] for e in events])
+                [live] = web.gb.app.bot_data.hub.live(scope)
+                boards.append(render_view(live.view, live=False))
+    assert "action" in streamed[0] and "answer" in streamed[0] and "note" not in streamed[0]
+    assert "note" in streamed[1]
+    assert "add(a=2, b=2)" in boards[0][0] and "Glassbox" not in "".join(boards[0])
+    assert "Glassbox" in "".join(boards[1])
+
+
+async def test_a_thought_glassbox_wrote_is_no_steps_thought(tmp_path: Path) -> None:
+    """A run stored before Notes kept Glassbox's words as a synthesised Thought: the API
+    gives it as no model's reasoning (the chat shows it as Glassbox's note)."""
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        async with serving(tg, model, tmp_path / "g.sqlite3", api_tokens=TOKENS) as web:
+            scope = await WebStore(web.gb.parts.store).api_chat("teacher-token-1")
+            run = await seed(web.gb.parts.store, scope, scope, "API 1", "What is 2+2?", "4.",
+                             steps=[Thought(round=1, text="Glassbox: I add them.",
+                                            synthesized=True),
+                                    Action(round=1, call_id="c1", tool="add",
+                                           arguments={"a": 2, "b": 2}),
+                                    Observation(round=1, call_id="c1", tool="add", text="4",
+                                                ok=True, duration_ms=3)])
+            stored = (await web.http.get(f"/api/v1/runs/{run.id}", headers=TEACHER)).json()
+    assert stored["steps"][0]["tool"] == "add" and stored["steps"][0]["output"] == "4"
+    assert [step["thought"] for step in stored["steps"]] == [None]
