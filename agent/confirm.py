@@ -122,7 +122,7 @@ def parse_edit(typed: str, tool: Tool | None, lang: str) -> dict[str, Any]:
         raise EditError(pick(lang, "没有这个工具，不能修改参数。",
                              "There is no such tool, so its arguments cannot be edited."))
     text = typed.strip()
-    fields = [name for name in tool.Args.model_fields if name != "lang"]
+    fields = list(tool.fields())
     if text.startswith("{"):
         try:
             value = json.loads(text)
@@ -133,7 +133,7 @@ def parse_edit(typed: str, tool: Tool | None, lang: str) -> dict[str, Any]:
             raise EditError(pick(lang, "必须是一个 JSON 对象。", "It must be a JSON object."))
         arguments = value
     else:
-        pairs = _pairs(text, set(tool.Args.model_fields))
+        pairs = _pairs(text, set(tool.fields()))
         if pairs is not None:
             arguments = pairs
         elif len(fields) == 1 and text:

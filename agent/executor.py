@@ -26,7 +26,7 @@ from agent.lang import pick
 from agent.model import ToolCall
 from agent.prompts import loop_stop_note, not_run_note, not_run_result, repeated_note
 from agent.runner import RunStats
-from agent.tool import Tool, ToolError, UpstreamError
+from agent.tool import RUN_LANG, Tool, ToolError, UpstreamError
 
 log = logging.getLogger(__name__)
 
@@ -149,8 +149,11 @@ class ToolRunner:
                            ObservationFailure.UNKNOWN_TOOL)
         if parsed.error:
             return _Result(parsed.error, ObservationFailure.BAD_ARGUMENTS)
+        arguments = parsed.arguments
+        if isinstance(arguments, dict) and RUN_LANG in tool.Args.model_fields:
+            arguments = {**arguments, RUN_LANG: self.lang}
         try:
-            args = tool.Args.model_validate(parsed.arguments)
+            args = tool.Args.model_validate(arguments)
         except ValidationError as exc:
             problems = validation_problems(exc)
             return _Result(pick(self.lang, f"{name} 的参数无效：{problems}",

@@ -199,7 +199,7 @@ def _call_args(raw: str, tool: Tool | None) -> dict[str, Any] | None:
         call = ast.parse(f"f({raw})", mode="eval").body
         if not isinstance(call, ast.Call) or not (call.keywords or len(call.args) > 1):
             return None
-        names = list(tool.Args.model_fields) if tool is not None else []
+        names = list(tool.fields()) if tool is not None else []
         if len(call.args) > len(names):
             return None
         args = {name: _literal(node) for name, node in zip(names, call.args, strict=False)}
@@ -229,7 +229,7 @@ def _fields(raw: str, tool: Tool | None) -> dict[str, Any] | None:
     comma inside an expression). None when the first piece names no field."""
     if tool is None:
         return None
-    names = tool.Args.model_fields
+    names = tool.fields()
     found: dict[str, list[str]] = {}
     key = ""
     for piece, sep in _split_kept(raw):
@@ -266,7 +266,7 @@ def _single_field(tool: Tool | None) -> str | None:
     """The field a plain input fills: the one required field, else the one string field."""
     if tool is None:
         return None
-    fields = tool.Args.model_fields
+    fields = tool.fields()
     if len(fields) == 1:
         return next(iter(fields))
     required = [name for name, info in fields.items() if info.is_required()]
@@ -280,7 +280,7 @@ def mend(tool: Tool, raw: str, problem: str, lang: str) -> str:
     """The observation for an input `tool` cannot use: what went wrong, the tool's
     arguments (required first), and the exact line to write instead, with every argument
     the tool takes: what the input said where it can be read, else a placeholder."""
-    fields = tool.Args.model_fields
+    fields = tool.fields()
     order = sorted(fields, key=lambda name: not fields[name].is_required())
     props = tool.schema()["function"]["parameters"].get("properties", {})
     listing = "; ".join(
@@ -289,8 +289,7 @@ def mend(tool: Tool, raw: str, problem: str, lang: str) -> str:
         for name in order)
     given = arguments_for(raw, tool)
     known = given if isinstance(given, dict) else {}
-    example = {name: known.get(name, pick(lang, "zh", "en") if name == "lang" else "...")
-               for name in order}
+    example = {name: known.get(name, "...") for name in order}
     line = f"Action: {tool.name}[{json.dumps(example, ensure_ascii=False)}]"
     return pick(
         lang,

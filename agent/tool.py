@@ -14,6 +14,11 @@ from functools import cache
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+RUN_LANG = "lang"
+"""The argument Glassbox fills itself with the run's language (agent/tools/args.py); the
+model never sees it."""
 
 
 class ToolError(Exception):
@@ -47,11 +52,20 @@ class Tool(ABC):
         generation runs once per class, not in every run: about 1 ms a tool, issue 16)."""
         return json.loads(_schema_text(cls))
 
+    @classmethod
+    def fields(cls) -> dict[str, FieldInfo]:
+        """The arguments the model (or a person editing a call) fills, in their order:
+        all but the run's language."""
+        return {name: info for name, info in cls.Args.model_fields.items() if name != RUN_LANG}
+
 
 @cache
 def _schema_text(tool: type[Tool]) -> str:
     params = tool.Args.model_json_schema()
     params.pop("title", None)
+    params.get("properties", {}).pop(RUN_LANG, None)
+    if RUN_LANG in params.get("required", ()):
+        params["required"].remove(RUN_LANG)
     return json.dumps({
         "type": "function",
         "function": {"name": tool.name, "description": tool.description, "parameters": params},

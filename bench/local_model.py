@@ -55,7 +55,8 @@ QUESTIONS = (
     Question("time", "What time is it in London right now?", "get_time"),
     Question("notes", "What do the course notes say about ReAct?", "search_notes", "Action"),
     # "Action": the notes' ReAct is Thought, Action, Observation; "ReAct" alone let an
-    # answer about the React JavaScript library count as right
+    # answer about the React JavaScript library count as right (any case: "actions and
+    # observations" is what the notes say too)
     Question("weather_zh", "杭州现在天气怎么样？", "get_weather", "21.4"),
     Question("currency_zh", "100 美元现在能换多少人民币？", "convert_currency"),
     Question("greeting", "Hi! Who are you and what can you do?", ""),
@@ -101,7 +102,7 @@ class Outcome:
         if answer_lang(self.answer) not in (want, ""):
             found.append(f"answered in {answer_lang(self.answer)}")
         digits = re.sub(r"[,\s]", "", self.answer)
-        if q.expect and q.expect not in self.answer and q.expect not in digits:
+        if q.expect and q.expect.lower() not in self.answer.lower() and q.expect not in digits:
             found.append(f"no {q.expect!r} in the answer")
         if q.tool and not q.expect and self.tools:  # the answer's figures are observed
             invented = unfounded(self.answer, [q.text, *self.observations])

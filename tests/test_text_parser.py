@@ -248,7 +248,8 @@ def test_a_call_restated_with_its_result_is_no_new_call(content: str, rest: str)
 def test_mend_names_the_arguments_and_the_line_to_write() -> None:
     text = mend(Clock(), "London, please", "it is neither", "en")
     assert "timezone (string, optional)" in text
-    assert text.endswith('Action: get_time[{"timezone": "London, please", "lang": "en"}]')
+    assert text.endswith('Action: get_time[{"timezone": "London, please"}]')
+    assert "lang" not in text  # Glassbox fills the run's language itself
     text = mend(Convert(), "5 dollars", "it is neither", "zh")
     assert "无法使用这个输入" in text and "amount (number)" in text
     assert text.endswith('Action: convert[{"amount": "...", "base": "...", "quote": "..."}]')

@@ -119,6 +119,23 @@ async def test_at_most_three_passages(box: Toolbox, notes_dir: Path) -> None:
     assert text.count("[tokens.md › Tokens]") == 3
 
 
+async def test_bilingual_notes_give_the_passages_in_the_runs_language_first(
+        box: Toolbox, notes_dir: Path) -> None:
+    """Notes that hold a topic in both languages: an English run gets the English passages
+    even where the Chinese ones rank higher (a small model answered from memory when all
+    it was shown was Chinese), and a Chinese run the Chinese ones."""
+    chinese = "\n\n".join(f"第 {i} 段：ReAct 交替写出思考和行动。ReAct ReAct" for i in range(4))
+    (notes_dir / "react.md").write_text(
+        f"# ReAct（中文）\n\n{chinese}\n\n# ReAct\n\nReAct alternates Thought and Action.\n",
+        "utf-8")
+    english = await run_tool(box, "search_notes", query="ReAct", lang="en")
+    assert english.startswith("[react.md › ReAct]\nReAct alternates Thought and Action.")
+    assert english.count("[react.md") == 3
+    chinese_first = await run_tool(box, "search_notes", query="ReAct", lang="zh")
+    assert chinese_first.startswith("[react.md › ReAct（中文）]\n第")
+    assert "ReAct alternates" not in chinese_first
+
+
 async def test_nothing_found_is_a_clear_error(box: Toolbox) -> None:
     with pytest.raises(ToolError, match="Nothing about 'quantum chromodynamics' in the course"):
         await run_tool(box, "search_notes", query="quantum chromodynamics")

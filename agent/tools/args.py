@@ -1,8 +1,11 @@
 """What the tools' argument models share: the language of the question.
 
-Tools never see the question, so each language-sensitive tool takes an optional `lang`
-that the model fills from the question; when it is left out, the tool guesses from its
-own argument text.
+Tools never see the question, so each language-sensitive tool takes an optional `lang`,
+which the loop fills with the run's language (agent/executor.py). It is not in the schema
+the model sees: small models copied `"zh"` from examples into English runs and then
+answered in Chinese, and a larger model gains nothing by guessing what Glassbox knows.
+Called on its own (a test, a front end), a tool without `lang` guesses it from its own
+argument text.
 """
 
 from __future__ import annotations
@@ -15,8 +18,7 @@ from agent.lang import Lang, detect_lang
 
 QuestionLang = Annotated[
     Lang | None,
-    Field(description="Language of the user's question: 'zh' for Chinese, 'en' for English. "
-                      "The result is written in this language."),
+    Field(description="The run's language, 'zh' or 'en': the result is written in it."),
 ]
 
 

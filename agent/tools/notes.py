@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agent.lang import pick
+from agent.lang import clear_lang, pick
 from agent.tool import Tool, ToolError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.notes_index import NotesIndex, Passage
 
 SHOWN_CHARS = 400
+SHOWN = 3
+LOOKED_AT = 9
+"""How many of the best passages are weighed for the run's language, of which SHOWN go to
+the model: a small model answered an English question from memory when the three best
+passages for "ReAct" were the Chinese half of bilingual notes."""
 
 
 def _show(passage: Passage) -> str:
@@ -30,8 +35,8 @@ class SearchNotes(Tool):
     )
 
     class Args(BaseModel):
-        query: str = Field(description="Keywords to look for, in the language of the notes "
-                                       "you expect, e.g. 'ReAct 循环', 'function calling'.",
+        query: str = Field(description="Keywords to look for: the topic the question is "
+                                       "about, in its own words.",
                            min_length=1, max_length=200)
         lang: QuestionLang = None
 
@@ -40,7 +45,9 @@ class SearchNotes(Tool):
 
     async def run(self, args: Args) -> str:
         lang = lang_of(args.lang, args.query)
-        passages = await self.index.search(args.query)
+        found = await self.index.search(args.query, limit=LOOKED_AT)
+        # Notes often hold each topic in both languages: the run's go first, best first.
+        passages = sorted(found, key=lambda p: clear_lang(p.body) not in (lang, None))[:SHOWN]
         if not passages:
             raise ToolError(pick(lang, f"课程笔记里没有找到与 “{args.query}” 相关的内容。",
                                  f"Nothing about '{args.query}' in the course notes."))

@@ -44,8 +44,7 @@ class Pause:
 
     def fields(self) -> list[str]:
         """The argument names a person may set (the question's language is the tool's)."""
-        return [] if self.tool is None else [
-            name for name in self.tool.Args.model_fields if name != "lang"]
+        return [] if self.tool is None else list(self.tool.fields())
 
     def resolve(self, decision: Decision) -> bool:
         """Decide, once; False if it was decided (or given up) already."""
