@@ -70,14 +70,18 @@ def ssl_context() -> ssl.SSLContext:
 
 
 def open_session(max_connections: int, *, decompress: bool = False,
-                 headers: dict[str, str] | None = None) -> aiohttp.ClientSession:
+                 headers: dict[str, str] | None = None,
+                 trust_env: bool = False) -> aiohttp.ClientSession:
     """An aiohttp session in the running event loop: no cookie jar, no headers of its own
-    beyond `headers`, idle connections closed after KEEPALIVE_S."""
+    beyond `headers`, idle connections closed after KEEPALIVE_S. `trust_env`: through the
+    proxy HTTP(S)_PROXY / NO_PROXY name (under httpx, httpx mounts its own proxy transport
+    instead)."""
     connector = aiohttp.TCPConnector(limit=max_connections, keepalive_timeout=KEEPALIVE_S,
                                      ssl=ssl_context())
     return aiohttp.ClientSession(
         connector=connector, cookie_jar=aiohttp.DummyCookieJar(), headers=headers,
-        auto_decompress=decompress, skip_auto_headers=("User-Agent", "Content-Type"))
+        auto_decompress=decompress, skip_auto_headers=("User-Agent", "Content-Type"),
+        trust_env=trust_env)
 
 
 class _Body(httpx.AsyncByteStream):

@@ -43,6 +43,21 @@ async def test_berlin_from_the_wire_samples_shows_what_the_service_sent(
     assert forecast.query["timezone"] == ["auto"]
 
 
+async def test_lookups_go_through_the_proxy_the_environment_names(
+        meteo: FakeOpenMeteo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Behind a school's proxy (HTTP_PROXY / HTTPS_PROXY) the tools ask through it: here the
+    fake service is the proxy, and the service's own host does not exist."""
+    monkeypatch.setenv("HTTP_PROXY", meteo.url)
+    monkeypatch.setenv("NO_PROXY", "")
+    settings = agent_settings("http://127.0.0.1:9", agent_tools="get_weather",
+                              open_meteo_geocoding_url="http://open-meteo.invalid/v1/search",
+                              open_meteo_forecast_url="http://open-meteo.invalid/v1/forecast")
+    async with open_toolbox(settings) as box:
+        text = await run_tool(box, "get_weather", city="Berlin")
+    assert text.startswith("Berlin, Land Berlin, Germany (local time 2024-11-23 18:15)")
+    assert [r.headers["host"] for r in meteo.requests] == ["open-meteo.invalid"] * 2
+
+
 async def test_weather_code_and_today_from_the_daily_sample(box: Toolbox) -> None:
     text = await run_tool(box, "get_weather", city="Osaka")
     assert text == ("Osaka, Japan (local time 2026-09-20 12:00):\n"

@@ -33,8 +33,8 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 class HttpClient:
     """The tools' shared client: bounded timeouts (`timeout_s` to answer, at most 5 s to
-    connect), an honest User-Agent, no cookies. Its session opens at the first request,
-    in the running event loop."""
+    connect), an honest User-Agent, no cookies, through the proxy HTTPS_PROXY names (as
+    httpx did). Its session opens at the first request, in the running event loop."""
 
     def __init__(self, timeout_s: float) -> None:
         connect = min(timeout_s, 5.0)
@@ -48,7 +48,7 @@ class HttpClient:
             raise RuntimeError("the tools' HTTP client is closed")
         if self._session is None or self._session.closed:
             self._session = open_session(MAX_CONNECTIONS, decompress=True,
-                                         headers={"User-Agent": USER_AGENT})
+                                         headers={"User-Agent": USER_AGENT}, trust_env=True)
         return self._session
 
     async def aclose(self) -> None:

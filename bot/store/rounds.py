@@ -9,7 +9,7 @@ message still showed them; the stored transcript ends at the round before)."""
 
 from __future__ import annotations
 
-from agent.events import Event, Observation, Proposed, RunFinished
+from agent.events import Delta, Event, Observation, Proposed, RunFinished
 from bot.store.transcripts import Store
 
 WRITE_AFTER = (Observation, Proposed, RunFinished)
@@ -23,6 +23,8 @@ class RoundWriter:
         self._steps: list[tuple[str, Event]] = []
 
     async def add(self, lane: str, event: Event) -> None:
+        if isinstance(event, Delta):  # never stored (the Thought and the Answer hold the text)
+            return
         self._steps.append((lane, event))
         if isinstance(event, WRITE_AFTER):
             await self.flush()

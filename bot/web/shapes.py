@@ -57,14 +57,16 @@ def run_json(record: RunRecord, view: View, status: str, session_id: str, *,
 
 def _steps(t: Transcript) -> list[dict[str, Any]]:
     """One entry per tool call (its round's thought with it), and one for a round that
-    only thought (the answering round)."""
+    only thought (the answering round). A thought is the model's own: one Glassbox wrote for
+    it (a run stored before Notes) is no model's reasoning, and is left out."""
     out: list[dict[str, Any]] = []
     for rnd in t.rounds:
+        thought = rnd.model_thought or None
         if not rnd.steps:
-            out.append({"round": rnd.number, "thought": rnd.thought or None, "tool": None,
+            out.append({"round": rnd.number, "thought": thought, "tool": None,
                         "input": None, "output": None, "ok": None, "durationMs": None})
         for i, call in enumerate(rnd.steps):
-            out.append({"round": rnd.number, "thought": (rnd.thought or None) if i == 0 else None,
+            out.append({"round": rnd.number, "thought": thought if i == 0 else None,
                         "tool": call.tool, "input": call.arguments, "output": call.observation,
                         "ok": call.ok, "durationMs": call.duration_ms
                         if call.observation is not None else None})

@@ -7,12 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent.events import Action, Observation, Thought
 from bot.store.prefs import ChatSettings
 from bot.store.web import API_CHAT_BASE, WebStore
 from bot.view.render import render_view
 from tests.botkit import Add
 from tests.fakes.model import FakeModel, error, text_reply, tool_reply
 from tests.fakes.telegram import FakeTelegram
+from tests.historykit import seed
 from tests.web.kit import serving
 from tests.web.test_board import compare_model
 
@@ -205,3 +207,21 @@ async def test_a_scope_that_hides_glassbox_notes_gets_none_as_a_chat_would(
     assert "note" in streamed[1]
     assert "add(a=2, b=2)" in boards[0][0] and "Glassbox" not in "".join(boards[0])
     assert "Glassbox" in "".join(boards[1])
+
+
+async def test_a_thought_glassbox_wrote_is_no_steps_thought(tmp_path: Path) -> None:
+    """A run stored before Notes kept Glassbox's words as a synthesised Thought: the API
+    gives it as no model's reasoning (the chat shows it as Glassbox's note)."""
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        async with serving(tg, model, tmp_path / "g.sqlite3", api_tokens=TOKENS) as web:
+            scope = await WebStore(web.gb.parts.store).api_chat("teacher-token-1")
+            run = await seed(web.gb.parts.store, scope, scope, "API 1", "What is 2+2?", "4.",
+                             steps=[Thought(round=1, text="Glassbox: I add them.",
+                                            synthesized=True),
+                                    Action(round=1, call_id="c1", tool="add",
+                                           arguments={"a": 2, "b": 2}),
+                                    Observation(round=1, call_id="c1", tool="add", text="4",
+                                                ok=True, duration_ms=3)])
+            stored = (await web.http.get(f"/api/v1/runs/{run.id}", headers=TEACHER)).json()
+    assert stored["steps"][0]["tool"] == "add" and stored["steps"][0]["output"] == "4"
+    assert [step["thought"] for step in stored["steps"]] == [None]
