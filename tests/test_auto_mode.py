@@ -177,8 +177,11 @@ CODE_ANSWER = ("To calculate the product of 123456789 and 987654321, I will use 
                "built-in `int` type to handle large numbers:\n\n```python\n"
                "product = 123456789 * 987654321\nprint(product)\n```\n\n"
                "The product is 121932631112635269.")
-"""What Qwen2.5-Coder-1.5B answered, natively, to the arithmetic question on 2026-12-01
-(23:35 UTC): a Python snippet, no call, although `calculate` was offered."""
+"""Modelled on what Qwen2.5-Coder-1.5B answered, natively, to the arithmetic question on
+2026-12-01 (23:35 UTC), of which the bench kept only the start ("To calculate the product
+of 123456789 and 987654321, I will use Python's built-in `int` type to handle large
+numbers. Here's how you can do it:\n\n```python\ncalcu"): a snippet, no call, although
+`calculate` was offered."""
 
 
 async def test_an_answer_in_code_with_the_questions_numbers_is_asked_again_in_text(

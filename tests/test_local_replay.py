@@ -153,3 +153,18 @@ async def test_the_observation_repeats_the_question_language(
     assert fake_model.bodies[-1]["messages"][-1]["content"].endswith("\n" + line)
     (answer,) = [e for e in events if isinstance(e, Answer)]
     assert answer_lang(answer.text) == ("zh" if "中文" in line else "en")
+
+
+async def test_an_english_question_reads_the_english_half_of_bilingual_notes(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """The notes hold ReAct in Chinese and in English. Shown only the Chinese passages, the
+    model answered an English question from memory ("ReAct is a programming language …");
+    shown the English ones (the run's language first), it says what the notes say."""
+    events, shown = await replay(RECORDED / "notes", fake_model, stage)
+    (observation,) = [e for e in events if isinstance(e, Observation)]
+    assert observation.ok and "[react.md › What ReAct is]" in observation.text
+    assert answer_lang(observation.text) == "en"
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert "Thought" in answer.text and "Action" in answer.text
+    assert "programming language" not in shown
