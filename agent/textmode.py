@@ -327,12 +327,12 @@ then stop and wait for the Observation. A greeting, thanks or a question about y
 you are, what you can do) needs no tool: write the Thought and the Final Answer at once.
 
 Example (the tool in it is only an illustration):
-Question: How warm is it in Paris?
-Thought: I need the current weather in Paris.
-Action: get_weather[Paris]
-Observation: Paris: 21°C, clear
+Question: Who wrote Hamlet?
+Thought: I need to look up Hamlet.
+Action: search_wikipedia[Hamlet]
+Observation: Hamlet: a tragedy by William Shakespeare, written around 1600.
 Thought: I have what I need.
-Final Answer: It is 21°C and clear in Paris.
+Final Answer: Hamlet was written by William Shakespeare, around 1600.
 
 Example without a tool:
 Question: Hello! Who are you and what can you do?
@@ -357,12 +357,12 @@ Final Answer: 用中文写出对问题的回答
 问候、道谢或关于你自己的问题（你是谁、你能做什么）不需要工具：直接写 Thought 和 Final Answer。
 
 示例（其中的工具只是示意）：
-Question: 巴黎现在多热？
-Thought: 我需要巴黎现在的天气。
-Action: get_weather[巴黎]
-Observation: 巴黎：21°C，晴
+Question: 《哈姆雷特》是谁写的？
+Thought: 我需要查一下《哈姆雷特》。
+Action: search_wikipedia[哈姆雷特]
+Observation: 哈姆雷特：威廉·莎士比亚的悲剧，约写于 1600 年。
 Thought: 我已经有了需要的信息。
-Final Answer: 巴黎现在 21°C，天气晴朗。
+Final Answer: 《哈姆雷特》是威廉·莎士比亚写的，约写于 1600 年。
 
 不需要工具的示例：
 Question: 你好！你是谁？能做什么？
