@@ -189,7 +189,7 @@ def test_system_prompt_lists_tools_with_schemas_and_an_example() -> None:
     assert "- get_weather: Current weather of a city." in prompt
     assert '"required": ["amount", "base"]' in prompt
     assert "Action: tool_name[input]" in prompt and "Final Answer:" in prompt
-    assert "Example" in prompt and "Observation: Paris: 21°C, clear" in prompt
+    assert "Example" in prompt and "Action: search_wikipedia[Hamlet]" in prompt
 
 
 TOOLS = {"get_weather", "convert"}
