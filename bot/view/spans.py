@@ -156,8 +156,8 @@ def _pieces(spans: list[Span], size: int) -> list[Span]:
         start = 0
         while len(text) - start > size:
             end = start + size
-            if "\ud800" <= text[end - 1] <= "\udbff":  # keep a surrogate pair's halves together
-                end -= 1
+            if "\ud800" <= text[end - 1] <= "\udbff" and end - 1 > start:
+                end -= 1  # a surrogate pair's halves stay together
             out.append((text[start:end], tags))
             start = end
         out.append((text[start:] if start else text, tags))

@@ -54,10 +54,22 @@ class Metrics:
         self.telegram_429 = Counter("glassbox_telegram_429",
                                     "Bot API calls answered 429 (flood control) by method",
                                     ["method"], registry=r)
+        self._calls: dict[str, Any] = {}
         self.pacer_wait = Histogram("glassbox_pacer_wait_seconds",
                                     "Waiting for a chat's turn to call Telegram, by chat kind",
                                     ["chat_kind"], registry=r)
+        self._group_waits = self.pacer_wait.labels("group")
+        self._private_waits = self.pacer_wait.labels("private")
+        """Labelled children found once (and `_calls` per method): `labels()` takes a lock and
+        checks its values each time, and every Bot API call and pacer turn asks (issue 16)."""
         self._lanes_started: dict[tuple[int, str], float] = {}
+
+    def telegram_call(self, method: str) -> None:
+        """One Bot API call made (whatever its answer)."""
+        calls = self._calls.get(method)
+        if calls is None:
+            calls = self._calls[method] = self.telegram_calls.labels(method)
+        calls.inc()
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
@@ -65,7 +77,7 @@ class Metrics:
     # --- the pacer ---
 
     def waited(self, chat_id: int, seconds: float) -> None:
-        self.pacer_wait.labels("group" if chat_id < 0 else "private").observe(seconds)
+        (self._group_waits if chat_id < 0 else self._private_waits).observe(seconds)
 
     # --- a RunListener ---
 
@@ -105,7 +117,7 @@ class MeteredRequest(AiohttpRequest):
     async def do_request(self, url: str, method: str, *args: Any,
                          **kwargs: Any) -> tuple[int, bytes]:
         name = url.rsplit("/", 1)[-1]  # the Bot API method; the URL before it holds the token
-        self.metrics.telegram_calls.labels(name).inc()
+        self.metrics.telegram_call(name)
         code, payload = await super().do_request(url, method, *args, **kwargs)
         if code == 429:
             self.metrics.telegram_429.labels(name).inc()

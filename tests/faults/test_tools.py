@@ -143,7 +143,8 @@ CALCULATIONS = [("2²", "2² = 4"), ("10²", "10² = 100"), ("2⁻¹", "2⁻¹ =
                 ("x₂ + 1", "The character '₂' is not supported"),
                 ("½ + 1", "The character '½' is not supported"),
                 ("① + 1", "The character '①' is not supported"),
-                ("½ 加 1", "不支持字符 “½”")]
+                ("½ 加 1", "The character '½' is not supported")]
+"""The last in the run's language (the question is English), whatever the expression's."""
 
 
 async def test_superscripts_are_powers_and_other_folded_characters_are_refused(

@@ -1,0 +1,148 @@
+"""`python -m bench.delivery_cpu [--against REF]`: the bot's CPU for delivering one answer to
+Telegram: the live message (the pacer's turns, the budget, rendering on demand, the Bot API
+calls through the bot's own request objects), "typing…" while nothing is on screen, and
+the final state. The agent's side is bench.answer_cpu's; the two add up to what
+bench.scale measures, less the event loop's share under load.
+
+A run is played as the bench's 3-round answers go (`python -m bench.scale`): about 100
+changes over 5 s (one each 50 ms, as the model's chunks and the steps arrive), each a
+`show()` of a function rendering the state (a page of a few hundred to 1,300 characters of
+HTML, like the chain's), then `finish()` with the answer; RUNS private chats at once, the
+fake Bot API in another process with Telegram's limits and the bench's 50 ms a call. The
+measured code runs in a process of its own, on uvloop as the bot does, its bot built by
+`bot.app.build_app` (so each checkout's own requests), whose CPU time alone is counted: the
+least of ROUNDS rounds. With `--against REF` REF's code is measured the same way first,
+then this checkout's, alternating. Prints one Markdown table."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.stage import ROOT, TELEGRAM_LATENCY_S
+from tests.fakes.telegram import TOKEN, FakeTelegram
+from tests.kit import TEST_KEY
+
+RUNS = 30
+ROUNDS = 3
+CHANGES = 100
+CHANGE_S = 0.05
+USERS = 7000
+PAGE_STEPS = 18
+STEP = " The weather in Berlin is 2.3 °C <b>now</b>, and in Osaka 27.3 °C;"
+"""What each change adds to the page (a chunk of a thought or an observation)."""
+
+
+async def _client(tg_url: str, workdir: str) -> dict[str, float]:
+    from bot.app import build_app
+    from bot.delivery.live import LiveMessage
+    from bot.delivery.pacer import Limits, Pacer
+    from bot.delivery.typing_indicator import Typing
+    from bot.settings import BotSettings
+    from bot.view.buttons import Button
+
+    os.environ.update(TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg_url,
+                      OPENAI_API_KEY=TEST_KEY, DATABASE_PATH=str(Path(workdir) / "b.sqlite3"))
+    app = build_app(BotSettings(_env_file=None))  # type: ignore[call-arg]
+    bot = app.bot
+    await bot.initialize()
+    pacer = Pacer(Limits())
+    typing = Typing(bot, pacer.budget)
+    stop = ((Button("⏹ Stop", "stop:1"),),)
+
+    async def one(n: int) -> None:
+        chat = USERS + n
+        live = LiveMessage(bot, pacer, chat, None, button=stop)
+        head = f"❓ <b>Question {n} from chat {chat}?</b>\n\n"
+        state: list[str] = []
+
+        async def shown() -> None:
+            async with typing.shown(chat):
+                await live.first_sent()
+
+        waiting = asyncio.create_task(shown())
+        for step in range(CHANGES):
+            state.append(STEP if step % 30 else f"\n\n<b>— Round {step // 30 + 1} —</b>\n")
+            live.show(lambda: [page(head, state) + "\n\n<i>⏳ Working…</i>"])
+            await asyncio.sleep(CHANGE_S)
+        await live.finish([page(head, state) + "\n\n💬 <b>Answer</b>\nDone."])
+        waiting.cancel()
+
+    await one(RUNS + 1)  # connections, caches: not an answer's cost
+    best: dict[str, float] = {}
+    for _ in range(ROUNDS):
+        started = time.process_time()
+        await asyncio.gather(*(one(n) for n in range(RUNS)))
+        cpu_ms = (time.process_time() - started) * 1000 / RUNS
+        best = min(best, {"cpu_ms": cpu_ms}, key=lambda b: b.get("cpu_ms", float("inf")))
+    await bot.shutdown()
+    return best
+
+
+def page(head: str, state: list[str]) -> str:
+    """The question and the newest changes: a page of up to about 1,300 characters."""
+    return head + "".join(state[-PAGE_STEPS:])
+
+
+def measure(code: Path, tg: FakeTelegram) -> dict[str, Any]:
+    """One process's best round, and the Bot API calls an answer made (warm-up included)."""
+    calls = len(tg.calls)
+    with tempfile.TemporaryDirectory(prefix="glassbox-delivery-cpu-") as tmp:
+        env = {**os.environ, "PYTHONPATH": str(code)}  # this file runs as `-c`: any checkout
+        out = subprocess.run(
+            [sys.executable, "-c", Path(__file__).read_text(), "--client", tg.base_url, tmp],
+            capture_output=True, text=True, env=env, cwd=tmp, check=False)
+        if out.returncode:
+            raise RuntimeError(out.stderr[-3000:])
+        got = json.loads(out.stdout.strip().splitlines()[-1])
+    return {**got, "calls": (len(tg.calls) - calls) / (ROUNDS * RUNS + 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.delivery_cpu", description=__doc__)
+    parser.add_argument("--client", nargs=2, help=argparse.SUPPRESS)  # the measured process
+    parser.add_argument("--against", metavar="REF", help="also measure this git ref's code")
+    parser.add_argument("--times", type=int, default=3, help="processes per code (default 3)")
+    args = parser.parse_args(argv)
+    if args.client:
+        import uvloop
+
+        print(json.dumps(uvloop.run(_client(*args.client))))
+        return 0
+    from bench.scale import checkout
+
+    with contextlib.ExitStack() as stack:
+        codes = {"this": ROOT}
+        if args.against:
+            codes = {args.against: stack.enter_context(checkout(args.against)), **codes}
+        got: dict[str, list[dict[str, Any]]] = {label: [] for label in codes}
+        with FakeTelegram(latency=TELEGRAM_LATENCY_S) as tg:
+            for n in range(RUNS + 2):
+                tg.user(USERS + n)
+            for _ in range(args.times):
+                for label, code in codes.items():
+                    print(f"delivery_cpu: {label} …", file=sys.stderr)
+                    got[label].append(measure(code, tg))
+    print("| Code | CPU per answer delivered (live message, typing, Bot API calls) | "
+          "Bot API calls per answer | runs |")
+    print("|---|---|---|---|")
+    for label, results in got.items():
+        cpus = sorted(r["cpu_ms"] for r in results)
+        print(f"| {label} | {statistics.median(cpus):.1f} ms ({cpus[0]:.1f}–{cpus[-1]:.1f}) | "
+              f"{statistics.median(r['calls'] for r in results):.1f} | "
+              f"{len(results)} × {ROUNDS} × {RUNS} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
