@@ -79,3 +79,20 @@ def test_log_lines_never_hold_secrets(caplog: pytest.LogCaptureFixture) -> None:
         log.exception("key %s and a failure", TEST_KEY)
     assert TOKEN not in caplog.text and TEST_KEY not in caplog.text
     assert "[secret]" in caplog.text and "getMe failed" in caplog.text
+
+
+async def test_telegram_is_reached_through_the_proxy_the_environment_names(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where Telegram is blocked a school reaches it through a proxy (HTTP(S)_PROXY, as
+    python-telegram-bot's own requests honour it): here the fake Bot API is the proxy, and
+    the Bot API's own host does not exist."""
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        monkeypatch.setenv("HTTP_PROXY", tg.url)
+        monkeypatch.setenv("NO_PROXY", "")
+        model.push(sse(DashScope().text("Four.")))
+        async with running(tg, model, tmp_path / "g.sqlite3",
+                           telegram_api_base_url="http://api.telegram.invalid/bot") as gb:
+            asked = tg.send(ALICE, ALICE, "What is 2+2?")
+            final = await gb.answer_to(ALICE, asked)
+        assert "Four." in final.text

@@ -17,11 +17,15 @@ from urllib.parse import urlencode
 
 import aiohttp
 import httpx
+from aiohttp.helpers import get_env_proxy_for_url
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
+from yarl import URL
 
 from agent.http_transport import KEEPALIVE_S, httpx_error, ssl_context
+
+Proxy = tuple[URL | None, aiohttp.BasicAuth | None]
 
 _FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
@@ -29,7 +33,9 @@ _FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 class AiohttpRequest(BaseRequest):
     """One aiohttp session (opened at the first call, in the running loop) for a bot's
     calls; HTTPXRequest's settings and defaults. aiohttp has no write timeout: a call's
-    `read_timeout` covers the whole exchange after connecting (`sock_read`)."""
+    `read_timeout` covers the whole exchange after connecting (`sock_read`). Like PTB's
+    own HTTPXRequest, it goes through the proxy HTTP(S)_PROXY / NO_PROXY name for the Bot
+    API's host (where Telegram is blocked, that is how a school reaches it)."""
 
     def __init__(self, connection_pool_size: int = 256, read_timeout: float | None = 5.0,
                  write_timeout: float | None = 5.0, connect_timeout: float | None = 5.0,
@@ -38,6 +44,7 @@ class AiohttpRequest(BaseRequest):
         self._read, self._write = read_timeout, write_timeout
         self._connect, self._pool = connect_timeout, pool_timeout
         self._session: aiohttp.ClientSession | None = None
+        self._proxies: dict[str, Proxy] = {}
 
     @property
     def read_timeout(self) -> float | None:
@@ -78,8 +85,9 @@ class AiohttpRequest(BaseRequest):
         reading = False
         try:
             body = _body(request_data)
+            proxy, proxy_auth = self._proxy(url)
             async with self._open().request(
-                    method, url, data=body, timeout=timeout,
+                    method, url, data=body, timeout=timeout, proxy=proxy, proxy_auth=proxy_auth,
                     headers=_FORM if isinstance(body, bytes) else None) as response:
                 reading = True
                 return response.status, await response.read()
@@ -92,6 +100,21 @@ class AiohttpRequest(BaseRequest):
             if isinstance(cause, httpx.TimeoutException):
                 raise TimedOut from cause
             raise NetworkError(f"httpx.{kind.__name__}: {err}") from cause
+
+
+    def _proxy(self, url: str) -> Proxy:
+        """The environment's proxy for `url`'s origin, looked up once: aiohttp's own lookup
+        (`trust_env`) reads the environment and ~/.netrc again for every request, 0.3 ms
+        a call."""
+        origin = "/".join(url.split("/", 3)[:3])
+        found = self._proxies.get(origin)
+        if found is None:
+            try:
+                found = get_env_proxy_for_url(URL(url))
+            except LookupError:
+                found = (None, None)
+            self._proxies[origin] = found
+        return found
 
 
 def _given(value: ODVInput[float], default: float | None) -> float | None:
