@@ -307,6 +307,11 @@ def _type_of(schema: dict[str, Any]) -> str:
     return "/".join(str(t.get("type", "?")) for t in schema.get("anyOf", ())) or "?"
 
 
+# The worked examples differ by language, as measured against Qwen2.5-Coder-1.5B: an English
+# weather example's "21°C and clear" was copied into Hangzhou's answer over an observation
+# of rain, so the English one looks up Hamlet; with that example the Chinese weather
+# question got the day's summary without the current temperature (2 of 2), with the
+# weather example it got the current weather, copying nothing (6 of 6).
 _FORMAT = {
     "en": """You can use these tools:
 
@@ -357,12 +362,12 @@ Final Answer: 用中文写出对问题的回答
 问候、道谢或关于你自己的问题（你是谁、你能做什么）不需要工具：直接写 Thought 和 Final Answer。
 
 示例（其中的工具只是示意）：
-Question: 《哈姆雷特》是谁写的？
-Thought: 我需要查一下《哈姆雷特》。
-Action: search_wikipedia[哈姆雷特]
-Observation: 哈姆雷特：威廉·莎士比亚的悲剧，约写于 1600 年。
+Question: 巴黎现在多热？
+Thought: 我需要巴黎现在的天气。
+Action: get_weather[巴黎]
+Observation: 巴黎：21°C，晴
 Thought: 我已经有了需要的信息。
-Final Answer: 《哈姆雷特》是威廉·莎士比亚写的，约写于 1600 年。
+Final Answer: 巴黎现在 21°C，天气晴朗。
 
 不需要工具的示例：
 Question: 你好！你是谁？能做什么？
