@@ -15,18 +15,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.stage import ROOT, script
+from bench.stage import script
 from tests.fakes.model import FakeModel, Pace
 from tests.fakes.upstreams import FakeOpenMeteo
 from tests.kit import TEST_KEY
@@ -94,15 +91,10 @@ async def _client(model_url: str, geocoding_url: str, forecast_url: str,
 
 
 def measure(code: Path, model: FakeModel, meteo: FakeOpenMeteo) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="glassbox-answer-cpu-") as tmp:
-        env = {**os.environ, "PYTHONPATH": str(code)}  # this file runs as `-c`: any checkout
-        out = subprocess.run(
-            [sys.executable, "-c", Path(__file__).read_text(), "--client", model.base_url,
-             meteo.geocoding_url, meteo.forecast_url, tmp],
-            capture_output=True, text=True, env=env, cwd=tmp, check=False)
-        if out.returncode:
-            raise RuntimeError(out.stderr[-3000:])
-        return json.loads(out.stdout.strip().splitlines()[-1])
+    from bench.cpu_process import in_process
+
+    return in_process(Path(__file__), code, model.base_url, meteo.geocoding_url,
+                      meteo.forecast_url)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,23 +103,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", metavar="REF", help="also measure this git ref's code")
     parser.add_argument("--times", type=int, default=3, help="processes per code (default 3)")
     args = parser.parse_args(argv)
-    if args.client:
+    if args.client:  # the measured process: nothing here but what any ref's code has
         import uvloop
 
         print(json.dumps(uvloop.run(_client(*args.client))))
         return 0
-    from bench.scale import checkout
-
-    with contextlib.ExitStack() as stack:
-        codes = {"this": ROOT}
-        if args.against:
-            codes = {args.against: stack.enter_context(checkout(args.against)), **codes}
-        got: dict[str, list[dict[str, Any]]] = {label: [] for label in codes}
-        with FakeModel(default=script, pace=PACE) as model, FakeOpenMeteo(latency=0.02) as meteo:
-            for _ in range(args.times):
-                for label, code in codes.items():
-                    print(f"answer_cpu: {label} …", file=sys.stderr)
-                    got[label].append(measure(code, model, meteo))
+    from bench.cpu_process import side_by_side
+    with FakeModel(default=script, pace=PACE) as model, FakeOpenMeteo(latency=0.02) as meteo:
+        got = side_by_side(args.against, args.times, "answer_cpu",
+                           lambda code: measure(code, model, meteo))
     print("| Code | CPU per 3-round answer (agent, fold, store, render) | runs | "
           "render requests per answer |")
     print("|---|---|---|---|")

@@ -18,18 +18,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.stage import ROOT, TELEGRAM_LATENCY_S
+from bench.stage import TELEGRAM_LATENCY_S
 from tests.fakes.telegram import TOKEN, FakeTelegram
 from tests.kit import TEST_KEY
 
@@ -97,14 +94,9 @@ def page(head: str, state: list[str]) -> str:
 def measure(code: Path, tg: FakeTelegram) -> dict[str, Any]:
     """One process's best round, and the Bot API calls an answer made (warm-up included)."""
     calls = len(tg.calls)
-    with tempfile.TemporaryDirectory(prefix="glassbox-delivery-cpu-") as tmp:
-        env = {**os.environ, "PYTHONPATH": str(code)}  # this file runs as `-c`: any checkout
-        out = subprocess.run(
-            [sys.executable, "-c", Path(__file__).read_text(), "--client", tg.base_url, tmp],
-            capture_output=True, text=True, env=env, cwd=tmp, check=False)
-        if out.returncode:
-            raise RuntimeError(out.stderr[-3000:])
-        got = json.loads(out.stdout.strip().splitlines()[-1])
+    from bench.cpu_process import in_process
+
+    got = in_process(Path(__file__), code, tg.base_url)
     return {**got, "calls": (len(tg.calls) - calls) / (ROUNDS * RUNS + 1)}
 
 
@@ -114,25 +106,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", metavar="REF", help="also measure this git ref's code")
     parser.add_argument("--times", type=int, default=3, help="processes per code (default 3)")
     args = parser.parse_args(argv)
-    if args.client:
+    if args.client:  # the measured process: nothing here but what any ref's code has
         import uvloop
 
         print(json.dumps(uvloop.run(_client(*args.client))))
         return 0
-    from bench.scale import checkout
-
-    with contextlib.ExitStack() as stack:
-        codes = {"this": ROOT}
-        if args.against:
-            codes = {args.against: stack.enter_context(checkout(args.against)), **codes}
-        got: dict[str, list[dict[str, Any]]] = {label: [] for label in codes}
-        with FakeTelegram(latency=TELEGRAM_LATENCY_S) as tg:
-            for n in range(RUNS + 2):
-                tg.user(USERS + n)
-            for _ in range(args.times):
-                for label, code in codes.items():
-                    print(f"delivery_cpu: {label} …", file=sys.stderr)
-                    got[label].append(measure(code, tg))
+    from bench.cpu_process import side_by_side
+    with FakeTelegram(latency=TELEGRAM_LATENCY_S) as tg:
+        for n in range(RUNS + 2):
+            tg.user(USERS + n)
+        got = side_by_side(args.against, args.times, "delivery_cpu",
+                           lambda code: measure(code, tg))
     print("| Code | CPU per answer delivered (live message, typing, Bot API calls) | "
           "Bot API calls per answer | runs |")
     print("|---|---|---|---|")

@@ -133,10 +133,12 @@ DESCRIBED = Path(__file__).parent / "wire" / "local" / "described_call.sse"
 123456789 × 987654321 exactly?": a plan naming `calculate`, no call (recorded 2026-12-01)."""
 
 
-async def test_a_call_described_instead_of_made_is_asked_again_in_text(
-    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
-) -> None:
-    fake_model.push(Reply(200, [(0.0, DESCRIBED.read_bytes())], dict(SSE_HEADERS)),
+async def asked_again_in_text(fake_model: FakeModel, client: ModelClient,
+                              settings: AgentSettings, first: Reply) -> tuple[list[Event], Note]:
+    """The arithmetic question, natively answered with `first` (no call), then asked again
+    in the text format, where the model calls `calculate` and answers: the events, and
+    Glassbox's note of the switch (in round 1)."""
+    fake_model.push(first,
                     text_reply("Thought: I need the product.\n"
                                "Action: calculate[123456789 * 987654321]"),
                     text_reply("Final Answer: 123456789 × 987654321 = 121932631112635269"))
@@ -145,8 +147,18 @@ async def test_a_call_described_instead_of_made_is_asked_again_in_text(
     assert kinds(events) == ["run_started", "note", "action", "observation", "answer",
                              "run_finished"]
     (note,) = [n for n in of(events, Note) if n.kind == "text_format"]
-    assert note.round == 1 and note.text.startswith("This model described a tool call")
+    assert note.round == 1
     assert of(events, Observation)[0].text == "123456789 * 987654321 = 121932631112635269"
+    return events, note
+
+
+async def test_a_call_described_instead_of_made_is_asked_again_in_text(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    events, note = await asked_again_in_text(
+        fake_model, client, settings, Reply(200, [(0.0, DESCRIBED.read_bytes())],
+                                            dict(SSE_HEADERS)))
+    assert note.text.startswith("This model described a tool call")
     (answer,) = of(events, Answer)
     assert "`calculate`" not in answer.text and answer.text.endswith("121932631112635269")
     shown = "\n".join(render_run(Transcript.from_events(events), "en", live=False))
@@ -187,17 +199,9 @@ numbers. Here's how you can do it:\n\n```python\ncalcu"): a snippet, no call, al
 async def test_an_answer_in_code_with_the_questions_numbers_is_asked_again_in_text(
     fake_model: FakeModel, client: ModelClient, settings: AgentSettings
 ) -> None:
-    fake_model.push(text_reply(CODE_ANSWER),
-                    text_reply("Thought: I need the product.\n"
-                               "Action: calculate[123456789 * 987654321]"),
-                    text_reply("Final Answer: 123456789 × 987654321 = 121932631112635269"))
-    events = await events_of(react("What is 123456789 × 987654321 exactly?", client, settings,
-                                   [Calculate()]))
-    assert kinds(events) == ["run_started", "note", "action", "observation", "answer",
-                             "run_finished"]
-    (note,) = [n for n in of(events, Note) if n.kind == "text_format"]
+    events, note = await asked_again_in_text(fake_model, client, settings,
+                                             text_reply(CODE_ANSWER))
     assert note.text.startswith("This model answered with code instead of calling a tool")
-    assert of(events, Observation)[0].text == "123456789 * 987654321 = 121932631112635269"
     shown = "\n".join(render_run(Transcript.from_events(events), "en", live=False))
     assert "```" not in shown and "print(product)" not in shown  # the snippet is no answer
     assert "121932631112635269" in shown

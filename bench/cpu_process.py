@@ -1,0 +1,51 @@
+"""What `bench.answer_cpu` and `bench.delivery_cpu` share: each measures in a process of its
+own, started from any checkout's code, and prints before and after side by side.
+
+The measured process runs the bench's own file with another ref's code on its path, so it
+must not import this module (an older ref has none): only the measuring side does."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.stage import ROOT
+
+
+def in_process(source: Path, code: Path, *args: str) -> dict[str, Any]:
+    """Run the bench module `source` as `-c` with `--client args… DIR` (DIR a fresh
+    temporary folder, also its working directory) and `code` first on its path, so a
+    checkout of another ref measures that ref's code; its last line of output, as JSON."""
+    with tempfile.TemporaryDirectory(prefix=f"glassbox-{source.stem}-") as tmp:
+        env = {**os.environ, "PYTHONPATH": str(code)}  # `-c`: nothing of ROOT is implied
+        out = subprocess.run(
+            [sys.executable, "-c", source.read_text(), "--client", *args, tmp],
+            capture_output=True, text=True, env=env, cwd=tmp, check=False)
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def side_by_side(against: str | None, times: int, name: str,
+                 measure: Callable[[Path], dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """`measure(code)` `times` over for this checkout, each time after REF's (`against`),
+    so both share the machine's load of the moment; the figures by label."""
+    from bench.scale import checkout
+
+    with contextlib.ExitStack() as stack:
+        codes = {"this": ROOT}
+        if against:
+            codes = {against: stack.enter_context(checkout(against)), **codes}
+        got: dict[str, list[dict[str, Any]]] = {label: [] for label in codes}
+        for _ in range(times):
+            for label, code in codes.items():
+                print(f"{name}: {label} …", file=sys.stderr)
+                got[label].append(measure(code))
+    return got
