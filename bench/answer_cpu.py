@@ -13,7 +13,6 @@ table."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -98,17 +97,15 @@ def measure(code: Path, model: FakeModel, meteo: FakeOpenMeteo) -> dict[str, Any
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.answer_cpu", description=__doc__)
-    parser.add_argument("--client", nargs=4, help=argparse.SUPPRESS)  # the measured process
-    parser.add_argument("--against", metavar="REF", help="also measure this git ref's code")
-    parser.add_argument("--times", type=int, default=3, help="processes per code (default 3)")
-    args = parser.parse_args(argv)
-    if args.client:  # the measured process: nothing here but what any ref's code has
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--client"]:  # the measured process: nothing here but what any ref has
         import uvloop
 
-        print(json.dumps(uvloop.run(_client(*args.client))))
+        print(json.dumps(uvloop.run(_client(*argv[1:]))))
         return 0
-    from bench.cpu_process import side_by_side
+    from bench.cpu_process import options, side_by_side
+
+    args = options("python -m bench.answer_cpu", __doc__).parse_args(argv)
     with FakeModel(default=script, pace=PACE) as model, FakeOpenMeteo(latency=0.02) as meteo:
         got = side_by_side(args.against, args.times, "answer_cpu",
                            lambda code: measure(code, model, meteo))

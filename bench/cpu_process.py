@@ -6,6 +6,7 @@ must not import this module (an older ref has none): only the measuring side doe
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -31,6 +32,14 @@ def in_process(source: Path, code: Path, *args: str) -> dict[str, Any]:
     if out.returncode:
         raise RuntimeError(out.stderr[-3000:])
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def options(prog: str, doc: str | None) -> argparse.ArgumentParser:
+    """The measuring side's options (the measured process gets `--client …` instead)."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc)
+    parser.add_argument("--against", metavar="REF", help="also measure this git ref's code")
+    parser.add_argument("--times", type=int, default=3, help="processes per code (default 3)")
+    return parser
 
 
 def side_by_side(against: str | None, times: int, name: str,
