@@ -37,8 +37,9 @@ async def ask(s: Stage) -> Shot:
             "我需要先查一下柏林现在的天气。", "I need the current weather in Berlin.")),
         s.called(("calculate", {"expression": "2.3 * 9 / 5 + 32"}), content=s.t(
             "现在把 2.3 °C 换算成华氏度。", "Now I convert 2.3 °C to Fahrenheit.")),
-        s.said(s.t("柏林现在 **2.3 °C**，约合 **36.1 °F**，阴天。",
-                   "It is **2.3 °C** in Berlin right now, about **36.1 °F**, and overcast.")))
+        s.said(s.t("柏林现在 **2.3 °C**，约合 **36.1 °F**，风速 10.7 km/h。",
+                   "It is **2.3 °C** in Berlin right now, about **36.1 °F**, with a wind of "
+                   "10.7 km/h.")))
     user = s.user("ask")
     await s.ask(user, user, s.t("柏林现在多少度？换算成华氏度是多少？",
                                 "How warm is it in Berlin now, and what is that in °F?"))
