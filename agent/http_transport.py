@@ -20,9 +20,34 @@ from functools import cache
 
 import aiohttp
 import httpx
+from aiohttp.helpers import get_env_proxy_for_url
+from yarl import URL
 
 KEEPALIVE_S = 5.0
 """Idle connections close after this (httpx's default keep-alive expiry)."""
+
+Proxy = tuple[URL | None, aiohttp.BasicAuth | None]
+
+
+class EnvProxies:
+    """The proxy HTTP(S)_PROXY / NO_PROXY name for each origin (where a school's network
+    reaches the world only through one), looked up once per origin: aiohttp's own lookup
+    (`trust_env`) reads the environment and ~/.netrc again for every request, 0.3 ms a
+    request. Pass it as a request's `proxy`, `proxy_auth`."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, Proxy] = {}
+
+    def __call__(self, url: str) -> Proxy:
+        origin = "/".join(url.split("/", 3)[:3])
+        found = self._found.get(origin)
+        if found is None:
+            try:
+                found = get_env_proxy_for_url(URL(url))
+            except LookupError:  # no proxy for it, or NO_PROXY names it
+                found = (None, None)
+            self._found[origin] = found
+        return found
 
 
 def httpx_error(err: BaseException, *, reading: bool = False) -> type[httpx.HTTPError] | None:
@@ -70,18 +95,15 @@ def ssl_context() -> ssl.SSLContext:
 
 
 def open_session(max_connections: int, *, decompress: bool = False,
-                 headers: dict[str, str] | None = None,
-                 trust_env: bool = False) -> aiohttp.ClientSession:
+                 headers: dict[str, str] | None = None) -> aiohttp.ClientSession:
     """An aiohttp session in the running event loop: no cookie jar, no headers of its own
-    beyond `headers`, idle connections closed after KEEPALIVE_S. `trust_env`: through the
-    proxy HTTP(S)_PROXY / NO_PROXY name (under httpx, httpx mounts its own proxy transport
-    instead)."""
+    beyond `headers`, idle connections closed after KEEPALIVE_S. No proxy of its own: under
+    httpx, httpx mounts its own proxy transport; asking aiohttp directly, pass EnvProxies'."""
     connector = aiohttp.TCPConnector(limit=max_connections, keepalive_timeout=KEEPALIVE_S,
                                      ssl=ssl_context())
     return aiohttp.ClientSession(
         connector=connector, cookie_jar=aiohttp.DummyCookieJar(), headers=headers,
-        auto_decompress=decompress, skip_auto_headers=("User-Agent", "Content-Type"),
-        trust_env=trust_env)
+        auto_decompress=decompress, skip_auto_headers=("User-Agent", "Content-Type"))
 
 
 class _Body(httpx.AsyncByteStream):

@@ -20,7 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
-from agent.http_transport import httpx_error, open_session
+from agent.http_transport import EnvProxies, httpx_error, open_session
 from agent.lang import pick
 from agent.tool import UpstreamError
 
@@ -42,13 +42,14 @@ class HttpClient:
                                              sock_connect=connect, connect=connect + timeout_s)
         self._session: aiohttp.ClientSession | None = None
         self.closed = False
+        self.proxy = EnvProxies()
 
     def session(self) -> aiohttp.ClientSession:
         if self.closed:
             raise RuntimeError("the tools' HTTP client is closed")
         if self._session is None or self._session.closed:
             self._session = open_session(MAX_CONNECTIONS, decompress=True,
-                                         headers={"User-Agent": USER_AGENT}, trust_env=True)
+                                         headers={"User-Agent": USER_AGENT})
         return self._session
 
     async def aclose(self) -> None:
@@ -71,8 +72,10 @@ async def _get(http: HttpClient, url: str, params: Mapping[str, str | int | floa
     query: dict[str, str] | None = {key: _query_value(value) for key, value in params.items()}
     target, hops = url, 0
     while True:
+        proxy, proxy_auth = http.proxy(target)
         async with http.session().get(target, params=query, headers=headers,
-                                      allow_redirects=False, timeout=http.timeout) as response:
+                                      allow_redirects=False, timeout=http.timeout,
+                                      proxy=proxy, proxy_auth=proxy_auth) as response:
             status = response.status
             location = response.headers.get("Location") if status in REDIRECTS else None
             if location is None:

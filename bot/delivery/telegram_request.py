@@ -17,15 +17,11 @@ from urllib.parse import urlencode
 
 import aiohttp
 import httpx
-from aiohttp.helpers import get_env_proxy_for_url
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
-from yarl import URL
 
-from agent.http_transport import KEEPALIVE_S, httpx_error, ssl_context
-
-Proxy = tuple[URL | None, aiohttp.BasicAuth | None]
+from agent.http_transport import KEEPALIVE_S, EnvProxies, httpx_error, ssl_context
 
 _FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
@@ -44,7 +40,7 @@ class AiohttpRequest(BaseRequest):
         self._read, self._write = read_timeout, write_timeout
         self._connect, self._pool = connect_timeout, pool_timeout
         self._session: aiohttp.ClientSession | None = None
-        self._proxies: dict[str, Proxy] = {}
+        self._proxy = EnvProxies()
 
     @property
     def read_timeout(self) -> float | None:
@@ -100,21 +96,6 @@ class AiohttpRequest(BaseRequest):
             if isinstance(cause, httpx.TimeoutException):
                 raise TimedOut from cause
             raise NetworkError(f"httpx.{kind.__name__}: {err}") from cause
-
-
-    def _proxy(self, url: str) -> Proxy:
-        """The environment's proxy for `url`'s origin, looked up once: aiohttp's own lookup
-        (`trust_env`) reads the environment and ~/.netrc again for every request, 0.3 ms
-        a call."""
-        origin = "/".join(url.split("/", 3)[:3])
-        found = self._proxies.get(origin)
-        if found is None:
-            try:
-                found = get_env_proxy_for_url(URL(url))
-            except LookupError:
-                found = (None, None)
-            self._proxies[origin] = found
-        return found
 
 
 def _given(value: ODVInput[float], default: float | None) -> float | None:
