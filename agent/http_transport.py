@@ -13,6 +13,7 @@ model's error kinds (agent/model_errors.py) read them as before.
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -107,27 +108,57 @@ def open_session(max_connections: int, *, decompress: bool = False,
 
 
 class _Body(httpx.AsyncByteStream):
-    """A response body as aiohttp reads it: each piece as soon as it arrives (a stream's
-    chunks are not held back to fill a buffer)."""
+    """A response body as aiohttp reads it: the first piece as soon as it arrives. With
+    `gather_s`, each later read first waits up to `gather_s` and takes everything that came
+    meanwhile as one piece; the body's end cuts the wait short, so its last piece is never
+    held back. A model streaming one token a chunk is then read a few times a second
+    instead of forty, each read a walk through the whole chain (issue 16)."""
 
-    def __init__(self, response: aiohttp.ClientResponse, request: httpx.Request) -> None:
-        self._response, self._request = response, request
+    def __init__(self, response: aiohttp.ClientResponse, request: httpx.Request,
+                 gather_s: float = 0.0) -> None:
+        self._response, self._request, self._gather_s = response, request, gather_s
+        self._gathering: asyncio.Future[None] | None = None
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
+        content = self._response.content
+        if self._gather_s:
+            content.on_eof(self._ended)
         with _as_httpx(self._request, reading=True):
-            async for piece in self._response.content.iter_any():
+            while piece := await content.readany():
                 yield piece
+                if self._gather_s and not content.is_eof():
+                    await self._gather()
+
+    async def _gather(self) -> None:
+        """Wait `gather_s`, or less if the body ends first."""
+        loop = asyncio.get_running_loop()
+        self._gathering = waiter = loop.create_future()
+        timer = loop.call_later(self._gather_s, _settle, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._gathering = None
+
+    def _ended(self) -> None:
+        if self._gathering is not None:
+            _settle(self._gathering)
 
     async def aclose(self) -> None:
         self._response.release()
 
 
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 class AiohttpTransport(httpx.AsyncBaseTransport):
     """An httpx transport that sends with one aiohttp session (opened at the first request,
-    in the running event loop)."""
+    in the running event loop). `gather_s`: how response bodies are read (see _Body)."""
 
-    def __init__(self, max_connections: int = 100) -> None:
-        self._max_connections = max_connections
+    def __init__(self, max_connections: int = 100, *, gather_s: float = 0.0) -> None:
+        self._max_connections, self._gather_s = max_connections, gather_s
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
@@ -150,9 +181,10 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
                 request.method, str(request.url), headers=headers, data=body or None,
                 allow_redirects=False, compress=False, timeout=timeout)
         return httpx.Response(
-            response.status, headers=response.raw_headers, stream=_Body(response, request),
-            request=request, extensions={"http_version": b"HTTP/1.1",
-                                         "reason_phrase": (response.reason or "").encode()})
+            response.status, headers=response.raw_headers,
+            stream=_Body(response, request, self._gather_s), request=request,
+            extensions={"http_version": b"HTTP/1.1",
+                        "reason_phrase": (response.reason or "").encode()})
 
     async def aclose(self) -> None:
         if self._session is not None:

@@ -26,6 +26,10 @@ log = logging.getLogger(__name__)
 
 MAX_CONNECTIONS = 1000
 """Streams open at once to the model's server (the openai SDK's own default)."""
+STREAM_GATHER_S = 0.2
+"""A stream is read at most this often (its end at once, see http_transport._Body): a model
+sending a token a chunk at 40 a second costs eight passes through the chain, not forty
+(issue 16), and a chat shows at most one new state a second anyway."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +162,8 @@ class ModelClient:
             timeout=httpx.Timeout(settings.llm_timeout_s, connect=settings.llm_connect_timeout_s),
             max_retries=settings.llm_max_retries,
             http_client=http_client or openai.DefaultAsyncHttpxClient(
-                transport=AiohttpTransport(max_connections=MAX_CONNECTIONS)),
+                transport=AiohttpTransport(max_connections=MAX_CONNECTIONS,
+                                           gather_s=STREAM_GATHER_S)),
         )
 
     async def close(self) -> None:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import time
 
+import openai
 import pytest
 
 from agent import ModelClient, ModelError
 from agent.events import Usage
+from agent.http_transport import AiohttpTransport
 from agent.lang import detect_lang
-from agent.model import Completion, ContentDelta, ReasoningDelta
+from agent.model import STREAM_GATHER_S, Completion, ContentDelta, ReasoningDelta
 from agent.model_errors import ModelErrorKind
 from tests.fakes.model import FakeModel, error, sse, sse_file
 from tests.fakes.server import Reply, wire
@@ -261,10 +264,44 @@ async def test_chunks_arriving_apart_stream_apart(fake_model: FakeModel,
                                                   client: ModelClient) -> None:
     from tests.fakes.model import DashScope
 
-    fake_model.push(sse(DashScope().text("one two three four", pieces=4), delay=0.05))
+    fake_model.push(sse(DashScope().text("one two three four", pieces=4),
+                        delay=STREAM_GATHER_S * 1.5))
     deltas, done = await collect(client)
     assert len(deltas) == 4  # each piece shown as it came, not held back
     assert "".join(d.text for d in deltas) == done.content == "one two three four"
+
+
+async def test_chunks_arriving_close_together_are_read_together(
+        fake_model: FakeModel, client: ModelClient) -> None:
+    """A model sending a word a chunk, 50 a second: read a few times a second (issue 16:
+    each read is a walk through the whole chain), every word kept, in order."""
+    from tests.fakes.model import DashScope
+
+    words = [f"w{n}" for n in range(25)]
+    fake_model.push(sse(DashScope().text(" ".join(words), pieces=len(words)), delay=0.02))
+    deltas, done = await collect(client)
+    assert done.content == " ".join(words)
+    assert "".join(d.text for d in deltas) == done.content
+    assert 2 <= len(deltas) <= 0.5 / STREAM_GATHER_S + 2  # not 25
+
+
+async def test_a_streams_end_is_not_held_back_by_gathering(fake_model: FakeModel) -> None:
+    """Gathering waits for more chunks, but never past the body's end: the reply's last
+    chunk (here 20 s before the next gathering would end) comes at once."""
+    from tests.fakes.model import DashScope
+
+    transport = AiohttpTransport(gather_s=20.0)
+    model = ModelClient(agent_settings(fake_model.base_url),
+                        http_client=openai.DefaultAsyncHttpxClient(transport=transport))
+    fake_model.push(sse(DashScope().text("one two three", pieces=3), delay=0.05))
+    try:
+        started = time.monotonic()
+        _, done = await collect(model)
+        took = time.monotonic() - started
+    finally:
+        await model.close()
+    assert done.content == "one two three"
+    assert took < 10
 
 
 async def test_events_cut_anywhere_between_reads_are_read_whole(

@@ -19,6 +19,7 @@ from agent import (
     RunStarted,
     Thought,
 )
+from agent.model import STREAM_GATHER_S
 from agent.textmode import STOP
 from agent.tools.calculator import Calculate
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
@@ -48,7 +49,7 @@ async def test_text_mode_full_chain(fake_model: FakeModel, text_client: ModelCli
                    "Observation: Paris is 35°C\nThought: hot\nFinal Answer: 35°C"),
         sse(DashScope().text("Thought: I have what I need.\nFinal Answer: Paris is 21°C and "
                              "clear, a fine day for a walk along the Seine.", pieces=8),
-            delay=0.02),  # apart: each piece its own read of the stream
+            delay=STREAM_GATHER_S * 1.5),  # apart: each piece its own read of the stream
     )
     events = await events_of(react("Weather in Paris?", text_client, text_settings, [weather]))
     kinds = [e.type for e in events]
