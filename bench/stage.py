@@ -3,7 +3,8 @@ behave like the real ones, in this process, and the bot in a child process of it
 (`python -m bot`, so its memory is its own) with its real `get_weather` tool.
 
 Real behaviour: the model's first token comes after 0.5 to 1 s, then 40 tokens a second;
-a tool call takes 0.2 s (get_weather asks Open-Meteo twice, 0.1 s each); every Telegram
+a tool call takes 0.2 s (get_weather asks Open-Meteo twice, 0.1 s each; only for the
+forecast, 0.1 s, when it found the place before); every Telegram
 call takes 50 ms and Telegram's flood limits answer 429. `scale` < 1 runs all of it on a
 faster clock (`--quick`), with the bot's pacing scaled alike by `python -m bench.bot`."""
 

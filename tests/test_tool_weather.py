@@ -11,6 +11,8 @@ from agent import AgentSettings, ModelClient
 from agent.events import ObservationFailure
 from agent.tool import ToolError
 from agent.tools import Toolbox
+from agent.tools.ttl_cache import TtlCache
+from agent.tools.weather import GetWeather
 from tests.fakes.model import FakeModel
 from tests.fakes.server import Reply
 from tests.fakes.tools import observe, open_toolbox, run_tool
@@ -91,6 +93,57 @@ async def test_no_such_place(box: Toolbox) -> None:
         await run_tool(box, "get_weather", city="Atlantis")
     with pytest.raises(ToolError, match="没有找到名为 “亚特兰蒂斯” 的地方"):
         await run_tool(box, "get_weather", city="亚特兰蒂斯")
+
+
+async def test_a_place_found_is_kept_and_the_next_lookup_asks_only_for_the_forecast(
+        box: Toolbox, meteo: FakeOpenMeteo) -> None:
+    first = await run_tool(box, "get_weather", city="Berlin")
+    assert await run_tool(box, "get_weather", city=" Berlin ") == first
+    assert meteo.paths() == ["/v1/search", "/v1/forecast", "/v1/forecast"]
+    meteo.requests.clear()
+    await run_tool(box, "get_weather", city="Osaka")  # another place
+    await run_tool(box, "get_weather", city="Berlin", lang="zh")  # another language
+    await run_tool(box, "get_weather", city="Paris")
+    await run_tool(box, "get_weather", city="Paris, Texas")  # another text, another place
+    searched = [(r.query["name"][0], r.query["language"][0]) for r in meteo.requests
+                if r.path == "/v1/search"]
+    assert searched == [("Osaka", "en"), ("Berlin", "zh"), ("Paris", "en"), ("Paris", "en")]
+    assert meteo.paths().count("/v1/forecast") == 4
+
+
+async def test_a_place_not_found_or_a_geocoding_error_is_not_kept(
+        box: Toolbox, meteo: FakeOpenMeteo) -> None:
+    meteo.fail("/v1/search", html_error(503))
+    with pytest.raises(ToolError, match="error 503"):
+        await run_tool(box, "get_weather", city="Berlin")
+    meteo.failures.clear()
+    assert (await run_tool(box, "get_weather", city="Berlin")).startswith("Berlin, Land Berlin")
+    for _ in range(2):
+        with pytest.raises(ToolError, match="No place named 'Atlantis' found"):
+            await run_tool(box, "get_weather", city="Atlantis")
+    assert meteo.paths() == ["/v1/search", "/v1/search", "/v1/forecast",
+                             "/v1/search", "/v1/search"]
+
+
+async def test_a_kept_place_is_asked_again_when_old_or_pushed_out(
+        box: Toolbox, meteo: FakeOpenMeteo) -> None:
+    now = [0.0]
+    tool = next(t for t in box.tools if isinstance(t, GetWeather))
+    tool.places = TtlCache(2, 60.0, clock=lambda: now[0])
+
+    async def searches(*cities: str) -> list[str]:
+        meteo.requests.clear()
+        for city in cities:
+            await run_tool(box, "get_weather", city=city)
+        return [r.query["name"][0] for r in meteo.requests if r.path == "/v1/search"]
+
+    assert await searches("Berlin", "Osaka", "Berlin") == ["Berlin", "Osaka"]
+    now[0] = 59.0
+    assert await searches("Berlin") == []
+    now[0] = 60.0
+    assert await searches("Berlin", "Osaka") == ["Berlin", "Osaka"]
+    # Two kept at most: Paris pushes out the least recently asked, Berlin.
+    assert await searches("Paris", "Osaka", "Berlin") == ["Paris", "Berlin"]
 
 
 @pytest.mark.parametrize(("path", "reply", "expected"), [

@@ -2,6 +2,13 @@
 
 The observation names the place as the geocoder found it (so 'Paris' in Texas shows up
 as such) and leaves out any value the service did not send.
+
+A place found is kept for a day (at most PLACES_KEPT of them, the least recently asked
+going first), keyed by the exact place text the model passed and the language: a place's
+coordinates do not change, and a class asks about its own city again and again, so the
+second lookup of the same place asks only for the forecast, which is never kept. A place
+not found, or a geocoder's error, is not kept: the next lookup asks again (issue 16: each
+request costs the bot CPU).
 """
 
 from __future__ import annotations
@@ -14,11 +21,14 @@ from agent.lang import pick
 from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.http import HttpClient, get_json
+from agent.tools.ttl_cache import TtlCache
 from agent.tools.wmo import describe
 
 SERVICE = "Open-Meteo"
 CURRENT = "temperature_2m,apparent_temperature,relative_humidity_2m,wind_speed_10m,weather_code"
 DAILY = "temperature_2m_max,temperature_2m_min,precipitation_probability_max"
+PLACES_KEPT = 500
+PLACE_KEPT_S = 24 * 3600.0
 
 
 class GetWeather(Tool):
@@ -41,10 +51,16 @@ class GetWeather(Tool):
         self.http = http
         self.geocoding_url = geocoding_url
         self.forecast_url = forecast_url
+        self.places: TtlCache[tuple[str, str], dict[str, Any]] = TtlCache(PLACES_KEPT,
+                                                                          PLACE_KEPT_S)
 
     async def run(self, args: Args) -> str:
         lang = lang_of(args.lang, args.city)
-        place = await self._find(args.city.strip(), lang)
+        city = args.city.strip()
+        place = self.places.get((city, lang))
+        if place is None:
+            place = await self._find(city, lang)
+            self.places.put((city, lang), place)
         data = await get_json(self.http, self.forecast_url, {
             "latitude": place["latitude"], "longitude": place["longitude"],
             "current": CURRENT, "daily": DAILY, "timezone": "auto", "forecast_days": 1,
