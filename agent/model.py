@@ -134,6 +134,27 @@ def _stream_error(error: Any, request: httpx.Request) -> openai.APIError:
     return openai.APIError(message=message, request=request, body=error)
 
 
+class _NoCookies(httpx.Cookies):
+    """A jar that keeps no cookie: httpx reads every response's Set-Cookie into its client's
+    jar through a urllib request built from the request's headers, a tenth of the SDK's and
+    httpx's CPU for opening a stream (issue 16), for cookies an API called with a key does
+    not need."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        pass
+
+
+_NO_COOKIES = _NoCookies()
+
+
+class ModelHttpClient(openai.DefaultAsyncHttpxClient):
+    """The SDK's httpx client, with the SDK's defaults, that keeps no cookies."""
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return _NO_COOKIES
+
+
 class ModelClient:
     """Streams chat completions; one instance (one connection pool) per process."""
 
@@ -161,10 +182,13 @@ class ModelClient:
             # 17 s with the defaults, where one flat 60 s made it over three minutes.
             timeout=httpx.Timeout(settings.llm_timeout_s, connect=settings.llm_connect_timeout_s),
             max_retries=settings.llm_max_retries,
-            http_client=http_client or openai.DefaultAsyncHttpxClient(
+            http_client=http_client or ModelHttpClient(
                 transport=AiohttpTransport(max_connections=MAX_CONNECTIONS,
                                            gather_s=STREAM_GATHER_S)),
         )
+        # Whole, so the SDK parses one URL per request, not the path and then the path
+        # joined to base_url (which always ends in "/").
+        self._url = f"{self._client.base_url}chat/completions"
 
     async def close(self) -> None:
         await self._client.close()
@@ -248,7 +272,7 @@ class ModelClient:
             return await self._post(params)
 
     async def _post(self, params: dict[str, Any]) -> httpx.Response:
-        return await self._client.post("/chat/completions", body=params,
+        return await self._client.post(self._url, body=params,
                                        cast_to=httpx.Response, stream=True)
 
 

@@ -31,6 +31,9 @@ from tests.kit import TEST_KEY
 ROOT = Path(__file__).resolve().parent.parent
 TELEGRAM_LATENCY_S = 0.05
 UPSTREAM_LATENCY_S = 0.1
+LONG_POLL_S = 10.0
+"""A `getUpdates` with no update waits this long, as Telegram holds it for the bot's `timeout`
+(10 s): a fake answering every second charged the bot a poll a second while idle."""
 CITIES = ("Berlin", "Osaka")
 """An /ask here takes three rounds: the weather in each city, then the answer."""
 
@@ -172,7 +175,8 @@ def stage(workdir: Path, scale: float = 1.0, code: Path = ROOT,
     `code`: the checkout whose bot runs (another one measures older code against these
     fakes); `command`: how to start it (default `python -m bot`)."""
     pace = Pace(first_token_s=(0.5 * scale, 1.0 * scale), tokens_per_s=40 / scale, seed=7)
-    with FakeTelegram(scale=scale, latency=TELEGRAM_LATENCY_S * scale) as tg, \
+    with FakeTelegram(scale=scale, latency=TELEGRAM_LATENCY_S * scale,
+                      long_poll_s=LONG_POLL_S) as tg, \
             FakeModel(default=script, pace=pace) as model, \
             FakeOpenMeteo(latency=UPSTREAM_LATENCY_S * scale) as meteo:
         env = {**os.environ, "PYTHONPATH": str(code), "BENCH_SCALE": str(scale),

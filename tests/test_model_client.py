@@ -37,6 +37,18 @@ async def test_request_streams_with_usage(fake_model: FakeModel, client: ModelCl
     assert auth == "Bearer sk-test-0123456789abcdefghijklmnopqrstuv"
 
 
+async def test_cookies_the_api_sets_are_not_sent_back(fake_model: FakeModel,
+                                                     client: ModelClient) -> None:
+    """The model's client keeps no cookies (agent.model.ModelHttpClient), such as the ones a
+    gateway in front of an API sets (Cloudflare's `__cf_bm`)."""
+    reply = sse_file("dashscope/stream_text_qwen-plus_docs.sse")
+    reply.headers["Set-Cookie"] = "__cf_bm=abc; path=/; HttpOnly"
+    fake_model.push(reply, sse_file("dashscope/stream_text_qwen-plus_docs.sse"))
+    await collect(client)
+    await collect(client)
+    assert [r.headers.get("cookie") for r in fake_model.requests] == [None, None]
+
+
 async def test_openai_text(fake_model: FakeModel, client: ModelClient) -> None:
     fake_model.push(sse_file("openai/chat_stream_text.sse"))
     deltas, done = await collect(client)

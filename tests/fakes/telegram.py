@@ -55,12 +55,16 @@ its documentation states no limit, and the bot does not call it."""
 
 
 class FakeTelegram(FakeServer):
-    def __init__(self, scale: float = 1.0, token: str = TOKEN, latency: float = 0.0) -> None:
+    def __init__(self, scale: float = 1.0, token: str = TOKEN, latency: float = 0.0,
+                 long_poll_s: float = 1.0) -> None:
         super().__init__(self._handle)
         self.token = token
         self.scale = scale
         self.latency = latency
         """Seconds each call takes: half on the way in, half on the way back."""
+        self.long_poll_s = long_poll_s
+        """The longest a `getUpdates` waits for an update (less than the `timeout` asked, so
+        that a test's bot stops promptly; the bench's stage holds them as Telegram does)."""
         self.polls = 0
         self.lock = threading.Condition()
         self.calls: list[Call] = []
@@ -409,7 +413,7 @@ class FakeTelegram(FakeServer):
 
     def _get_updates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
         offset = int(p.get("offset") or 0)
-        deadline = time.monotonic() + min(float(p.get("timeout") or 0), 1.0)
+        deadline = time.monotonic() + min(float(p.get("timeout") or 0), self.long_poll_s)
         with self.lock:
             self.polls += 1
             self._updates = [u for u in self._updates if u["update_id"] >= offset]
