@@ -29,12 +29,14 @@ from tests.kit import TEST_KEY
 
 RUNS = 50
 ROUNDS = 5
+QUICK = (3, 1)
+"""`--quick`: runs at a time and rounds (a smoke run)."""
 PACE = Pace(first_token_s=(0.05, 0.1), tokens_per_s=200)
 """Fast enough for a quick bench, slow enough that every chunk is its own network read."""
 
 
-async def _client(model_url: str, geocoding_url: str, forecast_url: str,
-                  workdir: str) -> dict[str, float]:
+async def _client(at_once: str, rounds: str, model_url: str, geocoding_url: str,
+                  forecast_url: str, workdir: str) -> dict[str, float]:
     from agent.model import ModelClient
     from agent.tools import Toolbox
     from bot.runs.active import Active
@@ -73,27 +75,30 @@ async def _client(model_url: str, geocoding_url: str, forecast_url: str,
         await runs.fold(q, active, record, view, on_step)
         render_view(view, live=True)
 
-    await one(0)  # connections, SSL contexts, caches: not an answer's cost
-    best: dict[str, float] = {}
-    for _ in range(ROUNDS):
-        steps[0] = 0
-        started, began = time.process_time(), time.monotonic()
-        await asyncio.gather(*(one(n) for n in range(1, RUNS + 1)))
-        cpu_ms = (time.process_time() - started) * 1000 / RUNS
-        if cpu_ms < best.get("cpu_ms", float("inf")):
-            best = {"cpu_ms": cpu_ms, "steps": steps[0] / RUNS,
-                    "wall_s": time.monotonic() - began}
-    await client.close()
-    await toolbox.aclose()
-    await store.close()
+    try:  # a failure still stops the database's thread (the process would hang at exit)
+        await one(0)  # connections, SSL contexts, caches: not an answer's cost
+        best: dict[str, float] = {}
+        for _ in range(int(rounds)):
+            steps[0] = 0
+            started, began = time.process_time(), time.monotonic()
+            await asyncio.gather(*(one(n) for n in range(1, int(at_once) + 1)))
+            cpu_ms = (time.process_time() - started) * 1000 / int(at_once)
+            if cpu_ms < best.get("cpu_ms", float("inf")):
+                best = {"cpu_ms": cpu_ms, "steps": steps[0] / int(at_once),
+                        "wall_s": time.monotonic() - began}
+    finally:
+        await client.close()
+        await toolbox.aclose()
+        await store.close()
     return best
 
 
-def measure(code: Path, model: FakeModel, meteo: FakeOpenMeteo) -> dict[str, Any]:
+def measure(code: Path, size: tuple[int, int], model: FakeModel,
+            meteo: FakeOpenMeteo) -> dict[str, Any]:
     from bench.cpu_process import in_process
 
-    return in_process(Path(__file__), code, model.base_url, meteo.geocoding_url,
-                      meteo.forecast_url)
+    return in_process(Path(__file__), code, *map(str, size), model.base_url,
+                      meteo.geocoding_url, meteo.forecast_url)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,16 +111,17 @@ def main(argv: list[str] | None = None) -> int:
     from bench.cpu_process import options, side_by_side
 
     args = options("python -m bench.answer_cpu", __doc__).parse_args(argv)
+    size, times = (QUICK, 1) if args.quick else ((RUNS, ROUNDS), args.times)
     with FakeModel(default=script, pace=PACE) as model, FakeOpenMeteo(latency=0.02) as meteo:
-        got = side_by_side(args.against, args.times, "answer_cpu",
-                           lambda code: measure(code, model, meteo))
+        got = side_by_side(args.against, times, "answer_cpu",
+                           lambda code: measure(code, size, model, meteo))
     print("| Code | CPU per 3-round answer (agent, fold, store, render) | runs | "
           "render requests per answer |")
     print("|---|---|---|---|")
     for label, results in got.items():
         cpus = sorted(r["cpu_ms"] for r in results)
         print(f"| {label} | {statistics.median(cpus):.1f} ms ({cpus[0]:.1f}–{cpus[-1]:.1f}) | "
-              f"{len(results)} × {RUNS} | {results[0]['steps']:.0f} |")
+              f"{len(results)} × {size[0]} | {results[0]['steps']:.0f} |")
     return 0
 
 

@@ -39,6 +39,9 @@ def options(prog: str, doc: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=doc)
     parser.add_argument("--against", metavar="REF", help="also measure this git ref's code")
     parser.add_argument("--times", type=int, default=3, help="processes per code (default 3)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run (a few runs, one round, one process): figures not "
+                             "to quote")
     return parser
 
 

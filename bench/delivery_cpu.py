@@ -31,6 +31,8 @@ from tests.kit import TEST_KEY
 
 RUNS = 30
 ROUNDS = 3
+QUICK = (2, 1)
+"""`--quick`: runs at a time and rounds (a smoke run)."""
 CHANGES = 100
 CHANGE_S = 0.05
 USERS = 7000
@@ -39,7 +41,7 @@ STEP = " The weather in Berlin is 2.3 °C <b>now</b>, and in Osaka 27.3 °C;"
 """What each change adds to the page (a chunk of a thought or an observation)."""
 
 
-async def _client(tg_url: str, workdir: str) -> dict[str, float]:
+async def _client(at_once: str, rounds: str, tg_url: str, workdir: str) -> dict[str, float]:
     from bot.app import build_app
     from bot.delivery.live import LiveMessage
     from bot.delivery.pacer import Limits, Pacer
@@ -74,12 +76,12 @@ async def _client(tg_url: str, workdir: str) -> dict[str, float]:
         await live.finish([page(head, state) + "\n\n💬 <b>Answer</b>\nDone."])
         waiting.cancel()
 
-    await one(RUNS + 1)  # connections, caches: not an answer's cost
+    await one(int(at_once) + 1)  # connections, caches: not an answer's cost
     best: dict[str, float] = {}
-    for _ in range(ROUNDS):
+    for _ in range(int(rounds)):
         started = time.process_time()
-        await asyncio.gather(*(one(n) for n in range(RUNS)))
-        cpu_ms = (time.process_time() - started) * 1000 / RUNS
+        await asyncio.gather(*(one(n) for n in range(int(at_once))))
+        cpu_ms = (time.process_time() - started) * 1000 / int(at_once)
         best = min(best, {"cpu_ms": cpu_ms}, key=lambda b: b.get("cpu_ms", float("inf")))
     await bot.shutdown()
     return best
@@ -90,13 +92,14 @@ def page(head: str, state: list[str]) -> str:
     return head + "".join(state[-PAGE_STEPS:])
 
 
-def measure(code: Path, tg: FakeTelegram) -> dict[str, Any]:
+def measure(code: Path, size: tuple[int, int], tg: FakeTelegram) -> dict[str, Any]:
     """One process's best round, and the Bot API calls an answer made (warm-up included)."""
     calls = len(tg.calls)
     from bench.cpu_process import in_process
 
-    got = in_process(Path(__file__), code, tg.base_url)
-    return {**got, "calls": (len(tg.calls) - calls) / (ROUNDS * RUNS + 1)}
+    runs, rounds = size
+    got = in_process(Path(__file__), code, str(runs), str(rounds), tg.base_url)
+    return {**got, "calls": (len(tg.calls) - calls) / (rounds * runs + 1)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,11 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     from bench.cpu_process import options, side_by_side
 
     args = options("python -m bench.delivery_cpu", __doc__).parse_args(argv)
+    size, times = (QUICK, 1) if args.quick else ((RUNS, ROUNDS), args.times)
     with FakeTelegram(latency=TELEGRAM_LATENCY_S) as tg:
-        for n in range(RUNS + 2):
+        for n in range(size[0] + 2):
             tg.user(USERS + n)
-        got = side_by_side(args.against, args.times, "delivery_cpu",
-                           lambda code: measure(code, tg))
+        got = side_by_side(args.against, times, "delivery_cpu",
+                           lambda code: measure(code, size, tg))
     print("| Code | CPU per answer delivered (live message, typing, Bot API calls) | "
           "Bot API calls per answer | runs |")
     print("|---|---|---|---|")
@@ -121,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         cpus = sorted(r["cpu_ms"] for r in results)
         print(f"| {label} | {statistics.median(cpus):.1f} ms ({cpus[0]:.1f}–{cpus[-1]:.1f}) | "
               f"{statistics.median(r['calls'] for r in results):.1f} | "
-              f"{len(results)} × {ROUNDS} × {RUNS} |")
+              f"{len(results)} × {size[1]} × {size[0]} |")
     return 0
 
 

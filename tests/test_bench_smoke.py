@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -27,3 +29,18 @@ def test_quick_bench_prints_the_whole_table() -> None:
     delivered = next(row for row in rows if "answers delivered" in row).split(" | ")[1]
     answered, asked = delivered.split(" / ")
     assert answered == asked
+
+
+@pytest.mark.parametrize(("bench", "heading"), [
+    ("bench.answer_cpu", "CPU per 3-round answer"),
+    ("bench.delivery_cpu", "CPU per answer delivered"),
+])
+def test_cpu_benches_measure_a_quick_run(bench: str, heading: str) -> None:
+    """The benches that measure issue 16's CPU per answer still run against today's code
+    (each imports the bot's parts by name) and print a figure."""
+    done = subprocess.run([sys.executable, "-m", bench, "--quick"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=150)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert heading in done.stdout
+    [row] = [line for line in done.stdout.splitlines() if line.startswith("| this | ")]
+    assert float(row.split(" | ")[1].split(" ms")[0]) > 0
