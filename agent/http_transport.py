@@ -14,9 +14,9 @@ model's error kinds (agent/model_errors.py) read them as before.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ssl
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
 from functools import cache
 
 import aiohttp
@@ -74,7 +74,7 @@ def httpx_error(err: BaseException, *, reading: bool = False) -> type[httpx.HTTP
     return None
 
 
-@contextmanager
+@contextlib.contextmanager
 def _as_httpx(request: httpx.Request, *, reading: bool = False) -> Iterator[None]:
     """aiohttp's exceptions as httpx's (see the module's docstring)."""
     try:
@@ -117,40 +117,19 @@ class _Body(httpx.AsyncByteStream):
     def __init__(self, response: aiohttp.ClientResponse, request: httpx.Request,
                  gather_s: float = 0.0) -> None:
         self._response, self._request, self._gather_s = response, request, gather_s
-        self._gathering: asyncio.Future[None] | None = None
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         content = self._response.content
-        if self._gather_s:
-            content.on_eof(self._ended)
         with _as_httpx(self._request, reading=True):
             while piece := await content.readany():
                 yield piece
-                if self._gather_s and not content.is_eof():
-                    await self._gather()
-
-    async def _gather(self) -> None:
-        """Wait `gather_s`, or less if the body ends first."""
-        loop = asyncio.get_running_loop()
-        self._gathering = waiter = loop.create_future()
-        timer = loop.call_later(self._gather_s, _settle, waiter)
-        try:
-            await waiter
-        finally:
-            timer.cancel()
-            self._gathering = None
-
-    def _ended(self) -> None:
-        if self._gathering is not None:
-            _settle(self._gathering)
+                if self._gather_s:
+                    with contextlib.suppress(TimeoutError):  # the body goes on: read it
+                        async with asyncio.timeout(self._gather_s):
+                            await content.wait_eof()
 
     async def aclose(self) -> None:
         self._response.release()
-
-
-def _settle(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
 
 
 class AiohttpTransport(httpx.AsyncBaseTransport):
