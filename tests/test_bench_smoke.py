@@ -44,3 +44,15 @@ def test_cpu_benches_measure_a_quick_run(bench: str, heading: str) -> None:
     assert heading in done.stdout
     [row] = [line for line in done.stdout.splitlines() if line.startswith("| this | ")]
     assert float(row.split(" | ")[1].split(" ms")[0]) > 0
+
+
+def test_wire_floor_measures_a_quick_run() -> None:
+    """`bench.wire_floor` (the CPU of an answer's HTTP alone, issue 16) still drives the
+    bot's own clients: each of its three figures comes from a finished run."""
+    done = subprocess.run([sys.executable, "-m", "bench.wire_floor", "--quick"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=150)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [row] = [line for line in done.stdout.splitlines() if line.startswith("| quick: ")]
+    cells = [cell.strip(" *") for cell in row.strip("|").split("|")]
+    assert cells[1] == "3.0"  # Telegram calls an answer: first message, an edit, the final
+    assert all(float(cell.removesuffix(" ms")) > 0 for cell in cells[2:5])
