@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -123,6 +124,52 @@ async def test_a_place_not_found_or_a_geocoding_error_is_not_kept(
             await run_tool(box, "get_weather", city="Atlantis")
     assert meteo.paths() == ["/v1/search", "/v1/search", "/v1/forecast",
                              "/v1/search", "/v1/search"]
+
+
+async def test_lookups_of_a_new_place_at_the_same_moment_share_one_geocoding(
+        box: Toolbox, meteo: FakeOpenMeteo) -> None:
+    """A class asking about the same new city at once: one request to the geocoder, each
+    answer its own forecast. A failing lookup is shared the same way and not kept."""
+    meteo.latency = 0.2  # the lookups overlap, as over the network
+    texts = await asyncio.gather(*(run_tool(box, "get_weather", city="Paris")
+                                   for _ in range(8)))
+    assert len(set(texts)) == 1 and texts[0].startswith("Paris")
+    assert meteo.paths().count("/v1/search") == 1
+    assert meteo.paths().count("/v1/forecast") == 8
+    meteo.requests.clear()
+    meteo.fail("/v1/search", html_error(503))
+    failed = await asyncio.gather(*(run_tool(box, "get_weather", city="Osaka")
+                                    for _ in range(5)), return_exceptions=True)
+    assert all(isinstance(e, ToolError) and "error 503" in str(e) for e in failed), failed
+    assert meteo.paths() == ["/v1/search"]
+    meteo.failures.clear()
+    assert "Osaka" in await run_tool(box, "get_weather", city="Osaka")
+    assert meteo.paths() == ["/v1/search", "/v1/search", "/v1/forecast"]
+
+
+async def test_a_lookup_whose_asker_stopped_still_serves_the_others() -> None:
+    """The first asker is cancelled (its run stopped) while the place is being found: the
+    lookup goes on for those waiting on it, and its place is kept."""
+    cache: TtlCache[str, str] = TtlCache(10, 60.0)
+    started, release = asyncio.Event(), asyncio.Event()
+    calls = 0
+
+    async def find() -> str:
+        nonlocal calls
+        calls += 1
+        started.set()
+        await release.wait()
+        return "48.85,2.35"
+
+    first = asyncio.create_task(cache.get_or_fetch("Paris", find))
+    await started.wait()
+    second = asyncio.create_task(cache.get_or_fetch("Paris", find))
+    await asyncio.sleep(0)
+    first.cancel()
+    release.set()
+    assert await second == "48.85,2.35"
+    assert first.cancelled()
+    assert cache.get("Paris") == "48.85,2.35" and calls == 1
 
 
 async def test_a_kept_place_is_asked_again_when_old_or_pushed_out(

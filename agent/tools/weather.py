@@ -6,9 +6,10 @@ as such) and leaves out any value the service did not send.
 A place found is kept for a day (at most PLACES_KEPT of them, the least recently asked
 going first), keyed by the exact place text the model passed and the language: a place's
 coordinates do not change, and a class asks about its own city again and again, so the
-second lookup of the same place asks only for the forecast, which is never kept. A place
-not found, or a geocoder's error, is not kept: the next lookup asks again (issue 16: each
-request costs the bot CPU).
+second lookup of the same place asks only for the forecast, which is never kept; lookups
+of a new place at the same moment share one request to the geocoder. A place not found, or
+a geocoder's error, is not kept: the next lookup asks again (issue 16: each request costs
+the bot CPU).
 """
 
 from __future__ import annotations
@@ -57,10 +58,7 @@ class GetWeather(Tool):
     async def run(self, args: Args) -> str:
         lang = lang_of(args.lang, args.city)
         city = args.city.strip()
-        place = self.places.get((city, lang))
-        if place is None:
-            place = await self._find(city, lang)
-            self.places.put((city, lang), place)
+        place = await self.places.get_or_fetch((city, lang), lambda: self._find(city, lang))
         data = await get_json(self.http, self.forecast_url, {
             "latitude": place["latitude"], "longitude": place["longitude"],
             "current": CURRENT, "daily": DAILY, "timezone": "auto", "forecast_days": 1,
