@@ -96,11 +96,12 @@ def ssl_context() -> ssl.SSLContext:
 
 
 def open_session(max_connections: int, *, decompress: bool = False,
-                 headers: dict[str, str] | None = None) -> aiohttp.ClientSession:
+                 headers: dict[str, str] | None = None,
+                 keepalive_s: float = KEEPALIVE_S) -> aiohttp.ClientSession:
     """An aiohttp session in the running event loop: no cookie jar, no headers of its own
-    beyond `headers`, idle connections closed after KEEPALIVE_S. No proxy of its own: under
+    beyond `headers`, idle connections closed after `keepalive_s`. No proxy of its own: under
     httpx, httpx mounts its own proxy transport; asking aiohttp directly, pass EnvProxies'."""
-    connector = aiohttp.TCPConnector(limit=max_connections, keepalive_timeout=KEEPALIVE_S,
+    connector = aiohttp.TCPConnector(limit=max_connections, keepalive_timeout=keepalive_s,
                                      ssl=ssl_context())
     return aiohttp.ClientSession(
         connector=connector, cookie_jar=aiohttp.DummyCookieJar(), headers=headers,

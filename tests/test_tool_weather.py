@@ -193,6 +193,29 @@ async def test_a_kept_place_is_asked_again_when_old_or_pushed_out(
     assert await searches("Paris", "Osaka", "Berlin") == ["Paris", "Berlin"]
 
 
+async def test_lookups_seconds_apart_keep_one_connection(box: Toolbox,
+                                                        meteo: FakeOpenMeteo) -> None:
+    """The tools keep an idle connection open (agent/tools/http.py KEEPALIVE_S, 60 s), so a
+    lookup after a quiet spell longer than the model's and Telegram's 5 s does not pay a new
+    connection (to a real service: TCP and TLS handshakes)."""
+    await run_tool(box, "get_weather", city="Berlin")
+    await asyncio.sleep(5.5)
+    await run_tool(box, "get_weather", city="Berlin")
+    assert meteo.paths() == ["/v1/search", "/v1/forecast", "/v1/forecast"]
+    assert len({request.peer for request in meteo.requests}) == 1
+
+
+async def test_a_lookup_after_the_service_closed_the_idle_connection_succeeds(
+        box: Toolbox, meteo: FakeOpenMeteo) -> None:
+    """A service may close a kept connection before the tools do: the next lookup connects
+    again and answers as usual."""
+    first = await run_tool(box, "get_weather", city="Berlin")
+    meteo.refuse_connections()  # closes the idle connection…
+    meteo.accept_connections()  # …and listens again
+    assert await run_tool(box, "get_weather", city="Berlin") == first
+    assert len({request.peer for request in meteo.requests}) == 2
+
+
 @pytest.mark.parametrize(("path", "reply", "expected"), [
     ("/v1/search", sample("open-meteo/geocoding_error_400.json", 400),
      "Open-Meteo answered with error 400: Parameter count must be between 1 and 100."),

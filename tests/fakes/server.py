@@ -33,6 +33,8 @@ class Request:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: bytes
+    peer: tuple[str, int] = ("", 0)
+    """The client's address and port: requests on one kept-alive connection share it."""
 
     def json(self) -> Any:
         return json.loads(self.body or b"null")
@@ -203,6 +205,7 @@ def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
                 parse_qs(parts.query),
                 {k.lower(): v for k, v in self.headers.items()},
                 body,
+                self.client_address[:2],
             )
             fake.requests.append(request)
             try:
