@@ -96,16 +96,20 @@ def ssl_context() -> ssl.SSLContext:
 
 
 def open_session(max_connections: int, *, decompress: bool = False,
-                 headers: dict[str, str] | None = None,
-                 keepalive_s: float = KEEPALIVE_S) -> aiohttp.ClientSession:
+                 headers: dict[str, str] | None = None, keepalive_s: float = KEEPALIVE_S,
+                 content_type: bool = False) -> aiohttp.ClientSession:
     """An aiohttp session in the running event loop: no cookie jar, no headers of its own
-    beyond `headers`, idle connections closed after `keepalive_s`. No proxy of its own: under
-    httpx, httpx mounts its own proxy transport; asking aiohttp directly, pass EnvProxies'."""
+    beyond `headers`, idle connections closed after `keepalive_s`. With `content_type`,
+    aiohttp names a body's type when the request does not (a multipart upload's boundary);
+    without, each request says all its headers itself (as httpx's do). No proxy of its own:
+    under httpx, httpx mounts its own proxy transport; asking aiohttp directly, pass
+    EnvProxies'."""
     connector = aiohttp.TCPConnector(limit=max_connections, keepalive_timeout=keepalive_s,
                                      ssl=ssl_context())
     return aiohttp.ClientSession(
         connector=connector, cookie_jar=aiohttp.DummyCookieJar(), headers=headers,
-        auto_decompress=decompress, skip_auto_headers=("User-Agent", "Content-Type"))
+        auto_decompress=decompress,
+        skip_auto_headers=("User-Agent",) if content_type else ("User-Agent", "Content-Type"))
 
 
 class _Body(httpx.AsyncByteStream):

@@ -19,7 +19,7 @@ from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
-from agent.http_transport import KEEPALIVE_S, EnvProxies, httpx_error, ssl_context
+from agent.http_transport import EnvProxies, httpx_error, open_session
 
 _JSON = {"Content-Type": "application/json"}
 
@@ -54,11 +54,8 @@ class AiohttpRequest(BaseRequest):
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=self._pool_size,
-                                             keepalive_timeout=KEEPALIVE_S, ssl=ssl_context())
-            self._session = aiohttp.ClientSession(
-                connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
-                headers={"User-Agent": self.USER_AGENT})
+            self._session = open_session(self._pool_size, decompress=True, content_type=True,
+                                         headers={"User-Agent": self.USER_AGENT})
         return self._session
 
     async def do_request(
