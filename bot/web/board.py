@@ -3,14 +3,15 @@
 `/board/<token>` opens the chat whose token it is (a random secret per chat; `/board reset`
 replaces it and the old link answers 404). The page's script reads `/board/<token>/events`,
 server-sent events: `runs` (the chat's recent runs, newest first) and `run` (one run drawn
-by bot.view.web, whole, each time it changed). Every event carries the hub's number as its
-id; a browser reconnecting sends it back (Last-Event-ID) and is sent only what changed
-since, each run whole again, so no step is lost or shown twice. Without it (or after a
-restart of the bot) it gets a fresh snapshot.
+by bot.view.web, whole, each time it changed, at most every FRAME_S). Every event carries
+the hub's number as its id; a browser reconnecting sends it back (Last-Event-ID) and is sent
+only what changed since, each run whole again, so no step is lost or shown twice. Without it
+(or after a restart of the bot) it gets a fresh snapshot.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,12 @@ LISTED = 15
 """Runs the board's list holds (← steps back through them; earlier ones: /history)."""
 PING_S = 15.0
 """A comment line this often keeps an idle stream open through proxies."""
+FRAME_S = 0.5
+"""A board is sent at most one batch of changes this often, each changed run once in its
+newest state. A streaming run changes up to five times a second (agent.model.STREAM_GATHER_S)
+and each change is a whole run drawn for every board and laid out again by its browser: a
+class of 40 streaming at once, up to 200 a second a board. Two a second still shows the
+chain growing on a projector, and nothing is lost: the next batch has what came meanwhile."""
 
 
 def board_routes(app: App) -> list[BaseRoute]:
@@ -109,6 +116,7 @@ def board_routes(app: App) -> list[BaseRoute]:
                 for run in change.runs:
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(run.record, run.view, run.status, lang))
+                await asyncio.sleep(FRAME_S)  # what changes meanwhile goes in the next batch
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store",

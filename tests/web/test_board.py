@@ -134,6 +134,36 @@ async def test_the_stream_follows_a_compare_live_and_resumes(tmp_path: Path) -> 
             assert (await web.http.get(path + "/runs/9")).status_code == 404
 
 
+async def test_a_class_streaming_at_once_reaches_the_board_in_batches(tmp_path: Path) -> None:
+    """Six answers streaming for about 2 s each, together: the board is sent each run at most
+    every FRAME_S (0.5 s), not at every change (up to five a second a run), and each run's
+    final state arrives whole."""
+    from tests.fakes.model import DashScope, sse
+
+    answer = " ".join(f"word{n}" for n in range(40))
+    with FakeTelegram(scale=0.02) as tg, FakeModel(
+            default=lambda body: sse(DashScope().text(answer, pieces=40), delay=0.05)) as model:
+        people(tg)
+        students = [7100 + n for n in range(6)]
+        for n, student in enumerate(students):
+            tg.user(student, f"S{n}", "en")
+        async with serving(tg, model, tmp_path / "g.sqlite3") as web:
+            path = await board_path(web)
+            async with event_stream(web.http, path + "/events") as events:
+                await events.next()  # the (empty) list
+                for student in students:
+                    tg.send(GROUP, student, "/ask say forty words")
+                drawn: dict[int, list[SseEvent]] = {}
+                while sum(run_done(e[-1]) for e in drawn.values()) < len(students):
+                    event = await events.next(timeout=20)
+                    if event.event == "run":
+                        drawn.setdefault(event.data["n"], []).append(event)
+    assert sorted(drawn) == list(range(1, len(students) + 1))
+    for events_of_run in drawn.values():
+        assert answer in events_of_run[-1].data["html"]
+        assert len(events_of_run) <= 8, [e.id for e in events_of_run]
+
+
 async def test_forget_takes_the_run_off_the_board(tmp_path: Path) -> None:
     with FakeTelegram(scale=0.02) as tg, FakeModel(default=lambda b: text_reply("Hi.")) as model:
         people(tg)
