@@ -34,10 +34,13 @@ def in_process(source: Path, code: Path, *args: str) -> dict[str, Any]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def options(prog: str, doc: str | None) -> argparse.ArgumentParser:
-    """The measuring side's options (the measured process gets `--client …` instead)."""
+def options(prog: str, doc: str | None, *, against: bool = True) -> argparse.ArgumentParser:
+    """The measuring side's options (the measured process gets `--client …` instead);
+    `against`: whether it can measure another ref's code too."""
     parser = argparse.ArgumentParser(prog=prog, description=doc)
-    parser.add_argument("--against", metavar="REF", help="also measure this git ref's code")
+    if against:
+        parser.add_argument("--against", metavar="REF",
+                            help="also measure this git ref's code")
     parser.add_argument("--times", type=int, default=3, help="processes per code (default 3)")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run (a few runs, one round, one process): figures not "

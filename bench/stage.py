@@ -168,13 +168,19 @@ def wait_for(what: str, done: Callable[[], bool], timeout: float,
     return True
 
 
+def model_pace(scale: float = 1.0) -> Pace:
+    """The stage's model: the first token after 0.5 to 1 s, then 40 tokens a second (on a
+    clock `scale` times as slow)."""
+    return Pace(first_token_s=(0.5 * scale, 1.0 * scale), tokens_per_s=40 / scale, seed=7)
+
+
 @contextlib.contextmanager
 def stage(workdir: Path, scale: float = 1.0, code: Path = ROOT,
           command: list[str] | None = None) -> Iterator[Stage]:
     """The fakes and the bot, running; the bot is stopped (SIGTERM, as a host would) after.
     `code`: the checkout whose bot runs (another one measures older code against these
     fakes); `command`: how to start it (default `python -m bot`)."""
-    pace = Pace(first_token_s=(0.5 * scale, 1.0 * scale), tokens_per_s=40 / scale, seed=7)
+    pace = model_pace(scale)
     with FakeTelegram(scale=scale, latency=TELEGRAM_LATENCY_S * scale,
                       long_poll_s=LONG_POLL_S) as tg, \
             FakeModel(default=script, pace=pace) as model, \

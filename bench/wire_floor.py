@@ -9,7 +9,7 @@ Each level runs in a process of its own on uvloop, the fakes in this one (as ben
 the answers start spread over the window. Each makes its Telegram calls (a first message,
 edits at most one a second while the model streams, the final edit; one call is the final
 message alone, as a class's answer is), the model's three streamed rounds (first token after
-0.5-1 s, then 40 chunks a second: bench.stage.script) and a forecast lookup (0.2 s) after
+0.5-1 s, then 40 chunks a second: bench.stage.script) and a forecast lookup (0.1 s) after
 each of the first two. Each level is measured three ways: the model's streams alone, with
 the lookups, and with the Telegram calls too (the floor). Prints one Markdown table."""
 
@@ -27,15 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.stage import script
-from tests.fakes.model import FakeModel, Pace
+from bench.stage import UPSTREAM_LATENCY_S, model_pace, script
+from tests.fakes.model import FakeModel
 from tests.fakes.telegram import TOKEN, FakeTelegram
 from tests.fakes.upstreams import FakeOpenMeteo
 from tests.kit import TEST_KEY
 
-PACE = Pace(first_token_s=(0.5, 1.0), tokens_per_s=40, seed=7)
-"""bench.scale's model."""
-TOOL_LATENCY_S = 0.2
 CHAT_BASE = 7_000_000
 PAGE = "<b>💭 Thought</b>\n" + "To answer this I need the weather in Berlin now. " * 24
 """An intermediate page about as long as the live message's (up to some 1,300 characters)."""
@@ -137,13 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     from bench.cpu_process import in_process, options
     from bench.stage import ROOT
 
-    args = options("python -m bench.wire_floor", __doc__).parse_args(argv)
-    if args.against:
-        raise SystemExit("bench.wire_floor measures this checkout's clients only")
+    args = options("python -m bench.wire_floor", __doc__, against=False).parse_args(argv)
     levels, times = (QUICK, 1) if args.quick else (LEVELS, args.times)
     rows = []
-    with FakeModel(default=script, pace=PACE) as model, \
-            FakeOpenMeteo(latency=TOOL_LATENCY_S) as meteo, FakeTelegram(scale=0.001) as tg:
+    with FakeModel(default=script, pace=model_pace()) as model, \
+            FakeOpenMeteo(latency=UPSTREAM_LATENCY_S) as meteo, FakeTelegram(scale=0.001) as tg:
         for level in levels:
             for n in range(level.answers + 1):
                 tg.user(CHAT_BASE + n)
