@@ -34,28 +34,28 @@ def no_reasoning_for_calls(rnd: int, lang: str, tools: Sequence[str]) -> Note:
         shown.append(pick(lang, f"另外 {more} 个工具", f"{more} more tools"))
     joined = pick(lang, "、", ", ").join(shown)
     return Note(round=rnd, kind="no_reasoning", text=pick(
-        lang, f"模型没有给出理由，直接调用了 {joined}。",
-        f"the model gave no reasoning; it called {joined}."))
+        lang, f"模型没有写出思考过程，直接调用了 {joined}。",
+        f"the model wrote no reasoning; it called {joined}."))
 
 
 def no_reasoning_for_answer(rnd: int, lang: str, *, observed: int, failed: int) -> Note:
     """An answering round without reasoning: `observed` observations came before it,
     `failed` of them failed."""
     if not observed:
-        text = pick(lang, "模型没有给出理由，也没有使用工具，直接作答。",
-                    "the model gave no reasoning and used no tool; it answered directly.")
+        text = pick(lang, "模型没有写出思考过程，也没有使用工具，直接作答。",
+                    "the model wrote no reasoning and used no tool; it answered directly.")
     elif failed == observed:
-        text = pick(lang, "模型没有给出理由；上面的工具调用都失败了，它仍然作答。",
-                    "the model gave no reasoning; every tool call above failed, and it "
+        text = pick(lang, "模型没有写出思考过程；上面的工具调用都失败了，它仍然作答。",
+                    "the model wrote no reasoning; every tool call above failed, and it "
                     "answered anyway.")
     elif failed:
-        text = pick(lang, f"模型没有给出理由；上面有 {failed} 次工具调用失败，它根据其余观察作答。",
-                    f"the model gave no reasoning; {failed} tool call"
+        text = pick(lang, f"模型没有写出思考过程；上面有 {failed} 次工具调用失败，它根据其余观察作答。",
+                    f"the model wrote no reasoning; {failed} tool call"
                     f"{' above' if failed == 1 else 's above'} failed, and it answered from "
                     "the other observations.")
     else:
-        text = pick(lang, "模型没有给出理由，根据上面的观察作答。",
-                    "the model gave no reasoning; it answered after the observations above.")
+        text = pick(lang, "模型没有写出思考过程，根据上面的观察作答。",
+                    "the model wrote no reasoning; it answered after the observations above.")
     return Note(round=rnd, kind="no_reasoning", text=text)
 
 

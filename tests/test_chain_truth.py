@@ -105,7 +105,7 @@ async def test_rounds_without_reasoning_get_true_glassbox_notes(gb: Glassbox) ->
     final = await ask(gb, ALICE, "Weather in Atlantis and Osaka?")
 
     never_untrue(final)
-    note = "📝 Written by Glassbox: the model gave no reasoning;"
+    note = "📝 Written by Glassbox: the model wrote no reasoning;"
     assert f"{note} it called get_weather." in final.text
     assert final.text.count(f"{note} it called get_weather.") == 2  # no "first" in round 2
     assert (f"{note} 1 tool call above failed, and it answered from the other observations."

@@ -157,7 +157,7 @@ async def test_text_mode_round_cap_asks_for_a_final_answer(fake_model: FakeModel
     done = events[-1]
     assert (done.status, done.rounds) == ("max_rounds", 2)
     last = fake_model.bodies[1]
-    assert "step limit" in last["messages"][-1]["content"] and "tools" not in last
+    assert "tool rounds" in last["messages"][-1]["content"] and "tools" not in last
 
 
 OLLAMA_400 = {"error": {"message": "registry.ollama.ai/library/qwen:4b does not support tools",

@@ -38,7 +38,7 @@ def weather_run() -> list[Event]:
         TextDelta(round=2, text="It is sunny, "),
         TextDelta(round=2, text="25 °C (77 °F)."),
         Note(round=2, kind="no_reasoning",
-             text="the model gave no reasoning; it answered after the observations above."),
+             text="the model wrote no reasoning; it answered after the observations above."),
         Answer(round=2, text="It is sunny, 25 °C (77 °F)."),
         RunFinished(round=2, status="done", usage=Usage(100, 50, 150), duration_ms=3200,
                     rounds=2, tool_calls=2),
@@ -57,7 +57,7 @@ def test_a_whole_run_folds_into_rounds_steps_and_the_answer() -> None:
         ToolStep("call_b", "calculator", {"expr": "25*9/5+32"}, "77", True, 3),
     ]
     assert t.rounds[1].notes == [
-        "the model gave no reasoning; it answered after the observations above."]
+        "the model wrote no reasoning; it answered after the observations above."]
     assert t.rounds[1].draft == ""  # the streamed text became the answer
     assert t.answer == "It is sunny, 25 °C (77 °F)."
     assert t.answer_final

@@ -184,9 +184,11 @@ def _unknown(event: UnknownEvent) -> str:
 
 def _summary(finished: RunFinished, lang: str) -> str:
     calls = plural(lang, "chain_tool_calls", finished.tool_calls)
-    parts = [status_label(finished.status, lang), figures(finished, lang), calls,
-             approx(finished.usage) + _tokens(finished.usage.prompt_tokens,
-                                              finished.usage.completion_tokens, lang)]
+    usage = finished.usage
+    parts = [status_label(finished.status, lang), figures(finished, lang, tokens=False), calls]
+    if usage.total_tokens:  # one unit: '1,245 tokens (1,200 in · 45 out)'
+        parts.append(f"{approx(usage)}{plural(lang, 'chain_tokens', usage.total_tokens)} "
+                     f"({_tokens(usage.prompt_tokens, usage.completion_tokens, lang)})")
     reason = f"<br>{_e(finished.reason)}" if finished.reason else ""
     return f'<p class="note">{_e(" · ".join(parts))}{reason}</p>'
 
