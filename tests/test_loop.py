@@ -172,7 +172,7 @@ async def test_a_round_without_reasoning_gets_glassbox_s_note_not_a_thought(
     first, final = of(events, Note)
     assert (first.round, first.kind) == (1, "no_reasoning")
     assert first.text == "模型没有写出思考过程，直接调用了 get_weather。"
-    assert (final.round, final.text) == (2, "模型没有写出思考过程，根据上面的观察作答。")
+    assert (final.round, final.text) == (2, "模型作答前没有写出思考过程。")
 
 
 async def test_reasoning_content_is_the_thought(

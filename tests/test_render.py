@@ -61,7 +61,8 @@ def test_a_finished_chain_shows_every_step_in_english() -> None:
     positions = [text.index(piece) for piece in order]
     assert positions == sorted(positions)
     assert "Working" not in text and "tokens" not in text  # tokens are for /show
-    assert "<i>the model wrote no reasoning" in pages[0]  # Glassbox's words are set apart
+    assert "<i>📝 Written by Glassbox: the model wrote no reasoning" in pages[0]  # set apart,
+    assert "<b>Written by Glassbox" not in pages[0]  # and never louder than the model's text
     assert "Thought (synth" not in text and "✅ Answer" not in text
 
 
