@@ -84,6 +84,8 @@ class FakeTelegram(FakeServer):
         """Files getFile has given a path to, by that path (downloaded from /file/bot…)."""
         self.webhook: dict[str, str] = {}
         """setWebhook's url and secret_token: updates are then POSTed there, as Telegram does."""
+        self.pushed: list[dict[str, Any]] = []
+        """Every update POSTed to the webhook, in order (`push` delivers one again)."""
         self._next_update = 1
         self._next_id: dict[int, int] = defaultdict(lambda: 100)
         self._sent: dict[int, deque[float]] = defaultdict(deque)
@@ -446,13 +448,16 @@ class FakeTelegram(FakeServer):
         update = {"update_id": self._next_update, **update}
         self._next_update += 1
         if self.webhook:
-            threading.Thread(target=self._push, args=(update,), daemon=True).start()
+            threading.Thread(target=self.push, args=(update,), daemon=True).start()
             return
         self._updates.append(update)
         self.lock.notify_all()
 
-    def _push(self, update: dict[str, Any]) -> None:
-        """Deliver an update to the bot's webhook, as Telegram does once one is set."""
+    def push(self, update: dict[str, Any]) -> None:
+        """Deliver an update to the bot's webhook, as Telegram does once one is set (and
+        again when it thinks a delivery failed)."""
+        with self.lock:
+            self.pushed.append(update)
         request = urllib.request.Request(
             self.webhook["url"], data=json.dumps(update).encode(), method="POST",
             headers={"Content-Type": "application/json",
