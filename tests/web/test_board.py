@@ -137,7 +137,8 @@ async def test_the_stream_follows_a_compare_live_and_resumes(tmp_path: Path) -> 
 
             # ← on the board: an earlier run, rebuilt from the store.
             earlier = (await web.http.get(path + "/runs/1")).json()
-            assert "Exactly 123." in words(earlier["html"]) and 'class="difference"' in earlier["html"]
+            assert "Exactly 123." in words(earlier["html"])
+            assert 'class="difference"' in earlier["html"]
             assert (await web.http.get(path + "/runs/9")).status_code == 404
 
 
