@@ -74,11 +74,12 @@ _FIGURE = re.compile(
     r"(?(zap)|(?<=[半分])))"
     rf"|(?P<zn>(?P<zneg>零下|负)?+(?P<zpct>百分之)?+(?P<zv>[{ZH}]++(?:点[{_ZD}]++)?+)"
     rf"(?P<zu>{UNITS}|人|岁)?+)"
-    rf"|(?P<n>(?P<neg>[-−])?+(?P<sign>[{re.escape(SIGNS)}])?+"
-    r"(?P<num>\d{1,3}(?:,\d{3})++(?:\.\d++)?+|\d++(?:\.\d++)?+)(?![\d,.]\d)"
+    rf"|(?P<n>(?P<neg>[-−]|零下|负)?+(?P<sign>[{re.escape(SIGNS)}])?+"
+    r"(?P<num>\d{1,3}(?:,\d{3})++(?:\.\d++)?+|\d++(?:\.\d++)?+)(?![\d,.]\d|/\d)"
     r"(?:[ \t]?+(?P<big>万|亿|million\b|billion\b|thousand\b))?+"
     rf"(?:[ \t]?+(?P<unit>{UNITS})(?![A-Za-z]))?+)"
     r")")
+_COUNTS = frozenset({Unit.HOUR, Unit.MINUTE, Unit.DAY, Unit.YEAR})
 _BIG = {"万": 4, "亿": 8, "thousand": 3, "million": 6, "billion": 9}
 _CODE_FENCE = re.compile(r"^[ \t]*+(?:```|~~~)", re.M)
 _HIDDEN = re.compile(
@@ -89,7 +90,7 @@ _HIDDEN = re.compile(
     r"|第[\d" + ZH + r"]++"  # Chinese ordinals
     r"|(?i:\b(?:python|iso|rfc|pep|version|http|utf|ipv|gpt|qwen|llama|windows|macos|ios|"
     r"android|java|node|es|ecma|ieee|cve|ubuntu|debian|chrome|firefox|v)[ \t\-]*+\d[\d.]*+)"
-    r"|\d++(?:\.\d++){2,}+",  # 3.11.2: a version
+    r"|(?<![\d.])\d++(?:\.\d++){2,}+",  # 3.11.2: a version
     re.M)
 
 
@@ -131,8 +132,9 @@ def _counts(figure: Figure, match: re.Match[str]) -> bool:
     numeral without a unit (一样, 十分), nor a number glued to letters (2nd, 3x)."""
     if figure.kind != Kind.NUMBER:
         return True
-    if match["zn"]:
-        return bool(match["zneg"] or match["zpct"] or match["zu"])
+    if match["zn"]:  # 一天, 两个小时: idioms as often as counts
+        small_count = figure.unit in _COUNTS and abs(figure.value) < 10
+        return bool(match["zneg"] or match["zpct"] or (match["zu"] and not small_count))
     tail = match.string[match.end():match.end() + 1]
     if tail.isascii() and tail.isalpha():
         return False

@@ -6,7 +6,8 @@ ones quietly (bot/view/grounding.py). Each figure is checked against stated rule
 one to hold wins: the same value, date or time as an observation, the question or the
 history (exact, or rounded to the figure's own precision); a unit conversion of such a
 value; an amount through an exchange rate a source states; sums, differences, products,
-ratios and means of two or three backed figures. No rule: unbacked. A mark on a backed
+ratios and means of two or three backed figures (the answer's own, for a figure of
+fewer than three significant digits). No rule: unbacked. A mark on a backed
 figure teaches a class to ignore marks, so every rule is tested and the whole is measured
 for precision and recall on hand-labelled answers (bench/grounding.py).
 """
@@ -27,10 +28,9 @@ from agent.units import CURRENCIES, Unit, conversions
 MAX_FIGURES = 300
 """Figures of one answer that get an entry; later ones are left unchecked (and unmarked)."""
 MAX_OPERANDS = 16
-"""Source figures arithmetic combines in pairs (120 pairs); the first MAX_TRIPLES in threes."""
+"""Figures arithmetic combines in pairs (120 pairs), of the sources and of the answer's own
+backed ones; the first MAX_TRIPLES of each in threes. A bounded search."""
 MAX_TRIPLES = 10
-MAX_NEAR = 6
-"""Backed figures of the same sentence of the answer that arithmetic may use too."""
 _SENTENCE = re.compile(r"[.!?。！？;；\n]")
 
 
@@ -55,21 +55,21 @@ def ledger(answer: str, observations: Sequence[str], question: str = "",
     texts = [*((Backing.OBSERVATION, n, text) for n, text in enumerate(observations, 1)),
              (Backing.QUESTION, 0, question),
              *((Backing.HISTORY, 0, f"{t.question}\n{t.answer}") for t in history)]
-    sources = [_Source(f, backing, n) for backing, n, text in texts
-               for f in figures(text, answer=False)]
-    rates = [rate for _, _, text in texts for rate in _rates(text)]
+    read = [(backing, n, text, figures(text, answer=False)) for backing, n, text in texts]
+    sources = [_Source(f, backing, n) for backing, n, _, found in read for f in found]
+    rates = [rate for _, _, text, found in read for rate in _rates(text, found)]
     found = figures(answer)[:MAX_FIGURES]
     entries = [_direct(f, sources) or _converted(f, sources) for f in found]
     for i, figure in enumerate(found):  # rates may use an amount the answer chose
         if entries[i] is None:
             entries[i] = _through_rate(figure, sources, rates, found, entries, answer)
-    pool, operands = _pool([s for s in sources if s.figure.kind == Kind.NUMBER])
+    sourced, operands = _pool([s.figure for s in sources if s.figure.kind == Kind.NUMBER])
+    own, backed = _pool([f for f, e in zip(found, entries, strict=True)
+                         if e is not None and f.kind == Kind.NUMBER])
+    mixed = [v for a in backed for b in operands for v in _pairs(a, b)]
     for i, figure in enumerate(found):
         if entries[i] is None and figure.kind == Kind.NUMBER:
-            near = [f for f, e in zip(found, entries, strict=True)
-                    if e is not None and f is not figure and f.kind == Kind.NUMBER
-                    and _same_sentence(answer, f, figure)][:MAX_NEAR]
-            entries[i] = _computed(figure, pool, near, operands)
+            entries[i] = _computed(figure, own, sourced, mixed)
     return tuple(e or _entry(f, Backing.UNBACKED) for f, e in zip(found, entries, strict=True))
 
 
@@ -144,9 +144,10 @@ def _converted(f: Figure, sources: Sequence[_Source]) -> Entry | None:
     return None
 
 
-def _rates(text: str) -> list[_Rate]:
-    """The exchange rates `text` states: "100 USD = 729.94 CNY", "1 USD = 7.2994 CNY"."""
-    found = [f for f in figures(text, answer=False) if f.unit in CURRENCIES]
+def _rates(text: str, found: Sequence[Figure]) -> list[_Rate]:
+    """The exchange rates `text` (whose figures are `found`) states: "100 USD = 729.94
+    CNY", "1 USD = 7.2994 CNY"."""
+    found = [f for f in found if f.unit in CURRENCIES]
     out = []
     for a, b in itertools.pairwise(found):
         if a.unit != b.unit and a.value and b.value and "=" in text[a.end:b.start]:
@@ -186,17 +187,16 @@ def _same_sentence(answer: str, a: Figure, b: Figure) -> bool:
 _Value = tuple[Decimal, Unit, Rule, tuple[str, ...]]
 
 
-def _pool(sources: Sequence[_Source]) -> tuple[list[_Value], list[Figure]]:
-    """What arithmetic on the first source figures gives: every pair, and the first few
-    in threes (a bounded search: at most 840 + 360 values)."""
-    operands = list({(s.figure.value, s.figure.unit): s.figure for s in sources}.values())
-    operands = operands[:MAX_OPERANDS]
+def _pool(numbers: Sequence[Figure]) -> tuple[list[_Value], list[Figure]]:
+    """What arithmetic on the first figures of `numbers` gives: every pair, and the first
+    few in threes (at most 120 pairs and 120 threes); and the figures it used."""
+    operands = list({(f.value, f.unit): f for f in numbers}.values())[:MAX_OPERANDS]
     out: list[_Value] = []
     for a, b in itertools.combinations(operands, 2):
         out += _pairs(a, b)
     for a, b, c in itertools.combinations(operands[:MAX_TRIPLES], 3):
+        texts = (a.text, b.text, c.text)
         if a.unit == b.unit == c.unit:
-            texts = (a.text, b.text, c.text)
             total = a.value + b.value + c.value
             out += [(total, a.unit, Rule.SUM, texts), (total / 3, a.unit, Rule.MEAN, texts)]
         if a.unit == b.unit == c.unit == Unit.NONE:
@@ -232,14 +232,15 @@ def _factor(f: Figure) -> tuple[Decimal, Unit]:
     return (f.value / 100, Unit.NONE) if f.unit == Unit.PERCENT else (f.value, f.unit)
 
 
-def _computed(f: Figure, pool: Sequence[_Value], near: Sequence[Figure],
-              operands: Sequence[Figure]) -> Entry | None:
-    """Arithmetic on backed figures (the sources' and the sentence's): exact, or within
-    `f`'s precision when `f` has three significant digits or more (fewer would match too
-    much by chance)."""
-    extra = [v for i, a in enumerate(near) for b in [*near[i + 1:], *operands]
-             for v in _pairs(a, b)]
-    for value, unit, rule, inputs in itertools.chain(pool, extra):
+def _computed(f: Figure, own: Sequence[_Value], sourced: Sequence[_Value],
+              mixed: Sequence[_Value]) -> Entry | None:
+    """Arithmetic on backed figures. A figure of three significant digits or more may come
+    from any: the sources' (`sourced`), the answer's own backed ones (`own`), one of each
+    (`mixed`), within its precision. A shorter one would match too much by chance ("13" is
+    7.8 + 5.2 of a weather report): it must be exactly what the answer's own figures give
+    ("41 wins and 65 poles, 106 in all", "from 1994 to 2006, 12 years")."""
+    values = itertools.chain(own, sourced, mixed) if f.digits >= 3 else own
+    for value, unit, rule, inputs in values:
         if not _compatible(f.unit, unit):
             continue
         if f.value == value or (f.digits >= 3 and _near(f, value)):
