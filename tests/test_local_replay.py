@@ -196,6 +196,6 @@ async def test_a_tool_error_repeated_as_the_answer_is_not_shown_as_the_answer(
     pages = render_run(Transcript.from_events(events), "zh", live=False)
     shown = "\n".join(parse_html(page).text for page in pages)
     assert "💬" not in shown
-    assert "📝 由 Glassbox 补写：模型的回答只是重复了上面 calculate(" in shown
+    assert "📝 由 Glassbox 补写：" in shown and "模型的回答只是重复了上面 calculate(" in shown
     assert "❌ 没有得到回答：calculate(" in shown
     assert shown.count("不认识 “百分之十二点五”") == 1  # the observation alone
