@@ -7,7 +7,7 @@ whole on every request) costs about twice aiohttp's (a C parser, an O(1) pool) p
 and per streamed chunk; under load it was most of the bot's CPU (issue 16). httpx
 stays the interface (the openai SDK and python-telegram-bot are built on it), so its
 errors keep their meaning: each aiohttp failure is raised as the httpx error httpcore
-raises for the same event, so "was anything sent?" (bot/delivery/call_errors.py) and the
+raises for the same event, so "was anything sent?" (bot/telegram/delivery/call_errors.py) and the
 model's error kinds (agent/model_errors.py) read them as before.
 """
 

@@ -7,7 +7,7 @@ client (auth, redirects, cookies) and wrapped the reply: py-spy under `bench --s
 half of each call's CPU there (issue 16). Here a call is one aiohttp request. Its failures
 come out as HTTPXRequest's do: `TimedOut` or `NetworkError` raised *from* the httpx error
 httpcore raises for the same event (`agent.http_transport.httpx_error`), so
-bot/delivery/call_errors reads them unchanged (a refused connection is a `ConnectError`:
+bot/telegram/delivery/call_errors reads them unchanged (a refused connection is a `ConnectError`:
 nothing was sent).
 """
 
