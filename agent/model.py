@@ -15,7 +15,6 @@ from typing import Any
 
 import httpx
 import openai
-from openai._models import FinalRequestOptions
 
 from agent.events import Usage
 from agent.model_errors import ModelError, ModelErrorKind, classify
@@ -189,12 +188,9 @@ class ModelClient:
             max_retries=settings.llm_max_retries,
             http_client=http_client or ModelHttpClient(),
         )
-        # What the SDK's `post` builds anew for every request (pydantic deep-copying the
-        # defaults, the body walked for NotGiven, the path parsed and joined to base_url),
-        # built once and copied with each request's body (_post). The URL is whole and an
-        # httpx.URL, which the SDK's `URL(url)` takes as it is, where a str is parsed.
-        self._post_options = FinalRequestOptions.construct(
-            method="post", url=self._client.base_url.join("chat/completions"))
+        # Whole, so the SDK parses one URL per request, not the path and then the path
+        # joined to base_url.
+        self._url = str(self._client.base_url.join("chat/completions"))
 
     async def close(self) -> None:
         await self._client.close()
@@ -262,11 +258,11 @@ class ModelClient:
         without it (and never again with it): its tokens are then estimated.
 
         The SDK's own request, retries and errors (a 4xx/5xx is raised as its APIStatusError
-        before the body is read; `_post` is its `post` with the options built once), but the
+        before the body is read), through its documented `post` for any endpoint, but the
         body comes back as it is (cast_to=httpx.Response) and `stream` reads its events
         itself (agent/sse.py), each chunk the dict json.loads made: no pydantic model per
-        chunk (15 % of the bot's CPU under load, issue 16), and none of the SDK's SSE layers
-        (a third of a stream's CPU)."""
+        chunk (15 % of the bot's CPU under load), and none of the SDK's SSE layers (a third
+        of a stream's CPU)."""
         try:
             return await self._post(params)
         except openai.BadRequestError as exc:
@@ -278,8 +274,8 @@ class ModelClient:
             return await self._post(params)
 
     async def _post(self, params: dict[str, Any]) -> httpx.Response:
-        options = self._post_options.model_copy(update={"json_data": params})
-        return await self._client.request(httpx.Response, options, stream=True)
+        return await self._client.post(self._url, body=params, cast_to=httpx.Response,
+                                       stream=True)
 
 
 async def complete(client: ModelClient, messages: list[dict[str, Any]],
