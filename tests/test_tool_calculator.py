@@ -1,11 +1,13 @@
-"""calculate: a table of valid expressions with exact results, and a table of hostile ones."""
+"""calculate: a table of valid expressions with exact results, a table of hostile ones, and
+percentages as a class writes them."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent.tool import ToolError
-from agent.tools.calculator import Calculate
+from agent.tools.calculator import MAX_CHARS, Calculate
+from agent.tools.percent import percent_syntax
 
 VALID = [
     ("1 + 2 * 3", "7"),
@@ -59,6 +61,58 @@ VALID = [
     ("2**100 / 2**99", "2"),
     ("1e3 + 1", "1001"),
     ("1_000 * 3", "3000"),
+]
+
+PERCENT = [
+    ("12.5% * 3840", "480"),
+    ("12.5%*3840", "480"),
+    ("3840 * 12.5%", "480"),
+    ("12.5 % * 3840", "480"),
+    ("12.5% of 3840", "480"),
+    ("12.5% OF 3840", "480"),
+    ("12.5 percent of 3840", "480"),
+    ("3840 的 12.5%", "480"),
+    ("3840的12.5%", "480"),
+    ("12.5% 的 3840", "480"),
+    ("百分之12.5 * 3840", "480"),
+    ("3840 的百分之12.5", "480"),
+    ("１２．５％ × ３８４０", "480"),
+    ("3840 * (1 + 5%)", "4032"),
+    ("3840 * (1 - 5%)", "3648"),
+    ("(1 + 5%) * 3840", "4032"),
+    ("3840 / (1 + 20%)", "3200"),
+    ("20% off 150", "120"),
+    ("20 % off 150", "120"),
+    ("20% off of 150", "120"),
+    ("12.5% off 3840", "3360"),
+    ("150 打八折", "120"),
+    ("150打八五折", "127.5"),
+    ("150 打 8 折", "120"),
+    ("150 * 9.5折", "142.5"),
+    ("150 95折", "142.5"),
+    ("5%", "0.05"),
+    ("50% + 10%", "0.6"),
+    ("1 - 5%", "0.95"),
+    ("round(12.5% * 37, 2)", "4.63"),
+    ("percent(12.5) * 3840", "480"),
+    ("7 % 3", "1"),  # an operand after the % : the remainder, as before
+    ("7%3", "1"),
+    ("10 % (4)", "2"),
+]
+
+PERCENT_REFUSED = [
+    ("100 - 20%", "for 20% less than 100, write 100 * (1 - 20%); to subtract 20% as a "
+                  "number, write 100 - 20/100."),
+    ("100 + 5%", "for 5% more than 100, write 100 * (1 + 5%); to add 5% as a number, "
+                 "write 100 + 5/100."),
+    ("2 * 3 - 5%", "write (2 * 3) * (1 - 5%)"),
+    ("10折", "Could not read the expression: 10折. Write it like: 12.5% * 3840"),
+    ("3840 的平方", "Could not read the expression: 3840 的平方. Write it like"),
+    ("平方(3840)", "Unknown name '平方'. Allowed: sqrt"),
+    ("12.5% 3840", "Could not read"),
+    ("12.5%%", "Could not read"),
+    ("百分之五 * 3840", "Write it like: 12.5% * 3840, 12.5% of 3840, 3840 * (1 + 5%), "
+                      "20% off 150"),
 ]
 
 HOSTILE = [
@@ -134,6 +188,49 @@ async def test_hostile_expressions_are_refused_with_a_clear_text(expression: str
         assert refusal in str(exc)
     else:
         assert not refusal, f"{expression!r} gave {text!r}"
+
+
+@pytest.mark.parametrize(("expression", "expected"), PERCENT)
+async def test_percentages_as_a_class_writes_them(expression: str, expected: str) -> None:
+    text = await Calculate().run(Calculate.Args(expression=expression))
+    assert text == f"{expression.strip()} = {expected}"
+
+
+@pytest.mark.parametrize(("expression", "refusal"), PERCENT_REFUSED)
+async def test_a_percent_refusal_says_how_to_write_it(expression: str, refusal: str) -> None:
+    with pytest.raises(ToolError) as caught:
+        await Calculate().run(Calculate.Args(expression=expression, lang="en"))
+    assert refusal in str(caught.value)
+
+
+async def test_the_refusal_of_the_class_question_says_how_to_write_it_in_chinese() -> None:
+    with pytest.raises(ToolError) as caught:
+        await Calculate().run(Calculate.Args(expression="3840 - 12.5%", lang="zh"))
+    assert str(caught.value) == ("“3840 - 12.5%” 有两种读法：要算比 3840 少 12.5%，写成 "
+                                 "3840 * (1 - 12.5%)；要减去 12.5% 这个数本身，写成 "
+                                 "3840 - 12.5/100。")
+    with pytest.raises(ToolError) as caught:
+        await Calculate().run(Calculate.Args(expression="3840 的 12.5", lang="zh"))
+    assert "写法示例：12.5% * 3840、12.5% of 3840" in str(caught.value)
+
+
+@pytest.mark.parametrize("unit", ["1%", "1 %", "1% ", "%", "1.", "的", "的1", "1%的", "打",
+                                  "八", "1折", "百分之", "百分之1", " off", "1% off ", "of ",
+                                  "percent ", "1 percent", " ", "1"])
+async def test_percent_text_of_the_longest_length_is_answered_or_refused(unit: str) -> None:
+    """Hostile repeats up to the length cap: a value or a refusal, never a crash (the
+    rewrite's own time on 200,000 characters is in tests/faults/test_hostile_text.py)."""
+    expression = (unit * MAX_CHARS)[:MAX_CHARS]
+    try:
+        await Calculate().run(Calculate.Args(expression=expression))
+    except ToolError as exc:
+        assert str(exc)
+
+
+def test_the_rewrite_leaves_a_remainder_and_plain_text_alone() -> None:
+    assert percent_syntax("7 % 3 + 2**8") == "7 % 3 + 2**8"
+    assert percent_syntax("12.5% of 3840") == "percent(12.5) * 3840"
+    assert percent_syntax("20% off 150") == "(1 - percent(20)) * 150"
 
 
 async def test_big_integers_are_exact_up_to_the_bound() -> None:

@@ -1,9 +1,13 @@
 """calculate: arithmetic as a student types it, evaluated from the `ast` by a whitelist.
 
 Never `eval`. Only numbers, `+ - * / // % **`, unary signs, parentheses and the listed
-functions and constants get through; everything else is refused by name. Integers stay
-exact; every step is bounded before it runs, so `9**9**9` or `factorial(10**6)` is
-refused at once instead of eating the CPU.
+functions and constants get through; everything else is refused by name. Percentages
+(`12.5% of 3840`, `3840 * (1 + 5%)`, `20% off 150`) are rewritten first (agent/tools/
+percent.py); `100 - 20%`, which a calculator key and a maths book read differently, is
+refused with both ways to write it. A refusal of what cannot be read says how to write it,
+so a model's next round can mend its call. Integers stay exact; every step is bounded
+before it runs, so `9**9**9` or `factorial(10**6)` is refused at once instead of eating
+the CPU.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pydantic import BaseModel, Field
 from agent.lang import pick
 from agent.tool import Tool, ToolError
 from agent.tools.args import QuestionLang, lang_of
+from agent.tools.percent import PERCENT, percent_syntax
 
 MAX_CHARS = 500
 MAX_INT_BITS = 3400
@@ -124,6 +129,10 @@ def _round(x: Number, digits: Number | None = None) -> Number:
     return int(rounded) if digits is None or isinstance(x, int) else float(rounded)
 
 
+def _percent(x: Number) -> Number:
+    return _div(x, 100)
+
+
 def _trig(fn: Callable[[float], float]) -> Callable[[Number], float]:
     """A trig function whose rounding noise is snapped to 0, so sin(pi) shows as 0."""
     return lambda x: 0.0 if abs(v := fn(x)) < 1e-15 else v
@@ -147,7 +156,16 @@ _FUNCTIONS: dict[str, tuple[Callable[..., Number], int, int]] = {
     "floor": (math.floor, 1, 1),
     "ceil": (math.ceil, 1, 1),
     "factorial": (_factorial, 1, 1),
+    PERCENT: (_percent, 1, 1),
 }
+
+HOW_TO_WRITE = (
+    "写法示例：12.5% * 3840、12.5% of 3840、3840 * (1 + 5%)、150 * (1 - 20%)、2**10、"
+    "sqrt(2)。",
+    "Write it like: 12.5% * 3840, 12.5% of 3840, 3840 * (1 + 5%), 20% off 150, 2**10, "
+    "sqrt(2).",
+)
+"""Appended to a refusal of what could not be read: examples a model can follow."""
 
 _NODE_NAMES = {
     ast.Attribute: ("属性访问", "attribute access"),
@@ -187,10 +205,11 @@ def evaluate(expression: str) -> Number:
     if not text:
         raise CalcError("表达式是空的。", "The expression is empty.")
     try:
-        tree = ast.parse(text, mode="eval")
+        tree = ast.parse(percent_syntax(text), mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        raise CalcError(f"无法理解这个表达式：{text}",
-                        f"Could not read the expression: {text}") from None
+        zh, en = HOW_TO_WRITE
+        raise CalcError(f"无法理解这个表达式：{text}。{zh}",
+                        f"Could not read the expression: {text}. {en}") from None
     try:
         return _eval(tree.body)
     except ZeroDivisionError:
@@ -212,6 +231,9 @@ def _eval(node: ast.AST) -> Number:
             raise CalcError(f"不支持的值：{value!r}", f"Not a number: {value!r}")
         return _check(value)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        if isinstance(node.op, ast.Add | ast.Sub) and _is_percent(node.right) \
+                and not _is_percent(node.left) and not _is_one(node.left):
+            raise _ambiguous(node.left, node.op, node.right)
         left, right = _eval(node.left), _eval(node.right)
         return _check(_BINARY[type(node.op)](left, right))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
@@ -228,6 +250,32 @@ def _eval(node: ast.AST) -> Number:
         raise CalcError(f"不支持运算符 {symbol}。", f"The operator {symbol} is not supported.")
     zh, en = _NODE_NAMES.get(type(node), (type(node).__name__, type(node).__name__))
     raise CalcError(f"这里不允许使用{zh}。", f"Not allowed here: {en}.")
+
+
+def _is_percent(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id == PERCENT
+
+
+def _is_one(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 1 \
+        and not isinstance(node.value, bool)
+
+
+def _ambiguous(left: ast.expr, op: ast.operator, right: ast.Call) -> CalcError:
+    """`100 - 20%`: 80 on a calculator's % key, 99.8 in a maths book; say both ways."""
+    sign = "+" if isinstance(op, ast.Add) else "-"
+    base = ast.unparse(left)
+    rate = ast.unparse(right.args[0]) if len(right.args) == 1 else "p"
+    wrap = base if isinstance(left, ast.Constant | ast.Name | ast.Call) else f"({base})"
+    relative, plain = f"{wrap} * (1 {sign} {rate}%)", f"{base} {sign} {rate}/100"
+    return CalcError(
+        f"“{base} {sign} {rate}%” 有两种读法：要算比 {base} {'多' if sign == '+' else '少'} "
+        f"{rate}%，写成 {relative}；要{'加上' if sign == '+' else '减去'} {rate}% 这个数本身，"
+        f"写成 {plain}。",
+        f"'{base} {sign} {rate}%' can be read two ways: for {rate}% "
+        f"{'more' if sign == '+' else 'less'} than {base}, write {relative}; to "
+        f"{'add' if sign == '+' else 'subtract'} {rate}% as a number, write {plain}.")
 
 
 def _call(node: ast.Call) -> Number:
@@ -247,8 +295,9 @@ def _call(node: ast.Call) -> Number:
 
 def _unknown_name(name: str) -> CalcError:
     allowed = ", ".join([*_FUNCTIONS, *_CONSTANTS])
-    return CalcError(f"不认识 “{name}”。可以用：{allowed}。",
-                     f"Unknown name '{name}'. Allowed: {allowed}.")
+    zh, en = HOW_TO_WRITE
+    return CalcError(f"不认识 “{name}”。可以用：{allowed}。{zh}",
+                     f"Unknown name '{name}'. Allowed: {allowed}. {en}")
 
 
 def show(value: Number) -> str:
@@ -264,9 +313,10 @@ class Calculate(Tool):
     name = "calculate"
     description = (
         "Evaluate an arithmetic expression exactly and return its value. Use it for any "
-        "calculation instead of doing the math yourself. Supports + - * / // % ** (or ^), "
-        "parentheses, sqrt, sin, cos, tan, asin, acos, atan (radians), log(x) (natural), "
-        "log(x, base), log10, exp, abs, round, floor, ceil, factorial, and pi, e."
+        "calculation instead of doing the math yourself. Supports + - * / // ** (or ^), "
+        "a % b (remainder), percentages (12.5% * 3840, 12.5% of 3840, 3840 * (1 + 5%), "
+        "20% off 150), parentheses, sqrt, sin, cos, tan, asin, acos, atan (radians), log(x) "
+        "(natural), log(x, base), log10, exp, abs, round, floor, ceil, factorial, and pi, e."
     )
 
     class Args(BaseModel):

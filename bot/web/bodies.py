@@ -58,14 +58,9 @@ class ApiError(Exception):
 
 async def chat_body(request: Request) -> ChatBody:
     """The request's body as a ChatBody, or an ApiError saying what is wrong with it."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+    raw = await capped_body(request, MAX_BODY_BYTES)
+    if raw is None:
         raise _too_long()
-    raw = bytearray()
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY_BYTES:
-            raise _too_long()
     try:
         data: Any = json.loads(raw)
     except (UnicodeDecodeError, ValueError):
@@ -83,6 +78,20 @@ async def chat_body(request: Request) -> ChatBody:
     if not body.message.strip():
         raise ApiError(400, "invalid_body", "message: it is empty.")
     return body
+
+
+async def capped_body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None when it is longer than `limit` bytes: said so by its
+    Content-Length (nothing is read) or found while it streams (reading stops there)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            return None
+    return bytes(raw)
 
 
 def _problem(error: Any) -> str:

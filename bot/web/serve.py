@@ -86,7 +86,7 @@ async def serve(app: App, settings: BotSettings, sock: socket.socket | None, *,
         if settings.webhook_url:
             await app.bot.set_webhook(
                 settings.webhook_url, allowed_updates=Update.ALL_TYPES,
-                secret_token=settings.webhook_secret.get_secret_value() or None)
+                secret_token=settings.webhook_secret.get_secret_value())
         else:
             await app.updater.start_polling(allowed_updates=Update.ALL_TYPES,
                                             timeout=poll_timeout_s,

@@ -7,6 +7,7 @@ import contextlib
 import itertools
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,6 +20,19 @@ from tests.kit import TEST_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 _runs = itertools.count(1)
+
+
+def free_port() -> int:
+    """A local port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def listening(port: int) -> bool:
+    """Whether something accepts connections on the local `port`."""
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 @dataclass

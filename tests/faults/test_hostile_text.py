@@ -28,6 +28,7 @@ from agent.textmode import (
 )
 from agent.tools.calculator import Calculate
 from agent.tools.notes_index import split_passages
+from agent.tools.percent import percent_syntax
 from bot.view.markdown import md_spans
 from bot.view.render import render_run
 from bot.view.spans import QUOTE_EXPANDABLE, paginate
@@ -168,6 +169,32 @@ def test_eight_times_the_text_takes_about_eight_times_as_long(name: str) -> None
         larges.append(seconds(step, large))
     ratio = min(larges) / min(smalls)
     assert ratio < SCALING, f"{name}: {ratio:.1f}× the time for 8× the text"
+
+
+PERCENT_UNITS = ["1%", "1 %", "1% ", "1 % ", "1%的", "的1", "的 1 ", "1.", "1%off ",
+                 "1 % of ", "打", "打 ", "八", "八 ", "1 ", "1折", "百分之", "百分之 1",
+                 "1 percent ", "1" * 50 + " ", " " * 50 + "%"]
+
+
+def percent_texts(n: int) -> list[str]:
+    """Each percent unit repeated to n characters, and behind a number."""
+    return [text for unit in PERCENT_UNITS
+            for text in ((unit * (n // len(unit))), "1" + unit * (n // len(unit)))]
+
+
+def test_the_calculators_percent_rewrite_is_linear() -> None:
+    """The calculator caps its input (MAX_CHARS), and its percent rewrite is linear
+    below the cap anyway: the same bounds as every other step, on its own hostile text."""
+    slow = [(round(took, 2), text[:24]) for text in percent_texts(N)
+            if seconds(percent_syntax, text) > BOUND_S
+            and (took := min(seconds(percent_syntax, text) for _ in range(3))) > BOUND_S]
+    assert slow == []
+    small, large = "".join(percent_texts(SMALL)), "".join(percent_texts(LARGE))
+    smalls, larges = [], []
+    for _ in range(5):
+        smalls.append(seconds(percent_syntax, small))
+        larges.append(seconds(percent_syntax, large))
+    assert min(larges) / min(smalls) < SCALING
 
 
 @pytest.mark.parametrize("live", [True, False])
