@@ -1,6 +1,6 @@
-"""The process's aiohttp sessions, made one way: the model's client (under the openai SDK's
-httpx client, through httpx-aiohttp), Telegram's requests (bot/delivery/telegram_request.py)
-and the tools' (agent/tools/http.py).
+"""The process's aiohttp sessions, made one way: the model's (under the openai SDK's httpx
+client, agent/model_transport.py), Telegram's requests (bot/telegram/delivery/
+telegram_request.py) and the tools' (agent/tools/http.py).
 
 aiohttp carries every request: httpx's own transport (httpcore on anyio, h11 in pure Python,
 a connection pool scanned whole on every request) cost about twice aiohttp's (a C parser,

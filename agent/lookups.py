@@ -3,7 +3,7 @@
 Wraps a run's steps. On the Answer it lists the answer's figures that no observation, the
 question or the history holds (agent/grounding.py), and, when a tool's calls failed and
 none of that tool's later calls succeeded, Glassbox says in a Note, before the answer,
-what it could not look up: the answer does not rest on it.
+what it could not look up, and which of the answer's figures were therefore not looked up.
 """
 
 from __future__ import annotations
@@ -19,14 +19,18 @@ from agent.prompts import Turn, args_text
 NOTE_KIND = "lookups_failed"
 
 
-def lookups_failed_note(lang: str, calls: Sequence[str]) -> str:
-    joined = "、".join(calls) if lang == "zh" else ", ".join(calls)
-    return pick(
-        lang,
-        f"这些查询失败了：{joined}。下面的回答并不基于它们；其中相关的数字并非查询所得。",
-        f"These lookups failed: {joined}. The answer below does not rest on them; any "
-        "figure it gives for them was not looked up.",
-    )
+def lookups_failed_note(lang: str, calls: Sequence[str], unfounded: Sequence[str]) -> str:
+    """Which lookups failed; and only when the answer has figures no source holds (the
+    grounding marks them), that those were not looked up: a note judges no answer that
+    nothing backs ("I could not find Atlantis" is no failure)."""
+    sep = "、" if lang == "zh" else ", "
+    text = pick(lang, f"这些查询失败了：{sep.join(calls)}。",
+                f"these lookups failed: {sep.join(calls)}.")
+    if unfounded:
+        were = "was" if len(unfounded) == 1 else "were"
+        text += pick(lang, f"回答里的 {sep.join(unfounded)} 不是查到的。",
+                     f" The answer's {sep.join(unfounded)} {were} not looked up.")
+    return text
 
 
 async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence[Turn],
@@ -49,8 +53,8 @@ async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence
                     failed[event.tool].append(call)
         elif isinstance(event, Answer):
             calls = [call for tool_calls in failed.values() for call in tool_calls]
+            event = dataclasses.replace(event, unfounded=tuple(unfounded(event.text, sources)))
             if calls:
                 yield Note(round=event.round, kind=NOTE_KIND,
-                           text=lookups_failed_note(lang, calls))
-            event = dataclasses.replace(event, unfounded=tuple(unfounded(event.text, sources)))
+                           text=lookups_failed_note(lang, calls, event.unfounded))
         yield event

@@ -56,9 +56,23 @@ async def test_a_guess_after_a_failed_lookup_is_marked_and_the_failure_said(
     shown = "".join(render_run(Transcript.from_events(events), "en", live=False))
     assert "10:30 AMⁱ and 25ⁱ°C" in shown
     assert "ⁱ not from any observation: 10:30 AM, 25" in shown
-    assert "These lookups failed" in shown
+    assert "These lookups failed" in shown and "10:30 AM, 25 were not looked up" in shown
     page = Page(export_html(record(), {"main": events}, "en")).text
     assert "10:30 AMⁱ" in page and "not from any observation: 10:30 AM, 25" in page
+
+
+async def test_a_failed_lookup_answered_without_figures_gets_no_verdict(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    fake_model.push(tool_reply(("get_weather", {"city": "Atlantis"})),
+                    text_reply("I could not find a place called Atlantis; it may be a legend."))
+    events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
+    notes = [n.text for n in of(events, Note) if n.round == 2]
+    assert notes == ["the model wrote no reasoning before answering.",
+                     'these lookups failed: get_weather(city="Atlantis").']
+    shown = "".join(render_run(Transcript.from_events(events), "en", live=False))
+    for verdict in ("anyway", "not looked up", "does not rest"):
+        assert verdict not in shown, verdict
 
 
 async def test_figures_from_an_observation_or_the_history_are_not_marked(

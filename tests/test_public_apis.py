@@ -81,7 +81,7 @@ def test_each_kind_of_private_use_is_found(source: str) -> None:
     "from __future__ import annotations",
     "from openai import AsyncOpenAI",
     "from telegram.request import BaseRequest",
-    "from bot.delivery.bot_api import _Params",
+    "from bot.telegram.delivery.bot_api import _Params",
     "import httpx\nx = httpx.__version__",
     "import openai\nself._client = openai.AsyncOpenAI()\nself._client.post",
 ])

@@ -130,13 +130,13 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
 def _round(view: RoundView, lang: str) -> str:
     heading = phrase(lang, "chain_round", n=view.number)
     out = [f'<section class="round"><h3>{_e(heading)}</h3>']
-    out += [f'<div class="step glassbox"><span class="label">📝 {_e(note_label(lang))}'
-            f'{_e(phrase(lang, "chain_colon"))}</span><i>{_e(note)}</i></div>'
-            for note in view.glassbox_notes]
     if view.model_thought:
         out.append(f'<div class="step"><span class="label">💭 {_e(phrase(lang, "chain_thought"))}'
                    f"</span><pre>{_e(view.model_thought)}</pre></div>")
     out += [_step(step, lang) for step in view.steps]
+    if view.glassbox_note:  # one quiet line, after the model's own words
+        label = note_label(lang) + phrase(lang, "chain_colon")
+        out.append(f'<p class="note glassbox">📝 {_e(label)}{_e(view.glassbox_note)}</p>')
     out.append("</section>")
     return "\n".join(out)
 
@@ -184,9 +184,11 @@ def _unknown(event: UnknownEvent) -> str:
 
 def _summary(finished: RunFinished, lang: str) -> str:
     calls = plural(lang, "chain_tool_calls", finished.tool_calls)
-    parts = [status_label(finished.status, lang), figures(finished, lang), calls,
-             approx(finished.usage) + _tokens(finished.usage.prompt_tokens,
-                                              finished.usage.completion_tokens, lang)]
+    usage = finished.usage
+    parts = [status_label(finished.status, lang), figures(finished, lang, tokens=False), calls]
+    if usage.total_tokens:  # one unit: '1,245 tokens (1,200 in · 45 out)'
+        parts.append(f"{approx(usage)}{plural(lang, 'chain_tokens', usage.total_tokens)} "
+                     f"({_tokens(usage.prompt_tokens, usage.completion_tokens, lang)})")
     reason = f"<br>{_e(finished.reason)}" if finished.reason else ""
     return f'<p class="note">{_e(" · ".join(parts))}{reason}</p>'
 

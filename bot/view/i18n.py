@@ -259,7 +259,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_no_tools": ("未用工具", "no tools"),
     "chain_rounds": ("{n:,} 轮", "{n:,} round|{n:,} rounds"),
     "chain_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),
-    "chain_tokens": ("{n:,} 令牌", "{n:,} token|{n:,} tokens"),
+    "chain_tokens": ("{n:,} token", "{n:,} token|{n:,} tokens"),
     "chain_failed_calls": ("{n} 次失败", "{n} failed"),
     "chain_last_forced": ("（最后一轮不用工具）", " (the last without tools)"),
     "chain_colon": ("：", ": "),
@@ -279,7 +279,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "grounding_memory": ("来自模型的记忆：{figures}", "from the model's memory: {figures}"),
     "chain_failed": ("出错了。", "Failed."),
     "chain_stopped": ("已停止。", "Stopped."),
-    "chain_step_limit": ("已达到步骤上限", "Step limit reached"),
+    "chain_round_limit": ("已达到轮数上限", "Round limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
     "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
     # --- /settings: its lines and buttons (issue 15) ---
@@ -335,9 +335,9 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "export_model": ("模型", "Model"),
     "export_status": ("状态", "Status"),
     "export_duration": ("用时", "Duration"),
-    "export_tokens": ("令牌", "Tokens"),
-    "export_token_counts": ("输入 {prompt:,} · 输出 {completion:,} 令牌",
-                            "{prompt:,} in · {completion:,} out tokens"),
+    "export_tokens": ("Token", "Tokens"),
+    "export_token_counts": ("输入 {prompt:,} · 输出 {completion:,}",
+                            "{prompt:,} in · {completion:,} out"),
     "export_failed": ("失败", "failed"),
     "export_difference": ("两个回答的区别", "How the answers differ"),
     # --- Which kind a run was and how it ended: /history, /show and the export ---
@@ -402,7 +402,7 @@ def status_label(status: str, lang: str) -> str:
 
 
 _ENDINGS = {"error": ("❌", "chain_failed"), "cancelled": ("⏹", "chain_stopped"),
-            "max_rounds": ("⚠️", "chain_step_limit")}
+            "max_rounds": ("⚠️", "chain_round_limit")}
 
 
 def ending_line(status: str, reason: str, lang: str) -> str:

@@ -246,9 +246,6 @@ def _plan(out: list[Span], t: Transcript, lang: str) -> None:
 
 def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: bool) -> None:
     lines = 0
-    for note in view.glassbox_notes:  # a synthesised Thought: a run stored before Notes
-        _note(out, note, lang, lines)
-        lines += 1
     if view.model_thought:
         if lines:
             out.append(("\n", ()))
@@ -266,15 +263,17 @@ def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: boo
             out.append(("\n", ()))
         out.append(("✍️ ", ()))
         out.extend(md_spans(squeeze(view.draft), draft=True))
+        lines += 1
+    if view.glassbox_note:  # after the model's own words: a fold's preview shows those
+        _note(out, view.glassbox_note, lang, lines)
 
 
 def _note(out: list[Span], text: str, lang: str, lines: int) -> None:
-    """Glassbox's own words, labelled as Glassbox's, never as the model's Thought."""
+    """Glassbox's own words, labelled as Glassbox's, never as the model's Thought; in italics
+    and no bold, quieter than the model's text."""
     if lines:
         out.append(("\n", ()))
-    out.append(("📝 ", ()))
-    out.append((note_label(lang) + phrase(lang, "chain_colon"), (B,)))
-    out.append((squeeze(text), (I,)))
+    out.append(("📝 " + note_label(lang) + phrase(lang, "chain_colon") + squeeze(text), (I,)))
 
 
 def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool) -> None:

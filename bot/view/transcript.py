@@ -106,9 +106,18 @@ class RoundView:
     the Answer, and is shown as neither until then."""
 
     @property
-    def glassbox_notes(self) -> list[str]:
-        """Glassbox's words in this round: its notes, and a Thought it wrote itself."""
-        return [*self.notes, *([self.thought] if self.synthesized and self.thought else [])]
+    def glassbox_note(self) -> str:
+        """Glassbox's words in this round as one line (its notes, and a Thought it wrote
+        itself, run together: one quiet line a round, never a stack of them)."""
+        pieces = [p.strip() for p in (*self.notes, *([self.thought] if self.synthesized
+                                                      else [])) if p.strip()]
+        line = pieces[0] if pieces else ""
+        for piece in pieces[1:]:  # each its own sentence: '…failed。' + '…' / '… . The …'
+            if line[-1] in "。！？":
+                line += piece
+            else:
+                line += ("" if line[-1] in ".!?" else ".") + " " + piece[0].upper() + piece[1:]
+        return line
 
     @property
     def model_thought(self) -> str:

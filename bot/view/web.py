@@ -70,9 +70,6 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
         if t.mode == "react" and rnd.shows:
             steps.append(f'<h3 class="round">{_e(phrase(lang, "chain_round", n=rnd.number))}'
                          "</h3>")
-        for note in rnd.glassbox_notes:
-            steps.append(("note", f"📝 {_e(note_label(lang))}",
-                          f'<div class="text">{_e(note)}</div>'))
         if rnd.model_thought:
             label = f"💭 {_e(phrase(lang, 'chain_thought'))}"
             steps.append(("thought", label, f'<div class="text">{_e(rnd.model_thought)}</div>'))
@@ -91,6 +88,9 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
                 body = _e(call.observation) or f"<i>{_e(phrase(lang, 'chain_empty'))}</i>"
                 kind = "observation" if call.ok else "observation failed"
                 steps.append((kind, label, f'<div class="text">{body}</div>'))
+        if rnd.glassbox_note:  # one quiet line after the model's own words
+            steps.append(("note", f"📝 {_e(note_label(lang))}{_e(phrase(lang, 'chain_colon'))}",
+                          f'<span class="text">{_e(rnd.glassbox_note)}</span>'))
     if t.answer:
         state = "" if t.answer_final else phrase(
             lang, "chain_writing" if running else "chain_incomplete")
@@ -110,8 +110,10 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
 
 
 def _step(k: int, kind: str, label_html: str, body_html: str) -> str:
-    return (f'<div class="step {kind}" data-step="{k}"><div class="label">{label_html}</div>'
-            f"{body_html}</div>")
+    label = (f'<span class="label">{label_html}</span>' if kind == "note"  # one line
+             else f'<div class="label">{label_html}</div>')
+    return f'<div class="step {kind}" data-step="{k}">{label}{body_html}</div>'
+
 
 
 def _footer(t: Transcript, lang: str, running: bool) -> str:

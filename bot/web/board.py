@@ -22,13 +22,13 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agent.lang import Lang
-from bot.app import App
-from bot.context import Parts
+from bot.runs.hub import Hub
 from bot.store.records import RunRecord, Scope
 from bot.store.web import WebStore
+from bot.telegram.app import App
+from bot.telegram.context import Parts
 from bot.view.transcript import View, replay
 from bot.view.web import board_page, board_run
-from bot.web.hub import Hub
 from bot.web.shapes import sse
 
 STATIC = Path(__file__).parent / "static"

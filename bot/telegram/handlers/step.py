@@ -10,9 +10,9 @@ from telegram import Message, Update
 from telegram.ext import Application, BaseHandler, CallbackQueryHandler, MessageHandler, filters
 
 from agent.confirm import Decision, EditError, parse_edit
-from bot.context import BotData, Context
-from bot.handlers.common import is_admin, lang_of, sender_of
 from bot.runs.step import Pause
+from bot.telegram.context import BotData, Context
+from bot.telegram.handlers.common import is_admin, lang_of, sender_of
 from bot.view.i18n import phrase, text
 from bot.view.step_view import CHOICES, edit_prompt
 

@@ -38,8 +38,8 @@ from telegram import Bot, InputFile
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from bot.delivery.bot_api import call, inline_keyboard
-from bot.delivery.call_errors import (
+from bot.telegram.delivery.bot_api import call, inline_keyboard
+from bot.telegram.delivery.call_errors import (
     Refused,
     ReplyLost,
     bad_request,
@@ -47,8 +47,8 @@ from bot.delivery.call_errors import (
     never_reached,
     retry_after_s,
 )
-from bot.delivery.pacer import Pacer
-from bot.delivery.priority import Priority
+from bot.telegram.delivery.pacer import Pacer
+from bot.telegram.delivery.priority import Priority
 from bot.view.buttons import Keyboard
 from bot.view.spans import to_plain
 

@@ -17,9 +17,9 @@ from telegram.ext import (
     filters,
 )
 
-from bot.context import Context
-from bot.handlers.commands import PRIVATE
-from bot.handlers.common import lang_of, sender_of
+from bot.telegram.context import Context
+from bot.telegram.handlers.commands import PRIVATE
+from bot.telegram.handlers.common import lang_of, sender_of
 from bot.view.i18n import text
 
 

@@ -17,8 +17,8 @@ from telegram.ext import BaseHandler, CommandHandler, MessageHandler, filters
 from agent.lang import Lang
 from agent.tools.documents import DocumentError, kind_of, read_document
 from agent.tools.notes_index import Upload
-from bot.context import Context
-from bot.handlers.common import Sender, is_admin, sender_of, words_lang
+from bot.telegram.context import Context
+from bot.telegram.handlers.common import Sender, is_admin, sender_of, words_lang
 from bot.view.i18n import text
 
 log = logging.getLogger(__name__)

@@ -22,8 +22,8 @@ import uvloop
 from telegram import Update
 from telegram.error import TelegramError
 
-from bot.app import App
 from bot.settings import BotSettings
+from bot.telegram.app import App
 from bot.web.routes import web_app
 
 log = logging.getLogger("bot")

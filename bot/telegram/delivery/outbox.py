@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from telegram import Bot, InputFile
 
-from bot.delivery.live import LiveMessage
-from bot.delivery.pacer import Pacer
 from bot.runs.quota import Cooldowns
+from bot.telegram.delivery.live import LiveMessage
+from bot.telegram.delivery.pacer import Pacer
 from bot.view.buttons import Keyboard
 
 

@@ -20,8 +20,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from telegram import Update
 
-from bot.app import App
 from bot.settings import BotSettings
+from bot.telegram.app import App
 from bot.web.bodies import capped_body
 
 log = logging.getLogger(__name__)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from telegram import Update, User
 
 from agent.lang import Lang
-from bot.context import Context
 from bot.store.prefs import ChatSettings
+from bot.telegram.context import Context
 
 
 def lang_of(user: User | None) -> Lang:

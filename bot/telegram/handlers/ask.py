@@ -10,12 +10,12 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, Mess
 
 from agent.events import Usage
 from agent.lang import detect_lang
-from bot.context import Context
-from bot.handlers.common import chat_settings, lang_of, sender_of, tap_lang, words_lang
 from bot.runs.execute import Question
 from bot.runs.quota import refusal
 from bot.runs.thread_history import thread_history
 from bot.store.records import RunRecord
+from bot.telegram.context import Context
+from bot.telegram.handlers.common import chat_settings, lang_of, sender_of, tap_lang, words_lang
 from bot.view.buttons import Button
 from bot.view.i18n import text
 from bot.view.transcript import Mode

@@ -19,8 +19,11 @@ from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.lang import Lang
-from bot.context import Context
-from bot.handlers.common import (
+from bot.runs.quota import wait_text
+from bot.store.records import Scope
+from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
+from bot.telegram.context import Context
+from bot.telegram.handlers.common import (
     Sender,
     chat_settings,
     is_admin,
@@ -29,9 +32,6 @@ from bot.handlers.common import (
     tap_lang,
     words_lang,
 )
-from bot.runs.quota import wait_text
-from bot.store.records import Scope
-from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
 from bot.view.buttons import Button, Keyboard
 from bot.view.export import export_html
 from bot.view.history_view import history_keyboard, history_text, show_pages

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from telegram.ext import Application
 
-from bot.handlers import ask, board, guards, history, notes, settings_menu, step
+from bot.telegram.handlers import ask, board, guards, history, notes, settings_menu, step
 
 GATE_GROUP = -1
 

@@ -49,8 +49,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 
-from bot.delivery.budget import Budget
-from bot.delivery.priority import Priority
+from bot.telegram.delivery.budget import Budget
+from bot.telegram.delivery.priority import Priority
 
 BUSY_GROUP_RUNS = 3
 """Runs at once in one group from which it counts as a class asking together (no drafts):

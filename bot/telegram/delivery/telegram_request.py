@@ -1,13 +1,13 @@
 """python-telegram-bot's requests straight on aiohttp: PTB's documented way to bring one's
 own HTTP library (a `BaseRequest`).
 
-Through PTB's HTTPXRequest (even with httpx on aiohttp: agent/http_transport.py) a Bot API
+Through PTB's HTTPXRequest (even with httpx on aiohttp) a Bot API
 call built an httpx request, parsed its URL, encoded its form, ran it through httpx's
 client (auth, redirects, cookies) and wrapped the reply: py-spy under `bench --scale` put
 half of each call's CPU there. Here a call is one aiohttp request. A failure on the wire
 is raised as PTB's `TimedOut` (a timeout) or `NetworkError`, *from* a WireError that says in
 Glassbox's words whether the call was surely not sent (agent/wire_errors.py), which
-bot/delivery/call_errors reads.
+bot/telegram/delivery/call_errors reads.
 """
 
 from __future__ import annotations

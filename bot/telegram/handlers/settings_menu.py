@@ -8,10 +8,10 @@ from telegram import Message, Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
-from bot.context import Context
-from bot.handlers.common import chat_settings, is_admin, lang_of, sender_of
 from bot.runs.class_settings import apply
 from bot.store.prefs import ChatSettings
+from bot.telegram.context import Context
+from bot.telegram.handlers.common import chat_settings, is_admin, lang_of, sender_of
 from bot.view.i18n import phrase, text
 from bot.view.settings_view import settings_keyboard, settings_text, value_text
 

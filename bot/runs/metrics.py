@@ -23,8 +23,8 @@ from agent.events import (
     RunFinished,
     Thought,
 )
-from bot.delivery.telegram_request import AiohttpRequest
 from bot.store.records import RunRecord
+from bot.telegram.delivery.telegram_request import AiohttpRequest
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 _FIRST_OUTPUT = (Thought, Delta, Answer, Action)

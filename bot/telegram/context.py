@@ -10,16 +10,16 @@ from typing import Any
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
 from agent.tools.notes_index import SqliteNotesIndex
-from bot.delivery.outbox import Outbox
 from bot.examples import Example
 from bot.runs.admins import Admins
 from bot.runs.execute import Runs
+from bot.runs.hub import Hub
+from bot.runs.metrics import Metrics
 from bot.runs.quota import Cooldowns
 from bot.settings import BotSettings
 from bot.store.prefs import ChatSettings
 from bot.store.transcripts import Store
-from bot.web.hub import Hub
-from bot.web.metrics import Metrics
+from bot.telegram.delivery.outbox import Outbox
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,9 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CommandHandler
 
-from bot.context import Context
-from bot.handlers.common import is_admin, lang_of, sender_of, words_lang
 from bot.store.web import WebStore
+from bot.telegram.context import Context
+from bot.telegram.handlers.common import is_admin, lang_of, sender_of, words_lang
 from bot.view.i18n import text
 
 

@@ -19,24 +19,24 @@ from agent.model import ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
 from agent.tools.notes_index import SqliteNotesIndex
-from bot.context import CONTEXT_TYPES, BotData, Context, Parts
-from bot.delivery.outbox import Outbox
-from bot.delivery.pacer import Limits, Pacer
-from bot.delivery.telegram_request import AiohttpRequest
-from bot.delivery.typing_indicator import Typing
 from bot.examples import load_examples
-from bot.handlers import register
-from bot.handlers.commands import register_commands
-from bot.handlers.common import lang_of, sender_of
 from bot.runs.admins import Admins
 from bot.runs.execute import Runs
 from bot.runs.listeners import Listeners
+from bot.runs.metrics import MeteredRequest, Metrics
 from bot.runs.quota import Cooldowns
 from bot.settings import BotSettings
 from bot.store.notes import open_notes_index
 from bot.store.transcripts import Store
+from bot.telegram.context import CONTEXT_TYPES, BotData, Context, Parts
+from bot.telegram.delivery.outbox import Outbox
+from bot.telegram.delivery.pacer import Limits, Pacer
+from bot.telegram.delivery.telegram_request import AiohttpRequest
+from bot.telegram.delivery.typing_indicator import Typing
+from bot.telegram.handlers import register
+from bot.telegram.handlers.commands import register_commands
+from bot.telegram.handlers.common import lang_of, sender_of
 from bot.view.i18n import text
-from bot.web.metrics import MeteredRequest, Metrics
 
 log = logging.getLogger(__name__)
 

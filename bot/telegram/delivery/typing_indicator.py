@@ -21,7 +21,7 @@ from telegram import Bot
 from telegram.constants import ChatAction
 from telegram.error import TelegramError
 
-from bot.delivery.budget import Budget
+from bot.telegram.delivery.budget import Budget
 
 log = logging.getLogger(__name__)
 
