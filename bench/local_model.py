@@ -28,7 +28,7 @@ import httpx
 
 from agent import AgentSettings, ModelClient, run_react
 from agent.events import Action, Answer, Event, Note, Observation, RunFinished
-from agent.grounding import unfounded
+from agent.grounding import ledger, unfounded
 from agent.tools import Toolbox
 from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
 
@@ -105,7 +105,7 @@ class Outcome:
         if q.expect and q.expect.lower() not in self.answer.lower() and q.expect not in digits:
             found.append(f"no {q.expect!r} in the answer")
         if q.tool and not q.expect and self.tools:  # the answer's figures are observed
-            invented = unfounded(self.answer, [q.text, *self.observations])
+            invented = unfounded(ledger(self.answer, self.observations, q.text))
             if invented or not any(ch.isdigit() for ch in self.answer):
                 found.append(f"figures not observed: {', '.join(invented) or 'none given'}")
         return found

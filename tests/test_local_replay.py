@@ -93,7 +93,7 @@ async def test_a_recorded_run_replays_to_a_right_answer(
 
     assert not CALL_JSON.search(outcome.answer) and "```json" not in outcome.answer
     (answer,) = [e for e in events if isinstance(e, Answer)]
-    start = marked(" ".join(answer.text.split()[:4]), answer.unfounded)
+    start = marked(" ".join(answer.text.split()[:4]), unfounded=answer.unfounded)
     assert start in " ".join(shown.split())  # the answer is shown, its guesses marked
     for figure in answer.unfounded:
         assert f"{figure}{MARK}" in shown and "not from any observation" in shown

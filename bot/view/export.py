@@ -18,7 +18,7 @@ from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import approx, difference, figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
-from bot.view.grounding import marked, unfounded_line
+from bot.view.grounding import MARK, ledger_html, status, unfounded_line
 from bot.view.i18n import (
     answer_heading,
     failure_label,
@@ -55,6 +55,10 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f5f5f5;
                 border: 1px solid #8b8; padding: .5em .7em; margin: .3em 0; }
 .answer .text pre { white-space: pre; overflow-x: auto; background: #fff; }
 .answer .text blockquote { border-left: 3px solid #8b8; margin: .3em 0; padding-left: .7em; }
+table.ledger { border-collapse: collapse; margin: .4em 0; font-size: .9em; }
+table.ledger caption { text-align: left; font-weight: 600; }
+table.ledger td, table.ledger th { border: 1px solid #ccc; padding: .1em .5em; text-align: left; }
+.figure-backed, .figure-unbacked { text-decoration: underline dotted #999; cursor: help; }
 h2, h3 { break-after: avoid; page-break-after: avoid; }
 @media print { body { margin: 0; max-width: none; } pre { background: none; } }
 """
@@ -120,11 +124,23 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
         line = unfounded_line(t, lang)
         under = f'<p class="note">{_e(line)}</p>' if line else ""
         out.append(f'<section class="answer step"><h3>💬 {_e(answer_heading(t.answer_model, lang))}'
-                   f'</h3><div class="text">{md_to_html(marked(t.answer, t.unfounded))}</div>'
-                   f"{under}</section>")
+                   f'</h3><div class="text">'
+                   f"{ledger_html(t.answer, t.ledger, t.unfounded, lang, md_to_html)}</div>"
+                   f"{under}{_ledger(t, lang)}</section>")
     if t.finished is not None:
         out.append(_summary(t.finished, lang))
     return "\n".join(out)
+
+
+def _ledger(t: Transcript, lang: str) -> str:
+    """The figure ledger as a table: each figure of the answer and what backs it."""
+    if not t.ledger:
+        return ""
+    rows = "".join(f"<tr><td>{_e(e.text)}{MARK if e.unbacked else ''}</td>"
+                   f"<td>{_e(status(e, lang))}</td></tr>" for e in t.ledger)
+    return (f'<table class="ledger"><caption>🧾 {_e(phrase(lang, "ledger_heading"))}</caption>'
+            f'<tr><th>{_e(phrase(lang, "ledger_figure"))}</th>'
+            f'<th>{_e(phrase(lang, "ledger_status"))}</th></tr>{rows}</table>')
 
 
 def _round(view: RoundView, lang: str) -> str:

@@ -17,7 +17,7 @@ from agent.events import ObservationFailure
 from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import approx, difference, figures, seconds
-from bot.view.grounding import marked, unfounded_line
+from bot.view.grounding import MARK, marked, status, unfounded_line
 from bot.view.i18n import answer_heading, ending_line, phrase, plural
 from bot.view.markdown import md_spans
 from bot.view.spans import (
@@ -118,7 +118,7 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
     running = t.finished is None and not t.notice
     if t.answer:
         out.append(("\n", ()))
-        _answer_text(out, t, lang)
+        _answer_text(out, t, lang, live)
         if not t.answer_final:
             state = phrase(lang, "chain_writing" if running else "chain_incomplete")
             out.append((state.strip(), (I,)))
@@ -131,13 +131,25 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
         out.append(("\n" + ending, ()))
 
 
-def _answer_text(out: list[Span], t: Transcript, lang: str) -> None:
-    """The answer's text, its unfounded figures marked, and the line that names them."""
-    out.extend(md_spans(marked(squeeze(t.answer), t.unfounded), draft=not t.answer_final))
+def _answer_text(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
+    """The answer's text, its unbacked figures marked, and the line that names them; in
+    /show (not live), the ledger too: what backs each figure, folded under the answer."""
+    out.extend(md_spans(squeeze(marked(t.answer, t.ledger, t.unfounded)),
+                        draft=not t.answer_final))
     line = unfounded_line(t, lang)
     if line:
         out.append(("\n", ()))
         out.append((line, (I,)))
+    if not live and t.ledger:
+        out.append(("\n🧾 ", ()))
+        out.append((phrase(lang, "ledger_heading"), (B,)))
+        rows = [(f"{e.text}{MARK if e.unbacked else ''} — {status(e, lang)}", ())
+                for e in t.ledger]
+        out.extend(_folded([("\n", ()), *_joined(rows)]))
+
+
+def _joined(rows: list[Span]) -> list[Span]:
+    return [piece for i, row in enumerate(rows) for piece in ((("\n", ()),) if i else ()) + (row,)]
 
 
 def _lines_after_heading(spans: list[Span]) -> list[Span]:
@@ -189,7 +201,7 @@ def _run_body(out: list[Span], t: Transcript, lang: str, live: bool,
     else:
         out.extend(chain)
     if t.answer:
-        _answer(out, t, lang, running)
+        _answer(out, t, lang, running, live)
     _footer(out, t, lang, live, running, number)
 
 
@@ -322,14 +334,14 @@ def _thought(out: list[Span], text: str, lang: str) -> None:
         out.append((text, ()))
 
 
-def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
+def _answer(out: list[Span], t: Transcript, lang: str, running: bool, live: bool) -> None:
     out.append(("\n\n💬 ", ()))
     out.append((answer_heading(t.answer_model, lang), (B,)))
     if not t.answer_final:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
-    _answer_text(out, t, lang)
+    _answer_text(out, t, lang, live)
     if t.unparsed:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_unparsed"), (I,)))

@@ -15,7 +15,7 @@ from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
 from bot.store.records import RunRecord
-from bot.view.grounding import marked, unfounded_line
+from bot.view.grounding import ledger_html, unfounded_line
 from bot.view.i18n import (
     answer_heading,
     ending_line,
@@ -98,7 +98,7 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
         line = unfounded_line(t, lang)
         under = f'<p class="unfounded">{_e(line)}</p>' if line else ""
         steps.append(("answer", label, f'<div class="text">'
-                      f"{md_to_html(marked(t.answer, t.unfounded), draft=not t.answer_final)}"
+                      f"{_answer_html(t, lang)}"
                       f"</div>{under}"))
     number = itertools.count()
     numbered = [piece if isinstance(piece, str) else _step(next(number), *piece)
@@ -107,6 +107,12 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
     heading = f"<h2>{_e(_lane_icon(lane))}{_e(title)}</h2>" if title else ""
     return (f'<section class="lane" data-lane="{_e(lane)}">{heading}{"".join(numbered)}'
             f"{_footer(t, lang, running)}</section>")
+
+
+def _answer_html(t: Transcript, lang: str) -> str:
+    """The answer, each figure showing what backs it on hover or tap (its title)."""
+    return ledger_html(t.answer, t.ledger if t.answer_final else (), t.unfounded, lang,
+                       lambda text: md_to_html(text, draft=not t.answer_final))
 
 
 def _step(k: int, kind: str, label_html: str, body_html: str) -> str:
