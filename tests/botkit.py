@@ -11,10 +11,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent.tool import Source, Tool
-from bot.app import App, build_app
-from bot.context import Parts
-from bot.delivery.pacer import Limits
 from bot.settings import BotSettings
+from bot.telegram.app import App, build_app
+from bot.telegram.context import Parts
+from bot.telegram.delivery.pacer import Limits
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import TOKEN, FakeTelegram, Message
 from tests.kit import TEST_KEY

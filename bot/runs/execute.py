@@ -23,9 +23,6 @@ from agent.loop import run_plain, run_react
 from agent.model import ModelClient
 from agent.prompts import Turn
 from agent.tool import Tool
-from bot.delivery.live import LiveMessage
-from bot.delivery.outbox import Outbox
-from bot.delivery.typing_indicator import Typing
 from bot.runs.active import Active, ActiveRuns
 from bot.runs.admission import Admission
 from bot.runs.class_settings import run_settings, run_tools
@@ -36,6 +33,9 @@ from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
 from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
+from bot.telegram.delivery.live import LiveMessage
+from bot.telegram.delivery.outbox import Outbox
+from bot.telegram.delivery.typing_indicator import Typing
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import text
 from bot.view.render import render_view

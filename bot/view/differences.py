@@ -8,15 +8,20 @@ The model's own text never carries them (they are taken out first).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import replace
 
 from agent.figure_diff import differing
-from bot.view.grounding import marked
+from agent.ledger import Entry
 from bot.view.spans import Span
 from bot.view.transcript import Transcript
 
-OPEN, CLOSE = "\ue000", "\ue001"
+OPEN, CLOSE = "\ue002", "\ue003"
+"""Not bot.view.grounding's two: a marked digit sits inside its figure's span."""
 U = "<u>"
+
+Drawn = tuple[str, tuple[Entry, ...]]
+"""An answer's text to draw and its ledger, whose offsets are into that text."""
 
 
 def plain_text(text: str) -> str:
@@ -24,36 +29,38 @@ def plain_text(text: str) -> str:
     return text.replace(OPEN, "").replace(CLOSE, "")
 
 
-def compared_answers(plain: Transcript, react: Transcript,
-                     prepare: Callable[[str], str] = str) -> tuple[str, str]:
-    """Each lane's answer as drawn (`prepare`d, its unfounded figures marked) and, once both
-    are final, the digits that differ between them marked (a draft's marks would come and
-    go as it streams)."""
-    first = marked(prepare(plain_text(plain.answer)), plain.unfounded)
-    second = marked(prepare(plain_text(react.answer)), react.unfounded)
-    if plain.answer_final and react.answer_final:
-        return mark_pair(first, second)
-    return first, second
-
-
-def mark_pair(first: str, second: str) -> tuple[str, str]:
-    """Both answers, each figure's differing digits between OPEN and CLOSE."""
-    first, second = plain_text(first), plain_text(second)
+def compared_answers(plain: Transcript, react: Transcript) -> tuple[Drawn, Drawn]:
+    """Each lane's answer and ledger and, once both answers are final, the digits that differ
+    between them inside OPEN and CLOSE, the ledger's offsets moved to match (a draft's marks
+    would come and go as it streams)."""
+    first, second = plain_text(plain.answer), plain_text(react.answer)
+    if not (plain.answer_final and react.answer_final):
+        return (first, tuple(plain.ledger)), (second, tuple(react.ledger))
     pairs = differing(first, second)
-    return (_marked(first, {i for p in pairs for i in p.left_marks}),
-            _marked(second, {i for p in pairs for i in p.right_marks}))
+    return (_marked(first, {i for p in pairs for i in p.left_marks}, plain.ledger),
+            _marked(second, {i for p in pairs for i in p.right_marks}, react.ledger))
 
 
-def _marked(text: str, at: set[int]) -> str:
-    out, inside = [], False
+def _marked(text: str, at: set[int], ledger: Sequence[Entry]) -> Drawn:
+    out: list[str] = []
+    added: list[tuple[int, str]] = []  # (where in `text`, which mark)
+    inside = False
     for i, char in enumerate(text):
         if (i in at) != inside:
             inside = not inside
-            out.append(OPEN if inside else CLOSE)
+            added.append((i, OPEN if inside else CLOSE))
+            out.append(added[-1][1])
         out.append(char)
     if inside:
+        added.append((len(text), CLOSE))
         out.append(CLOSE)
-    return "".join(out)
+
+    def moved(e: Entry) -> Entry:  # a mark at a figure's edge goes inside it
+        before = sum(pos < e.start for pos, _ in added)
+        within = sum(pos < e.end or (pos == e.end and mark == CLOSE) for pos, mark in added)
+        return replace(e, start=e.start + before, end=e.end + within)
+
+    return "".join(out), tuple(moved(e) for e in ledger)
 
 
 def to_html_marks(html_text: str) -> str:

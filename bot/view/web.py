@@ -15,8 +15,8 @@ from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
 from bot.store.records import RunRecord
-from bot.view.differences import compared_answers, to_html_marks
-from bot.view.grounding import marked, unfounded_line
+from bot.view.differences import Drawn, compared_answers, to_html_marks
+from bot.view.grounding import ledger_html, unfounded_line
 from bot.view.i18n import (
     answer_heading,
     ending_line,
@@ -49,13 +49,13 @@ def board_run(record: RunRecord, view: View, status: str, lang: str) -> str:
                f'data-status="{_e(status)}">{head}')
     if len(view.lanes) < 2:
         (lane, t), = view.lanes.items()
-        chain, answer = _lane(lane, t, lang, running, _answer_text(t))
+        chain, answer = _lane(lane, t, lang, running, (t.answer, t.ledger))
         return f"{article}{_section(lane, t, lang, chain + answer, running)}</article>"
     plain, react = view.lanes["plain"], view.lanes["react"]
     texts = dict(zip(("plain", "react"), compared_answers(plain, react), strict=True))
     cells, chains = [], []
     for lane, t in view.lanes.items():
-        chain, answer = _lane(lane, t, lang, running, texts.get(lane, _answer_text(t)))
+        chain, answer = _lane(lane, t, lang, running, texts.get(lane, (t.answer, t.ledger)))
         waiting = "" if answer else _lane_state(t, lang, running)
         cells.append(f'<section class="cell" data-lane="{_e(lane)}">{_heading(lane, lang)}'
                      f"{answer}{waiting}</section>")
@@ -74,10 +74,6 @@ def board_run(record: RunRecord, view: View, status: str, lang: str) -> str:
             f'<details class="chains{folded}"{"" if folded else " open"}><summary>🔗 '
             f'{_e(phrase(lang, "board_chains"))}</summary><div class="lanes two">'
             f'{"".join(chains)}</div></details></article>')
-
-
-def _answer_text(t: Transcript) -> str:
-    return marked(t.answer, t.unfounded)
 
 
 def _heading(lane: str, lang: str) -> str:
@@ -99,9 +95,10 @@ def _lane_state(t: Transcript, lang: str, running: bool) -> str:
     return f'<p class="footer ending">{_e(ending_line(done.status, done.reason, lang))}</p>'
 
 
-def _lane(lane: str, t: Transcript, lang: str, running: bool, text: str) -> tuple[str, str]:
-    """A lane's chain and its answer (`text`, as drawn), as HTML, their steps numbered in the
-    order they came (the answer last)."""
+def _lane(lane: str, t: Transcript, lang: str, running: bool,
+          drawn: Drawn) -> tuple[str, str]:
+    """A lane's chain and its answer (`drawn`: its text and ledger), as HTML, their steps
+    numbered in the order they came (the answer last)."""
     steps: list[str | tuple[str, str, str]] = []
     """Round headings as HTML; steps as (kind, label HTML, body HTML), numbered below."""
     if t.plan:
@@ -146,8 +143,16 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool, text: str) -> tupl
     label = f"💬 {_e(answer_heading(t.answer_model, lang))}<i>{_e(state)}</i>"
     line = unfounded_line(t, lang)
     under = f'<p class="unfounded">{_e(line)}</p>' if line else ""
-    body = to_html_marks(md_to_html(text, draft=not t.answer_final))
+    body = _answer_html(t, drawn, lang)
     return chain, _step(next(number), "answer", label, f'<div class="text">{body}</div>{under}')
+
+
+def _answer_html(t: Transcript, drawn: Drawn, lang: str) -> str:
+    """The answer, each figure showing what backs it on hover or tap (its title), the digits
+    that differ from the other answer's (in /compare) marked."""
+    text, ledger = drawn
+    return to_html_marks(ledger_html(text, ledger if t.answer_final else (), t.unfounded, lang,
+                                     lambda text: md_to_html(text, draft=not t.answer_final)))
 
 
 def _step(k: int, kind: str, label_html: str, body_html: str) -> str:

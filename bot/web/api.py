@@ -26,14 +26,14 @@ from starlette.routing import BaseRoute, Route
 from agent.events import Event, RunFinished
 from agent.lang import detect_lang
 from agent.prompts import Turn
-from bot.app import App
-from bot.context import Parts
 from bot.runs.active import Active
 from bot.runs.execute import Question
 from bot.runs.quota import refusal_and_wait
 from bot.settings import BotSettings
 from bot.store.records import RunRecord, Scope
 from bot.store.web import API_CHAT_BASE, WebStore
+from bot.telegram.app import App
+from bot.telegram.context import Parts
 from bot.view.transcript import View, replay, without_glassbox_notes
 from bot.web.bodies import ApiError, ChatBody, chat_body
 from bot.web.openapi import OPENAPI

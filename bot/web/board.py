@@ -22,13 +22,13 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agent.lang import Lang
-from bot.app import App
-from bot.context import Parts
+from bot.runs.hub import Hub
 from bot.store.records import RunRecord, Scope
 from bot.store.web import WebStore
+from bot.telegram.app import App
+from bot.telegram.context import Parts
 from bot.view.transcript import View, replay
 from bot.view.web import board_page, board_run
-from bot.web.hub import Hub
 from bot.web.shapes import sse
 
 STATIC = Path(__file__).parent / "static"
@@ -55,8 +55,10 @@ def board_routes(app: App) -> list[BaseRoute]:
         return None if chat_id is None else (parts, chat_id)
 
     async def page(request: Request) -> Response:
-        if await chat_of(request) is None:
+        found = await chat_of(request)
+        if found is None:
             return _gone()
+        hub.opened(found[1])
         return HTMLResponse(board_page(request.path_params["token"], _lang(request)),
                             headers={"Cache-Control": "no-store",
                                      "Referrer-Policy": "no-referrer"})
@@ -66,6 +68,7 @@ def board_routes(app: App) -> list[BaseRoute]:
         if found is None:
             return _gone()
         parts, chat_id = found
+        hub.opened(chat_id)
         n = request.path_params["n"]
         live = next((r for r in hub.live(chat_id) if r.record.n == n), None)
         if live is not None:
@@ -82,12 +85,20 @@ def board_routes(app: App) -> list[BaseRoute]:
         if found is None:
             return _gone()
         parts, chat_id = found
+        token = request.path_params["token"]
         lang = _lang(request)
         boot, _, number = request.headers.get("last-event-id", "").partition(":")
         after = int(number) if boot == hub.boot and number.isdigit() else -1
 
         async def stream() -> AsyncIterator[str]:
+            with hub.watching(chat_id) as kept:
+                async for part in board_stream(kept):
+                    yield part
+
+        async def board_stream(kept: bool) -> AsyncIterator[str]:
             nonlocal after
+            if not kept:  # the hub did not keep the chat's changes: the number means nothing
+                after = -1
             yield "retry: 1000\n\n"
             if after < 0:  # a fresh snapshot: the list, the newest run, every live one
                 after = hub.seq
@@ -103,8 +114,10 @@ def board_routes(app: App) -> list[BaseRoute]:
                 for run in live.values():
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(run.record, run.view, run.status, lang))
-            while not hub.closed:
+            while not hub.closed and hub.link_valid(chat_id, token):
                 change = await hub.change_after(chat_id, after, PING_S)
+                if not hub.link_valid(chat_id, token):
+                    break  # /board reset: this link shows nothing more
                 if change is None:
                     if not hub.closed:
                         yield ": ping\n\n"
