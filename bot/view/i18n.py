@@ -387,6 +387,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "board_next": ("智能体下一步会做什么？（按空格揭晓）",
                    "What will the agent do next? (space to reveal)"),
     "board_others": ("同时在运行", "also running"),
+    "board_chains": ("两条过程（点击展开）", "Both chains (click to open)"),
     "board_keys": ("← → 切换记录 · + − 字号 · T 主题 · R 揭晓模式 · 空格 下一步",
                    "← → runs · + − size · T theme · R reveal mode · space next step"),
 }

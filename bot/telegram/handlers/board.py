@@ -38,6 +38,8 @@ async def board_command(update: Update, context: Context) -> None:
     words = msg.text.split()
     renew = len(words) > 1 and words[1].lower() == "reset"
     token = await WebStore(context.store).board_token(chat.id, renew=renew)
+    if renew:
+        context.hub.reset(chat.id, token)  # streams of the old link end now
     url = f"{context.settings.base_url()}/board/{token}" + ("?lang=zh" if lang == "zh" else "")
     title = chat.effective_name or str(chat.id)
     link = text(lang, "board_link", title=title, url=url)
