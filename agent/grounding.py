@@ -23,22 +23,22 @@ from decimal import Decimal
 from agent.figures import Figure, Kind, figures
 from agent.ledger import Backing, Entry, Rule
 from agent.prompts import Turn
-from agent.units import CURRENCIES, Unit, conversions
+from agent.source_index import Source, Sources, half
+from agent.units import CURRENCIES, Unit
 
 MAX_FIGURES = 300
 """Figures of one answer that get an entry; later ones are left unchecked (and unmarked)."""
+MAX_ANSWER_CHARS = 20_000
+"""Of a longer answer, the figures of its first 20,000 characters are checked."""
 MAX_OPERANDS = 16
 """Figures arithmetic combines in pairs (120 pairs), of the sources and of the answer's own
 backed ones; the first MAX_TRIPLES of each in threes. A bounded search."""
 MAX_TRIPLES = 10
+MAX_RATES = 8
+"""Exchange rates the sources state that amounts are tried through."""
+MAX_NEAR = 8
+"""Figures either side of an amount in which a worked example's amount is looked for."""
 _SENTENCE = re.compile(r"[.!?。！？;；\n]")
-
-
-@dataclass(frozen=True, slots=True)
-class _Source:
-    figure: Figure
-    backing: Backing
-    n: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,14 +56,15 @@ def ledger(answer: str, observations: Sequence[str], question: str = "",
              (Backing.QUESTION, 0, question),
              *((Backing.HISTORY, 0, f"{t.question}\n{t.answer}") for t in history)]
     read = [(backing, n, text, figures(text, answer=False)) for backing, n, text in texts]
-    sources = [_Source(f, backing, n) for backing, n, _, found in read for f in found]
-    rates = [rate for _, _, text, found in read for rate in _rates(text, found)]
-    found = figures(answer)[:MAX_FIGURES]
-    entries = [_direct(f, sources) or _converted(f, sources) for f in found]
-    for i, figure in enumerate(found):  # rates may use an amount the answer chose
+    sources = Sources(Source(f, backing, n) for backing, n, _, found in read for f in found)
+    rates = list({(r.frm, r.to, r.value): r for _, _, text, found in read
+                  for r in _rates(text, found)}.values())[:MAX_RATES]
+    found = figures(_head(answer))[:MAX_FIGURES]
+    entries = [_direct(f, sources) for f in found]
+    for i in range(len(found)):  # rates may use an amount the answer chose
         if entries[i] is None:
-            entries[i] = _through_rate(figure, sources, rates, found, entries, answer)
-    sourced, operands = _pool([s.figure for s in sources if s.figure.kind == Kind.NUMBER])
+            entries[i] = _through_rate(i, found, sources, rates, entries, answer)
+    sourced, operands = _pool(sources.numbers())
     own, backed = _pool([f for f, e in zip(found, entries, strict=True)
                          if e is not None and f.kind == Kind.NUMBER])
     mixed = [v for a in backed for b in operands for v in _pairs(a, b)]
@@ -71,6 +72,14 @@ def ledger(answer: str, observations: Sequence[str], question: str = "",
         if entries[i] is None and figure.kind == Kind.NUMBER:
             entries[i] = _computed(figure, own, sourced, mixed)
     return tuple(e or _entry(f, Backing.UNBACKED) for f, e in zip(found, entries, strict=True))
+
+
+def _head(answer: str) -> str:
+    """`answer` up to MAX_ANSWER_CHARS, cut at a space so no figure is cut in two."""
+    if len(answer) <= MAX_ANSWER_CHARS:
+        return answer
+    cut = answer.rfind(" ", 0, MAX_ANSWER_CHARS)
+    return answer[:cut if cut > 0 else MAX_ANSWER_CHARS]
 
 
 def unfounded(entries: Iterable[Entry]) -> tuple[str, ...]:
@@ -83,64 +92,25 @@ def _entry(f: Figure, backing: Backing, rule: Rule = Rule.NONE, source: int = 0,
     return Entry(f.start, f.end, f.text, backing, rule, source, inputs)
 
 
-def _half(f: Figure) -> Decimal:
-    return Decimal(1).scaleb(f.exponent) / 2
-
-
 def _near(f: Figure, value: Decimal) -> bool:
-    return abs(f.value - value) <= _half(f)
+    return abs(f.value - value) <= half(f)
 
 
 def _compatible(a: Unit, b: Unit) -> bool:
     return a == b or Unit.NONE in (a, b)
 
 
-def _year_like(f: Figure) -> bool:
-    return f.unit == Unit.NONE and f.exponent == 0 and 1000 <= f.value <= 2100
-
-
-def _direct(f: Figure, sources: Sequence[_Source]) -> Entry | None:
-    """The same value, date or time as a source (exact, or rounded to `f`'s precision)."""
-    for s in sources:
-        rule = _same(f, s.figure)
-        if rule is not None:
-            return _entry(f, s.backing, rule, s.n)
-    return None
-
-
-def _same(f: Figure, s: Figure) -> Rule | None:
-    if f.kind == Kind.NUMBER and s.kind == Kind.NUMBER:
-        if not _compatible(f.unit, s.unit):
-            return None
-        if f.value == s.value:
-            return Rule.EXACT
-        return Rule.ROUNDED if _near(f, s.value) else None
-    if f.kind == Kind.DATE and s.kind == Kind.DATE:
-        agree = all(a is None or a == b for a, b in zip(f.date, s.date, strict=True))
-        return Rule.DATE if agree else None
-    if f.kind == Kind.NUMBER and s.kind == Kind.DATE and _year_like(f):
-        return Rule.DATE if s.date[0] == f.value else None
-    if f.kind == Kind.DATE and s.kind == Kind.NUMBER and f.date[1:] == (None, None):
-        return Rule.DATE if _year_like(s) and s.value == f.date[0] else None
-    if f.kind == Kind.TIME and s.kind == Kind.TIME:
-        (fh, fm, f_half), (sh, sm, s_half) = f.time, s.time
-        hours_agree = fh == sh or (not (f_half and s_half) and fh % 12 == sh % 12)
-        return Rule.TIME if fm == sm and hours_agree else None
-    return None
-
-
-def _converted(f: Figure, sources: Sequence[_Source]) -> Entry | None:
-    """A unit conversion of a source's value, to `f`'s unit (or, for a figure without a
-    unit, of three digits or more, to any unit of the same kind)."""
-    if f.kind != Kind.NUMBER:
-        return None
-    for s in sources:
-        if s.figure.kind != Kind.NUMBER:
-            continue
-        for unit, value in conversions(s.figure.value, s.figure.unit):
-            fits = f.unit == unit or (f.unit == Unit.NONE and (f.digits >= 3 or unit == Unit.NONE))
-            if fits and _near(f, value):
-                return _entry(f, Backing.COMPUTED, Rule.CONVERTED, s.n, (s.figure.text,))
+def _direct(f: Figure, sources: Sources) -> Entry | None:
+    """The same value, date or time as a source (exact, or rounded to `f`'s precision), or
+    a unit conversion of a source's value."""
+    same = sources.same(f)
+    if same is not None:
+        source, rule = same
+        return _entry(f, source.backing, rule, source.n)
+    converted = sources.converted(f)
+    if converted is not None:
+        return _entry(f, Backing.COMPUTED, Rule.CONVERTED, converted.n,
+                      (converted.figure.text,))
     return None
 
 
@@ -157,20 +127,22 @@ def _rates(text: str, found: Sequence[Figure]) -> list[_Rate]:
     return out
 
 
-def _through_rate(f: Figure, sources: Sequence[_Source], rates: Sequence[_Rate],
-                  found: Sequence[Figure], entries: list[Entry | None],
-                  answer: str) -> Entry | None:
+def _through_rate(i: int, found: Sequence[Figure], sources: Sources, rates: Sequence[_Rate],
+                  entries: list[Entry | None], answer: str) -> Entry | None:
     """An amount through a stated rate: of a source's amount, or of an amount the answer
     chose for a worked example in the same sentence (which the example then backs)."""
+    f = found[i]
     if f.kind != Kind.NUMBER or (f.unit not in CURRENCIES and f.unit != Unit.NONE):
         return None
     for rate in rates:
         if f.unit not in (rate.to, Unit.NONE) or (f.digits < 3 and f.exponent >= 0):
             continue
-        for s in sources:
-            if s.figure.unit == rate.frm and _near(f, s.figure.value * rate.value):
-                return _entry(f, Backing.COMPUTED, Rule.RATE, s.n, (s.figure.text, rate.text))
-        for j, x in enumerate(found):
+        lo, hi = sorted(((f.value - half(f)) / rate.value, (f.value + half(f)) / rate.value))
+        s = sources.amount(rate.frm, lo, hi)
+        if s is not None:
+            return _entry(f, Backing.COMPUTED, Rule.RATE, s.n, (s.figure.text, rate.text))
+        for j in range(max(0, i - MAX_NEAR), min(len(found), i + MAX_NEAR + 1)):
+            x = found[j]
             if (x.unit == rate.frm and _same_sentence(answer, x, f)
                     and _near(f, x.value * rate.value)):
                 if entries[j] is None:

@@ -15,7 +15,7 @@ from agent.prompts import Turn
 from bot.view.export import export_html
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
-from bot.view.web import _lane as lane_html
+from bot.view.web import _lane
 from tests.test_export import Page, record
 
 HZ = ("Hangzhou (local time 2025-04-11 14:00):\nnow 21.4 °C, feels like 19.8 °C, humidity 35%, "
@@ -147,6 +147,12 @@ def _events() -> list:
     return stored
 
 
+def _board_answer(t: Transcript) -> str:
+    """The answer step of a finished run's lane on the board."""
+    _, answer = _lane("main", t, "en", False, (t.answer, t.ledger))
+    return answer
+
+
 def test_show_lists_the_ledger_and_the_chat_stays_quiet() -> None:
     t = Transcript.from_events(_events())
     live = "".join(render_run(t, "en", live=True))
@@ -166,7 +172,7 @@ def test_the_export_has_a_ledger_table_and_the_board_a_title_on_each_figure() ->
     assert "<td>36.1 °F</td><td>computed from 2.3 °C (unit conversion)</td>" in document
     assert "<td>12 °Cⁱ</td><td>nothing: not from any observation</td>" in document
     assert "Where the figures come from" in Page(document).text
-    board = lane_html("main", Transcript.from_events(events), "en", False)
+    board = _board_answer(Transcript.from_events(events))
     assert 'title="computed from 2.3 °C (unit conversion)">36.1 °F</span>' in board
     assert 'title="nothing: not from any observation">12 °C</span>ⁱ' in board
 
@@ -176,5 +182,5 @@ def test_an_old_run_without_a_ledger_replays_as_it_was_shown() -> None:
     t = Transcript.from_events([*EVENTS, event_from_dict(old), RunFinished(2, "done")])
     shown = "".join(render_run(t, "en", live=False))
     assert "It is 25ⁱ°C." in shown and "Where the figures come from" not in shown
-    board = lane_html("main", t, "en", False)
-    assert "25ⁱ°C" in board and "title=" not in board.split("answer")[-1]
+    board = _board_answer(t)
+    assert "25ⁱ°C" in board and "title=" not in board
