@@ -42,7 +42,8 @@ async def board_command(update: Update, context: Context) -> None:
     token = await WebStore(context.store).board_token(chat.id, renew=renew)
     if renew:
         context.hub.reset(chat.id, token)  # streams of the old link end now
-    url = f"{context.settings.base_url()}/board/{token}" + ("?lang=zh" if lang == "zh" else "")
+    query = f"?lead={sender.id}" + ("&lang=zh" if lang == "zh" else "")  # the teacher's runs
+    url = f"{context.settings.base_url()}/board/{token}{query}"
     title = chat.effective_name or str(chat.id)
     link = text(lang, "board_link", title=title, url=url)
     if renew:
