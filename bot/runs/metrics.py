@@ -24,7 +24,6 @@ from agent.events import (
     Thought,
 )
 from bot.store.records import RunRecord
-from bot.telegram.delivery.telegram_request import AiohttpRequest
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 _FIRST_OUTPUT = (Thought, Delta, Answer, Action)
@@ -105,20 +104,3 @@ class Metrics:
         self.runs.labels(record.mode, status).inc()
         for lane in ("main", "plain", "react"):
             self._lanes_started.pop((record.id, lane), None)
-
-
-class MeteredRequest(AiohttpRequest):
-    """python-telegram-bot's request, counting each Bot API call and each 429."""
-
-    def __init__(self, metrics: Metrics, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.metrics = metrics
-
-    async def do_request(self, url: str, method: str, *args: Any,
-                         **kwargs: Any) -> tuple[int, bytes]:
-        name = url.rsplit("/", 1)[-1]  # the Bot API method; the URL before it holds the token
-        self.metrics.telegram_call(name)
-        code, payload = await super().do_request(url, method, *args, **kwargs)
-        if code == 429:
-            self.metrics.telegram_429.labels(name).inc()
-        return code, payload
