@@ -1,9 +1,10 @@
 """What a run's answer rests on: the figures no source holds, and the lookups that failed.
 
-Wraps a run's steps. On the Answer it lists the answer's figures that no observation, the
-question or the history holds (agent/grounding.py), and, when a tool's calls failed and
-none of that tool's later calls succeeded, Glassbox says in a Note, before the answer,
-what it could not look up, and which of the answer's figures were therefore not looked up.
+Wraps a run's steps. On the Answer it puts the figure ledger (what backs each figure of
+the answer, by which rule: agent/grounding.py) and the figures nothing backs; when a tool's
+calls failed and none of that tool's later calls succeeded, Glassbox says in a Note,
+before the answer, what it could not look up, and which of the answer's figures were
+therefore not looked up.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import dataclasses
 from collections.abc import AsyncIterator, Sequence
 
 from agent.events import Action, Answer, Event, Note, Observation
-from agent.grounding import unfounded
+from agent.grounding import ledger, unfounded
 from agent.lang import pick
 from agent.prompts import Turn, args_text
 
@@ -36,14 +37,14 @@ def lookups_failed_note(lang: str, calls: Sequence[str], unfounded: Sequence[str
 async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence[Turn],
                    lang: str) -> AsyncIterator[Event]:
     """`steps`, with the Answer's unfounded figures listed and failed lookups noted."""
-    sources = [question, *(f"{turn.question}\n{turn.answer}" for turn in history)]
+    observations: list[str] = []
     actions: dict[str, Action] = {}
     failed: dict[str, list[str]] = {}  # tool -> its failed calls since its last success
     async for event in steps:
         if isinstance(event, Action):
             actions[event.call_id] = event
         elif isinstance(event, Observation):
-            sources.append(event.text)
+            observations.append(event.text)
             if event.ok:
                 failed.pop(event.tool, None)
             else:
@@ -53,7 +54,8 @@ async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence
                     failed[event.tool].append(call)
         elif isinstance(event, Answer):
             calls = [call for tool_calls in failed.values() for call in tool_calls]
-            event = dataclasses.replace(event, unfounded=tuple(unfounded(event.text, sources)))
+            entries = ledger(event.text, observations, question, history)
+            event = dataclasses.replace(event, unfounded=unfounded(entries), ledger=entries)
             if calls:
                 yield Note(round=event.round, kind=NOTE_KIND,
                            text=lookups_failed_note(lang, calls, event.unfounded))

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
 from agent.answer_model import answer_client
-from agent.compare_judge import judge
+from agent.compare_judge import ToolUses, judge
 from agent.confirm import Gate
 from agent.events import Event, RunFinished, Usage
 from agent.lang import Lang, detect_lang
@@ -140,14 +140,17 @@ class Runs:
         self.listeners.run_started(record, view.notes)
         steps = RoundWriter(self.store, record.id)
         try:
+            uses = ToolUses(self.tools)
             async for lane, event in self._events(q, active, gate):
+                if lane == "react":
+                    uses.add(event)
                 view.apply(lane, event)
                 self.listeners.run_event(record, lane, event)
                 stepped(lane, event)
                 await steps.add(lane, event)
             if view.judgeable() and not active.cancel.is_set():
                 await steps.flush()  # the lanes' steps before the judgement
-                await self._judge(q, view, record, active, stepped)
+                await self._judge(q, view, record, active, stepped, uses)
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
@@ -162,14 +165,14 @@ class Runs:
         return status
 
     async def _judge(self, q: Question, view: View, record: RunRecord, active: Active,
-                     stepped: Callable[[str, Event | None], None]) -> None:
+                     stepped: Callable[[str, Event | None], None], uses: ToolUses) -> None:
         """/compare's difference line: the model judges the two answers (stored with the
         ReAct lane). Stopping the run drops it; a failed call leaves the cost line alone."""
         view.judging = True
         stepped("react", None)
         asked = asyncio.ensure_future(judge(
             q.text, view.answers["plain"], view.answers["react"], client=self.client,
-            lang=detect_lang(q.text)))
+            lang=detect_lang(q.text), calls=uses.calls))
         stopped = asyncio.ensure_future(active.cancel.wait())
         try:
             await asyncio.wait((asked, stopped), return_when=asyncio.FIRST_COMPLETED)

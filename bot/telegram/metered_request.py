@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.runs.metrics import Metrics
 from bot.telegram.delivery.telegram_request import AiohttpRequest
+
+METHOD = re.compile(r"[A-Za-z]{1,64}")
+FILE_LABEL = "(file)"
+
+
+def method_label(url: str) -> str:
+    """The Bot API method a call's URL names (`…/bot<token>/sendMessage`); a file's download
+    (`…/file/bot<token>/documents/file_7.md`) is one label for all files, so /metrics never
+    shows a path nor grows a series per file."""
+    head, _, name = url.rpartition("/")
+    if head.rpartition("/")[2].startswith("bot") and METHOD.fullmatch(name):
+        return name
+    return FILE_LABEL
 
 
 class MeteredRequest(AiohttpRequest):
@@ -17,7 +31,7 @@ class MeteredRequest(AiohttpRequest):
 
     async def do_request(self, url: str, method: str, *args: Any,
                          **kwargs: Any) -> tuple[int, bytes]:
-        name = url.rsplit("/", 1)[-1]  # the Bot API method; the URL before it holds the token
+        name = method_label(url)
         self.metrics.telegram_call(name)
         code, payload = await super().do_request(url, method, *args, **kwargs)
         if code == 429:

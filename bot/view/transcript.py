@@ -35,6 +35,7 @@ from agent.events import (
     ThoughtDelta,
 )
 from agent.lang import Lang
+from agent.ledger import Entry
 from bot.store.records import RunRecord
 
 Mode = Literal["ask", "plain", "compare"]
@@ -141,7 +142,9 @@ class Transcript:
     answer_final: bool = False
     unparsed: bool = False
     unfounded: tuple[str, ...] = ()
-    """The final answer's figures that no observation, the question or the history holds."""
+    """The final answer's figures that nothing backs."""
+    ledger: tuple[Entry, ...] = ()
+    """What backs each figure of the final answer (empty for runs stored before)."""
     finished: RunFinished | None = None
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
@@ -221,6 +224,7 @@ class Transcript:
                 view.draft = ""
             self.answer_model = event.model or self.answer_model
             self.unfounded = event.unfounded
+            self.ledger = event.ledger
         elif isinstance(event, Proposed):
             self._round(event.round).steps.append(
                 ToolStep(event.call_id, event.tool, event.arguments, awaiting=True))

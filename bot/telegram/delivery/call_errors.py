@@ -3,12 +3,11 @@ or its message gone?
 
 An edit, a delete or an answer to a button tap does the same thing twice as once, so any
 network error may be retried. A send does not: if Telegram carried it out and only the
-reply was lost, a second try shows a second copy of the message. python-telegram-bot's
-HTTPXRequest raises `TimedOut` or `NetworkError` *from* httpx's exception, so `__cause__`
-tells the cases apart: without a connection (refused, unreachable, connect or pool timeout)
-nothing was written, and an error status (a JSON 5xx, a proxy's 502 page) is an answer saying
-the call failed. After the request went out (read timeout, reset, a server that closed the
-connection, a failed write) it may have been carried out.
+reply was lost, a second try shows a second copy of the message. The bot's request class
+(telegram_request.py) raises `TimedOut` or `NetworkError` *from* a WireError, whose kind
+(agent/wire_errors.py) tells the cases apart: surely not sent (no connection), maybe sent or
+timed out (after the request went out). An error status (a JSON 5xx, a proxy's 502 page) is
+PTB's NetworkError with no WireError behind it: an answer refusing the call.
 
 A 400 says a message is gone only in Telegram's own words ("message to edit not found":
 someone deleted it; "chat not found": no one to write to). Any other 400 refuses that one
@@ -20,11 +19,9 @@ from __future__ import annotations
 import datetime as dtm
 from typing import Literal
 
-import httpx
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
-NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-"""httpx's errors raised before any byte of the request was written."""
+from agent.wire_errors import WireError, WireFailure
 
 
 class Refused(Exception):
@@ -52,19 +49,27 @@ class ReplyLost(Exception):
     the chat, and its id is unknown."""
 
 
+def failure(err: NetworkError) -> WireFailure:
+    """What the failed call's `err` says, in Glassbox's words."""
+    cause = err.__cause__
+    if isinstance(cause, WireError):
+        return cause.kind
+    if cause is None or isinstance(cause, TelegramError):
+        return WireFailure.REFUSED  # Telegram (or a proxy before it) answered: it failed
+    return WireFailure.MAYBE_SENT  # something failed in the request class: it may have gone
+
+
 def never_reached(err: NetworkError) -> bool:
     """Whether the failed call surely was not carried out, so making it again cannot do it
     twice."""
-    cause = err.__cause__
-    if isinstance(cause, httpx.HTTPError):
-        return isinstance(cause, NOT_SENT)
-    return cause is None or isinstance(cause, TelegramError)  # Telegram answered: it failed
+    return not failure(err).may_have_happened
 
 
 def describe(err: NetworkError) -> str:
-    """The error with httpx's exception named (PTB's `TimedOut` alone says only "Timed out")."""
-    cause = err.__cause__
-    return f"{err} ({type(cause).__name__})" if isinstance(cause, httpx.HTTPError) else str(err)
+    """The error, with what it means for the call if PTB's text does not say it."""
+    text = str(err)
+    kind = failure(err)
+    return text if kind in text else f"{text} ({kind})"
 
 
 def retry_after_s(err: RetryAfter) -> float:

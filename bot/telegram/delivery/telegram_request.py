@@ -1,27 +1,29 @@
 """python-telegram-bot's requests straight on aiohttp: PTB's documented way to bring one's
 own HTTP library (a `BaseRequest`).
 
-Through PTB's HTTPXRequest (even with httpx on aiohttp: agent/http_transport.py) a Bot API
+Through PTB's HTTPXRequest (even with httpx on aiohttp) a Bot API
 call built an httpx request, parsed its URL, encoded its form, ran it through httpx's
 client (auth, redirects, cookies) and wrapped the reply: py-spy under `bench --scale` put
-half of each call's CPU there (issue 16). Here a call is one aiohttp request. Its failures
-come out as HTTPXRequest's do: `TimedOut` or `NetworkError` raised *from* the httpx error
-httpcore raises for the same event (`agent.http_transport.httpx_error`), so
-bot/telegram/delivery/call_errors reads them unchanged (a refused connection is a `ConnectError`:
-nothing was sent).
+half of each call's CPU there. Here a call is one aiohttp request. A failure on the wire
+is raised as PTB's `TimedOut` (a timeout) or `NetworkError`, *from* a WireError that says in
+Glassbox's words whether the call was surely not sent (agent/wire_errors.py), which
+bot/telegram/delivery/call_errors reads.
 """
 
 from __future__ import annotations
 
 import aiohttp
-import httpx
-from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
-from agent.http_transport import EnvProxies, httpx_error, open_session
+from agent.http_session import EnvProxies, open_session
+from agent.wire_errors import WireError, failure_of
 
 _JSON = {"Content-Type": "application/json"}
+
+Timeout = float | None | object
+"""A call's timeout as PTB passes it: seconds, None (none), or `BaseRequest.DEFAULT_NONE`
+(the request's own default)."""
 
 
 class AiohttpRequest(BaseRequest):
@@ -63,39 +65,36 @@ class AiohttpRequest(BaseRequest):
         url: str,
         method: str,
         request_data: RequestData | None = None,
-        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        read_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        write_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        connect_timeout: Timeout = BaseRequest.DEFAULT_NONE,
+        pool_timeout: Timeout = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         read = _given(read_timeout, self._read)
         connect, pool = _given(connect_timeout, self._connect), _given(pool_timeout, self._pool)
         timeout = aiohttp.ClientTimeout(  # `connect` covers waiting for a free connection too
             total=None, sock_read=read, sock_connect=connect,
             connect=None if connect is None or pool is None else connect + pool)
-        reading = False
         try:
             body = _body(request_data)
             proxy, proxy_auth = self._proxy(url)
             async with self._open().request(
                     method, url, data=body, timeout=timeout, proxy=proxy, proxy_auth=proxy_auth,
                     headers=_JSON if isinstance(body, bytes) else None) as response:
-                reading = True
                 return response.status, await response.read()
         except Exception as err:
-            kind = httpx_error(err, reading=reading)
+            kind = failure_of(err)
             if kind is None:
                 raise
-            cause = kind(str(err) or type(err).__name__)
-            cause.__cause__ = err
-            if isinstance(cause, httpx.TimeoutException):
-                raise TimedOut from cause
-            raise NetworkError(f"httpx.{kind.__name__}: {err}") from cause
+            cause = WireError(kind, err)
+            if isinstance(err, TimeoutError):
+                raise TimedOut(f"Timed out: {cause}") from cause
+            raise NetworkError(str(cause)) from cause
 
 
-def _given(value: ODVInput[float], default: float | None) -> float | None:
+def _given(value: Timeout, default: float | None) -> float | None:
     """A call's own timeout (None: none), or the request's default if it gave none."""
-    return default if isinstance(value, type(BaseRequest.DEFAULT_NONE)) else value
+    return value if value is None or isinstance(value, float | int) else default
 
 
 def _body(data: RequestData | None) -> bytes | aiohttp.FormData | None:

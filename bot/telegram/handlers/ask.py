@@ -12,6 +12,7 @@ from bot.runs.ask import MAX_QUESTION_CHARS, Ask, Busy, Refusal, visible
 from bot.runs.quota import OverBudget, RateLimited
 from bot.store.records import RunRecord
 from bot.telegram.context import Context
+from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, lang_of, sender_of, tap_lang, words_lang
 from bot.telegram.live_run import ChatRun
 from bot.view.buttons import Button
@@ -42,7 +43,9 @@ async def help_command(update: Update, context: Context) -> None:
     msg, sender = update.effective_message, sender_of(update)
     assert msg is not None
     lang = await words_lang(context, msg.chat_id, sender.lang)
-    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(lang, "help"))
+    command = (msg.text or "/help").split(maxsplit=1)[0].lstrip("/").split("@", 1)[0]
+    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(lang, "help"),
+                                Notice.HELP, command.lower()[:32])
 
 
 async def ask_command(update: Update, context: Context) -> None:
@@ -89,14 +92,15 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     question, parent = await _resolve(context, msg if replies_count else None, typed)
     reply_to = msg.message_id
 
-    async def notice(html: str) -> None:
-        await context.outbox.notice(msg.chat_id, reply_to, sender.id, html)
+    async def notice(html: str, kind: Notice) -> None:
+        await context.outbox.notice(msg.chat_id, reply_to, sender.id, html, kind,
+                                    command or mode)
 
     if not visible(question):
-        await notice(text(lang, "usage", command=command or mode))
+        await notice(text(lang, "usage", command=command or mode), Notice.USAGE)
         return
     if len(question) > MAX_QUESTION_CHARS:
-        await notice(text(lang, "too_long", length=len(question)))
+        await notice(text(lang, "too_long", length=len(question)), Notice.TOO_LONG)
         return
     question = question.strip()
     chat_run = ChatRun(context.runs, context.outbox, context.parts.typing, msg.chat_id,
@@ -107,7 +111,8 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
         user_name=sender.name, lang=chat.run_lang(question, sender.lang), follows=parent,
         planner=planner, chat=chat), chat_run)
     if not isinstance(started, Active):
-        await notice(refusal_text(started, lang))
+        await notice(refusal_text(started, lang),
+                     Notice.BUSY if isinstance(started, Busy) else Notice.QUOTA)
 
 
 def refusal_text(refused: Refusal, lang: Lang) -> str:
@@ -169,7 +174,7 @@ async def stop_command(update: Update, context: Context) -> None:
     if active is None:
         lang = await words_lang(context, msg.chat_id, sender.lang)
         await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
-                                    text(lang, "nothing_to_stop"))
+                                    text(lang, "nothing_to_stop"), Notice.NOTHING_TO_STOP)
         return
     active.stop()
 
