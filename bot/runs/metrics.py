@@ -61,7 +61,7 @@ class Metrics:
         self._group_waits = self.pacer_wait.labels("group")
         self._private_waits = self.pacer_wait.labels("private")
         """Labelled children found once (and `_calls` per method): `labels()` takes a lock and
-        checks its values each time, and every Bot API call and pacer turn asks (issue 16)."""
+        checks its values each time, and every Bot API call and pacer turn asks."""
         self._lanes_started: dict[tuple[int, str], float] = {}
 
     def telegram_call(self, method: str) -> None:
