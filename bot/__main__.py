@@ -12,6 +12,7 @@ from agent.settings import SettingsError, load_settings
 from bot.app import build_app, setup_logging
 from bot.delivery.pacer import Limits
 from bot.settings import BotSettings
+from bot.store.db import DatabaseUnreachable
 from bot.web import serve
 
 log = logging.getLogger("bot")
@@ -29,7 +30,7 @@ def main(limits: Limits | None = None) -> int:
     token = settings.telegram_bot_token.get_secret_value()
     try:
         serve.run(build_app(settings, limits=limits), settings)
-    except serve.PortInUse as err:
+    except (serve.PortInUse, DatabaseUnreachable) as err:
         return _stop(f"Glassbox cannot start: {err}.")
     except InvalidToken:
         return _stop(f"Glassbox cannot start: Telegram rejected TELEGRAM_BOT_TOKEN "

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from telegram import Update
 from telegram.error import Conflict, NetworkError
@@ -18,7 +19,7 @@ from telegram.ext import Application, ApplicationBuilder
 from agent.model import ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
-from agent.tools.notes_index import SqliteNotesIndex
+from agent.tools.notes_index import CourseNotes
 from bot.context import CONTEXT_TYPES, BotData, Context, Parts
 from bot.delivery.outbox import Outbox
 from bot.delivery.pacer import Limits, Pacer
@@ -55,7 +56,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
     metrics = Metrics()
 
     async def post_init(app: App) -> None:
-        store = await Store.open(settings.database_path)
+        store = await Store.open(settings.database())
         chosen = tools
         if chosen is None:
             extra.notes = await open_notes_index(store, settings.notes_dir)
@@ -152,7 +153,7 @@ class _Extras:
     """What post_init opens beside the parts, for post_shutdown to close."""
 
     toolbox: Toolbox | None = None
-    notes: SqliteNotesIndex | None = None
+    notes: CourseNotes | None = None
     pruning: asyncio.Task[None] | None = None
 
 
@@ -237,7 +238,8 @@ def setup_logging(settings: BotSettings) -> Redact:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its INFO lines hold the bot URL
     logging.getLogger("telegram.ext").addFilter(_not_bootstrap_abort)
     redact = Redact([settings.telegram_bot_token.get_secret_value(),
-                     settings.openai_api_key.get_secret_value()])
+                     settings.openai_api_key.get_secret_value(),
+                     urlsplit(settings.database_url.get_secret_value()).password or ""])
     for handler in logging.getLogger().handlers:
         handler.addFilter(redact)
     return redact

@@ -9,7 +9,7 @@ from typing import Any
 
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
-from agent.tools.notes_index import SqliteNotesIndex
+from agent.tools.notes_index import CourseNotes
 from bot.delivery.outbox import Outbox
 from bot.examples import Example
 from bot.runs.admins import Admins
@@ -34,7 +34,7 @@ class Parts:
     examples: tuple[Example, ...]
     searches: Cooldowns | None = None
     """/history lists per sender (HISTORY_RATE_LIMIT); None: no limit."""
-    notes: SqliteNotesIndex | None = None
+    notes: CourseNotes | None = None
     """The course-notes index (/notes uploads); None when search_notes is off."""
 
     async def chat_settings(self, chat_id: int) -> ChatSettings:

@@ -15,10 +15,19 @@ from agent import AgentSettings, ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
 from tests.botkit import SCALE, Glassbox, people, running
+from tests.dbkit import BACKENDS, Target, database
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.tools import open_toolbox
 from tests.kit import agent_settings
+
+
+@pytest.fixture(params=BACKENDS)
+async def db_target(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Target]:
+    """Where a test's store lives, once for each backend: a SQLite file in tmp_path, then a
+    fresh PostgreSQL database (tests/dbkit.py)."""
+    async with database(request.param, tmp_path / "data" / "glassbox.sqlite3") as target:
+        yield target
 
 
 @pytest.fixture
