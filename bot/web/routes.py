@@ -10,12 +10,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bot.app import App
+from bot.runs.metrics import CONTENT_TYPE
 from bot.settings import BotSettings
+from bot.telegram.app import App
+from bot.telegram.webhook import webhook, webhook_path
 from bot.web.api import api_routes
 from bot.web.board import board_routes
-from bot.web.metrics import CONTENT_TYPE
-from bot.web.webhook import webhook, webhook_path
 
 
 def glassbox_version() -> str:

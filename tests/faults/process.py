@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -35,6 +36,11 @@ def listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
+def _soft_files(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE,
+                       (limit, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+
 @dataclass
 class BotProcess:
     proc: subprocess.Popen[bytes]
@@ -51,11 +57,12 @@ class BotProcess:
 
 
 @contextlib.contextmanager
-def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path,
-                **env: str) -> Iterator[BotProcess]:
+def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path, *,
+                open_files: int | None = None, **env: str) -> Iterator[BotProcess]:
     """Start `python -m bot` in `workdir` (the database is `workdir/g.sqlite3`) with the
-    calculator as its only tool and no HTTP server; `env` adds or overrides settings. Killed
-    if still running."""
+    calculator as its only tool and no HTTP server; `env` adds or overrides settings;
+    `open_files`: its soft limit of open files (as a shell's `ulimit -n` sets it). Killed if
+    still running."""
     values = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT),
               "TELEGRAM_BOT_TOKEN": tg.token, "TELEGRAM_API_BASE_URL": tg.base_url,
               "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
@@ -64,7 +71,9 @@ def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path,
     log = workdir / f"bot-{next(_runs)}.log"
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=workdir, env=values,
-                                stdout=out, stderr=subprocess.STDOUT)
+                                stdout=out, stderr=subprocess.STDOUT,
+                                preexec_fn=None if open_files is None
+                                else lambda: _soft_files(open_files))
     try:
         yield BotProcess(proc, log)
     finally:

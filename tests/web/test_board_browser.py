@@ -5,6 +5,7 @@ the next step until space, text is projector size at 1280×720. Screenshots go t
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -88,6 +89,33 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
             await page.screenshot(path=str(GALLERY / "board-compare-live.png"))
             await page.wait_for_selector(".difference", timeout=20000)
             await page.wait_for_selector(".judgement b", timeout=20000)
+            await page.wait_for_function(
+                '() => document.querySelector("article.run").dataset.status === "done"')
+            await page.wait_for_timeout(300)  # the last frame drawn and scrolled
+            # The end at the default size: both answers side by side at the top, each under
+            # its label, and the judgement below them, all on the one screen.
+            boxes = await page.evaluate("""() => [
+                '.answers [data-lane="plain"] .step.answer',
+                '.answers [data-lane="react"] .step.answer', '.judgement', '.difference']
+                .map(s => { const r = document.querySelector(s).getBoundingClientRect();
+                            return [r.left, r.top, r.bottom]; })""")
+            assert all(top >= 0 and bottom <= 720 for _, top, bottom in boxes), boxes
+            await page.screenshot(path=str(GALLERY / "board-compare-end.png"))  # followed
+            cells = await page.eval_on_selector_all(
+                ".answers > .cell", "cs => cs.map(c => c.getBoundingClientRect().top)")
+            assert boxes[1][0] > boxes[0][0] + 300 and len(set(cells)) == 1  # side by side
+            assert boxes[1][2] < boxes[2][1] < boxes[3][1]  # answers, judgement, cost
+            labels = await page.inner_text(".answers")
+            assert "🧠 Model alone" in labels and "🔍 ReAct (with tools)" in labels
+            marked = await page.eval_on_selector_all(
+                ".answers mark.differs",
+                "ms => ms.map(m => [m.closest('[data-lane]').dataset.lane, m.textContent])")
+            assert marked == [["plain", "00"], ["react", "21"], ["react", "6"]]  # 400 / 421.6
+            quiet = await page.eval_on_selector(
+                ".difference", "e => parseFloat(getComputedStyle(e).fontSize)")
+            loud = await page.eval_on_selector(
+                ".judgement", "e => parseFloat(getComputedStyle(e).fontSize)")
+            assert quiet < loud  # the cost line is quieter than the judgement
             columns = await page.eval_on_selector_all(
                 ".lanes.two > .lane", "lanes => lanes.map(l => l.getBoundingClientRect().x)")
             assert len(columns) == 2 and columns[1] > columns[0] + 300  # side by side
@@ -96,7 +124,6 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
             size = await page.eval_on_selector(
                 ".step.answer .text", "e => parseFloat(getComputedStyle(e).fontSize)")
             assert size >= 28
-            await page.screenshot(path=str(GALLERY / "board-compare-end.png"))  # followed
             await page.evaluate("window.scrollTo(0, 0)")
             await page.screenshot(path=str(GALLERY / "board-compare.png"))
             await web.gb.answer_to(GROUP, asked)
@@ -123,6 +150,15 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
                 '[data-lane="react"] .step', "s => s.map(e => e.hidden)")
             assert hidden and all(hidden)
             assert await page.is_visible('[data-lane="react"] .next')
+            # The run ends while its steps are held back: nothing on the page tells how.
+            await page.wait_for_function(
+                """() => document.querySelector("article.run").dataset.n === "2"
+                    && document.querySelector("article.run").dataset.status === "done"
+                    && document.querySelector(".difference")""", timeout=20000)
+            text = await page.evaluate("document.body.innerText")
+            for spoiler in (r"\bdone\b", r"\d\s*(ms|s)\b", r"\d+ rounds?\b", r"tokens?\b",
+                            "judgement", "No tools → ReAct", "421"):
+                assert not re.search(spoiler, text, re.IGNORECASE), (spoiler, text)
             await page.screenshot(path=str(GALLERY / "board-reveal.png"))
             await page.keyboard.press(" ")
             assert await page.is_visible('[data-lane="react"] .step[data-step="0"]')

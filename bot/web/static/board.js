@@ -46,6 +46,8 @@
 
   function draw() {
     const follow = atEnd();  // a board left at the end keeps showing the newest step
+    const before = main.querySelector("article.run");
+    const was = before ? before.dataset.n + ":" + before.dataset.status : "";
     const html = state.html.get(state.shown);
     if (html === undefined) {
       main.innerHTML = "";
@@ -58,17 +60,30 @@
       hideUnrevealed();
     }
     drawBar();
-    if (follow) window.scrollTo(0, document.documentElement.scrollHeight);
+    const run = main.querySelector("article.run");
+    const ended = run && run.dataset.mode === "compare" && run.dataset.status !== "running";
+    if (ended) {  // a /compare's end: both answers and the judgement, at the top
+      if (was !== run.dataset.n + ":" + run.dataset.status) window.scrollTo(0, 0);
+    } else if (follow) window.scrollTo(0, document.documentElement.scrollHeight);
+  }
+
+  function laneSteps(name) {  // a lane's steps in the order they came: chain, then answer
+    return [...main.querySelectorAll('[data-lane="' + name + '"] .step')]
+      .sort((a, b) => Number(a.dataset.step) - Number(b.dataset.step));
   }
 
   function hideUnrevealed() {
-    for (const lane of main.querySelectorAll(".lane")) {
-      const steps = lane.querySelectorAll(".step");
-      const key = state.shown + ":" + lane.dataset.lane;
+    const names = new Set([...main.querySelectorAll("[data-lane]")].map((e) => e.dataset.lane));
+    let holding = false;
+    for (const name of names) {
+      const steps = laneSteps(name);
+      const lane = main.querySelector('.lane[data-lane="' + name + '"]');
+      const key = state.shown + ":" + name;
       if (!state.reveal) { state.revealed.set(key, steps.length); continue; }
       const shown = state.revealed.get(key) ?? 0;
       let hidden = 0;
       steps.forEach((step, i) => { step.hidden = i >= shown; if (i >= shown) hidden++; });
+      holding = holding || hidden > 0;
       for (const heading of lane.querySelectorAll(".round")) {  // a round shows with a step
         let el = heading.nextElementSibling;
         let shows = false;
@@ -83,10 +98,15 @@
         next.className = "next";
         next.textContent = body.dataset.next;
         const last = shown > 0 ? steps[shown - 1] : null;
-        if (last) last.after(next); else (lane.querySelector("h2") ?
-          lane.querySelector("h2").after(next) : lane.prepend(next));
+        if (last && lane.contains(last)) last.after(next); else if (last) lane.append(next);
+        else (lane.querySelector("h2") ? lane.querySelector("h2").after(next)
+          : lane.prepend(next));
       }
     }
+    // Nothing tells the class how it ends before the last step is shown: no status, figures,
+    // judgement or cost; the chains stay open to show the steps as they come.
+    for (const el of main.querySelectorAll(".ending")) el.hidden = holding;
+    if (holding) for (const d of main.querySelectorAll("details.chains")) d.open = true;
   }
 
   async function show(n) {
@@ -142,7 +162,7 @@
     else if (key === " " && state.reveal) {
       for (const lane of main.querySelectorAll(".lane")) {
         const k = state.shown + ":" + lane.dataset.lane;
-        const total = lane.querySelectorAll(".step").length;
+        const total = laneSteps(lane.dataset.lane).length;
         state.revealed.set(k, Math.min(total, (state.revealed.get(k) ?? 0) + 1));
       }
       draw();
