@@ -51,12 +51,12 @@ def _ranked_sql(table: _Table) -> str:
 
     Each English word and Chinese piece weighs as bm25's idf does on SQLite (a word in few
     passages counts more), times 2 where the heading holds it and 1 where the body does."""
-    mine = "scope = q.scope" if table.scoped else "TRUE"
+    mine = f"{table.name}.scope = q.wanted" if table.scoped else "TRUE"
     english = "words @@ to_tsquery('english', t || '{}')"
     return f"""
         WITH q AS (
             SELECT ?::text[] AS english, ?::text[] AS chinese, ?::text[] AS short,
-                   ?::bigint AS scope),
+                   ?::bigint AS wanted),
         mine AS (SELECT {table.name}.* FROM {table.name}, q WHERE {mine}),
         total AS (SELECT count(*)::float8 AS n FROM mine),
         e AS (SELECT t, ln(1 + (total.n - df + 0.5) / (df + 0.5)) AS w FROM (
