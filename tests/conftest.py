@@ -79,9 +79,16 @@ def gb_tools() -> Sequence[Tool] | None:
 
 
 @pytest.fixture
+def gb_database(tmp_path: Path) -> Target:
+    """Where `gb` keeps its store: a SQLite file in tmp_path. A module whose tests run on
+    both backends overrides it to ask for `db_target`."""
+    return tmp_path / "g.sqlite3"
+
+
+@pytest.fixture
 async def gb(fake_telegram: FakeTelegram, fake_model: FakeModel,
-             gb_tools: Sequence[Tool] | None, tmp_path: Path) -> AsyncIterator[Glassbox]:
-    """Glassbox running against `fake_telegram` and `fake_model`, its database in tmp_path."""
-    async with running(fake_telegram, fake_model, tmp_path / "g.sqlite3",
+             gb_tools: Sequence[Tool] | None, gb_database: Target) -> AsyncIterator[Glassbox]:
+    """Glassbox running against `fake_telegram` and `fake_model`, its store at `gb_database`."""
+    async with running(fake_telegram, fake_model, gb_database,
                        tools=gb_tools) as glassbox:
         yield glassbox
