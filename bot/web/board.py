@@ -72,7 +72,9 @@ def board_routes(app: App) -> list[BaseRoute]:
         if found is None:
             return _gone()
         hub.opened(found[1])
-        return HTMLResponse(board_page(request.path_params["token"], _lang(request)),
+        lead = request.query_params.get("lead", "")
+        return HTMLResponse(board_page(request.path_params["token"], _lang(request),
+                                       int(lead) if lead.isdigit() and len(lead) < 20 else None),
                             headers={"Cache-Control": "no-store", **PAGE_HEADERS})
 
     async def stored_run(request: Request) -> Response:
@@ -182,5 +184,6 @@ def _run_data(record: RunRecord, view: View, status: str, lang: Lang) -> dict[st
 
 def _list(runs: tuple[RunRecord, ...]) -> dict[str, Any]:
     return {"runs": [{"n": r.n, "question": r.question[:120], "mode": r.mode,
-                      "status": r.status, "user": r.user_name} for r in runs]}
+                      "status": r.status, "user": r.user_name, "uid": r.user_id}
+                     for r in runs]}
 
