@@ -380,7 +380,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "mode_compare": ("对比", "compare"),
     "lane_plain": ("仅模型（不用工具）", "Model alone (no tools)"),
     "lane_react": ("ReAct（使用工具）", "ReAct (with tools)"),
-    # --- The class board (bot/view/web.py) ---
+    # --- The class board (bot/view/board_html.py) ---
     "board_title": ("Glassbox 课堂看板", "Glassbox class board"),
     "board_waiting": ("等待本聊天的问题…（/ask 或 /compare）",
                       "Waiting for a question in this chat… (/ask or /compare)"),
