@@ -71,7 +71,7 @@ class BotSettings(AgentSettings):
     """Step mode: a pause nobody decides within this many seconds stops the run."""
 
 
-    # --- Abuse and access (issue 7) ---
+    # --- Abuse and access ---
     user_rate_limit: Annotated[RateLimit | None, NoDecode] = RateLimit(5, 600)
     """Questions one user may start per window (USER_RATE_LIMIT=5/10m); None: no limit."""
     chat_daily_token_budget: int | None = Field(default=1_000_000, ge=1)
@@ -82,7 +82,7 @@ class BotSettings(AgentSettings):
 
     max_concurrent_runs: int = Field(default=100, ge=1)
     """Runs at once (MAX_CONCURRENT_RUNS); past it questions queue, fair across chats
-    (issue 16: measured in bench/scale.py, docs/scaling.md)."""
+    (measured in bench/scale.py, docs/scaling.md)."""
 
     @field_validator("user_rate_limit", "history_rate_limit", mode="before")
     @classmethod

@@ -19,9 +19,10 @@ from agent.events import Event
 from agent.lang import Lang
 from bot.runs.active import Active
 from bot.runs.quota import OverBudget, RateLimited
+from bot.store.kinds import RunMode
 from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
-from bot.view.transcript import Mode, View
+from bot.view.transcript import View
 
 MAX_QUESTION_CHARS = 2000
 """A longer question is refused before anything runs, by every front end."""
@@ -36,7 +37,7 @@ def visible(question: str) -> bool:
 class Ask:
     """One question, as a front end hands it to the run service."""
 
-    mode: Mode
+    mode: RunMode
     text: str
     chat_id: int
     """The conversation it belongs to (its runs, its budget, its /settings)."""

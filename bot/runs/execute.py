@@ -33,12 +33,13 @@ from bot.runs.quota import refusal
 from bot.runs.step import Pauses
 from bot.runs.thread_history import thread_history
 from bot.settings import BotSettings
+from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
 from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
 from bot.view.i18n import text
-from bot.view.transcript import Mode, View
+from bot.view.transcript import View
 
 log = logging.getLogger(__name__)
 NO_USAGE = Usage()
@@ -48,7 +49,7 @@ NO_USAGE = Usage()
 class Question:
     """An `Ask` as the service runs it: with its thread's history resolved."""
 
-    mode: Mode
+    mode: RunMode
     text: str
     chat_id: int
     user_id: int
@@ -142,7 +143,7 @@ class Runs:
         try:
             uses = ToolUses(self.tools)
             async for lane, event in self._events(q, active, gate):
-                if lane == "react":
+                if lane == Lane.REACT:
                     uses.add(event)
                 view.apply(lane, event)
                 self.listeners.run_event(record, lane, event)
@@ -157,7 +158,8 @@ class Runs:
             view.add_notice(text(q.lang, "failed"))
             end = RunFinished(round=0, status="error")
         await steps.flush()
-        status = "interrupted" if active.interrupted and end.status == "cancelled" else end.status
+        status = (RunStatus.INTERRUPTED if active.interrupted and end.status == RunStatus.CANCELLED
+                  else RunStatus(end.status))
         await self.store.finish(record.id, status=status, usage=end.usage + q.history_usage,
                                 duration_ms=end.duration_ms,
                                 answer="\n\n".join(view.answers.values()))
@@ -169,9 +171,9 @@ class Runs:
         """/compare's difference line: the model judges the two answers (stored with the
         ReAct lane). Stopping the run drops it; a failed call leaves the cost line alone."""
         view.judging = True
-        stepped("react", None)
+        stepped(Lane.REACT, None)
         asked = asyncio.ensure_future(judge(
-            q.text, view.answers["plain"], view.answers["react"], client=self.client,
+            q.text, view.answers[Lane.PLAIN], view.answers[Lane.REACT], client=self.client,
             lang=detect_lang(q.text), calls=uses.calls))
         stopped = asyncio.ensure_future(active.cancel.wait())
         try:
@@ -187,12 +189,12 @@ class Runs:
             return
         judgement = asked.result()
         if judgement is not None:
-            view.apply("react", judgement)
-            await self.store.append(record.id, judgement, lane="react")
-            self.listeners.run_event(record, "react", judgement)
-            stepped("react", judgement)
+            view.apply(Lane.REACT, judgement)
+            await self.store.append(record.id, judgement, lane=Lane.REACT)
+            self.listeners.run_event(record, Lane.REACT, judgement)
+            stepped(Lane.REACT, judgement)
         else:
-            stepped("react", None)
+            stepped(Lane.REACT, None)
 
     def _events(self, q: Question, active: Active,
                 gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
@@ -202,11 +204,12 @@ class Runs:
         common = {"client": self.client, "settings": settings, "history": q.history,
                   "cancel": active.cancel, "lang": q.lang}
         lanes: dict[str, AsyncIterator[Event]] = {}
-        if q.mode in ("plain", "compare"):
-            lanes["plain" if q.mode == "compare" else "main"] = run_plain(
+        compare = q.mode == RunMode.COMPARE
+        if q.mode in (RunMode.PLAIN, RunMode.COMPARE):
+            lanes[Lane.PLAIN if compare else Lane.MAIN] = run_plain(
                 q.text, **{**common, "client": self.answer_client or self.client})
-        if q.mode in ("ask", "compare"):
-            lanes["react" if q.mode == "compare" else "main"] = run_react(
+        if q.mode in (RunMode.ASK, RunMode.COMPARE):
+            lanes[Lane.REACT if compare else Lane.MAIN] = run_react(
                 q.text, tools=tools, planner=q.planner, gate=gate,
                 answer_client=self.answer_client, **common)
         return _merged(lanes)

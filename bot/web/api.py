@@ -26,14 +26,16 @@ from starlette.routing import BaseRoute, Route
 from agent.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import detect_lang
+from agent.model_errors import ModelErrorKind
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy, Refusal
 from bot.runs.quota import OverBudget, RateLimited
 from bot.runs.services import Services, Shared
 from bot.settings import BotSettings
+from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.records import RunRecord, Scope
 from bot.store.web import API_CHAT_BASE, WebStore
-from bot.view.transcript import Mode, View, replay, without_glassbox_notes
+from bot.view.transcript import View, replay, without_glassbox_notes
 from bot.view.when import wait_text
 from bot.web.bodies import MAX_STORED_ID, PAGE, ApiError, ChatBody, chat_body
 from bot.web.openapi import OPENAPI
@@ -41,8 +43,9 @@ from bot.web.shapes import STORED_MODES, api_mode, run_json, sse
 
 log = logging.getLogger(__name__)
 
-MODEL_DOWN = {"connection", "timeout", "server", "rate_limit", "model_not_found", "auth",
-              "quota"}
+MODEL_DOWN = frozenset({ModelErrorKind.CONNECTION, ModelErrorKind.TIMEOUT, ModelErrorKind.SERVER,
+                        ModelErrorKind.RATE_LIMIT, ModelErrorKind.MODEL_NOT_FOUND,
+                        ModelErrorKind.AUTH, ModelErrorKind.QUOTA})
 """RunFinished.error_kind values that mean the model is unavailable (503), not the question."""
 
 
@@ -81,10 +84,10 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
             number = 0
             while (item := await run.heard.get()) is not None:
                 lane, event = item
-                if isinstance(event, RunFinished) and run.mode != "compare":
+                if isinstance(event, RunFinished) and run.mode != RunMode.COMPARE:
                     continue  # the run's own run_finished closes the stream
                 data = event.to_dict()
-                if run.mode == "compare":
+                if run.mode == RunMode.COMPARE:
                     data["lane"] = lane
                 number += 1
                 yield sse(number, event.type, data)
@@ -189,7 +192,7 @@ class _ApiRun:
     """The run service's `Front` for one API question: the run's record and view for the
     answer, its events for a stream (`heard`, None after the last), its session."""
 
-    def __init__(self, web: WebStore, session_id: str, mode: Mode, *, stream: bool) -> None:
+    def __init__(self, web: WebStore, session_id: str, mode: RunMode, *, stream: bool) -> None:
         self.web, self.session_id, self.mode = web, session_id, mode
         self.heard: asyncio.Queue[tuple[str, Event] | None] | None = (
             asyncio.Queue() if stream else None)
@@ -231,8 +234,8 @@ def _answer(run: _ApiRun, status: str, steps: bool) -> Response:
     end = run.view.outcome()
     data = run_json(run.record, run.view, status, run.session_id, steps=steps,
                     usage=end.usage, duration_ms=end.duration_ms)
-    finished = run.view.finished.get("react") or run.view.finished.get("main")
-    if status == "error" and finished is not None and finished.error_kind in MODEL_DOWN:
+    finished = run.view.finished.get(Lane.REACT) or run.view.finished.get(Lane.MAIN)
+    if status == RunStatus.ERROR and finished is not None and finished.error_kind in MODEL_DOWN:
         return JSONResponse({"error": {"status": 503, "code": "model_unavailable",
                                        "message": finished.reason or "The model could not "
                                        "be reached."}, "run": data},
