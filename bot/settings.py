@@ -61,6 +61,10 @@ class BotSettings(AgentSettings):
     (the bot sets the webhook at every start, so it never needs to be known elsewhere)."""
     database_path: Path = Path("data/glassbox.sqlite3")
     """The bot's SQLite file: transcripts, and the course-notes index search_notes uses."""
+    database_url: SecretStr = SecretStr("")
+    """`postgresql://…` (or `postgres://…`, as PaaS platforms set it): the whole store on
+    that PostgreSQL server instead, so it survives a redeploy; empty: SQLite at
+    DATABASE_PATH."""
     transcript_retention_days: int | None = Field(default=None, ge=1)
     """Runs older than this are deleted once a day; empty keeps them forever."""
     step_timeout_s: float = Field(default=300.0, gt=0)
@@ -122,6 +126,18 @@ class BotSettings(AgentSettings):
                                                          value.get_secret_value()):
             raise ValueError("expected 1 to 256 characters of A-Z, a-z, 0-9, _ and -")
         return value
+
+    @field_validator("database_url", mode="after")
+    @classmethod
+    def _database_url(cls, value: SecretStr) -> SecretStr:
+        url = value.get_secret_value().strip()
+        if url and not url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("expected a postgresql:// or postgres:// URL, or nothing")
+        return SecretStr(url)
+
+    def database(self) -> Path | str:
+        """Where the store lives: DATABASE_URL when set, else the file DATABASE_PATH."""
+        return self.database_url.get_secret_value() or self.database_path
 
     @model_validator(mode="after")
     def _webhook(self) -> BotSettings:

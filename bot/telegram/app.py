@@ -9,6 +9,7 @@ import gc
 import logging
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from telegram import Update
 from telegram.error import Conflict, NetworkError
@@ -192,7 +193,8 @@ def setup_logging(settings: BotSettings) -> Redact:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its INFO lines hold the bot URL
     logging.getLogger("telegram.ext").addFilter(_not_bootstrap_abort)
     redact = Redact([settings.telegram_bot_token.get_secret_value(),
-                     settings.openai_api_key.get_secret_value()])
+                     settings.openai_api_key.get_secret_value(),
+                     urlsplit(settings.database_url.get_secret_value()).password or ""])
     for handler in logging.getLogger().handlers:
         handler.addFilter(redact)
     return redact

@@ -9,7 +9,7 @@ from typing import Any
 
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
-from agent.tools.notes_index import SqliteNotesIndex
+from agent.tools.notes_index import CourseNotes
 from bot.examples import Example
 from bot.runs.execute import Runs
 from bot.runs.hub import Hub
@@ -50,7 +50,7 @@ class Parts:
         return self.services.runs
 
     @property
-    def notes(self) -> SqliteNotesIndex | None:
+    def notes(self) -> CourseNotes | None:
         """The course-notes index (/notes uploads); None when search_notes is off."""
         return self.services.notes
 
