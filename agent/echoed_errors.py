@@ -83,7 +83,10 @@ class _Failure:
 
 @dataclass
 class _Guard:
-    failures: list[_Failure] = field(default_factory=list)
+    failures: dict[str, _Failure] = field(default_factory=dict)
+    """The failed calls by their error's letters and digits (one error, one entry)."""
+    candidates: list[str] = field(default_factory=list)
+    """The errors the text held now may still repeat; each drops out once, for good."""
     held: list[AnswerDelta | TextDelta] = field(default_factory=list)
     holding: bool = True
     """The text streaming now may still turn out to repeat an error."""
@@ -95,12 +98,15 @@ class _Guard:
         args = args_text(action.arguments) if action is not None else ""
         if len(args) > CALL_CHARS:
             args = args[:CALL_CHARS] + "…"
-        self.failures.append(_Failure(f"{observation.tool}({args})", _core(observation.text)))
+        core = _core(observation.text)
+        self.failures.pop(core, None)  # the latest call with this error names it
+        self.failures[core] = _Failure(f"{observation.tool}({args})", core)
+        if core not in self.candidates:
+            self.candidates.append(core)
 
     def hold(self, delta: AnswerDelta | TextDelta) -> bool:
         """Whether `delta` is held back: the text so far may still repeat an error.
-        Checked only when its letters grow, so a held answer costs at most the length
-        of the errors once per letter."""
+        Checked only when its letters grow, against the errors it may still repeat."""
         self.held.append(delta)
         grown = _core(delta.text)
         if not grown:
@@ -112,27 +118,28 @@ class _Guard:
     def release(self) -> list[AnswerDelta | TextDelta]:
         """What was held, each run of deltas of one kind as one; nothing more is held
         until the next step."""
-        out: list[AnswerDelta | TextDelta] = []
+        runs: list[list[AnswerDelta | TextDelta]] = []
         for delta in self.held:
-            if out and type(out[-1]) is type(delta) and out[-1].round == delta.round:
-                out[-1] = dataclasses.replace(out[-1], text=out[-1].text + delta.text)
+            if runs and type(runs[-1][0]) is type(delta) and runs[-1][0].round == delta.round:
+                runs[-1].append(delta)
             else:
-                out.append(delta)
+                runs.append([delta])
         self.held.clear()
         self.holding = False
-        return out
+        return [dataclasses.replace(run[0], text="".join(d.text for d in run)) for run in runs]
 
     def reset(self) -> None:
         """A new step: what streams next is held again (while calls have failed)."""
         self.held.clear()
         self.holding, self.core = True, ""
+        self.candidates = list(self.failures)
 
     def repeated(self, answer: str) -> _Failure | None:
         """The failed call whose error `answer` only repeats, if any."""
         core = _unlabelled(_core(answer))
         if not core:
             return None
-        for failure in reversed(self.failures):
+        for failure in reversed(self.failures.values()):
             if core == failure.core or (len(core) >= MIN_CHARS and _words(answer) >= MIN_WORDS
                                         and core in failure.core):
                 return failure
@@ -143,8 +150,9 @@ class _Guard:
         an error."""
         if any(label.startswith(core) for label in _LABELS):
             return True
-        core = _unlabelled(core)
-        return any(core in failure.core for failure in self.failures)
+        core = _unlabelled(core)  # it only grows: an error without it never has it later
+        self.candidates = [error for error in self.candidates if core in error]
+        return bool(self.candidates)
 
 
 def no_answer_reason(lang: str, call: str) -> str:

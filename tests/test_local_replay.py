@@ -199,3 +199,17 @@ async def test_a_tool_error_repeated_as_the_answer_is_not_shown_as_the_answer(
     assert "📝 由 Glassbox 补写：" in shown and "模型的回答只是重复了上面 calculate(" in shown
     assert "❌ 没有得到回答：calculate(" in shown
     assert shown.count("不认识 “百分之十二点五”") == 1  # the observation alone
+
+
+async def test_the_class_percent_question_is_computed(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """"12.5% 的 3840 是多少？": the model calls calculate("12.5% * 3840"), as when the
+    calculator refused it and the run ended with the refusal as its answer; now it is 480."""
+    events, _ = await replay(RECORDED / "percent_zh", fake_model, stage)
+    (action,) = [e for e in events if isinstance(e, Action)]
+    assert action.tool == "calculate" and action.arguments == {"expression": "12.5% * 3840"}
+    (observation,) = [e for e in events if isinstance(e, Observation)]
+    assert observation.ok and observation.text == "12.5% * 3840 = 480"
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert "480" in answer.text and answer_lang(answer.text) == "zh"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agent.compare_judge import JUDGE_MARK
-from tests.botkit import ALICE, BOB, GROUP, Add, people
+from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
 from tests.fakes.model import DashScope, FakeModel, Reply, sse
 from tests.fakes.telegram import FakeTelegram
 from tests.web.kit import serving
@@ -119,6 +119,15 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
             columns = await page.eval_on_selector_all(
                 ".lanes.two > .lane", "lanes => lanes.map(l => l.getBoundingClientRect().x)")
             assert len(columns) == 2 and columns[1] > columns[0] + 300  # side by side
+            # The same end in Chinese: its labels, and still one screen.
+            zh = await browser.new_page(viewport={"width": 1280, "height": 720})
+            await zh.goto(web.base_url + path + "?lang=zh")
+            await zh.wait_for_selector("article.run .judgement")
+            bottom = await zh.eval_on_selector(".difference",
+                                               "e => e.getBoundingClientRect().bottom")
+            assert bottom <= 720 and "🧠 仅模型（不用工具）" in await zh.inner_text(".answers")
+            await zh.screenshot(path=str(GALLERY / "board-compare-end-zh.png"))
+            await zh.close()
             text = await page.inner_text("article.run")
             assert "about 400" in text and "421.6" in text and "No tools → ReAct" in text
             size = await page.eval_on_selector(
@@ -174,7 +183,7 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
                 '() => document.querySelector("article.run").dataset.n === "2"')
             await page.keyboard.press("r")  # reveal mode off
 
-            # Two questions at once: the board follows the newest and lists the other.
+            # Two questions at once: the board follows the newest; the rail lists the other.
             await web.gb.answer_to(GROUP, asked_again, timeout=20)
             tg.send(GROUP, ALICE, "/ask What is 17% of 2,480?")
             await page.wait_for_function(
@@ -182,6 +191,56 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
             tg.send(GROUP, BOB, "/ask 2,480 的 17% 是多少？")
             await page.wait_for_function(
                 """() => document.querySelector("article.run").dataset.n === "4"
-                    && document.getElementById("list").textContent.includes("#3")""",
+                    && document.getElementById("rail").textContent.includes("#3 Alice ⏳")""",
                 timeout=15000)
             await page.screenshot(path=str(GALLERY / "board-two-runs.png"))
+
+
+def teacher_model(body: dict[str, Any]) -> Reply:
+    """The teacher's question takes a while; a student's is answered at once."""
+    question = body["messages"][-1]["content"] if body["messages"] else ""
+    if "light" in str(question):
+        return slow_text("Light travels about 299,792 km every second in a vacuum.", 0.15)
+    return slow_text("Paris is the capital of France.", 0.01)
+
+
+async def test_the_board_stays_on_the_teachers_run_when_a_student_asks(tmp_path: Path,
+                                                                       browser: Any) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel(default=teacher_model) as model:
+        people(tg)
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
+            path = await board_path(web)  # the teacher (ADMIN) asked for the link
+            assert f"{path}?lead={ADMIN}" in tg.bot_messages(ADMIN)[-1].text
+            page = await browser.new_page(viewport={"width": 1280, "height": 720})
+            await page.goto(f"{web.base_url}{path}?lead={ADMIN}")
+            await page.wait_for_selector(".waiting")
+
+            tg.send(GROUP, ADMIN, "/ask How fast is light?")
+            await page.wait_for_function(
+                '() => document.querySelector("article.run")?.dataset.n === "1"')
+            asked = tg.send(GROUP, BOB, "/ask What is the capital of France?")
+            await web.gb.answer_to(GROUP, asked, timeout=20)
+            await page.wait_for_function(
+                '() => document.querySelector("#rail .other")?.textContent.includes("Bob")')
+            # The student's run waits in the rail; the teacher's stays on screen, pinned
+            # neither by hand nor moved.
+            assert await page.eval_on_selector("article.run", "a => a.dataset.n") == "1"
+            rail = await page.inner_text("#rail")
+            assert "other runs: 1" in rail and "#2 Bob" in rail
+            assert "following Teacher" in await page.inner_text("#bar")
+            await page.screenshot(path=str(GALLERY / "board-follows-teacher.png"))
+
+            # A click shows the student's run and pins it; F follows the teacher again.
+            await page.click("#rail .other")
+            await page.wait_for_function(
+                '() => document.querySelector("article.run").dataset.n === "2"')
+            assert "#2 pinned" in await page.inner_text("#bar")
+            await page.keyboard.press("f")
+            await page.wait_for_function(
+                '() => document.querySelector("article.run").dataset.n === "1"')
+            # P pins the teacher's run: a new question of theirs does not replace it.
+            await page.keyboard.press("p")
+            tg.send(GROUP, ADMIN, "/ask And how fast is sound?")
+            await page.wait_for_function(
+                '() => document.querySelector("#rail").textContent.includes("#3")')
+            assert await page.eval_on_selector("article.run", "a => a.dataset.n") == "1"

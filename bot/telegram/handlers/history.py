@@ -19,10 +19,10 @@ from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.lang import Lang
-from bot.runs.quota import wait_text
 from bot.store.records import Scope
 from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
 from bot.telegram.context import Context
+from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import (
     Sender,
     chat_settings,
@@ -37,6 +37,7 @@ from bot.view.export import export_html
 from bot.view.history_view import history_keyboard, history_text, show_pages
 from bot.view.i18n import text
 from bot.view.textlen import shorten
+from bot.view.when import wait_text
 
 SEARCHES_KEPT = 32
 """Keywords a chat's ◀ ▶ buttons can refer to; older lists say they have expired."""
@@ -89,7 +90,8 @@ async def history_command(update: Update, context: Context) -> None:
     sender = sender_of(update)
     too_often = _too_often(context, sender.id, lang)
     if too_often:
-        await context.outbox.notice(chat.id, msg.message_id, sender.id, too_often)
+        await context.outbox.notice(chat.id, msg.message_id, sender.id, too_often,
+                                    Notice.TOO_OFTEN, "history")
         return
     page, keyword = (int(arg), "") if _PAGE.fullmatch(arg) else (1, arg)
     words = search_words(keyword)

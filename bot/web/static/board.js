@@ -1,18 +1,22 @@
 // The class board: runs of one chat from the server's event stream, drawn as the server
 // rendered them (bot/view/web.py). Keys: <- -> earlier/later runs, + - text size, T theme,
-// R reveal mode, space shows the next hidden step. Hand-written, nothing to build.
+// R reveal mode, space shows the next hidden step, P pins the run on screen, F follows the
+// teacher again. The board follows the teacher (who asked for the link, data-lead-id): it
+// shows their newest run and stays there when others ask; other runs wait in the rail, a
+// click shows (and pins) one. Hand-written, nothing to build.
 "use strict";
 (() => {
   const body = document.body;
   const main = document.getElementById("run");
   const where = document.getElementById("where");
-  const list = document.getElementById("list");
+  const rail = document.getElementById("rail");
+  const lead = body.dataset.leadId || "";
   const root = document.documentElement;
   const state = {
     runs: [],            // the chat's recent runs, newest first: {n, question, mode, status}
     html: new Map(),     // n -> the run drawn whole
     shown: null,         // the n on screen
-    follow: true,        // show each new run as it starts (off after <- until -> returns)
+    pinned: false,       // stay on the shown run whatever starts (P, a click, <- ->)
     reveal: false,
     revealed: new Map(), // "n:lane" -> how many steps of it are shown in reveal mode
     size: Number(localStorage.getItem("board.size")) || 32,
@@ -30,14 +34,50 @@
 
   function newest() { return state.runs.length ? state.runs[0].n : state.shown; }
 
+  function known(n) { return state.runs.some((r) => r.n === n); }
+
+  function target() {  // the run to show: the pinned one, else the teacher's newest
+    if (state.pinned && known(state.shown)) return state.shown;
+    if (!lead) return newest();
+    const mine = state.runs.find((r) => String(r.uid) === lead);
+    return mine ? mine.n : newest();  // before the teacher's first question: the newest
+  }
+
+  function leadName() {
+    const mine = state.runs.find((r) => String(r.uid) === lead && r.user);
+    return mine ? mine.user : body.dataset.lead;
+  }
+
   function drawBar() {
-    const running = state.runs.filter((r) => r.status === "running" && r.n !== state.shown);
-    where.textContent = state.shown === null ? "" :
-      "#" + state.shown + (state.follow ? "" : " ⏸") + (state.reveal ? " · R" : "");
-    list.textContent = running.length ?
-      body.dataset.others + ": " + running.map((r) => "#" + r.n + (r.user ? " " + r.user : ""))
-        .join(" · ") : "";
-    list.className = running.length ? "running" : "";
+    const words = state.pinned ? body.dataset.pinned : lead ? body.dataset.following : "";
+    where.textContent = state.shown === null ? "" : (words ?
+      words.replace("{n}", state.shown).replace("{name}", leadName()) : "#" + state.shown)
+      + (state.reveal ? " · R" : "");
+    drawRail();
+  }
+
+  function drawRail() {  // the other runs, running ones first: a click shows and pins one
+    const others = state.runs.filter((r) => r.n !== state.shown)
+      .sort((a, b) => (b.status === "running") - (a.status === "running") || b.n - a.n);
+    rail.hidden = !others.length;
+    body.classList.toggle("railed", others.length > 0);
+    rail.replaceChildren();
+    if (!others.length) return;
+    const head = document.createElement("p");
+    head.className = "count";
+    head.textContent = body.dataset.rail.replace("{n}", others.length);
+    rail.appendChild(head);
+    for (const r of others.slice(0, 8)) {
+      const item = document.createElement("button");
+      item.type = "button";
+      item.className = "other" + (r.status === "running" ? " running" : "");
+      item.dataset.n = r.n;
+      item.textContent = "#" + r.n + (r.user ? " " + r.user : "") +
+        (r.status === "running" ? " ⏳" : "");
+      item.title = r.question || "";
+      item.addEventListener("click", () => { state.pinned = true; show(r.n); });
+      rail.appendChild(item);
+    }
   }
 
   function atEnd() {
@@ -112,21 +152,18 @@
   async function show(n) {
     state.shown = n;
     if (n !== null && !state.html.has(n)) {
-      const answer = await fetch(body.dataset.runs + n);
+      const answer = await fetch(body.dataset.runs + n + "?lang=" + body.dataset.lang);
       if (answer.ok) state.html.set(n, (await answer.json()).html);
     }
     draw();
   }
 
-  function step(by) {  // by -1: an earlier run, +1: a later one
-    const at = state.runs.findIndex((r) => r.n === state.shown);
+  function step(by) {  // by -1: an earlier run, +1: a later one: pinned, but the newest
+    const at = state.runs.findIndex((r) => r.n === state.shown);   // follows again
     const to = at - by;
-    if (at < 0 || to < 0 || to >= state.runs.length) {
-      if (by > 0) { state.follow = true; show(newest()); }
-      return;
-    }
-    state.follow = to === 0;
-    show(state.runs[to].n);
+    if (at < 0 || to < 0 || to >= state.runs.length) return;
+    state.pinned = to !== 0;
+    show(state.pinned ? state.runs[to].n : target());
   }
 
   const events = new EventSource(body.dataset.events);
@@ -134,8 +171,8 @@
     state.runs = JSON.parse(e.data).runs;
     const known = new Set(state.runs.map((r) => r.n));
     for (const n of state.html.keys()) if (!known.has(n)) state.html.delete(n);
-    if (state.follow || !known.has(state.shown)) { state.follow = true; show(newest()); }
-    else drawBar();
+    if (!known.has(state.shown)) state.pinned = false;
+    if (target() !== state.shown) show(target()); else drawBar();
   });
   events.addEventListener("run", (e) => {
     const run = JSON.parse(e.data);
@@ -145,8 +182,8 @@
       state.runs.sort((a, b) => b.n - a.n);
     }
     for (const r of state.runs) if (r.n === run.n) r.status = run.status;
-    if (state.follow && run.n === newest() && state.shown !== run.n) show(run.n);
-    else if (run.n === state.shown) draw();
+    if (run.n === state.shown) draw();
+    else if (target() !== state.shown) show(target());
     else drawBar();
   });
 
@@ -159,6 +196,8 @@
     else if (key === "-" || key === "_") setSize(state.size - 4);
     else if (key === "t" || key === "T") setTheme(root.dataset.theme === "dark" ? "light" : "dark");
     else if (key === "r" || key === "R") { state.reveal = !state.reveal; draw(); }
+    else if (key === "p" || key === "P") { state.pinned = !state.pinned; show(target()); }
+    else if (key === "f" || key === "F") { state.pinned = false; show(target()); }
     else if (key === " " && state.reveal) {
       for (const lane of main.querySelectorAll(".lane")) {
         const k = state.shown + ":" + lane.dataset.lane;

@@ -11,8 +11,8 @@ from __future__ import annotations
 import html
 import itertools
 
-from agent.notes import note_label
 from agent.prompts import args_text
+from agent.remarks import note_label
 from agent.summary import difference, figures, seconds
 from bot.store.records import RunRecord
 from bot.view.differences import Drawn, compared_answers, to_html_marks
@@ -184,10 +184,14 @@ def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def board_page(token: str, lang: str) -> str:
-    """The board's HTML shell; its script fills in the runs from the event stream."""
-    words = {key: phrase(lang, f"board_{key}") for key in ("next", "waiting", "others")}
+def board_page(token: str, lang: str, lead: int | None = None) -> str:
+    """The board's HTML shell; its script fills in the runs from the event stream. `lead`:
+    who asked for the link (the teacher), whose newest run the board shows and stays on."""
+    words = {key: phrase(lang, f"board_{key}", n="{n}", name="{name}")
+             for key in ("next", "waiting", "rail", "pinned", "following", "lead")}
     data = " ".join(f'data-{key}="{_e(value)}"' for key, value in words.items())
+    if lead is not None:
+        data += f' data-lead-id="{lead}"'
     base = f"/board/{_e(token)}"
     return (
         f'<!DOCTYPE html>\n<html lang="{"zh" if lang == "zh" else "en"}" data-theme="dark">'
@@ -196,8 +200,9 @@ def board_page(token: str, lang: str) -> str:
         '<link rel="stylesheet" href="/static/board.css"></head>'
         f'<body data-events="{base}/events?lang={_e(lang)}" data-runs="{base}/runs/" '
         f'data-lang="{_e(lang)}" {data}>'
-        f'<nav id="bar"><b>Glassbox</b> <span id="where"></span> <span id="list"></span>'
+        f'<nav id="bar"><b>Glassbox</b> <span id="where"></span>'
         f'<span class="keys">{_e(phrase(lang, "board_keys"))}</span></nav>'
         f'<main id="run"><p class="waiting">{_e(words["waiting"])}</p></main>'
+        '<aside id="rail" hidden></aside>'
         '<script src="/static/board.js"></script></body></html>\n'
     )
