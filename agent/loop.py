@@ -23,6 +23,7 @@ from typing import Any
 from agent.answer_model import AnswerWriter, Drafts
 from agent.auto_rounds import AutoRounds
 from agent.confirm import Gate, Reviewed, StopRun
+from agent.echoed_errors import no_errors_as_answers
 from agent.events import Answer, Event, Observation, RunStarted, Thought
 from agent.executor import Batch, ParsedCall, ToolRunner, act, names_of
 from agent.lang import Lang, detect_lang, run_lang
@@ -68,7 +69,8 @@ def run_react(
                                             settings.history_max_chars)
     steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate,
                    writer)
-    return drive(grounded(steps, question, history, lang), stats, lang, cancel)
+    return drive(grounded(no_errors_as_answers(steps, lang), question, history, lang), stats,
+                 lang, cancel)
 
 
 def run_plain(

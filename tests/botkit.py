@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent.tool import Tool
+from agent.tool import Source, Tool
 from bot.settings import BotSettings
 from bot.telegram.app import App, build_app
 from bot.telegram.context import Parts
@@ -32,6 +32,7 @@ class AddArgs(BaseModel):
 class Add(Tool):
     name = "add"
     description = "Add two numbers."
+    source = Source.CALCULATED
     Args = AddArgs
 
     async def run(self, args: Any) -> str:

@@ -7,6 +7,7 @@ pacer's waits by the pacer.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -107,6 +108,20 @@ class Metrics:
             self._lanes_started.pop((record.id, lane), None)
 
 
+METHOD = re.compile(r"[A-Za-z]{1,64}")
+FILE_LABEL = "(file)"
+
+
+def method_label(url: str) -> str:
+    """The Bot API method a call's URL names (`…/bot<token>/sendMessage`); a file's download
+    (`…/file/bot<token>/documents/file_7.md`) is one label for all files, so /metrics never
+    shows a path nor grows a series per file."""
+    head, _, name = url.rpartition("/")
+    if head.rpartition("/")[2].startswith("bot") and METHOD.fullmatch(name):
+        return name
+    return FILE_LABEL
+
+
 class MeteredRequest(AiohttpRequest):
     """python-telegram-bot's request, counting each Bot API call and each 429."""
 
@@ -116,7 +131,7 @@ class MeteredRequest(AiohttpRequest):
 
     async def do_request(self, url: str, method: str, *args: Any,
                          **kwargs: Any) -> tuple[int, bytes]:
-        name = url.rsplit("/", 1)[-1]  # the Bot API method; the URL before it holds the token
+        name = method_label(url)
         self.metrics.telegram_call(name)
         code, payload = await super().do_request(url, method, *args, **kwargs)
         if code == 429:

@@ -29,7 +29,7 @@ from bot.settings import BotSettings
 from bot.store.notes import open_notes_index
 from bot.store.transcripts import Store
 from bot.telegram.context import CONTEXT_TYPES, BotData, Context, Parts
-from bot.telegram.delivery.outbox import Outbox
+from bot.telegram.delivery.outbox import Notice, Outbox
 from bot.telegram.delivery.pacer import Limits, Pacer
 from bot.telegram.delivery.telegram_request import AiohttpRequest
 from bot.telegram.delivery.typing_indicator import Typing
@@ -198,7 +198,7 @@ async def _apologise(update: Update, context: Context) -> None:
         await update.callback_query.answer(line, show_alert=True)
     elif update.message is not None:
         await context.outbox.notice(update.message.chat_id, update.message.message_id,
-                                    sender_of(update).id, line)
+                                    sender_of(update).id, line, Notice.FAILED)
 
 
 class Redact(logging.Filter):

@@ -18,6 +18,7 @@ from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import approx, difference, figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
+from bot.view.differences import Drawn, compared_answers, to_html_marks
 from bot.view.grounding import MARK, ledger_html, status, unfounded_line
 from bot.view.i18n import (
     answer_heading,
@@ -48,6 +49,7 @@ table.meta td:first-child { color: #666; }
 .label { font-weight: 600; }
 .label code { font-weight: normal; background: #f5f5f5; padding: 0 .2em; }
 .note { color: #777; font-size: .85em; }
+mark.differs { background: #fde68a; color: inherit; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f5f5f5;
       border: 1px solid #ddd; padding: .5em .7em; margin: .3em 0; font-size: .9em; }
 .failed pre { border-color: #c55; }
@@ -73,12 +75,15 @@ def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
                          if (shown := without_glassbox_notes(event)) is not None]
                   for lane, lane_events in events.items()}
     title = phrase(lang, "export_title", n=record.n)
-    lanes = [lane for lane in LANES if lane in events]
+    folded = {lane: Transcript.from_events(events[lane]) for lane in LANES if lane in events}
+    texts: dict[str, Drawn] = {lane: (t.answer, t.ledger) for lane, t in folded.items()}
+    if "plain" in folded and "react" in folded:  # the digits that differ, marked in both
+        texts["plain"], texts["react"] = compared_answers(folded["plain"], folded["react"])
     body = [
         f"<h1>{_e(title)}</h1>",
         f'<p class="question">{_e(record.question)}</p>',
         _meta(record, lang, zone),
-        *(_lane(lane, events[lane], lang) for lane in lanes),
+        *(_lane(lane, t, events[lane], lang, texts[lane]) for lane, t in folded.items()),
         _difference(events, lang) if record.mode == "compare" else "",
         f'<p class="note">{_e(phrase(lang, "export_footer"))}</p>',
     ]
@@ -107,9 +112,9 @@ def _meta(record: RunRecord, lang: str, zone: str) -> str:
     return f'<table class="meta">{cells}</table>'
 
 
-def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
-    """One lane, folded by the same rules as the live message."""
-    t = Transcript.from_events(events)
+def _lane(lane: str, t: Transcript, events: Sequence[Event], lang: str, drawn: Drawn) -> str:
+    """One lane (`t`, folded from `events` by the same rules as the live message), its
+    answer drawn from `drawn` (its text and ledger)."""
     title = lane_label(lane, lang)
     out = [f"<h2>{_e(title)}</h2>"] if title else []
     if t.plan:
@@ -125,7 +130,7 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
         under = f'<p class="note">{_e(line)}</p>' if line else ""
         out.append(f'<section class="answer step"><h3>💬 {_e(answer_heading(t.answer_model, lang))}'
                    f'</h3><div class="text">'
-                   f"{ledger_html(t.answer, t.ledger, t.unfounded, lang, md_to_html)}</div>"
+                   f"{to_html_marks(ledger_html(*drawn, t.unfounded, lang, md_to_html))}</div>"
                    f"{under}{_ledger(t, lang)}</section>")
     if t.finished is not None:
         out.append(_summary(t.finished, lang))

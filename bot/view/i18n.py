@@ -386,7 +386,12 @@ _PLAIN: dict[str, tuple[str, str]] = {
                       "Waiting for a question in this chat… (/ask or /compare)"),
     "board_next": ("智能体下一步会做什么？（按空格揭晓）",
                    "What will the agent do next? (space to reveal)"),
-    "board_others": ("同时在运行", "also running"),
+    "board_chains": ("两条过程（点击展开）", "Both chains (click to open)"),
+    "board_rail": ("其他记录：{n}", "other runs: {n}"),
+    "board_pinned": ("📌 已固定 #{n} · P 取消固定 · F 跟随 {name}",
+                     "📌 #{n} pinned · P unpin · F follow {name}"),
+    "board_following": ("👩‍🏫 跟随 {name} · P 固定", "👩‍🏫 following {name} · P pin"),
+    "board_lead": ("老师", "the teacher"),
     "board_keys": ("← → 切换记录 · + − 字号 · T 主题 · R 揭晓模式 · 空格 下一步",
                    "← → runs · + − size · T theme · R reveal mode · space next step"),
 }

@@ -17,6 +17,7 @@ from agent.events import ObservationFailure
 from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import approx, difference, figures, seconds
+from bot.view.differences import Drawn, compared_answers, to_span_marks
 from bot.view.grounding import MARK, marked, status, unfounded_line
 from bot.view.i18n import answer_heading, ending_line, phrase, plural
 from bot.view.markdown import md_spans
@@ -73,12 +74,13 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     out: list[Span] = []
     _question(out, react.question or plain.question)
     by = react.answer_model  # LLM_ANSWER_MODEL wrote both answers: each label names it
-    for label, t in (("compare_plain", plain), ("compare_react", react)):
+    texts = compared_answers(plain, react)
+    for label, t, text in (("compare_plain", plain, texts[0]), ("compare_react", react, texts[1])):
         out.append(("\n\n", ()))
         out.append((phrase(lang, label), (B,)))
         if by and by in (t.answer_model, t.model):
             out.append((phrase(lang, "compare_written_by", model=by), (I,)))
-        _lane_answer(out, t, lang, live)
+        _lane_answer(out, t, lang, live, text)
     if react.judgement:
         out.append(("\n\n⚖️ ", ()))
         out.append((phrase(lang, "compare_judgement"), (B,)))
@@ -113,12 +115,13 @@ def _names(number: int) -> str:
     return f"#{number} · /show {number} · /export {number}"
 
 
-def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
-    """One lane's answer under its label, or where the lane is: writing, working, failed."""
+def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool, drawn: Drawn) -> None:
+    """One lane's answer under its label (`drawn`: with the digits that differ from the other
+    answer's marked), or where the lane is: writing, working, failed."""
     running = t.finished is None and not t.notice
     if t.answer:
         out.append(("\n", ()))
-        _answer_text(out, t, lang, live)
+        _answer_text(out, t, lang, live, drawn)
         if not t.answer_final:
             state = phrase(lang, "chain_writing" if running else "chain_incomplete")
             out.append((state.strip(), (I,)))
@@ -131,11 +134,14 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
         out.append(("\n" + ending, ()))
 
 
-def _answer_text(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
-    """The answer's text, its unbacked figures marked, and the line that names them; in
-    /show (not live), the ledger too: what backs each figure, folded under the answer."""
-    out.extend(md_spans(squeeze(marked(t.answer, t.ledger, t.unfounded)),
-                        draft=not t.answer_final))
+def _answer_text(out: list[Span], t: Transcript, lang: str, live: bool,
+                 drawn: Drawn | None = None) -> None:
+    """The answer's text, its unbacked figures marked (in /compare, `drawn`: the digits that
+    differ from the other answer's, underlined), and the line that names them; in /show (not
+    live), the ledger too: what backs each figure, folded under the answer."""
+    text, ledger = drawn or (t.answer, t.ledger)
+    out.extend(to_span_marks(md_spans(squeeze(marked(text, ledger, t.unfounded)),
+                                      draft=not t.answer_final)))
     line = unfounded_line(t, lang)
     if line:
         out.append(("\n", ()))

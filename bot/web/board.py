@@ -12,6 +12,7 @@ only what changed since, each run whole again, so no step is lost or shown twice
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -29,11 +30,23 @@ from bot.telegram.app import App
 from bot.telegram.context import Parts
 from bot.view.transcript import View, replay
 from bot.view.web import board_page, board_run
+from bot.web.bodies import MAX_STORED_ID
 from bot.web.shapes import sse
 
 STATIC = Path(__file__).parent / "static"
 LISTED = 15
 """Runs the board's list holds (← steps back through them; earlier ones: /history)."""
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self' data:; connect-src 'self'; base-uri 'none'; "
+                               "form-action 'none'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+"""The board page runs only its own script and style, talks only to this server, and is
+shown in no other site's frame."""
+EVENT_NUMBER = re.compile(r"[0-9]{1,18}")
 PING_S = 15.0
 """A comment line this often keeps an idle stream open through proxies."""
 FRAME_S = 0.5
@@ -59,9 +72,10 @@ def board_routes(app: App) -> list[BaseRoute]:
         if found is None:
             return _gone()
         hub.opened(found[1])
-        return HTMLResponse(board_page(request.path_params["token"], _lang(request)),
-                            headers={"Cache-Control": "no-store",
-                                     "Referrer-Policy": "no-referrer"})
+        lead = request.query_params.get("lead", "")
+        return HTMLResponse(board_page(request.path_params["token"], _lang(request),
+                                       int(lead) if lead.isdigit() and len(lead) < 20 else None),
+                            headers={"Cache-Control": "no-store", **PAGE_HEADERS})
 
     async def stored_run(request: Request) -> Response:
         found = await chat_of(request)
@@ -70,6 +84,8 @@ def board_routes(app: App) -> list[BaseRoute]:
         parts, chat_id = found
         hub.opened(chat_id)
         n = request.path_params["n"]
+        if n > MAX_STORED_ID:
+            return JSONResponse({"error": "no such run"}, status_code=404)
         live = next((r for r in hub.live(chat_id) if r.record.n == n), None)
         if live is not None:
             return JSONResponse(_run_data(live.record, live.view, live.status, _lang(request)))
@@ -87,8 +103,7 @@ def board_routes(app: App) -> list[BaseRoute]:
         parts, chat_id = found
         token = request.path_params["token"]
         lang = _lang(request)
-        boot, _, number = request.headers.get("last-event-id", "").partition(":")
-        after = int(number) if boot == hub.boot and number.isdigit() else -1
+        after = _resume_from(request.headers.get("last-event-id", ""), hub)
 
         async def stream() -> AsyncIterator[str]:
             with hub.watching(chat_id) as kept:
@@ -143,6 +158,16 @@ def board_routes(app: App) -> list[BaseRoute]:
     ]
 
 
+def _resume_from(last_event_id: str, hub: Hub) -> int:
+    """The hub's number a reconnecting board saw last; -1 (a fresh snapshot) for none, one
+    of another run of the bot, or one this hub never gave (a number from the future would
+    wait for changes that never come)."""
+    boot, _, number = last_event_id.partition(":")
+    if boot != hub.boot or not EVENT_NUMBER.fullmatch(number) or int(number) > hub.seq:
+        return -1
+    return int(number)
+
+
 def _lang(request: Request) -> Lang:
     return "zh" if request.query_params.get("lang", "").startswith("zh") else "en"
 
@@ -150,7 +175,7 @@ def _lang(request: Request) -> Lang:
 def _gone() -> Response:
     return HTMLResponse("<!DOCTYPE html><title>Glassbox</title><p>This board link does not "
                         "work (it was reset, or never existed). Send /board in the chat for "
-                        "the current one.</p>", status_code=404)
+                        "the current one.</p>", status_code=404, headers=PAGE_HEADERS)
 
 
 def _run_data(record: RunRecord, view: View, status: str, lang: Lang) -> dict[str, Any]:
@@ -159,5 +184,6 @@ def _run_data(record: RunRecord, view: View, status: str, lang: Lang) -> dict[st
 
 def _list(runs: tuple[RunRecord, ...]) -> dict[str, Any]:
     return {"runs": [{"n": r.n, "question": r.question[:120], "mode": r.mode,
-                      "status": r.status, "user": r.user_name} for r in runs]}
+                      "status": r.status, "user": r.user_name, "uid": r.user_id}
+                     for r in runs]}
 

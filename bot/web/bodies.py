@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -20,6 +21,10 @@ from bot.telegram.handlers.ask import MAX_QUESTION_CHARS
 
 MAX_BODY_BYTES = 64 * 1024
 """A request body longer than this is refused unread (413)."""
+MAX_STORED_ID = 2**63 - 1
+"""The largest id the store can hold (SQLite's integer); a larger one names nothing."""
+PAGE = re.compile(r"[0-9]{1,9}")
+"""A page number as a query gives it: ASCII digits only (`?page=²` is no number)."""
 SESSION_ID = r"^[A-Za-z0-9_.:-]{1,100}$"
 """A session id the caller may choose (one character class, anchored: linear)."""
 
@@ -65,6 +70,8 @@ async def chat_body(request: Request) -> ChatBody:
         data: Any = json.loads(raw)
     except (UnicodeDecodeError, ValueError):
         raise ApiError(400, "invalid_json", "The body is not valid JSON.") from None
+    except RecursionError:
+        raise ApiError(400, "invalid_json", "The body's JSON is nested too deeply.") from None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_body", "The body must be a JSON object.")
     try:

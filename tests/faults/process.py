@@ -58,12 +58,14 @@ class BotProcess:
 
 @contextlib.contextmanager
 def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path, *,
-                open_files: int | None = None, **env: str) -> Iterator[BotProcess]:
+                open_files: int | None = None, code: Path = ROOT,
+                **env: str) -> Iterator[BotProcess]:
     """Start `python -m bot` in `workdir` (the database is `workdir/g.sqlite3`) with the
     calculator as its only tool and no HTTP server; `env` adds or overrides settings;
-    `open_files`: its soft limit of open files (as a shell's `ulimit -n` sets it). Killed if
-    still running."""
-    values = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT),
+    `open_files`: its soft limit of open files (as a shell's `ulimit -n` sets it); `code`:
+    the checkout whose bot runs (the bench measures another ref's too). Killed if still
+    running."""
+    values = {"PATH": os.environ["PATH"], "PYTHONPATH": str(code),
               "TELEGRAM_BOT_TOKEN": tg.token, "TELEGRAM_API_BASE_URL": tg.base_url,
               "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
               "DATABASE_PATH": str(workdir / "g.sqlite3"), "LLM_MAX_RETRIES": "0",

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import select
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -21,6 +19,7 @@ import pytest
 from tests.botkit import ALICE, BOB, people
 from tests.fakes.model import FakeModel, text_reply
 from tests.fakes.telegram import FakeTelegram
+from tests.faults.hostile import status_while_sending
 from tests.faults.process import BotProcess, bot_process, free_port, listening
 
 HOOK = "/tg-hook"
@@ -52,37 +51,6 @@ def _post(port: int, body: bytes, headers: dict[str, str] | None = None) -> int:
             return int(reply.status)
     except urllib.error.HTTPError as err:
         return err.code
-
-
-def _status_while_sending(port: int, head: bytes, chunks: Iterator[bytes],
-                          timeout: float = 10) -> int | None:
-    """Send `head`, then `chunks` for as long as the server reads them; the status it
-    answers with (None: no answer within `timeout`)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
-        sock.sendall(head)
-        sock.setblocking(False)
-        pending, got = b"", b""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and b"\r\n" not in got:
-            if not pending:
-                pending = next(chunks, b"")
-            readable, writable, _ = select.select([sock], [sock] if pending else [], [], 0.2)
-            if readable:
-                try:
-                    data = sock.recv(4096)
-                except ConnectionError:
-                    break
-                if not data:
-                    break
-                got += data
-            elif writable:
-                try:
-                    pending = pending[sock.send(pending):]
-                except ConnectionError:
-                    pending = b""
-                    chunks = iter(())
-    line = got.split(b"\r\n", 1)[0].split()
-    return int(line[1]) if len(line) > 1 else None
 
 
 def _forged_help() -> dict[str, Any]:
@@ -122,7 +90,7 @@ async def test_long_bodies_are_refused_unread_and_a_redelivery_is_handled_once(
 
     # 150 MB declared: refused at once, nothing of it sent.
     declared = (head + "Content-Length: 150000000\r\n\r\n").encode()
-    assert _status_while_sending(port, declared, iter(())) == 413
+    assert status_while_sending(port, declared, iter(())) == 413
 
     # No length declared, 64 MB streamed: refused once a megabyte has come.
     def chunked() -> Iterator[bytes]:
@@ -131,7 +99,7 @@ async def test_long_bodies_are_refused_unread_and_a_redelivery_is_handled_once(
             yield b"%x\r\n%s\r\n" % (len(chunk), chunk)
         yield b"0\r\n\r\n"
     streamed = (head + "Transfer-Encoding: chunked\r\n\r\n").encode()
-    assert _status_while_sending(port, streamed, chunked(), timeout=30) == 413
+    assert status_while_sending(port, streamed, chunked(), timeout=30) == 413
 
     # Telegram thinks a delivery failed and sends it again: one run, one answer.
     model.push(text_reply("Answered once."), text_reply("Bob's answer."))

@@ -114,9 +114,12 @@ async def test_the_stream_follows_a_compare_live_and_resumes(tmp_path: Path) -> 
             final = runs[-1].data["html"]
             assert 'data-lane="plain"' in final and 'data-lane="react"' in final
             assert "Roughly 100." in words(final) and "Exactly 123." in words(final)
-            assert 'title="the question">100</span>' in final
+            # Each figure says what backs it; the digits that differ between the two answers
+            # are marked in both, inside it (the equal leading 1 is not).
+            assert 'title="the question">1<mark class="differs">00</mark></span>' in final
+            assert '>1<mark class="differs">23</mark></span>' in final
             assert "I should add them." in final and "add(a=100, b=23)" in final
-            assert 'class="difference"' in final and "No tools → ReAct" in final
+            assert 'class="difference ending"' in final and "No tools → ReAct" in final
             assert any(e.event == "runs" and e.data["runs"][0]["status"] == "running"
                        for e in seen)
 
@@ -138,7 +141,7 @@ async def test_the_stream_follows_a_compare_live_and_resumes(tmp_path: Path) -> 
             # ← on the board: an earlier run, rebuilt from the store.
             earlier = (await web.http.get(path + "/runs/1")).json()
             assert "Exactly 123." in words(earlier["html"])
-            assert 'class="difference"' in earlier["html"]
+            assert 'class="difference ending"' in earlier["html"]
             assert (await web.http.get(path + "/runs/9")).status_code == 404
 
 

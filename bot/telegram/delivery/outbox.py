@@ -4,13 +4,16 @@ A run's live message, a one-off reply (help, a refusal, a /history page), an edi
 earlier message and a document all use the same `LiveMessage` machinery, so each gets the
 chat's turn, the 429 waits, the network retries and the plain-text fallback. The bot's own
 replies wait behind every run's output in the chat (see pacer). A `notice` (a refusal, a
-usage hint) goes to one sender in one chat at most once per `notice_cooldown_s`: a user who
-sends the same wrong thing 300 times gets one answer, not 300 in the group's budget.
+usage hint) of one kind goes to one sender in one chat at most once per `notice_cooldown_s`:
+a user who sends the same wrong thing 300 times gets one answer, not 300 in the group's
+budget, while a different notice (/start, then /help; an empty /ask, then one too long) is
+always answered.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 
 from telegram import Bot, InputFile
 
@@ -18,6 +21,23 @@ from bot.runs.quota import Cooldowns
 from bot.telegram.delivery.live import LiveMessage
 from bot.telegram.delivery.pacer import Pacer
 from bot.view.buttons import Keyboard
+
+
+class Notice(StrEnum):
+    """What a notice is: repeats of one kind (for one command) within the cooldown are
+    dropped, other kinds are not."""
+
+    HELP = "help"
+    USAGE = "usage"
+    TOO_LONG = "too_long"
+    QUOTA = "quota"
+    BUSY = "busy"
+    NOTHING_TO_STOP = "nothing_to_stop"
+    TOO_OFTEN = "too_often"
+    NOT_YOURS = "not_yours"
+    ADMINS_ONLY = "admins_only"
+    NOT_ALLOWED = "not_allowed"
+    FAILED = "failed"
 
 
 class Outbox:
@@ -43,11 +63,11 @@ class Outbox:
         return await self._own(chat_id, reply_to).finish(
             [html] if isinstance(html, str) else html, buttons)
 
-    async def notice(self, chat_id: int, reply_to: int | None, sender_id: int,
-                     html: str) -> None:
-        """A refusal or hint to `sender_id`; dropped if they had one here within the
-        cooldown."""
-        if not self._notices.take((chat_id, sender_id)):
+    async def notice(self, chat_id: int, reply_to: int | None, sender_id: int, html: str,
+                     kind: Notice, about: str = "") -> None:
+        """A refusal or hint to `sender_id`; dropped if they had the same one here (its
+        `kind`, and `about`: the command it answers) within the cooldown."""
+        if not self._notices.take((chat_id, sender_id, kind, about)):
             await self.say(chat_id, reply_to, html)
 
     def _own(self, chat_id: int, reply_to: int | None) -> LiveMessage:

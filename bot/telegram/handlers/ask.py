@@ -15,6 +15,7 @@ from bot.runs.quota import refusal
 from bot.runs.thread_history import thread_history
 from bot.store.records import RunRecord
 from bot.telegram.context import Context
+from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, lang_of, sender_of, tap_lang, words_lang
 from bot.view.buttons import Button
 from bot.view.i18n import text
@@ -44,7 +45,9 @@ async def help_command(update: Update, context: Context) -> None:
     msg, sender = update.effective_message, sender_of(update)
     assert msg is not None
     lang = await words_lang(context, msg.chat_id, sender.lang)
-    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(lang, "help"))
+    command = (msg.text or "/help").split(maxsplit=1)[0].lstrip("/").split("@", 1)[0]
+    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(lang, "help"),
+                                Notice.HELP, command.lower()[:32])
 
 
 async def ask_command(update: Update, context: Context) -> None:
@@ -91,25 +94,26 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     question, parent = await _resolve(context, msg if replies_count else None, typed)
     reply_to = msg.message_id
 
-    async def notice(html: str) -> None:
-        await context.outbox.notice(msg.chat_id, reply_to, sender.id, html)
+    async def notice(html: str, kind: Notice) -> None:
+        await context.outbox.notice(msg.chat_id, reply_to, sender.id, html, kind,
+                                    command or mode)
 
     if not visible(question):
-        await notice(text(lang, "usage", command=command or mode))
+        await notice(text(lang, "usage", command=command or mode), Notice.USAGE)
         return
     if len(question) > MAX_QUESTION_CHARS:
-        await notice(text(lang, "too_long", length=len(question)))
+        await notice(text(lang, "too_long", length=len(question)), Notice.TOO_LONG)
         return
     refused = await refusal(context.store, context.settings, msg.chat_id, sender.id, lang)
     if refused is not None:
-        await notice(refused)
+        await notice(refused, Notice.QUOTA)
         return
     question = question.strip()
     # The run's message speaks one language: the chat's if set, else the question's if clear.
     in_lang = chat.run_lang(question, sender.lang)
     active = context.runs.active.claim(msg.chat_id, sender.id, in_lang)
     if active is None:
-        await notice(text(lang, "busy"))
+        await notice(text(lang, "busy"), Notice.BUSY)
         return
     history, used = ((), Usage()) if parent is None else await thread_history(
         context.store, context.runs.client, parent, context.settings.history_max_chars,
@@ -172,7 +176,7 @@ async def stop_command(update: Update, context: Context) -> None:
     if active is None:
         lang = await words_lang(context, msg.chat_id, sender.lang)
         await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
-                                    text(lang, "nothing_to_stop"))
+                                    text(lang, "nothing_to_stop"), Notice.NOTHING_TO_STOP)
         return
     active.stop()
 

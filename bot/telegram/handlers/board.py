@@ -13,6 +13,7 @@ from telegram.ext import BaseHandler, CommandHandler
 
 from bot.store.web import WebStore
 from bot.telegram.context import Context
+from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import is_admin, lang_of, sender_of, words_lang
 from bot.view.i18n import text
 
@@ -33,14 +34,16 @@ async def board_command(update: Update, context: Context) -> None:
     private = chat.type == ChatType.PRIVATE
     if not private and not await is_admin(context, chat.id, sender):
         await context.outbox.notice(chat.id, msg.message_id, sender.id,
-                                    text(lang, "board_admins_only"))
+                                    text(lang, "board_admins_only"), Notice.ADMINS_ONLY,
+                                    "board")
         return
     words = msg.text.split()
     renew = len(words) > 1 and words[1].lower() == "reset"
     token = await WebStore(context.store).board_token(chat.id, renew=renew)
     if renew:
         context.hub.reset(chat.id, token)  # streams of the old link end now
-    url = f"{context.settings.base_url()}/board/{token}" + ("?lang=zh" if lang == "zh" else "")
+    query = f"?lead={sender.id}" + ("&lang=zh" if lang == "zh" else "")  # the teacher's runs
+    url = f"{context.settings.base_url()}/board/{token}{query}"
     title = chat.effective_name or str(chat.id)
     link = text(lang, "board_link", title=title, url=url)
     if renew:

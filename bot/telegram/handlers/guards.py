@@ -18,6 +18,7 @@ from telegram.ext import (
 )
 
 from bot.telegram.context import Context
+from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.commands import PRIVATE
 from bot.telegram.handlers.common import lang_of, sender_of
 from bot.view.i18n import text
@@ -71,7 +72,7 @@ async def gate(update: Update, context: Context) -> None:
         await query.answer(line)
     elif update.message is not None and addressed_to_us(update.message, context.bot.username):
         await context.outbox.notice(chat.id, update.message.message_id,
-                                    sender_of(update).id, line)
+                                    sender_of(update).id, line, Notice.NOT_ALLOWED)
     raise ApplicationHandlerStop
 
 
@@ -92,7 +93,7 @@ async def _hint_if_ours(update: Update, context: Context, key: str) -> None:
     if addressed_to_us(msg, context.bot.username):
         sender = sender_of(update)
         await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
-                                    text(sender.lang, key))
+                                    text(sender.lang, key), Notice.USAGE, key)
 
 
 async def unknown_tapped(update: Update, context: Context) -> None:

@@ -23,6 +23,7 @@ from bot.runs.quota import wait_text
 from bot.store.records import Scope
 from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
 from bot.telegram.context import Context
+from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import (
     Sender,
     chat_settings,
@@ -89,7 +90,8 @@ async def history_command(update: Update, context: Context) -> None:
     sender = sender_of(update)
     too_often = _too_often(context, sender.id, lang)
     if too_often:
-        await context.outbox.notice(chat.id, msg.message_id, sender.id, too_often)
+        await context.outbox.notice(chat.id, msg.message_id, sender.id, too_often,
+                                    Notice.TOO_OFTEN, "history")
         return
     page, keyword = (int(arg), "") if _PAGE.fullmatch(arg) else (1, arg)
     words = search_words(keyword)

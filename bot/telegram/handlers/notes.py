@@ -18,6 +18,7 @@ from agent.lang import Lang
 from agent.tools.documents import DocumentError, kind_of, read_document
 from agent.tools.notes_index import Upload
 from bot.telegram.context import Context
+from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import Sender, is_admin, sender_of, words_lang
 from bot.view.i18n import text
 
@@ -75,7 +76,7 @@ async def _index(update: Update, context: Context, msg: Message, document: Docum
         return
     if not await _may_change(context, msg, sender):
         await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
-                                    text(lang, "notes_admins"))
+                                    text(lang, "notes_admins"), Notice.ADMINS_ONLY, "notes")
         return
     name = document.file_name or "notes.txt"
     if kind_of(name) is None:
@@ -117,7 +118,7 @@ async def _forget(context: Context, msg: Message, sender: Sender, name: str) -> 
         return
     if not await _may_change(context, msg, sender):
         await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
-                                    text(lang, "notes_admins"))
+                                    text(lang, "notes_admins"), Notice.ADMINS_ONLY, "notes")
         return
     gone = bool(name) and await index.forget_upload(msg.chat_id, name)
     key = "notes_forgotten" if gone else "notes_not_found"

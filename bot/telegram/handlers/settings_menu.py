@@ -11,6 +11,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from bot.runs.class_settings import apply
 from bot.store.prefs import ChatSettings
 from bot.telegram.context import Context
+from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, is_admin, lang_of, sender_of
 from bot.view.i18n import phrase, text
 from bot.view.settings_view import settings_keyboard, settings_text, value_text
@@ -39,7 +40,8 @@ async def settings_command(update: Update, context: Context) -> None:
         changed = apply(chat, f"tz:{zone}") if zone else None
         if changed is None:
             await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
-                                        text(lang, "settings_usage"))
+                                        text(lang, "settings_usage"), Notice.USAGE,
+                                        "settings")
             return
         chat, done = changed
         await context.store.chats.put(msg.chat_id, chat, _defaults(context), sender.id)

@@ -12,6 +12,7 @@ from telegram.ext import Application, BaseHandler, CallbackQueryHandler, Message
 from agent.confirm import Decision, EditError, parse_edit
 from bot.runs.step import Pause
 from bot.telegram.context import BotData, Context
+from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import is_admin, lang_of, sender_of
 from bot.view.i18n import phrase, text
 from bot.view.step_view import CHOICES, edit_prompt
@@ -77,7 +78,8 @@ async def edit_reply(update: Update, context: Context) -> None:
         return
     if not (sender.id == pause.asker_id or await is_admin(context, msg.chat_id, sender)):
         await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(
-            sender.lang, "step_edit_not_yours", name=pause.asker_name))
+            sender.lang, "step_edit_not_yours", name=pause.asker_name), Notice.NOT_YOURS,
+            "step")
         return
     try:
         arguments = parse_edit(msg.text, pause.tool, sender.lang)
