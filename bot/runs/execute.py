@@ -33,6 +33,7 @@ from bot.runs.quota import refusal
 from bot.runs.step import Pauses
 from bot.runs.thread_history import thread_history
 from bot.settings import BotSettings
+from bot.store.db import StoreUnavailable
 from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
@@ -93,6 +94,9 @@ class Runs:
             history, used = ((), NO_USAGE) if ask.follows is None else await thread_history(
                 self.store, self.client, ask.follows, self.settings.history_max_chars,
                 detect_lang(ask.text))
+        except StoreUnavailable as err:  # answered without the thread's earlier turns
+            log.warning("a follow-up without its thread: the database is down (%s)", err)
+            history, used = (), NO_USAGE
         except BaseException:
             self.active.run(active, _nothing())  # frees the slot
             raise
@@ -118,10 +122,8 @@ class Runs:
                 await ticket.wait(active.cancel)
             view = View(q.mode, q.lang)
             view.notes = q.chat is None or q.chat.notes
-            record = await self.store.start_run(
-                chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
-                question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
-            view.number = record.n
+            record = await self._start(q)
+            view.number = record.n if record.saved else None
             status: str | None = None
             try:
                 gate = await front.started(record, view)
@@ -132,6 +134,18 @@ class Runs:
         finally:
             ticket.release()
 
+    async def _start(self, q: Question) -> RunRecord:
+        """The run's record; an unsaved one while the database is down (the run goes on)."""
+        asked = {"chat_id": q.chat_id, "user_id": q.user_id, "user_name": q.user_name,
+                 "mode": q.mode, "question": q.text, "model": self.settings.llm_model,
+                 "parent_id": q.parent_id}
+        try:
+            return await self.store.start_run(**asked)
+        except StoreUnavailable as err:
+            log.warning("a run in chat %s is not saved: the database is down (%s)",
+                        q.chat_id, err)
+            return RunRecord.unsaved(**asked)
+
     async def fold(self, q: Question, active: Active, record: RunRecord, view: View,
                    stepped: Callable[[str, Event | None], None] = lambda lane, event: None,
                    gate: Gate | None = None) -> str:
@@ -139,7 +153,7 @@ class Runs:
         `stepped`, and stored; the record finished whatever happens. The status it ended with.
         `gate`: who confirms actions (step mode, AGENT_CONFIRM_TOOLS)."""
         self.listeners.run_started(record, view.notes)
-        steps = RoundWriter(self.store, record.id)
+        steps = RoundWriter(self.store, record.id, saving=record.saved)
         try:
             uses = ToolUses(self.tools)
             async for lane, event in self._events(q, active, gate):
@@ -160,9 +174,18 @@ class Runs:
         await steps.flush()
         status = (RunStatus.INTERRUPTED if active.interrupted and end.status == RunStatus.CANCELLED
                   else RunStatus(end.status))
-        await self.store.finish(record.id, status=status, usage=end.usage + q.history_usage,
-                                duration_ms=end.duration_ms,
-                                answer="\n\n".join(view.answers.values()))
+        if not steps.lost:
+            try:
+                await self.store.finish(record.id, status=status,
+                                        usage=end.usage + q.history_usage,
+                                        duration_ms=end.duration_ms,
+                                        answer="\n\n".join(view.answers.values()))
+            except StoreUnavailable as err:
+                log.warning("run %s: its end not saved, the database is down (%s)",
+                            record.id, err)
+                steps.lost = True
+        if steps.lost:
+            view.add_notice(text(q.lang, "transcript_unsaved"))
         self.listeners.run_finished(record, status)
         return status
 

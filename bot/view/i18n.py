@@ -161,6 +161,9 @@ _HTML: dict[str, tuple[str, str]] = {
                     "Glassbox restarted before this question was finished. Please ask again."),
     "failed": ("出了点问题，这个回答没能完成。请再试一次。",
                "Something went wrong and this answer could not be finished. Please try again."),
+    "transcript_unsaved": ("这个回答没能保存：数据库暂时连不上，/history 和 /show 里不会有它。",
+                           "This answer could not be saved: the database is unreachable for "
+                           "now, so /history and /show will not have it."),
     "queued": ("⏳ 排队中：前面还有 {ahead} 个问题，轮到时会自动开始。",
                "⏳ Queued: {ahead} ahead of you. Your question starts when there is room."),
     "handler_failed": ("抱歉，出了点问题，没能处理这条消息。请稍后再试。",
