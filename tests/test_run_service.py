@@ -89,7 +89,7 @@ async def service(model: FakeModel, db: Path, **extra: Any) -> AsyncIterator[Run
 
 def ask(text: str, user: int = 7, **extra: Any) -> Ask:
     return Ask(mode="ask", text=text, chat_id=42, user_id=user, user_name=f"Board {user}",
-               lang="en", **extra)
+               run_lang="en", **extra)
 
 
 async def test_a_run_and_its_follow_up_through_the_run_service(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ class Ask:
     user_id: int
     """Who asks (their one running question, their rate limit)."""
     user_name: str
-    lang: Lang
+    run_lang: Lang
     """The run's one language, for everything Glassbox writes in the run."""
     follows: RunRecord | None = None
     """The run it follows up: that run's thread is the history."""

@@ -55,7 +55,7 @@ class Question:
     chat_id: int
     user_id: int
     user_name: str
-    lang: Lang
+    run_lang: Lang
     """The run's one language (agent.lang.run_lang: the question's when it is clear, else
     the asker's), for everything Glassbox writes in the run."""
     history: tuple[Turn, ...] = ()
@@ -87,7 +87,7 @@ class Runs:
         refused = await refusal(self.store, self.settings, ask.chat_id, ask.user_id)
         if refused is not None:
             return refused
-        active = self.active.claim(ask.chat_id, ask.user_id, ask.lang)
+        active = self.active.claim(ask.chat_id, ask.user_id, ask.run_lang)
         if active is None:
             return Busy()
         try:
@@ -101,7 +101,7 @@ class Runs:
             self.active.run(active, _nothing())  # frees the slot
             raise
         q = Question(mode=ask.mode, text=ask.text, chat_id=ask.chat_id, user_id=ask.user_id,
-                     user_name=ask.user_name, lang=ask.lang, history=history,
+                     user_name=ask.user_name, run_lang=ask.run_lang, history=history,
                      parent_id=None if ask.follows is None else ask.follows.id,
                      planner=ask.planner, chat=ask.chat, history_usage=used)
         front.claimed(active)
@@ -120,7 +120,7 @@ class Runs:
             if not ticket.admitted:
                 front.queued(ticket.ahead)
                 await ticket.wait(active.cancel)
-            view = View(q.mode, q.lang)
+            view = View(q.mode, q.run_lang)
             view.notes = q.chat is None or q.chat.notes
             record = await self._start(q)
             view.number = record.n if record.saved else None
@@ -169,7 +169,7 @@ class Runs:
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
-            view.add_notice(text(q.lang, "failed"))
+            view.add_notice(text(q.run_lang, "failed"))
             end = RunFinished(round=0, status="error")
         await steps.flush()
         status = (RunStatus.INTERRUPTED if active.interrupted and end.status == RunStatus.CANCELLED
@@ -225,7 +225,7 @@ class Runs:
         if q.chat is not None:
             settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat, q.chat_id)
         common = {"client": self.client, "settings": settings, "history": q.history,
-                  "cancel": active.cancel, "lang": q.lang}
+                  "cancel": active.cancel, "lang": q.run_lang}
         lanes: dict[str, AsyncIterator[Event]] = {}
         compare = q.mode == RunMode.COMPARE
         if q.mode in (RunMode.PLAIN, RunMode.COMPARE):

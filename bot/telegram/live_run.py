@@ -41,11 +41,11 @@ class ChatRun:
     def claimed(self, run: Active) -> None:
         self.run = run
         self.live: LiveMessage = self.outbox.live(
-            self.chat_id, self.reply_to, button=stop_button(run.lang, run.key),
+            self.chat_id, self.reply_to, button=stop_button(run.run_lang, run.key),
             on_gone=run.stop)  # kicked or blocked: no one sees the rest
 
     def queued(self, ahead: Callable[[], int]) -> None:
-        self.live.show(lambda: [text(self.run.lang, "queued", ahead=ahead())])
+        self.live.show(lambda: [text(self.run.run_lang, "queued", ahead=ahead())])
 
     async def started(self, record: RunRecord, view: View) -> Gate | None:
         self.record, self.view = record, view

@@ -160,7 +160,7 @@ async def _start(parts: Services, chat_id: int, body: ChatBody, *, stream: bool)
     run = _ApiRun(web, session_id, STORED_MODES[body.mode], stream=stream)
     started = await parts.runs.ask(Ask(
         mode=run.mode, text=body.message.strip(), chat_id=chat_id, user_id=chat_id,
-        user_name=f"API {chat_id - API_CHAT_BASE}", lang=detect_lang(body.message),
+        user_name=f"API {chat_id - API_CHAT_BASE}", run_lang=detect_lang(body.message),
         follows=earlier[-1] if earlier else None, planner=True if body.plan else None,
         chat=await parts.chat_settings(chat_id)), run)  # the scope's, as a chat has its own
     if not isinstance(started, Active):

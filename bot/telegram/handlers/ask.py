@@ -108,7 +108,7 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
     # The run's message speaks one language: the chat's if set, else the question's if clear.
     started = await context.runs.ask(Ask(
         mode=mode, text=question, chat_id=msg.chat_id, user_id=sender.id,
-        user_name=sender.name, lang=chat.run_lang(question, sender.lang), follows=parent,
+        user_name=sender.name, run_lang=chat.run_lang(question, sender.lang), follows=parent,
         planner=planner, chat=chat), chat_run)
     if not isinstance(started, Active):
         await notice(refusal_text(started, lang),
@@ -192,7 +192,7 @@ async def stop_tapped(update: Update, context: Context) -> None:
     if user.id != active.user_id and not await context.admins.check(active.chat_id, user.id):
         await query.answer(text(lang, "not_yours"), show_alert=True)
         return
-    notice = "" if user.id == active.user_id else text(active.lang, "stopped_by",
+    notice = "" if user.id == active.user_id else text(active.run_lang, "stopped_by",
                                                            name=user.full_name)
     active.stop(notice)
     await query.answer(text(lang, "stopping"))
