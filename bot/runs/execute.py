@@ -185,7 +185,7 @@ class Runs:
                             record.id, err)
                 steps.lost = True
         if steps.lost:
-            view.add_notice(text(q.lang, "transcript_unsaved"))
+            view.add_notice(text(q.run_lang, "transcript_unsaved"))
         self.listeners.run_finished(record, status)
         return status
 
