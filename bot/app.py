@@ -32,6 +32,7 @@ from bot.runs.admins import Admins
 from bot.runs.execute import Runs
 from bot.runs.listeners import Listeners
 from bot.runs.quota import Cooldowns
+from bot.runs.uploads import UploadGate
 from bot.settings import BotSettings
 from bot.store.notes import open_notes_index
 from bot.store.transcripts import Store
@@ -71,7 +72,8 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
                                    outbox=outbox, runs=runs, examples=load_examples(),
                                    searches=searches and Cooldowns(searches.runs,
                                                                    searches.window_s),
-                                   notes=extra.notes)
+                                   notes=extra.notes,
+                                   uploads=UploadGate.of(settings.notes_upload_rate_limit))
         await register_commands(app.bot)
         runs.recover()
         if settings.transcript_retention_days:

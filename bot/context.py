@@ -4,7 +4,7 @@ class, so a handler asks for the narrow part it needs (`context.store`, `context
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
@@ -15,6 +15,7 @@ from bot.examples import Example
 from bot.runs.admins import Admins
 from bot.runs.execute import Runs
 from bot.runs.quota import Cooldowns
+from bot.runs.uploads import UploadGate
 from bot.settings import BotSettings
 from bot.store.prefs import ChatSettings
 from bot.store.transcripts import Store
@@ -36,6 +37,8 @@ class Parts:
     """/history lists per sender (HISTORY_RATE_LIMIT); None: no limit."""
     notes: SqliteNotesIndex | None = None
     """The course-notes index (/notes uploads); None when search_notes is off."""
+    uploads: UploadGate = field(default_factory=lambda: UploadGate(None))
+    """Who may upload notes now (one at a time per chat, NOTES_UPLOAD_RATE_LIMIT)."""
 
     async def chat_settings(self, chat_id: int) -> ChatSettings:
         """The chat's own settings (/settings), the environment's where it changed nothing."""
