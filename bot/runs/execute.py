@@ -34,6 +34,7 @@ from bot.runs.step import Pauses, chat_gate
 from bot.settings import BotSettings
 from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
+from bot.store.retry import retried
 from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
 from bot.view.buttons import Button, Keyboard
@@ -120,9 +121,15 @@ class Runs:
     async def _run(self, q: Question, active: Active, live: LiveMessage) -> None:
         view = View(q.mode, q.lang)
         view.notes = q.chat is None or q.chat.notes
-        record = await self.store.start_run(
-            chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
-            question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
+        try:
+            record = await self.store.start_run(
+                chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
+                question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
+        except Exception:  # the database is locked past its timeout, full, or gone
+            log.exception("chat %s: a run could not be stored, so it did not start",
+                          q.chat_id)
+            await live.finish([text(q.lang, "not_saved")])
+            return
         view.number = record.n
         remember = asyncio.create_task(self._remember_first(record, live))
         gate = chat_gate(self.pauses, active, q.user_name, live, every=q.step,
@@ -138,7 +145,8 @@ class Runs:
             view.add_notice(active.notice)
         ids = await live.finish(render_view(view, live=True))
         remember.cancel()
-        await self.store.add_message_ids(record.id, ids)
+        await retried(lambda: self.store.add_message_ids(record.id, ids),
+                      f"run {record.id}'s message ids")
 
     async def fold(self, q: Question, active: Active, record: RunRecord, view: View,
                    on_step: Callable[[], None] = lambda: None,
@@ -164,9 +172,10 @@ class Runs:
             end = RunFinished(round=0, status="error")
         await steps.flush()
         status = "interrupted" if active.interrupted and end.status == "cancelled" else end.status
-        await self.store.finish(record.id, status=status, usage=end.usage + q.history_usage,
-                                duration_ms=end.duration_ms,
-                                answer="\n\n".join(view.answers.values()))
+        await retried(lambda: self.store.finish(
+            record.id, status=status, usage=end.usage + q.history_usage,
+            duration_ms=end.duration_ms, answer="\n\n".join(view.answers.values())),
+            f"run {record.id}'s end")
         self.listeners.run_finished(record, status)
         return status
 
@@ -207,7 +216,8 @@ class Runs:
         """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""
         first = await live.first_sent()
         if first is not None:
-            await self.store.add_message_ids(record.id, [first])
+            await retried(lambda: self.store.add_message_ids(record.id, [first]),
+                          f"run {record.id}'s first message id")
 
     def _events(self, q: Question, active: Active,
                 gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:

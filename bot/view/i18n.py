@@ -193,6 +193,9 @@ _HTML: dict[str, tuple[str, str]] = {
                     "Glassbox restarted before this question was finished. Please ask again."),
     "failed": ("出了点问题，这个回答没能完成。请再试一次。",
                "Something went wrong and this answer could not be finished. Please try again."),
+    "not_saved": ("这个问题没能保存，所以还没有开始回答。请再问一次。",
+                  "This question could not be saved, so it was not answered. Please ask "
+                  "again."),
     "queued": ("⏳ 排队中：前面还有 {ahead} 个问题，轮到时会自动开始。",
                "⏳ Queued: {ahead} ahead of you. Your question starts when there is room."),
     "handler_failed": ("抱歉，出了点问题，没能处理这条消息。请稍后再试。",
