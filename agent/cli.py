@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from typing import TextIO
 
 from agent.answer_model import answer_client
-from agent.compare_judge import judge
+from agent.compare_judge import ToolUses, judge
 from agent.confirm import Gate
 from agent.events import (
     Action,
@@ -184,12 +184,16 @@ def decided_line(event: Decided, lang: str) -> str:
 
 
 async def _drain(stream: AsyncIterator[Event], printer: Printer, lane: str = "",
-                 live_answer: bool = True) -> tuple[RunFinished, str]:
-    """The run's end and its answer ("" if none), each event printed as it comes."""
+                 live_answer: bool = True, uses: ToolUses | None = None,
+                 ) -> tuple[RunFinished, str]:
+    """The run's end and its answer ("" if none), each event printed as it comes (and
+    counted in `uses`)."""
     last: RunFinished | None = None
     answer = ""
     async for event in stream:
         printer.show(event, lane, live_answer)
+        if uses is not None:
+            uses.add(event)
         if isinstance(event, RunFinished):
             last = event
         elif isinstance(event, Answer):
@@ -220,13 +224,14 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
             return run_plain(question, client=answers or client, settings=settings, lang=lang)
 
         if args.compare:
+            uses = ToolUses(toolbox.tools)
             (plain_done, plain_answer), (react_done, react_answer) = await asyncio.gather(
                 _drain(plain(), printer, "plain", live_answer=False),
-                _drain(react(), printer, "react", live_answer=False))
+                _drain(react(), printer, "react", live_answer=False, uses=uses))
             if plain_done.status == react_done.status == "done" and plain_answer and (
                     react_answer):
                 judged = await judge(question, plain_answer, react_answer, client=client,
-                                     lang=lang)
+                                     lang=lang, calls=uses.calls)
                 if judged is not None:
                     printer.show(judged, "react")
             if not args.json:

@@ -1,18 +1,25 @@
 """/compare's difference line: one short, temperature-0 model call, once both answers are in,
-that says whether they agree and what the tools contributed.
+that says whether they agree, names the figures that differ and how the tools got theirs.
 
-It is the model's judgement, and front ends label it so. A call that fails, or says nothing,
-gives no line: the cost figures alone stay.
+The call is told the facts, so the model need not guess them: which figures differ
+(agent/figure_diff.py) and what the tools actually did (the calls that worked, each
+calculated, looked up or read in the class notes, as its tool's `source` says). It is still
+the model's judgement, and front ends label it so. A call that fails, or says nothing, gives
+no line: the cost figures alone stay.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
-from agent.events import Judgement, Usage
+from agent.events import Action, Event, Judgement, Observation, Usage
+from agent.figure_diff import differing
 from agent.lang import pick
 from agent.model import ModelClient, complete
 from agent.model_errors import ModelError
+from agent.prompts import args_text
+from agent.tool import Source, Tool
 
 log = logging.getLogger(__name__)
 
@@ -25,19 +32,47 @@ JUDGE_MARK = "You compare two answers to one question."
 """The opening of the judge's system prompt (the test model server routes by it)."""
 JUDGE_SYSTEM = JUDGE_MARK + (
     " The first answer is by a language model alone; the second is by the same model using"
-    " tools (it could look things up and calculate). In one or two sentences, at most"
-    " {words} words, written in {language}, say whether the answers agree and what the tools"
-    " contributed: a fact or number looked up, an exact calculation, a correction, or nothing."
-    " Name the figures that differ. No preamble, no Markdown.")
+    " tools. In one or two sentences, at most {words} words, written in {language}, say"
+    " whether the answers agree. If figures differ, name them as listed, and say how the"
+    " answer with tools got its figure, using only the tool calls listed: calculated, looked"
+    " up, or read in the class notes. If no tool call worked, say the tools added nothing."
+    " No preamble, no Markdown.")
+MAX_CALLS = 8
+"""Tool calls listed in the prompt: enough to say what the tools did."""
+MAX_PAIRS = 5
+"""Differing figures listed in the prompt."""
+
+
+class ToolUses:
+    """The tool calls of a run that worked, each with how its result came to be."""
+
+    def __init__(self, tools: Sequence[Tool]) -> None:
+        self._sources = {tool.name: tool.source for tool in tools}
+        self._actions: dict[str, Action] = {}
+        self.calls: list[tuple[str, Source]] = []
+
+    def add(self, event: Event) -> None:
+        if isinstance(event, Action):
+            self._actions[event.call_id] = event
+        elif isinstance(event, Observation) and event.ok and event.call_id in self._actions:
+            action = self._actions[event.call_id]
+            self.calls.append((f"{action.tool}({args_text(action.arguments)})",
+                               self._sources.get(action.tool, Source.LOOKED_UP)))
 
 
 async def judge(question: str, plain_answer: str, react_answer: str, *, client: ModelClient,
-                lang: str) -> Judgement | None:
+                lang: str, calls: Sequence[tuple[str, Source]] = ()) -> Judgement | None:
     """The difference line for two finished answers, in `lang`, or None (logged) if the call
-    failed or gave nothing."""
+    failed or gave nothing; `calls`: the ReAct lane's tool calls that worked (ToolUses)."""
     system = JUDGE_SYSTEM.format(words=MAX_WORDS, language=pick(lang, "Chinese", "English"))
-    user = (f"Question:\n{question}\n\nAnswer without tools:\n{plain_answer[:ANSWER_CHARS]}"
-            f"\n\nAnswer with tools:\n{react_answer[:ANSWER_CHARS]}")
+    plain_answer, react_answer = plain_answer[:ANSWER_CHARS], react_answer[:ANSWER_CHARS]
+    pairs = differing(plain_answer, react_answer)[:MAX_PAIRS]
+    figures = "; ".join(f"{p.left.text} (without tools) vs {p.right.text} (with tools)"
+                        for p in pairs) or "none"
+    used = "; ".join(f"{call}: {source}" for call, source in calls[:MAX_CALLS]) or "none"
+    user = (f"Question:\n{question}\n\nAnswer without tools:\n{plain_answer}"
+            f"\n\nAnswer with tools:\n{react_answer}\n\nFigures that differ: {figures}"
+            f"\n\nTool calls that worked: {used}")
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     try:
         done = await complete(client, messages, temperature=0, max_tokens=200)

@@ -129,6 +129,9 @@ def parse_edit(typed: str, tool: Tool | None, lang: str) -> dict[str, Any]:
         except json.JSONDecodeError as exc:
             raise EditError(pick(lang, f"不是合法的 JSON：{exc}", f"Not valid JSON: {exc}")) \
                 from None
+        except RecursionError:
+            raise EditError(pick(lang, "JSON 嵌套太深了。", "The JSON is nested too deeply.")) \
+                from None
         if not isinstance(value, dict):
             raise EditError(pick(lang, "必须是一个 JSON 对象。", "It must be a JSON object."))
         arguments = value
@@ -177,6 +180,6 @@ def _value(raw: str) -> Any:
     if raw[:1] in ('"', "[", "{"):
         try:
             return json.loads(raw)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return raw
     return raw

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
+from agent.ledger import Entry
+
 Status = Literal["done", "max_rounds", "error", "cancelled"]
 Mode = Literal["react", "plain"]
 
@@ -191,8 +193,11 @@ class Answer(Event):
     model: str = ""
     """The model that wrote it when not the run's own (LLM_ANSWER_MODEL); empty otherwise."""
     unfounded: tuple[str, ...] = ()
-    """Figures of the answer (as written) that no observation, the question or the history
-    holds (agent/grounding.py): front ends mark them as not from any observation."""
+    """Figures of the answer (as written, each once) that nothing backs: front ends mark
+    them as not from any observation."""
+    ledger: tuple[Entry, ...] = ()
+    """Each figure of the answer and what backs it (agent/grounding.py); empty in runs
+    stored before Glassbox kept one (their marks come from `unfounded`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +262,8 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["tools"] = tuple(values.get("tools", ()))
     if cls is Answer:
         values["unfounded"] = tuple(values.get("unfounded", ()))
+        values["ledger"] = tuple(e if isinstance(e, Entry) else Entry.from_dict(e)
+                                 for e in values.get("ledger", ()))
     if cls is Plan:
         values["steps"] = tuple(
             step if isinstance(step, PlanStep) else PlanStep(**step)

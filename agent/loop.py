@@ -23,7 +23,8 @@ from typing import Any
 from agent.answer_model import AnswerWriter, Drafts
 from agent.auto_rounds import AutoRounds
 from agent.confirm import Gate, Reviewed, StopRun
-from agent.events import Answer, Event, Observation, ObservationFailure, RunStarted, Thought
+from agent.echoed_errors import no_errors_as_answers
+from agent.events import Answer, Event, Observation, RunStarted, Thought
 from agent.executor import Batch, ParsedCall, ToolRunner, act, names_of
 from agent.lang import Lang, detect_lang, run_lang
 from agent.lookups import grounded
@@ -41,9 +42,6 @@ from agent.textmode import text_system
 from agent.tool import Tool
 
 log = logging.getLogger(__name__)
-
-_NOT_FAILED = (ObservationFailure.SKIPPED, ObservationFailure.NOT_RUN)
-"""Calls that never ran: a person skipped them, or they were past the round's cap."""
 
 
 def run_react(
@@ -71,7 +69,8 @@ def run_react(
                                             settings.history_max_chars)
     steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate,
                    writer)
-    return drive(grounded(steps, question, history, lang), stats, lang, cancel)
+    return drive(grounded(no_errors_as_answers(steps, lang), question, history, lang), stats,
+                 lang, cancel)
 
 
 def run_plain(
@@ -186,7 +185,7 @@ async def _rounds(
     without tools; the run's RunFinished ("done" or "max_rounds") comes last. With a
     `writer`, the answer model writes each answer from the chain instead. A round whose
     model gave no reasoning gets Glassbox's Note saying so, true to that round."""
-    observed = failed = 0
+    observed = 0
     repeated = False
     for rnd in range(1, settings.agent_max_rounds + 1):
         stats.rounds = rnd
@@ -200,7 +199,7 @@ async def _rounds(
             if writer is not None and drafts.hold(item):
                 continue
             if isinstance(item, Answer) and not reasoned:
-                yield no_reasoning_for_answer(rnd, lang, observed=observed, failed=failed)
+                yield no_reasoning_for_answer(rnd, lang, observed=observed)
             reasoned = reasoned or isinstance(item, Thought)
             if writer is not None:
                 writer.chain.add(item)
@@ -225,7 +224,6 @@ async def _rounds(
             if isinstance(event, Observation):
                 results[event.call_id] = event.text
                 observed += 1
-                failed += not event.ok and event.failure not in _NOT_FAILED
             if writer is not None:
                 writer.chain.add(event)
             yield event

@@ -15,11 +15,10 @@ from typing import Any
 
 import httpx
 import openai
-from openai._models import FinalRequestOptions
 
 from agent.events import Usage
-from agent.http_transport import AiohttpTransport
 from agent.model_errors import ModelError, ModelErrorKind, classify
+from agent.model_transport import AiohttpTransport
 from agent.settings import AgentSettings
 from agent.sse import SSEReader
 
@@ -28,9 +27,9 @@ log = logging.getLogger(__name__)
 MAX_CONNECTIONS = 1000
 """Streams open at once to the model's server (the openai SDK's own default)."""
 STREAM_GATHER_S = 0.2
-"""A stream is read at most this often (its end at once, see http_transport._Body): a model
-sending a token a chunk at 40 a second costs eight passes through the chain, not forty
-(issue 16), and a chat shows at most one new state a second anyway."""
+"""A stream is read at most this often (its end at once, see model_transport._Body): a model
+sending a token a chunk at 40 a second costs five passes through the chain, not forty, and
+a chat shows at most one new state a second anyway."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +148,11 @@ _NO_COOKIES = _NoCookies()
 
 
 class ModelHttpClient(openai.DefaultAsyncHttpxClient):
-    """The SDK's httpx client, with the SDK's defaults, that keeps no cookies."""
+    """The SDK's httpx client, with the SDK's defaults, on agent/model_transport.py, that
+    keeps no cookies."""
+
+    def __init__(self) -> None:
+        super().__init__(transport=AiohttpTransport(MAX_CONNECTIONS, gather_s=STREAM_GATHER_S))
 
     @property
     def cookies(self) -> httpx.Cookies:
@@ -183,16 +186,11 @@ class ModelClient:
             # 17 s with the defaults, where one flat 60 s made it over three minutes.
             timeout=httpx.Timeout(settings.llm_timeout_s, connect=settings.llm_connect_timeout_s),
             max_retries=settings.llm_max_retries,
-            http_client=http_client or ModelHttpClient(
-                transport=AiohttpTransport(max_connections=MAX_CONNECTIONS,
-                                           gather_s=STREAM_GATHER_S)),
+            http_client=http_client or ModelHttpClient(),
         )
-        # What the SDK's `post` builds anew for every request (pydantic deep-copying the
-        # defaults, the body walked for NotGiven, the path parsed and joined to base_url),
-        # built once and copied with each request's body (_post). The URL is whole and an
-        # httpx.URL, which the SDK's `URL(url)` takes as it is, where a str is parsed.
-        self._post_options = FinalRequestOptions.construct(
-            method="post", url=self._client.base_url.join("chat/completions"))
+        # Whole, so the SDK parses one URL per request, not the path and then the path
+        # joined to base_url.
+        self._url = str(self._client.base_url.join("chat/completions"))
 
     async def close(self) -> None:
         await self._client.close()
@@ -232,11 +230,10 @@ class ModelClient:
             else:
                 for item in reply.take(reader.close(), response.request):
                     yield item
-        except (openai.APIError, httpx.HTTPError) as exc:
-            err = classify(exc)
-            if response is not None and err.kind is ModelErrorKind.CONNECTION:
-                # It answered, then the connection broke.
-                err = ModelError(ModelErrorKind.INCOMPLETE)
+        except Exception as exc:
+            err = classify(exc, answered=response is not None)
+            if err is None:
+                raise
             log.warning("model call failed: %s", err)
             raise err from None
         finally:
@@ -261,11 +258,11 @@ class ModelClient:
         without it (and never again with it): its tokens are then estimated.
 
         The SDK's own request, retries and errors (a 4xx/5xx is raised as its APIStatusError
-        before the body is read; `_post` is its `post` with the options built once), but the
+        before the body is read), through its documented `post` for any endpoint, but the
         body comes back as it is (cast_to=httpx.Response) and `stream` reads its events
         itself (agent/sse.py), each chunk the dict json.loads made: no pydantic model per
-        chunk (15 % of the bot's CPU under load, issue 16), and none of the SDK's SSE layers
-        (a third of a stream's CPU)."""
+        chunk (15 % of the bot's CPU under load), and none of the SDK's SSE layers (a third
+        of a stream's CPU)."""
         try:
             return await self._post(params)
         except openai.BadRequestError as exc:
@@ -277,8 +274,8 @@ class ModelClient:
             return await self._post(params)
 
     async def _post(self, params: dict[str, Any]) -> httpx.Response:
-        options = self._post_options.model_copy(update={"json_data": params})
-        return await self._client.request(httpx.Response, options, stream=True)
+        return await self._client.post(self._url, body=params, cast_to=httpx.Response,
+                                       stream=True)
 
 
 async def complete(client: ModelClient, messages: list[dict[str, Any]],

@@ -1,15 +1,15 @@
 """What can go wrong with a model call, as a student may read it: a closed set of kinds
 (`ModelErrorKind`), each with a reason in Chinese and English, and `classify`, which turns
-whatever the openai SDK or httpx raised into a `ModelError`."""
+what the openai SDK raised, or the wire under it (agent/wire_errors.py), into a `ModelError`."""
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-import httpx
 import openai
 
 from agent.lang import pick
+from agent.wire_errors import WireFailure, failure_of
 
 
 class ModelErrorKind(StrEnum):
@@ -103,22 +103,35 @@ def _error_code(exc: openai.APIError) -> str:
 _TOOLS_REJECTED = ("tool", "function call", "function_call", "functions")
 
 
-def classify(exc: BaseException) -> ModelError:
-    """Translate an SDK or transport exception into a ModelError.
+def classify(exc: BaseException, *, answered: bool = False) -> ModelError | None:
+    """Translate what a model call raised into a ModelError; None if it is no failure of the
+    call (a bug, to be raised as it is). `answered`: the stream had begun.
 
     The SDK wraps what fails before the response starts (connecting, sending, waiting for
-    the headers) in APITimeoutError / APIConnectionError; httpx's own errors arrive here only
-    from reading the stream (a stall past the read timeout, a cut connection)."""
+    the headers) in APITimeoutError / APIConnectionError, raised from the transport's error;
+    what fails while the stream is read arrives as the transport raised it. Either way the
+    wire's failure, in Glassbox's words, says what happened."""
     if isinstance(exc, ModelError):
         return exc
-    if isinstance(exc, openai.APITimeoutError) and isinstance(exc.__cause__, httpx.ConnectTimeout):
-        return ModelError(ModelErrorKind.CONNECTION)  # it never answered: unreachable, not slow
-    if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+    if isinstance(exc, openai.APIError) and not isinstance(exc, openai.APIConnectionError):
+        return _answered(exc)
+    failure = failure_of(exc)
+    if failure is None:
+        if isinstance(exc, openai.APITimeoutError):
+            failure = WireFailure.TIMED_OUT
+        elif isinstance(exc, openai.APIConnectionError):
+            failure = WireFailure.MAYBE_SENT
+        else:
+            return None
+    if failure is WireFailure.TIMED_OUT:
         return ModelError(ModelErrorKind.TIMEOUT)
-    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
-        return ModelError(ModelErrorKind.CONNECTION)
-    if not isinstance(exc, openai.APIError):
-        return ModelError(ModelErrorKind.SERVER)
+    if answered and failure is not WireFailure.NOT_SENT:
+        return ModelError(ModelErrorKind.INCOMPLETE)  # it answered, then the connection broke
+    return ModelError(ModelErrorKind.CONNECTION)  # never answered: unreachable, not slow
+
+
+def _answered(exc: openai.APIError) -> ModelError:
+    """The kind of an error the model's server answered with (a status, or an error event)."""
     status = getattr(exc, "status_code", None)
     code = _error_code(exc)
     body = exc.body if isinstance(exc.body, str) else ""  # e.g. DashScope's SSE-framed 400

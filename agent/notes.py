@@ -1,9 +1,9 @@
 """Glassbox's own notes in a chain (Note events), in the run's language, and the one label
 every front end puts before them.
 
-A note says what Glassbox saw, never what the model thought: a round without reasoning is
-reported as such, true to that round (which tool it called, whether an earlier call failed),
-and a forced last round says why it was forced.
+A note says what Glassbox saw, never what the model thought nor whether its answer is good: a
+round without reasoning is reported as such, true to that round (which tool it called), and a
+forced last round says why it was forced. Front ends show a round's notes as one quiet line.
 """
 
 from __future__ import annotations
@@ -34,28 +34,20 @@ def no_reasoning_for_calls(rnd: int, lang: str, tools: Sequence[str]) -> Note:
         shown.append(pick(lang, f"另外 {more} 个工具", f"{more} more tools"))
     joined = pick(lang, "、", ", ").join(shown)
     return Note(round=rnd, kind="no_reasoning", text=pick(
-        lang, f"模型没有给出理由，直接调用了 {joined}。",
-        f"the model gave no reasoning; it called {joined}."))
+        lang, f"模型没有写出思考过程，直接调用了 {joined}。",
+        f"the model wrote no reasoning; it called {joined}."))
 
 
-def no_reasoning_for_answer(rnd: int, lang: str, *, observed: int, failed: int) -> Note:
-    """An answering round without reasoning: `observed` observations came before it,
-    `failed` of them failed."""
+def no_reasoning_for_answer(rnd: int, lang: str, *, observed: int) -> Note:
+    """An answering round without reasoning, after `observed` observations. It says what
+    Glassbox saw, never how good the answer is: failed calls show on their observations,
+    and what the answer could not rest on is the lookups' note (agent/lookups.py)."""
     if not observed:
-        text = pick(lang, "模型没有给出理由，也没有使用工具，直接作答。",
-                    "the model gave no reasoning and used no tool; it answered directly.")
-    elif failed == observed:
-        text = pick(lang, "模型没有给出理由；上面的工具调用都失败了，它仍然作答。",
-                    "the model gave no reasoning; every tool call above failed, and it "
-                    "answered anyway.")
-    elif failed:
-        text = pick(lang, f"模型没有给出理由；上面有 {failed} 次工具调用失败，它根据其余观察作答。",
-                    f"the model gave no reasoning; {failed} tool call"
-                    f"{' above' if failed == 1 else 's above'} failed, and it answered from "
-                    "the other observations.")
+        text = pick(lang, "模型没有写出思考过程，也没有使用工具，直接作答。",
+                    "the model wrote no reasoning and used no tool before answering.")
     else:
-        text = pick(lang, "模型没有给出理由，根据上面的观察作答。",
-                    "the model gave no reasoning; it answered after the observations above.")
+        text = pick(lang, "模型作答前没有写出思考过程。",
+                    "the model wrote no reasoning before answering.")
     return Note(round=rnd, kind="no_reasoning", text=text)
 
 

@@ -100,9 +100,9 @@ def args_text(arguments: dict[str, Any] | str) -> str:
 def limit_message(lang: str) -> str:
     return pick(
         lang,
-        "你已经达到步骤上限。请不要再调用工具，根据上面的观察给出你能给出的最好回答；"
+        "你已经用完了可以调用工具的轮数。请不要再调用工具，根据上面的观察给出你能给出的最好回答；"
         "没能查到的内容请直接说明没有查到，不要猜测。",
-        "You have reached the step limit. Do not call any more tools; give the best answer "
+        "You have used all your tool rounds. Do not call any more tools; give the best answer "
         "you can from the observations above, and say plainly what you could not look up "
         "instead of guessing it.",
     )

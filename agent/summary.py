@@ -30,7 +30,7 @@ def figures(done: RunFinished, lang: str, *, tokens: bool = True) -> str:
     parts = [seconds(done.duration_ms, lang), plural(lang, done.rounds, "轮", "round")]
     if tokens and done.usage.total_tokens:
         parts.append(approx(done.usage)
-                     + plural(lang, done.usage.total_tokens, "令牌", "token"))
+                     + plural(lang, done.usage.total_tokens, "token", "token"))
     return " · ".join(parts)
 
 
@@ -45,7 +45,7 @@ def difference(plain: RunFinished, react: RunFinished, lang: str) -> str:
         pick(lang, "工具调用 ", "tool calls ") + pair(plain.tool_calls, react.tool_calls, ","),
         pick(lang, "用时（秒）", "seconds ")
         + pair(plain.duration_ms / 1000, react.duration_ms / 1000, ",.1f"),
-        "tokens " + approx(plain.usage + react.usage)
+        pick(lang, "token ", "tokens ") + approx(plain.usage + react.usage)
         + pair(plain.usage.total_tokens, react.usage.total_tokens, ","),
     ]
     return pick(lang, "无工具 → ReAct：", "No tools → ReAct: ") + " · ".join(parts)

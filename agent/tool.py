@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from enum import StrEnum
 from functools import cache
 from typing import Any, ClassVar
 
@@ -37,10 +38,19 @@ class UpstreamError(ToolError):
         """The service's own error text, if its body had one."""
 
 
+class Source(StrEnum):
+    """How a tool's result came to be: what /compare's judgement says the tools did."""
+
+    CALCULATED = "calculated"
+    LOOKED_UP = "looked up"
+    READ_IN_NOTES = "read in the class notes"
+
+
 class Tool(ABC):
     name: ClassVar[str]
     description: ClassVar[str]
     Args: ClassVar[type[BaseModel]]
+    source: ClassVar[Source] = Source.LOOKED_UP
 
     @abstractmethod
     async def run(self, args: Any) -> str:

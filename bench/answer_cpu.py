@@ -42,11 +42,11 @@ async def _client(at_once: str, rounds: str, model_url: str, geocoding_url: str,
     from bot.runs.active import Active
     from bot.runs.execute import Question, Runs
     from bot.runs.listeners import Listeners
+    from bot.runs.metrics import Metrics
     from bot.settings import BotSettings
     from bot.store.transcripts import Store
     from bot.view.render import render_view
     from bot.view.transcript import View
-    from bot.web.metrics import Metrics
 
     os.environ.update(
         OPENAI_API_KEY=TEST_KEY, OPENAI_BASE_URL=model_url, LLM_MAX_RETRIES="0",

@@ -8,7 +8,7 @@ import os
 import sys
 
 from bot.__main__ import main
-from bot.delivery.pacer import Limits
+from bot.telegram.delivery.pacer import Limits
 
 if __name__ == "__main__":
     sys.exit(main(Limits().scaled(float(os.environ["BENCH_SCALE"]))))

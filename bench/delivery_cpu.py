@@ -10,7 +10,7 @@ changes over 5 s (one each 50 ms, as the model's chunks and the steps arrive), e
 HTML, like the chain's), then `finish()` with the answer; RUNS private chats at once, the
 fake Bot API in another process with Telegram's limits and the bench's 50 ms a call. The
 measured code runs in a process of its own, on uvloop as the bot does, its bot built by
-`bot.app.build_app` (so each checkout's own requests), whose CPU time alone is counted: the
+`bot.telegram.app.build_app` (so each checkout's own requests), whose CPU time alone is counted: the
 least of ROUNDS rounds. With `--against REF` REF's code is measured the same way first,
 then this checkout's, alternating. Prints one Markdown table."""
 
@@ -42,11 +42,11 @@ STEP = " The weather in Berlin is 2.3 °C <b>now</b>, and in Osaka 27.3 °C;"
 
 
 async def _client(at_once: str, rounds: str, tg_url: str, workdir: str) -> dict[str, float]:
-    from bot.app import build_app
-    from bot.delivery.live import LiveMessage
-    from bot.delivery.pacer import Limits, Pacer
-    from bot.delivery.typing_indicator import Typing
     from bot.settings import BotSettings
+    from bot.telegram.app import build_app
+    from bot.telegram.delivery.live import LiveMessage
+    from bot.telegram.delivery.pacer import Limits, Pacer
+    from bot.telegram.delivery.typing_indicator import Typing
     from bot.view.buttons import Button
 
     os.environ.update(TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg_url,

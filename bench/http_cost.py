@@ -1,7 +1,7 @@
 """`python -m bench.http_cost`: the bot's CPU for one Bot API call and one model stream, with
 the libraries' own HTTP (python-telegram-bot's HTTPXRequest and `Bot.edit_message_text`,
-the openai SDK on httpcore) and the way the bot makes them (bot/delivery/bot_api.py through
-bot/delivery/telegram_request.py on aiohttp; the SDK on agent/http_transport.py, httpx over
+the openai SDK on httpcore) and the way the bot makes them (bot/telegram/delivery/bot_api.py through
+bot/telegram/delivery/telegram_request.py on aiohttp; the SDK on agent/http_transport.py, httpx over
 aiohttp). Issue 16: HTTP was most of the bot's CPU under load.
 
 The fakes run in this process; each client runs in a process of its own (on uvloop, as
@@ -40,8 +40,8 @@ async def _client(transport: str, tg_url: str, model_url: str) -> dict[str, floa
 
     from agent.model import ModelClient
     from agent.settings import AgentSettings
-    from bot.delivery.bot_api import call
-    from bot.delivery.telegram_request import AiohttpRequest
+    from bot.telegram.delivery.bot_api import call
+    from bot.telegram.delivery.telegram_request import AiohttpRequest
 
     os.environ.update(OPENAI_API_KEY=TEST_KEY, OPENAI_BASE_URL=model_url, LLM_MAX_RETRIES="0")
     settings = AgentSettings()

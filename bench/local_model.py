@@ -1,4 +1,4 @@
-"""`scripts/bench --local-model URL [--record]`: eight class questions through the agent
+"""`scripts/bench --local-model URL [--record]`: the class questions through the agent
 against a real model at URL (an OpenAI-compatible server, e.g. llama-cpp-python's), with
 default settings and the tools on the test fakes (Open-Meteo, Frankfurter, Wikipedia) and
 the course notes in data/notes. Prints, per question, whether it finished with the right
@@ -8,7 +8,7 @@ tool and a right answer, the tools used, rounds and seconds, then the score.
 folder a question: the question, then each response body as NN.sse), for
 tests/test_local_replay.py to replay without the model.
 
-One client serves all eight questions, as in the bot: once auto mode has seen the model
+One client serves all the questions, as in the bot: once auto mode has seen the model
 write its calls as text, the later questions start in the text format.
 """
 
@@ -28,7 +28,7 @@ import httpx
 
 from agent import AgentSettings, ModelClient, run_react
 from agent.events import Action, Answer, Event, Note, Observation, RunFinished
-from agent.grounding import unfounded
+from agent.grounding import ledger, unfounded
 from agent.tools import Toolbox
 from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
 
@@ -60,6 +60,9 @@ QUESTIONS = (
     Question("weather_zh", "杭州现在天气怎么样？", "get_weather", "21.4"),
     Question("currency_zh", "100 美元现在能换多少人民币？", "convert_currency"),
     Question("greeting", "Hi! Who are you and what can you do?", ""),
+    Question("percent_zh", "12.5% 的 3840 是多少？", "calculate", "480"),
+    Question("percent_off", "What is 20% off 150?", "calculate", "120"),
+    Question("percent_growth", "3840 * (1 + 5%)?", "calculate", "4032"),
 )
 
 CALL_JSON = re.compile(r"\"(?:name|arguments|parameters)\"\s*+:")
@@ -105,7 +108,7 @@ class Outcome:
         if q.expect and q.expect.lower() not in self.answer.lower() and q.expect not in digits:
             found.append(f"no {q.expect!r} in the answer")
         if q.tool and not q.expect and self.tools:  # the answer's figures are observed
-            invented = unfounded(self.answer, [q.text, *self.observations])
+            invented = unfounded(ledger(self.answer, self.observations, q.text))
             if invented or not any(ch.isdigit() for ch in self.answer):
                 found.append(f"figures not observed: {', '.join(invented) or 'none given'}")
         return found

@@ -60,8 +60,8 @@ async def _client(parts: str, answers: str, window_s: str, calls: str, model_url
     from agent.model import ModelClient
     from agent.settings import AgentSettings
     from agent.tools.http import get_json, make_client
-    from bot.delivery.bot_api import call
-    from bot.delivery.telegram_request import AiohttpRequest
+    from bot.telegram.delivery.bot_api import call
+    from bot.telegram.delivery.telegram_request import AiohttpRequest
 
     os.environ.update(OPENAI_API_KEY=TEST_KEY, OPENAI_BASE_URL=model_url, LLM_MAX_RETRIES="0")
     model, http = ModelClient(AgentSettings()), make_client(10.0)

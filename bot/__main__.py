@@ -9,10 +9,10 @@ import sys
 from telegram.error import InvalidToken, NetworkError
 
 from agent.settings import SettingsError, load_settings
-from bot.app import build_app, setup_logging
-from bot.delivery.pacer import Limits
+from bot import serve
 from bot.settings import BotSettings
-from bot.web import serve
+from bot.telegram.app import build_app, setup_logging
+from bot.telegram.delivery.pacer import Limits
 
 log = logging.getLogger("bot")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -55,7 +56,9 @@ class BotSettings(AgentSettings):
     api_tokens: Annotated[tuple[SecretStr, ...], NoDecode] = ()
     """Bearer tokens of the HTTP API, each its own scope; none: the API answers 404."""
     webhook_secret: SecretStr = SecretStr("")
-    """Sent by Telegram with every webhook call, so strangers cannot post fake updates."""
+    """Sent by Telegram with every webhook call, so strangers cannot post fake updates.
+    Empty with WEBHOOK_URL set: a random one, made at start and registered by setWebhook
+    (the bot sets the webhook at every start, so it never needs to be known elsewhere)."""
     database_path: Path = Path("data/glassbox.sqlite3")
     """The bot's SQLite file: transcripts, and the course-notes index search_notes uses."""
     transcript_retention_days: int | None = Field(default=None, ge=1)
@@ -123,10 +126,23 @@ class BotSettings(AgentSettings):
             listen_address(value)
         return value
 
+    @field_validator("webhook_secret", mode="after")
+    @classmethod
+    def _secret(cls, value: SecretStr) -> SecretStr:
+        """Telegram accepts 1-256 characters of A-Z, a-z, 0-9, _ and -."""
+        if value.get_secret_value() and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}",
+                                                         value.get_secret_value()):
+            raise ValueError("expected 1 to 256 characters of A-Z, a-z, 0-9, _ and -")
+        return value
+
     @model_validator(mode="after")
-    def _webhook_needs_http(self) -> BotSettings:
-        if self.webhook_url and self.http_address() is None:
+    def _webhook(self) -> BotSettings:
+        if not self.webhook_url:
+            return self
+        if self.http_address() is None:
             raise ValueError("WEBHOOK_URL needs the HTTP server, but HTTP_LISTEN is off")
+        if not self.webhook_secret.get_secret_value():
+            self.webhook_secret = SecretStr(secrets.token_urlsafe(32))
         return self
 
     def http_address(self) -> tuple[str, int] | None:

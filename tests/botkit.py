@@ -10,11 +10,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from agent.tool import Tool
-from bot.app import App, build_app
-from bot.context import Parts
-from bot.delivery.pacer import Limits
+from agent.tool import Source, Tool
 from bot.settings import BotSettings
+from bot.telegram.app import App, build_app
+from bot.telegram.context import Parts
+from bot.telegram.delivery.pacer import Limits
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import TOKEN, FakeTelegram, Message
 from tests.kit import TEST_KEY
@@ -32,6 +32,7 @@ class AddArgs(BaseModel):
 class Add(Tool):
     name = "add"
     description = "Add two numbers."
+    source = Source.CALCULATED
     Args = AddArgs
 
     async def run(self, args: Any) -> str:

@@ -78,7 +78,7 @@ async def test_a_reply_to_an_answer_is_a_follow_up_with_that_run_as_history(
     follow = gb.tg.send(GROUP, BOB, "How many people live there?", reply_to=first.message_id)
     second = await gb.answer_to(GROUP, follow)
 
-    assert "2.1ⁱ million" in second.text  # a figure from no observation (issue 18)
+    assert "2.1 millionⁱ" in second.text  # a figure from no observation
     sent = [(m["role"], m["content"]) for m in gb.model.bodies[1]["messages"][1:]]
     assert sent == [("user", "What is the capital of France?"), ("assistant", "Paris."),
                     ("user", "How many people live there?")]

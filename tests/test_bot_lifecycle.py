@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from agent.events import RunStarted, Thought
-from bot.app import Redact
 from bot.store.transcripts import Store
+from bot.telegram.app import Redact
 from tests.botkit import ALICE, GROUP, people, running
 from tests.fakes.model import DashScope, FakeModel, sse
 from tests.fakes.telegram import TOKEN, FakeTelegram

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from telegram import Bot
 
-from bot.delivery.live import LiveMessage
-from bot.delivery.outbox import Outbox
-from bot.delivery.pacer import Limits, Pacer
+from bot.telegram.delivery.live import LiveMessage
+from bot.telegram.delivery.outbox import Outbox
+from bot.telegram.delivery.pacer import Limits, Pacer
 from bot.view.buttons import Button
 from tests.fakes.telegram import TOKEN, FakeTelegram
 from tests.fakes.telegram_faults import FaultyTelegram

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from telegram import Bot
 
-from bot.delivery.live import LiveMessage
-from bot.delivery.pacer import Limits, Pacer
+from bot.telegram.delivery.live import LiveMessage
+from bot.telegram.delivery.pacer import Limits, Pacer
 from bot.view.buttons import Button
 from tests.botkit import ALICE, GROUP, people, running
 from tests.botkit import SCALE as BOT_SCALE

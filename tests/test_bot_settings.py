@@ -117,7 +117,7 @@ async def test_glassbox_notes_can_be_hidden_when_a_model_gives_no_reasoning(
         gb: Glassbox) -> None:
     gb.model.push(tool_reply(("calculate", {"expression": "2+2"})), text_reply("4."))
     first = gb.tg.send(GROUP, BOB, "/ask 2+2")
-    assert "📝 由 Glassbox 补写：模型没有给出理由" in (await gb.answer_to(GROUP, first)).text
+    assert "📝 由 Glassbox 补写：模型没有写出思考过程" in (await gb.answer_to(GROUP, first)).text
 
     shown = await menu(gb, GROUP, ADMIN)
     await tap(gb, GROUP, ADMIN, shown, "📝")
@@ -140,7 +140,7 @@ async def test_glassbox_notes_can_be_hidden_when_a_model_gives_no_reasoning(
         assert document is not None
         page = document.content.decode("utf-8")
         assert "calculate(expression=" in page
-        assert "补写" not in page and "模型没有给出理由" not in page
+        assert "补写" not in page and "模型没有写出思考过程" not in page
 
 
 async def test_a_chat_language_decides_the_bots_words_whoever_asks(gb: Glassbox) -> None:

@@ -15,15 +15,10 @@ from pathlib import Path
 from tests.botkit import ALICE, people
 from tests.fakes.model import FakeModel, text_reply
 from tests.fakes.telegram import TOKEN, FakeTelegram
+from tests.faults.process import free_port
 from tests.kit import TEST_KEY
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def listening(port: int, proc: subprocess.Popen[str]) -> bool:

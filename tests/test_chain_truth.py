@@ -105,11 +105,11 @@ async def test_rounds_without_reasoning_get_true_glassbox_notes(gb: Glassbox) ->
     final = await ask(gb, ALICE, "Weather in Atlantis and Osaka?")
 
     never_untrue(final)
-    note = "📝 Written by Glassbox: the model gave no reasoning;"
+    note = "📝 Written by Glassbox: the model wrote no reasoning;"
     assert f"{note} it called get_weather." in final.text
     assert final.text.count(f"{note} it called get_weather.") == 2  # no "first" in round 2
-    assert (f"{note} 1 tool call above failed, and it answered from the other observations."
-            in final.text)
+    assert f"{note[:-1]} before answering." in final.text  # the Osaka lookup worked: no verdict
+    assert final.text.count("📝") == 3 and "anyway" not in final.text
     assert "💭" not in final.text and "first" not in final.text
     assert "🔎 3 rounds · get_weather ×2 · ⚠️ 1 failed" in final.text
 

@@ -93,7 +93,7 @@ def test_terminal_output_reads_like_a_chain(fake_model: FakeModel, tmp_path: Pat
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "\033[" not in out  # not a terminal: no colour codes
-    for piece in ["Round 1", "📝 Written by Glassbox: the model gave no reasoning; it called "
+    for piece in ["Round 1", "📝 Written by Glassbox: the model wrote no reasoning; it called "
                   "calculate.", "🔧 calculate(expression=\"6*7\")",
                   "👀 Observation ✅ 6*7 = 42", "Round 2", "✍️ It is 42.\n", "↑ 💬 Answer",
                   "tokens · 1 tool call"]:

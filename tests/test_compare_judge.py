@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from agent.compare_judge import JUDGE_MARK, MAX_WORDS, capped, judge
+from agent.compare_judge import JUDGE_MARK, MAX_WORDS, ToolUses, capped, judge
+from agent.events import Action, Observation
 from agent.model import ModelClient
+from agent.tool import Source
+from agent.tools.calculator import Calculate
+from agent.tools.notes import SearchNotes
 from tests.fakes.model import FakeModel, error, text_reply
 
 
@@ -31,3 +35,28 @@ async def test_a_failed_or_empty_judgement_gives_no_line(fake_model: FakeModel,
     assert await judge("q", "a", "b", client=client, lang="en") is None
     fake_model.judge = text_reply("   ")
     assert await judge("q", "a", "b", client=client, lang="en") is None
+
+
+async def test_the_judge_is_told_the_differing_figures_and_what_the_tools_did(
+        fake_model: FakeModel, client: ModelClient) -> None:
+    uses = ToolUses([Calculate(), SearchNotes(None)])  # type: ignore[arg-type]
+    for event in (Action(round=1, call_id="a", tool="calculate",
+                         arguments={"expression": "123456789 * 987654321"}),
+                  Observation(round=1, call_id="a", tool="calculate", ok=True,
+                              text="121932631112635269", duration_ms=1),
+                  Action(round=1, call_id="b", tool="search_notes", arguments={"query": "x"}),
+                  Observation(round=1, call_id="b", tool="search_notes", ok=False,
+                              text="No notes.", duration_ms=1)):
+        uses.add(event)
+    assert uses.calls == [('calculate(expression="123456789 * 987654321")',
+                           Source.CALCULATED)]  # a failed call did nothing
+    fake_model.judge = text_reply("They differ.")
+    await judge("What is 123456789 × 987654321?", "It is 121,932,631,137,021,795.",
+                "It is 121,932,631,112,635,269.", client=client, lang="en", calls=uses.calls)
+    [body] = fake_model.bodies
+    prompt = body["messages"][1]["content"]
+    assert ("Figures that differ: 121,932,631,137,021,795 (without tools) vs "
+            "121,932,631,112,635,269 (with tools)") in prompt
+    assert 'Tool calls that worked: calculate(expression="123456789 * 987654321"): ' \
+           "calculated" in prompt
+    assert "read in the class notes" in body["messages"][0]["content"]

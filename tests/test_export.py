@@ -85,7 +85,7 @@ def test_the_whole_chain_is_in_the_file() -> None:
     page = Page(export_html(record(), {"main": chain()}, "en"))
 
     for text in ("What does the notes say? " + HOSTILE, "李雷 " + HOSTILE,
-                 "2025-03-01 08:00:05 (UTC)", "qwen-plus", "12.3 s", "1,200 in · 345 out tokens",
+                 "2025-03-01 08:00:05 (UTC)", "qwen-plus", "12.3 s", "1,200 in · 345 out",
                  "Round 1", "Round 2", "I should search the notes " + HOSTILE,
                  'notes(query="<b>bold</b>', LONG + HOSTILE, 'weather({"city": broken)',
                  "no such city", "failed", "420 ms", "📝 Written by Glassbox: Now I can answer.",
@@ -127,7 +127,7 @@ def test_a_compare_run_shows_both_lanes_in_chinese() -> None:
              "📊 无工具 → ReAct：轮数 1 → 6"]
     assert [text.index(p) for p in order] == sorted(text.index(p) for p in order)
     for expected in ("Glassbox 记录 #12", "提问人", "对比", "第 1 轮", "思考", "观察", "回答",
-                     "达到轮数上限", "达到了 6 轮的上限。", "输入 900 · 输出 90 令牌",
+                     "达到轮数上限", "达到了 6 轮的上限。", "输入 900 · 输出 90",
                      "2 次工具调用"):
         assert expected in text, expected
 
@@ -142,7 +142,7 @@ def test_the_answer_is_drawn_from_its_markdown_in_the_class_time_zone() -> None:
     assert "City   | °C\n-------+---\n杭州   | 18\nBerlin |  2" in page.text
     assert "2025-03-01 16:00:05 (Asia/Shanghai)" in page.text  # 08:00 UTC
     assert "1 tool call" in page.text and "1 tool calls" not in page.text
-    assert "1,280 in · 45 out tokens" in page.text
+    assert "1,325 tokens (1,280 in · 45 out)" in page.text and "out tokens" not in page.text
     calls = [line for line in document.split("\n") if "🔧" in line]
     assert len(calls) == 2 and all(  # each call in one block with its observation
         line.startswith('<div class="step">') and "👀" in line for line in calls)

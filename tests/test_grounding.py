@@ -1,4 +1,4 @@
-"""No figure without an observation (issue 18): figures of an answer that no observation,
+"""No figure without an observation: figures of an answer that no observation,
 the question or the history holds are marked "ⁱ" with one line under the answer (in
 /compare's no-tools lane: "from the model's memory"), and a run whose lookups failed says
 so in a Glassbox note. What the chat and the export show, from runs over real HTTP."""
@@ -9,9 +9,10 @@ import pytest
 
 from agent import Answer, ModelClient, Turn, run_plain
 from agent.events import Note
-from agent.grounding import unfounded
+from agent.grounding import ledger, unfounded
 from agent.settings import AgentSettings
 from bot.view.export import export_html
+from bot.view.grounding import marked
 from bot.view.render import render_compare, render_run
 from bot.view.transcript import Transcript
 from tests.fakes.model import FakeModel, text_reply, tool_reply
@@ -27,17 +28,24 @@ CASES = [
      ["123456789 × 987654321", "121932631112635269"], []),
     ("About 713.44 CNY, rate 7.13.", ["100 USD = 713.4372 CNY (1 USD = 7.134372 CNY)"], []),
     ("It is 21°C, humidity 35%.", ["21.4 °C, humidity 35 %"], []),
-    ("It is 25°C, humidity 40%.", ["21.4 °C, humidity 35 %"], ["25", "40%"]),
+    ("It is 25°C, humidity 40%.", ["21.4 °C, humidity 35 %"], ["25°C", "40%"]),
     ("Today is 2025-12-01.", ["Monday, 1 December 2025 (12/01)"], []),
     ("1. Think 2. Act 3. Observe", [], []),  # single digits are no figures
     ("Qwen2.5 in 2024", [], ["2024"]),
-    ("21.4°C ... again 21.4", [], ["21.4"]),  # each figure once
+    ("21.4°C ... again 21.4°C", [], ["21.4°C"]),  # each figure once
 ]
 
 
 @pytest.mark.parametrize(("answer", "sources", "expected"), CASES)
 def test_unfounded_figures(answer: str, sources: list[str], expected: list[str]) -> None:
-    assert unfounded(answer, sources) == expected
+    assert list(unfounded(ledger(answer, sources))) == expected
+
+
+def test_a_run_stored_before_the_ledger_is_marked_as_it_was_shown() -> None:
+    """Old runs list only the unbacked figures' texts: each standing occurrence is marked."""
+    answer = "It is 25°C at 10:30 AM; 125 and 2.25 are other figures; 25°C again."
+    assert marked(answer, unfounded=["25", "10:30 AM"]) == (
+        "It is 25ⁱ°C at 10:30 AMⁱ; 125 and 2.25 are other figures; 25ⁱ°C again.")
 
 
 async def test_a_guess_after_a_failed_lookup_is_marked_and_the_failure_said(
@@ -50,15 +58,29 @@ async def test_a_guess_after_a_failed_lookup_is_marked_and_the_failure_said(
     assert note.round == 2
     assert 'get_weather(city="Atlantis")' in note.text
     (answer,) = of(events, Answer)
-    assert answer.unfounded == ("10:30 AM", "25")
+    assert answer.unfounded == ("10:30 AM", "25°C")
     assert events.index(note) < events.index(answer)
 
     shown = "".join(render_run(Transcript.from_events(events), "en", live=False))
-    assert "10:30 AMⁱ and 25ⁱ°C" in shown
-    assert "ⁱ not from any observation: 10:30 AM, 25" in shown
-    assert "These lookups failed" in shown
+    assert "10:30 AMⁱ and 25°Cⁱ" in shown
+    assert "ⁱ not from any observation: 10:30 AM, 25°C" in shown
+    assert "These lookups failed" in shown and "10:30 AM, 25°C were not looked up" in shown
     page = Page(export_html(record(), {"main": events}, "en")).text
-    assert "10:30 AMⁱ" in page and "not from any observation: 10:30 AM, 25" in page
+    assert "10:30 AMⁱ" in page and "not from any observation: 10:30 AM, 25°C" in page
+
+
+async def test_a_failed_lookup_answered_without_figures_gets_no_verdict(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    fake_model.push(tool_reply(("get_weather", {"city": "Atlantis"})),
+                    text_reply("I could not find a place called Atlantis; it may be a legend."))
+    events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
+    notes = [n.text for n in of(events, Note) if n.round == 2]
+    assert notes == ["the model wrote no reasoning before answering.",
+                     'these lookups failed: get_weather(city="Atlantis").']
+    shown = "".join(render_run(Transcript.from_events(events), "en", live=False))
+    for verdict in ("anyway", "not looked up", "does not rest"):
+        assert verdict not in shown, verdict
 
 
 async def test_figures_from_an_observation_or_the_history_are_not_marked(
@@ -84,5 +106,5 @@ async def test_compare_labels_the_no_tools_figures_as_memory(
     chain = await events_of(react("杭州现在几度？", client, settings, [Weather()]))
     shown = "".join(render_compare(Transcript.from_events(plain), Transcript.from_events(chain),
                                    "zh", live=False))
-    assert "大约 18ⁱ 度" in shown and "ⁱ 来自模型的记忆：18" in shown
-    assert "21°C，晴" in shown and "不来自任何观察" not in shown
+    assert "大约 <u>18</u> 度ⁱ" in shown and "ⁱ 来自模型的记忆：18 度" in shown  # 18 vs 21
+    assert "现在 <u>21</u>°C，晴" in shown and "不来自任何观察" not in shown

@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from agent import ModelClient, run_react
-from agent.events import Action, Answer, Event, Note, Observation, RunFinished
+from agent.echoed_errors import ERROR_KIND
+from agent.events import Action, Answer, AnswerDelta, Event, Note, Observation, RunFinished
 from agent.tool import Tool
 from agent.tools import Toolbox
 from agent.tools.clock import GetTime
@@ -31,9 +32,12 @@ from bot.view.render import render_run
 from bot.view.transcript import Transcript
 from tests.fakes.model import SSE_HEADERS, FakeModel
 from tests.fakes.server import Reply
+from tests.fakes.telegram_html import parse_html
 from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
 
 RECORDED = Path(__file__).parent / "wire" / "local"
+SCRIPTED = Path(__file__).parent / "wire" / "local_scripted"
+"""The same format, written by hand (see its README.md)."""
 RUNS = sorted(p for p in RECORDED.iterdir() if (p / "question.json").exists())
 
 
@@ -93,7 +97,7 @@ async def test_a_recorded_run_replays_to_a_right_answer(
 
     assert not CALL_JSON.search(outcome.answer) and "```json" not in outcome.answer
     (answer,) = [e for e in events if isinstance(e, Answer)]
-    start = marked(" ".join(answer.text.split()[:4]), answer.unfounded)
+    start = marked(" ".join(answer.text.split()[:4]), unfounded=answer.unfounded)
     assert start in " ".join(shown.split())  # the answer is shown, its guesses marked
     for figure in answer.unfounded:
         assert f"{figure}{MARK}" in shown and "not from any observation" in shown
@@ -168,3 +172,44 @@ async def test_an_english_question_reads_the_english_half_of_bilingual_notes(
     (answer,) = [e for e in events if isinstance(e, Answer)]
     assert "Thought" in answer.text and "Action" in answer.text
     assert "programming language" not in shown
+
+
+async def test_a_tool_error_repeated_as_the_answer_is_not_shown_as_the_answer(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """The calculator refused the model's expression; the model searched for it, the repeat
+    guard forced a last round, and the model answered with the calculator's error. The chat
+    shows no 💬 Answer: Glassbox says, in Chinese and in its own name, what it could not do."""
+    events, _ = await replay(SCRIPTED / "error_as_answer", fake_model, stage)
+    assert [e.tool for e in events if isinstance(e, Action)] == [
+        "calculate", "search_wikipedia", "search_notes", "search_wikipedia", "search_notes",
+        "search_wikipedia"]
+    refused = next(e for e in events if isinstance(e, Observation))
+    assert not refused.ok and "写法示例：12.5% * 3840" in refused.text  # how to mend it
+    assert not [e for e in events if isinstance(e, Answer | AnswerDelta)]
+    notes = [e.kind for e in events if isinstance(e, Note)]
+    assert notes[-2:] == ["forced_answer", "error_as_answer"]
+    done = events[-1]
+    assert isinstance(done, RunFinished)
+    assert (done.status, done.error_kind, done.rounds) == ("error", ERROR_KIND, 7)
+    assert done.reason.startswith("没有得到回答：calculate(")
+    pages = render_run(Transcript.from_events(events), "zh", live=False)
+    shown = "\n".join(parse_html(page).text for page in pages)
+    assert "💬" not in shown
+    assert "📝 由 Glassbox 补写：" in shown and "模型的回答只是重复了上面 calculate(" in shown
+    assert "❌ 没有得到回答：calculate(" in shown
+    assert shown.count("不认识 “百分之十二点五”") == 1  # the observation alone
+
+
+async def test_the_class_percent_question_is_computed(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """"12.5% 的 3840 是多少？": the model calls calculate("12.5% * 3840"), as when the
+    calculator refused it and the run ended with the refusal as its answer; now it is 480."""
+    events, _ = await replay(RECORDED / "percent_zh", fake_model, stage)
+    (action,) = [e for e in events if isinstance(e, Action)]
+    assert action.tool == "calculate" and action.arguments == {"expression": "12.5% * 3840"}
+    (observation,) = [e for e in events if isinstance(e, Observation)]
+    assert observation.ok and observation.text == "12.5% * 3840 = 480"
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert "480" in answer.text and answer_lang(answer.text) == "zh"

@@ -171,8 +171,8 @@ async def test_a_round_without_reasoning_gets_glassbox_s_note_not_a_thought(
     assert of(events, Thought) == []
     first, final = of(events, Note)
     assert (first.round, first.kind) == (1, "no_reasoning")
-    assert first.text == "模型没有给出理由，直接调用了 get_weather。"
-    assert (final.round, final.text) == (2, "模型没有给出理由，根据上面的观察作答。")
+    assert first.text == "模型没有写出思考过程，直接调用了 get_weather。"
+    assert (final.round, final.text) == (2, "模型作答前没有写出思考过程。")
 
 
 async def test_reasoning_content_is_the_thought(
@@ -238,7 +238,7 @@ async def test_round_cap_asks_once_without_tools(fake_model: FakeModel) -> None:
     assert of(events, Answer)[0].text == "Best I can say: A and B are mild."
     last = fake_model.bodies[2]
     assert last["tool_choice"] == "none"
-    assert "step limit" in last["messages"][-1]["content"]
+    assert "tool rounds" in last["messages"][-1]["content"]
     forced = of(events, Note)[-1]
     assert (forced.round, forced.kind) == (3, "forced_answer")
     assert "all 2 tool rounds" in forced.text

@@ -10,10 +10,10 @@ import pytest
 
 from agent import ModelClient, ModelError
 from agent.events import Usage
-from agent.http_transport import AiohttpTransport
 from agent.lang import detect_lang
 from agent.model import STREAM_GATHER_S, Completion, ContentDelta, ReasoningDelta
 from agent.model_errors import ModelErrorKind
+from agent.model_transport import AiohttpTransport
 from tests.fakes.model import FakeModel, error, sse, sse_file
 from tests.fakes.server import Reply, wire
 from tests.kit import agent_settings

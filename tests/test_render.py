@@ -56,12 +56,13 @@ def test_a_finished_chain_shows_every_step_in_english() -> None:
              "💭 Thought: I need the current weather.",
              '🔧 Action weather(city="Hangzhou")', "👀 Observation ✅ 420 ms", "Sunny, 25 °C",
              '🔧 Action calculator(expr="25*9/5+32")', "👀 Observation ✅ 3 ms", "77",
-             "Round 2", "📝 Written by Glassbox: the model gave no reasoning",
+             "Round 2", "📝 Written by Glassbox: the model wrote no reasoning",
              "💬 Answer", "It is sunny, 25 °C (77 °F).", "⏱ 3.2 s · 2 rounds · 2 tool calls"]
     positions = [text.index(piece) for piece in order]
     assert positions == sorted(positions)
     assert "Working" not in text and "tokens" not in text  # tokens are for /show
-    assert "<i>the model gave no reasoning" in pages[0]  # Glassbox's words are set apart
+    assert "<i>📝 Written by Glassbox: the model wrote no reasoning" in pages[0]  # set apart,
+    assert "<b>Written by Glassbox" not in pages[0]  # and never louder than the model's text
     assert "Thought (synth" not in text and "✅ Answer" not in text
 
 
@@ -145,7 +146,7 @@ def test_errors_stops_and_the_step_limit_are_marked_with_their_reason() -> None:
     assert stopped_text.endswith("⏹ Stopped.")
     assert "👀 Observation —" in stopped_text  # no result, and no hourglass
     limit_text = shown(render_run(limit, "zh"))
-    assert "⏱ 3.2 秒 · 7 轮（最后一轮不用工具） · 2 次工具调用\n⚠️ 已达到步骤上限" in limit_text
+    assert "⏱ 3.2 秒 · 7 轮（最后一轮不用工具） · 2 次工具调用\n⚠️ 已达到轮数上限" in limit_text
     assert "🔎 7 轮（最后一轮不用工具） · 未用工具" not in limit_text  # nothing to fold
 
 
@@ -307,7 +308,7 @@ def test_compare_shows_both_answers_first_then_the_difference_then_the_folded_ch
     assert "<blockquote expandable>" not in replayed[-1].split("The ReAct chain")[1][:40]
     zh = shown(render_compare(plain, react_run, "zh"))
     assert ("📊 无工具 → ReAct：轮数 1 → 2 · 工具调用 0 → 2 · 用时（秒）1.2 → 3.2 · "
-            "tokens 30 → 150") in zh
+            "token 30 → 150") in zh
     assert "⚖️ 模型的评判：" in zh and "🔗 ReAct 的过程" in zh
 
 

@@ -109,7 +109,7 @@ async def test_json_input_for_a_tool_with_several_arguments(
     assert of(events, Observation)[0].text == "5.0 USD = 35.0 CNY"
     assert [t.text for t in of(events, Thought)] == ["convert."]
     final = of(events, Note)[-1]  # no reasoning in the answering round: Glassbox says so
-    assert final.round == 2 and "observations" in final.text
+    assert final.round == 2 and "no reasoning before answering" in final.text
 
 
 async def test_unreadable_reply_gets_one_correction(
@@ -157,7 +157,7 @@ async def test_text_mode_round_cap_asks_for_a_final_answer(fake_model: FakeModel
     done = events[-1]
     assert (done.status, done.rounds) == ("max_rounds", 2)
     last = fake_model.bodies[1]
-    assert "step limit" in last["messages"][-1]["content"] and "tools" not in last
+    assert "tool rounds" in last["messages"][-1]["content"] and "tools" not in last
 
 
 OLLAMA_400 = {"error": {"message": "registry.ollama.ai/library/qwen:4b does not support tools",

@@ -245,7 +245,7 @@ async def test_unreachable_service() -> None:
     settings = agent_settings("http://127.0.0.1:9", agent_tools="get_weather",
                               open_meteo_geocoding_url=url)
     async with open_toolbox(settings) as box:
-        with pytest.raises(ToolError, match=r"Could not reach Open-Meteo \(ConnectError\)"):
+        with pytest.raises(ToolError, match=r"^Could not reach Open-Meteo\.$"):
             await run_tool(box, "get_weather", city="Berlin")
 
 

@@ -38,7 +38,7 @@ def weather_run() -> list[Event]:
         TextDelta(round=2, text="It is sunny, "),
         TextDelta(round=2, text="25 °C (77 °F)."),
         Note(round=2, kind="no_reasoning",
-             text="the model gave no reasoning; it answered after the observations above."),
+             text="the model wrote no reasoning; it answered after the observations above."),
         Answer(round=2, text="It is sunny, 25 °C (77 °F)."),
         RunFinished(round=2, status="done", usage=Usage(100, 50, 150), duration_ms=3200,
                     rounds=2, tool_calls=2),
@@ -57,7 +57,7 @@ def test_a_whole_run_folds_into_rounds_steps_and_the_answer() -> None:
         ToolStep("call_b", "calculator", {"expr": "25*9/5+32"}, "77", True, 3),
     ]
     assert t.rounds[1].notes == [
-        "the model gave no reasoning; it answered after the observations above."]
+        "the model wrote no reasoning; it answered after the observations above."]
     assert t.rounds[1].draft == ""  # the streamed text became the answer
     assert t.answer == "It is sunny, 25 °C (77 °F)."
     assert t.answer_final
@@ -195,7 +195,8 @@ def test_a_glassbox_note_folds_into_its_round_and_shows_as_glassbox_words() -> N
     t = Transcript.from_events([*events[:7], note, *events[7:]])
     assert t.rounds[1].notes[0] == "this model writes its tool calls as text"
     page = "".join(render_run(t, "en", live=False))
-    assert "📝 <b>Written by Glassbox: </b><i>this model writes its tool calls as text" in page
+    assert ("<i>📝 Written by Glassbox: this model writes its tool calls as text. The model "
+            "wrote no reasoning; it answered after the observations above.</i>") in page
 
 
 def test_a_stored_synthesised_thought_shows_as_glassbox_words_not_a_thought() -> None:
@@ -208,5 +209,5 @@ def test_a_stored_synthesised_thought_shows_as_glassbox_words_not_a_thought() ->
         Action(round=1, call_id="c1", tool="weather", arguments={"city": "Paris"})])
     for lang, label in (("en", "Written by Glassbox: "), ("zh", "由 Glassbox 补写：")):
         page = "".join(render_run(t, lang, live=False))
-        assert f"📝 <b>{label}</b><i>To answer this" in page
+        assert f"<i>📝 {label}To answer this" in page
         assert "💭" not in page

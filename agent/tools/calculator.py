@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent.lang import pick
-from agent.tool import Tool, ToolError
+from agent.tool import Source, Tool, ToolError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.percent import PERCENT, percent_syntax
 
@@ -311,6 +311,7 @@ def show(value: Number) -> str:
 
 class Calculate(Tool):
     name = "calculate"
+    source = Source.CALCULATED
     description = (
         "Evaluate an arithmetic expression exactly and return its value. Use it for any "
         "calculation instead of doing the math yourself. Supports + - * / // ** (or ^), "

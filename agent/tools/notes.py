@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from agent.lang import clear_lang, pick
-from agent.tool import Tool, ToolError
+from agent.tool import Source, Tool, ToolError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.notes_index import NotesIndex, Passage
 
@@ -28,6 +28,7 @@ def _show(passage: Passage) -> str:
 
 class SearchNotes(Tool):
     name = "search_notes"
+    source = Source.READ_IN_NOTES
     description = (
         "Search the course notes the instructor shared for this class (on topics such as "
         "ReAct, chain-of-thought, function calling and tool use) and return the best "

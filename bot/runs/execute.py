@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
 from agent.answer_model import answer_client
-from agent.compare_judge import judge
+from agent.compare_judge import ToolUses, judge
 from agent.confirm import Gate
 from agent.events import Event, RunFinished, Usage
 from agent.lang import Lang, detect_lang
@@ -23,9 +23,6 @@ from agent.loop import run_plain, run_react
 from agent.model import ModelClient
 from agent.prompts import Turn
 from agent.tool import Tool
-from bot.delivery.live import LiveMessage
-from bot.delivery.outbox import Outbox
-from bot.delivery.typing_indicator import Typing
 from bot.runs.active import Active, ActiveRuns
 from bot.runs.admission import Admission
 from bot.runs.class_settings import run_settings, run_tools
@@ -37,6 +34,9 @@ from bot.store.records import RunRecord
 from bot.store.retry import retried
 from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
+from bot.telegram.delivery.live import LiveMessage
+from bot.telegram.delivery.outbox import Outbox
+from bot.telegram.delivery.typing_indicator import Typing
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import text
 from bot.view.render import render_view
@@ -157,14 +157,17 @@ class Runs:
         self.listeners.run_started(record, view.notes)
         steps = RoundWriter(self.store, record.id)
         try:
+            uses = ToolUses(self.tools)
             async for lane, event in self._events(q, active, gate):
+                if lane == "react":
+                    uses.add(event)
                 view.apply(lane, event)
                 self.listeners.run_event(record, lane, event)
                 on_step()
                 await steps.add(lane, event)
             if view.judgeable() and not active.cancel.is_set():
                 await steps.flush()  # the lanes' steps before the judgement
-                await self._judge(q, view, record, active, on_step)
+                await self._judge(q, view, record, active, on_step, uses)
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
@@ -185,14 +188,14 @@ class Runs:
             await live.first_sent()
 
     async def _judge(self, q: Question, view: View, record: RunRecord, active: Active,
-                     on_step: Callable[[], None]) -> None:
+                     on_step: Callable[[], None], uses: ToolUses) -> None:
         """/compare's difference line: the model judges the two answers (stored with the
         ReAct lane). Stopping the run drops it; a failed call leaves the cost line alone."""
         view.judging = True
         on_step()
         asked = asyncio.ensure_future(judge(
             q.text, view.answers["plain"], view.answers["react"], client=self.client,
-            lang=detect_lang(q.text)))
+            lang=detect_lang(q.text), calls=uses.calls))
         stopped = asyncio.ensure_future(active.cancel.wait())
         try:
             await asyncio.wait((asked, stopped), return_when=asyncio.FIRST_COMPLETED)

@@ -16,8 +16,8 @@ from agent.confirm import Decision, Gate
 from agent.events import Proposed
 from agent.lang import Lang
 from agent.tool import Tool
-from bot.delivery.live import LiveMessage
 from bot.runs.active import Active
+from bot.telegram.delivery.live import LiveMessage
 from bot.view.i18n import phrase
 from bot.view.step_view import pause_buttons
 

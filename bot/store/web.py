@@ -51,18 +51,21 @@ class WebStore:
     # --- the HTTP API ---
 
     async def api_chat(self, token: str) -> int:
-        """The chat id of the scope of API token `token`, made at its first use."""
+        """The chat id of the scope of API token `token`, made at its first use (the
+        token's first requests at once all get the one scope)."""
         digest = hashlib.sha256(token.encode()).hexdigest()
-        rows = await self.store._db.execute_fetchall(
-            "SELECT chat_id FROM api_scopes WHERE token_sha256 = ?", (digest,))
+        select = "SELECT chat_id FROM api_scopes WHERE token_sha256 = ?"
+        rows = await self.store._db.execute_fetchall(select, (digest,))
         if rows:
             return int(next(iter(rows))[0])
         async with self.store._transaction() as db:
-            made = await db.execute_fetchall(
+            await db.execute(
                 "INSERT INTO api_scopes (chat_id, token_sha256, made_at) SELECT"
-                " coalesce(max(chat_id) + 1, ?), ?, ? FROM api_scopes RETURNING chat_id",
+                " coalesce(max(chat_id) + 1, ?), ?, ? FROM api_scopes WHERE true"
+                " ON CONFLICT (token_sha256) DO NOTHING",
                 (API_CHAT_BASE + 1, digest, _now()))
-        return int(next(iter(made))[0])
+            rows = await db.execute_fetchall(select, (digest,))
+        return int(next(iter(rows))[0])
 
     async def add_to_session(self, run_id: int, session_id: str) -> None:
         async with self.store._transaction() as db:

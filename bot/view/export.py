@@ -18,7 +18,8 @@ from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import approx, difference, figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
-from bot.view.grounding import marked, unfounded_line
+from bot.view.differences import Drawn, compared_answers, to_html_marks
+from bot.view.grounding import MARK, ledger_html, status, unfounded_line
 from bot.view.i18n import (
     answer_heading,
     failure_label,
@@ -48,6 +49,7 @@ table.meta td:first-child { color: #666; }
 .label { font-weight: 600; }
 .label code { font-weight: normal; background: #f5f5f5; padding: 0 .2em; }
 .note { color: #777; font-size: .85em; }
+mark.differs { background: #fde68a; color: inherit; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f5f5f5;
       border: 1px solid #ddd; padding: .5em .7em; margin: .3em 0; font-size: .9em; }
 .failed pre { border-color: #c55; }
@@ -55,6 +57,10 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f5f5f5;
                 border: 1px solid #8b8; padding: .5em .7em; margin: .3em 0; }
 .answer .text pre { white-space: pre; overflow-x: auto; background: #fff; }
 .answer .text blockquote { border-left: 3px solid #8b8; margin: .3em 0; padding-left: .7em; }
+table.ledger { border-collapse: collapse; margin: .4em 0; font-size: .9em; }
+table.ledger caption { text-align: left; font-weight: 600; }
+table.ledger td, table.ledger th { border: 1px solid #ccc; padding: .1em .5em; text-align: left; }
+.figure-backed, .figure-unbacked { text-decoration: underline dotted #999; cursor: help; }
 h2, h3 { break-after: avoid; page-break-after: avoid; }
 @media print { body { margin: 0; max-width: none; } pre { background: none; } }
 """
@@ -69,12 +75,15 @@ def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
                          if (shown := without_glassbox_notes(event)) is not None]
                   for lane, lane_events in events.items()}
     title = phrase(lang, "export_title", n=record.n)
-    lanes = [lane for lane in LANES if lane in events]
+    folded = {lane: Transcript.from_events(events[lane]) for lane in LANES if lane in events}
+    texts: dict[str, Drawn] = {lane: (t.answer, t.ledger) for lane, t in folded.items()}
+    if "plain" in folded and "react" in folded:  # the digits that differ, marked in both
+        texts["plain"], texts["react"] = compared_answers(folded["plain"], folded["react"])
     body = [
         f"<h1>{_e(title)}</h1>",
         f'<p class="question">{_e(record.question)}</p>',
         _meta(record, lang, zone),
-        *(_lane(lane, events[lane], lang) for lane in lanes),
+        *(_lane(lane, t, events[lane], lang, texts[lane]) for lane, t in folded.items()),
         _difference(events, lang) if record.mode == "compare" else "",
         f'<p class="note">{_e(phrase(lang, "export_footer"))}</p>',
     ]
@@ -103,9 +112,9 @@ def _meta(record: RunRecord, lang: str, zone: str) -> str:
     return f'<table class="meta">{cells}</table>'
 
 
-def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
-    """One lane, folded by the same rules as the live message."""
-    t = Transcript.from_events(events)
+def _lane(lane: str, t: Transcript, events: Sequence[Event], lang: str, drawn: Drawn) -> str:
+    """One lane (`t`, folded from `events` by the same rules as the live message), its
+    answer drawn from `drawn` (its text and ledger)."""
     title = lane_label(lane, lang)
     out = [f"<h2>{_e(title)}</h2>"] if title else []
     if t.plan:
@@ -120,23 +129,35 @@ def _lane(lane: str, events: Sequence[Event], lang: str) -> str:
         line = unfounded_line(t, lang)
         under = f'<p class="note">{_e(line)}</p>' if line else ""
         out.append(f'<section class="answer step"><h3>💬 {_e(answer_heading(t.answer_model, lang))}'
-                   f'</h3><div class="text">{md_to_html(marked(t.answer, t.unfounded))}</div>'
-                   f"{under}</section>")
+                   f'</h3><div class="text">'
+                   f"{to_html_marks(ledger_html(*drawn, t.unfounded, lang, md_to_html))}</div>"
+                   f"{under}{_ledger(t, lang)}</section>")
     if t.finished is not None:
         out.append(_summary(t.finished, lang))
     return "\n".join(out)
 
 
+def _ledger(t: Transcript, lang: str) -> str:
+    """The figure ledger as a table: each figure of the answer and what backs it."""
+    if not t.ledger:
+        return ""
+    rows = "".join(f"<tr><td>{_e(e.text)}{MARK if e.unbacked else ''}</td>"
+                   f"<td>{_e(status(e, lang))}</td></tr>" for e in t.ledger)
+    return (f'<table class="ledger"><caption>🧾 {_e(phrase(lang, "ledger_heading"))}</caption>'
+            f'<tr><th>{_e(phrase(lang, "ledger_figure"))}</th>'
+            f'<th>{_e(phrase(lang, "ledger_status"))}</th></tr>{rows}</table>')
+
+
 def _round(view: RoundView, lang: str) -> str:
     heading = phrase(lang, "chain_round", n=view.number)
     out = [f'<section class="round"><h3>{_e(heading)}</h3>']
-    out += [f'<div class="step glassbox"><span class="label">📝 {_e(note_label(lang))}'
-            f'{_e(phrase(lang, "chain_colon"))}</span><i>{_e(note)}</i></div>'
-            for note in view.glassbox_notes]
     if view.model_thought:
         out.append(f'<div class="step"><span class="label">💭 {_e(phrase(lang, "chain_thought"))}'
                    f"</span><pre>{_e(view.model_thought)}</pre></div>")
     out += [_step(step, lang) for step in view.steps]
+    if view.glassbox_note:  # one quiet line, after the model's own words
+        label = note_label(lang) + phrase(lang, "chain_colon")
+        out.append(f'<p class="note glassbox">📝 {_e(label)}{_e(view.glassbox_note)}</p>')
     out.append("</section>")
     return "\n".join(out)
 
@@ -184,9 +205,11 @@ def _unknown(event: UnknownEvent) -> str:
 
 def _summary(finished: RunFinished, lang: str) -> str:
     calls = plural(lang, "chain_tool_calls", finished.tool_calls)
-    parts = [status_label(finished.status, lang), figures(finished, lang), calls,
-             approx(finished.usage) + _tokens(finished.usage.prompt_tokens,
-                                              finished.usage.completion_tokens, lang)]
+    usage = finished.usage
+    parts = [status_label(finished.status, lang), figures(finished, lang, tokens=False), calls]
+    if usage.total_tokens:  # one unit: '1,245 tokens (1,200 in · 45 out)'
+        parts.append(f"{approx(usage)}{plural(lang, 'chain_tokens', usage.total_tokens)} "
+                     f"({_tokens(usage.prompt_tokens, usage.completion_tokens, lang)})")
     reason = f"<br>{_e(finished.reason)}" if finished.reason else ""
     return f'<p class="note">{_e(" · ".join(parts))}{reason}</p>'
 

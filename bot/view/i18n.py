@@ -294,7 +294,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_no_tools": ("未用工具", "no tools"),
     "chain_rounds": ("{n:,} 轮", "{n:,} round|{n:,} rounds"),
     "chain_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),
-    "chain_tokens": ("{n:,} 令牌", "{n:,} token|{n:,} tokens"),
+    "chain_tokens": ("{n:,} token", "{n:,} token|{n:,} tokens"),
     "chain_failed_calls": ("{n} 次失败", "{n} failed"),
     "chain_last_forced": ("（最后一轮不用工具）", " (the last without tools)"),
     "chain_colon": ("：", ": "),
@@ -312,9 +312,30 @@ _PLAIN: dict[str, tuple[str, str]] = {
                        "(The model did not follow the format; this is its raw text.)"),
     "grounding_unfounded": ("不来自任何观察：{figures}", "not from any observation: {figures}"),
     "grounding_memory": ("来自模型的记忆：{figures}", "from the model's memory: {figures}"),
+    "ledger_heading": ("数字的来源", "Where the figures come from"),
+    "ledger_figure": ("数字", "Figure"),
+    "ledger_status": ("来源", "Backed by"),
+    "ledger_observation": ("观察 {n}（{rule}）", "observation {n} ({rule})"),
+    "ledger_computed": ("由 {inputs} 算出（{rule}）", "computed from {inputs} ({rule})"),
+    "ledger_question": ("问题", "the question"),
+    "ledger_history": ("对话的前文", "the thread's history"),
+    "ledger_unbacked": ("无来源", "nothing: not from any observation"),
+    "rule_exact": ("原样", "exact"),
+    "rule_rounded": ("四舍五入", "rounded"),
+    "rule_date": ("同一日期", "same date"),
+    "rule_time": ("同一时刻", "same time"),
+    "rule_converted": ("单位换算", "unit conversion"),
+    "rule_rate": ("按汇率换算", "through the exchange rate"),
+    "rule_example": ("换算示例的金额", "the amount of a worked example"),
+    "rule_sum": ("求和", "sum"),
+    "rule_difference": ("求差", "difference"),
+    "rule_product": ("乘积", "product"),
+    "rule_ratio": ("比值", "ratio"),
+    "rule_mean": ("平均", "mean"),
+    "rule_none": ("无", "none"),
     "chain_failed": ("出错了。", "Failed."),
     "chain_stopped": ("已停止。", "Stopped."),
-    "chain_step_limit": ("已达到步骤上限", "Step limit reached"),
+    "chain_round_limit": ("已达到轮数上限", "Round limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
     "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
     # --- /settings: its lines and buttons (issue 15) ---
@@ -370,9 +391,9 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "export_model": ("模型", "Model"),
     "export_status": ("状态", "Status"),
     "export_duration": ("用时", "Duration"),
-    "export_tokens": ("令牌", "Tokens"),
-    "export_token_counts": ("输入 {prompt:,} · 输出 {completion:,} 令牌",
-                            "{prompt:,} in · {completion:,} out tokens"),
+    "export_tokens": ("Token", "Tokens"),
+    "export_token_counts": ("输入 {prompt:,} · 输出 {completion:,}",
+                            "{prompt:,} in · {completion:,} out"),
     "export_failed": ("失败", "failed"),
     "export_difference": ("两个回答的区别", "How the answers differ"),
     # --- Which kind a run was and how it ended: /history, /show and the export ---
@@ -400,7 +421,12 @@ _PLAIN: dict[str, tuple[str, str]] = {
                       "Waiting for a question in this chat… (/ask or /compare)"),
     "board_next": ("智能体下一步会做什么？（按空格揭晓）",
                    "What will the agent do next? (space to reveal)"),
-    "board_others": ("同时在运行", "also running"),
+    "board_chains": ("两条过程（点击展开）", "Both chains (click to open)"),
+    "board_rail": ("其他记录：{n}", "other runs: {n}"),
+    "board_pinned": ("📌 已固定 #{n} · P 取消固定 · F 跟随 {name}",
+                     "📌 #{n} pinned · P unpin · F follow {name}"),
+    "board_following": ("👩‍🏫 跟随 {name} · P 固定", "👩‍🏫 following {name} · P pin"),
+    "board_lead": ("老师", "the teacher"),
     "board_keys": ("← → 切换记录 · + − 字号 · T 主题 · R 揭晓模式 · 空格 下一步",
                    "← → runs · + − size · T theme · R reveal mode · space next step"),
 }
@@ -437,7 +463,7 @@ def status_label(status: str, lang: str) -> str:
 
 
 _ENDINGS = {"error": ("❌", "chain_failed"), "cancelled": ("⏹", "chain_stopped"),
-            "max_rounds": ("⚠️", "chain_step_limit")}
+            "max_rounds": ("⚠️", "chain_round_limit")}
 
 
 def ending_line(status: str, reason: str, lang: str) -> str:

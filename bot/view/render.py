@@ -17,7 +17,8 @@ from agent.events import ObservationFailure
 from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import approx, difference, figures, seconds
-from bot.view.grounding import marked, unfounded_line
+from bot.view.differences import Drawn, compared_answers, to_span_marks
+from bot.view.grounding import MARK, marked, status, unfounded_line
 from bot.view.i18n import answer_heading, ending_line, phrase, plural
 from bot.view.markdown import md_spans
 from bot.view.spans import (
@@ -73,12 +74,13 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     out: list[Span] = []
     _question(out, react.question or plain.question)
     by = react.answer_model  # LLM_ANSWER_MODEL wrote both answers: each label names it
-    for label, t in (("compare_plain", plain), ("compare_react", react)):
+    texts = compared_answers(plain, react)
+    for label, t, text in (("compare_plain", plain, texts[0]), ("compare_react", react, texts[1])):
         out.append(("\n\n", ()))
         out.append((phrase(lang, label), (B,)))
         if by and by in (t.answer_model, t.model):
             out.append((phrase(lang, "compare_written_by", model=by), (I,)))
-        _lane_answer(out, t, lang, live)
+        _lane_answer(out, t, lang, live, text)
     if react.judgement:
         out.append(("\n\n⚖️ ", ()))
         out.append((phrase(lang, "compare_judgement"), (B,)))
@@ -113,12 +115,13 @@ def _names(number: int) -> str:
     return f"#{number} · /show {number} · /export {number}"
 
 
-def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
-    """One lane's answer under its label, or where the lane is: writing, working, failed."""
+def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool, drawn: Drawn) -> None:
+    """One lane's answer under its label (`drawn`: with the digits that differ from the other
+    answer's marked), or where the lane is: writing, working, failed."""
     running = t.finished is None and not t.notice
     if t.answer:
         out.append(("\n", ()))
-        _answer_text(out, t, lang)
+        _answer_text(out, t, lang, live, drawn)
         if not t.answer_final:
             state = phrase(lang, "chain_writing" if running else "chain_incomplete")
             out.append((state.strip(), (I,)))
@@ -131,13 +134,28 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool) -> None:
         out.append(("\n" + ending, ()))
 
 
-def _answer_text(out: list[Span], t: Transcript, lang: str) -> None:
-    """The answer's text, its unfounded figures marked, and the line that names them."""
-    out.extend(md_spans(marked(squeeze(t.answer), t.unfounded), draft=not t.answer_final))
+def _answer_text(out: list[Span], t: Transcript, lang: str, live: bool,
+                 drawn: Drawn | None = None) -> None:
+    """The answer's text, its unbacked figures marked (in /compare, `drawn`: the digits that
+    differ from the other answer's, underlined), and the line that names them; in /show (not
+    live), the ledger too: what backs each figure, folded under the answer."""
+    text, ledger = drawn or (t.answer, t.ledger)
+    out.extend(to_span_marks(md_spans(squeeze(marked(text, ledger, t.unfounded)),
+                                      draft=not t.answer_final)))
     line = unfounded_line(t, lang)
     if line:
         out.append(("\n", ()))
         out.append((line, (I,)))
+    if not live and t.ledger:
+        out.append(("\n🧾 ", ()))
+        out.append((phrase(lang, "ledger_heading"), (B,)))
+        rows = [(f"{e.text}{MARK if e.unbacked else ''} — {status(e, lang)}", ())
+                for e in t.ledger]
+        out.extend(_folded([("\n", ()), *_joined(rows)]))
+
+
+def _joined(rows: list[Span]) -> list[Span]:
+    return [piece for i, row in enumerate(rows) for piece in ((("\n", ()),) if i else ()) + (row,)]
 
 
 def _lines_after_heading(spans: list[Span]) -> list[Span]:
@@ -189,7 +207,7 @@ def _run_body(out: list[Span], t: Transcript, lang: str, live: bool,
     else:
         out.extend(chain)
     if t.answer:
-        _answer(out, t, lang, running)
+        _answer(out, t, lang, running, live)
     _footer(out, t, lang, live, running, number)
 
 
@@ -246,9 +264,6 @@ def _plan(out: list[Span], t: Transcript, lang: str) -> None:
 
 def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: bool) -> None:
     lines = 0
-    for note in view.glassbox_notes:  # a synthesised Thought: a run stored before Notes
-        _note(out, note, lang, lines)
-        lines += 1
     if view.model_thought:
         if lines:
             out.append(("\n", ()))
@@ -266,15 +281,17 @@ def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: boo
             out.append(("\n", ()))
         out.append(("✍️ ", ()))
         out.extend(md_spans(squeeze(view.draft), draft=True))
+        lines += 1
+    if view.glassbox_note:  # after the model's own words: a fold's preview shows those
+        _note(out, view.glassbox_note, lang, lines)
 
 
 def _note(out: list[Span], text: str, lang: str, lines: int) -> None:
-    """Glassbox's own words, labelled as Glassbox's, never as the model's Thought."""
+    """Glassbox's own words, labelled as Glassbox's, never as the model's Thought; in italics
+    and no bold, quieter than the model's text."""
     if lines:
         out.append(("\n", ()))
-    out.append(("📝 ", ()))
-    out.append((note_label(lang) + phrase(lang, "chain_colon"), (B,)))
-    out.append((squeeze(text), (I,)))
+    out.append(("📝 " + note_label(lang) + phrase(lang, "chain_colon") + squeeze(text), (I,)))
 
 
 def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool) -> None:
@@ -323,14 +340,14 @@ def _thought(out: list[Span], text: str, lang: str) -> None:
         out.append((text, ()))
 
 
-def _answer(out: list[Span], t: Transcript, lang: str, running: bool) -> None:
+def _answer(out: list[Span], t: Transcript, lang: str, running: bool, live: bool) -> None:
     out.append(("\n\n💬 ", ()))
     out.append((answer_heading(t.answer_model, lang), (B,)))
     if not t.answer_final:
         state = phrase(lang, "chain_writing" if running else "chain_incomplete")
         out.append((state, (I,)))
     out.append(("\n", ()))
-    _answer_text(out, t, lang)
+    _answer_text(out, t, lang, live)
     if t.unparsed:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_unparsed"), (I,)))

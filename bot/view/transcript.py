@@ -35,6 +35,7 @@ from agent.events import (
     ThoughtDelta,
 )
 from agent.lang import Lang
+from agent.ledger import Entry
 from bot.store.records import RunRecord
 
 Mode = Literal["ask", "plain", "compare"]
@@ -106,9 +107,18 @@ class RoundView:
     the Answer, and is shown as neither until then."""
 
     @property
-    def glassbox_notes(self) -> list[str]:
-        """Glassbox's words in this round: its notes, and a Thought it wrote itself."""
-        return [*self.notes, *([self.thought] if self.synthesized and self.thought else [])]
+    def glassbox_note(self) -> str:
+        """Glassbox's words in this round as one line (its notes, and a Thought it wrote
+        itself, run together: one quiet line a round, never a stack of them)."""
+        pieces = [p.strip() for p in (*self.notes, *([self.thought] if self.synthesized
+                                                      else [])) if p.strip()]
+        line = pieces[0] if pieces else ""
+        for piece in pieces[1:]:  # each its own sentence: '…failed。' + '…' / '… . The …'
+            if line[-1] in "。！？":
+                line += piece
+            else:
+                line += ("" if line[-1] in ".!?" else ".") + " " + piece[0].upper() + piece[1:]
+        return line
 
     @property
     def model_thought(self) -> str:
@@ -132,7 +142,9 @@ class Transcript:
     answer_final: bool = False
     unparsed: bool = False
     unfounded: tuple[str, ...] = ()
-    """The final answer's figures that no observation, the question or the history holds."""
+    """The final answer's figures that nothing backs."""
+    ledger: tuple[Entry, ...] = ()
+    """What backs each figure of the final answer (empty for runs stored before)."""
     finished: RunFinished | None = None
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
@@ -212,6 +224,7 @@ class Transcript:
                 view.draft = ""
             self.answer_model = event.model or self.answer_model
             self.unfounded = event.unfounded
+            self.ledger = event.ledger
         elif isinstance(event, Proposed):
             self._round(event.round).steps.append(
                 ToolStep(event.call_id, event.tool, event.arguments, awaiting=True))

@@ -15,7 +15,8 @@ from agent.notes import note_label
 from agent.prompts import args_text
 from agent.summary import difference, figures, seconds
 from bot.store.records import RunRecord
-from bot.view.grounding import marked, unfounded_line
+from bot.view.differences import Drawn, compared_answers, to_html_marks
+from bot.view.grounding import ledger_html, unfounded_line
 from bot.view.i18n import (
     answer_heading,
     ending_line,
@@ -32,31 +33,72 @@ from bot.view.transcript import Transcript, View
 
 
 def board_run(record: RunRecord, view: View, status: str, lang: str) -> str:
-    """Run `record` (its state folded into `view`, `status` now) as one <article>."""
+    """Run `record` (its state folded into `view`, `status` now) as one <article>.
+
+    What tells how a run ends (its status, figures, judgement, cost) is marked `ending`: the
+    board hides it while reveal mode holds steps back. A /compare puts the two answers side by
+    side first, then the model's judgement, then a quiet cost line, then both chains (folded
+    once the run is over), so its end fits one projector screen."""
     running = status == "running"
     head = (f'<header><h1 class="question">❓ {_e(record.question)}</h1>'
             f'<p class="meta">#{record.n} · {_e(record.user_name)} · '
-            f"{_e(mode_label(record.mode, lang))} · "
-            f'<span class="status {_e(status)}">{_e(status_label(status, lang))}</span>'
-            "</p></header>")
-    lanes = [_lane(lane, t, lang, running) for lane, t in view.lanes.items()]
-    body = (f'<div class="lanes two">{"".join(lanes)}</div>' if len(lanes) > 1
-            else lanes[0])
+            f"{_e(mode_label(record.mode, lang))}"
+            f'<span class="status {_e(status)} ending"> · {_e(status_label(status, lang))}'
+            "</span></p></header>")
+    article = (f'<article class="run" data-n="{record.n}" data-mode="{_e(record.mode)}" '
+               f'data-status="{_e(status)}">{head}')
+    if len(view.lanes) < 2:
+        (lane, t), = view.lanes.items()
+        chain, answer = _lane(lane, t, lang, running, (t.answer, t.ledger))
+        return f"{article}{_section(lane, t, lang, chain + answer, running)}</article>"
+    plain, react = view.lanes["plain"], view.lanes["react"]
+    texts = dict(zip(("plain", "react"), compared_answers(plain, react), strict=True))
+    cells, chains = [], []
+    for lane, t in view.lanes.items():
+        chain, answer = _lane(lane, t, lang, running, texts.get(lane, (t.answer, t.ledger)))
+        waiting = "" if answer else _lane_state(t, lang, running)
+        cells.append(f'<section class="cell" data-lane="{_e(lane)}">{_heading(lane, lang)}'
+                     f"{answer}{waiting}</section>")
+        chains.append(_section(lane, t, lang, chain, running))
     tail = ""
-    judgement = view.lanes["react"].judgement if "react" in view.lanes else ""
-    if judgement:
-        tail += (f'<p class="judgement">⚖️ <b>{_e(phrase(lang, "compare_judgement"))}</b>'
-                 f"{_e(judgement)}</p>")
+    if react.judgement:
+        tail += (f'<p class="judgement ending">⚖️ <b>{_e(phrase(lang, "compare_judgement"))}'
+                 f"</b>{_e(react.judgement)}</p>")
     elif view.judging and running:
-        tail += f'<p class="judgement working">{_e(phrase(lang, "compare_judging"))}</p>'
-    plain, react = view.finished.get("plain"), view.finished.get("react")
-    if plain is not None and react is not None:
-        tail += f'<p class="difference">📊 {_e(difference(plain, react, lang))}</p>'
-    return (f'<article class="run" data-n="{record.n}" data-mode="{_e(record.mode)}" '
-            f'data-status="{_e(status)}">{head}{body}{tail}</article>')
+        tail += f'<p class="judgement working ending">{_e(phrase(lang, "compare_judging"))}</p>'
+    ended = view.finished.get("plain"), view.finished.get("react")
+    if ended[0] is not None and ended[1] is not None:
+        tail += f'<p class="difference ending">📊 {_e(difference(*ended, lang))}</p>'
+    folded = "" if running else " folded"
+    return (f'{article}<div class="answers two">{"".join(cells)}</div>{tail}'
+            f'<details class="chains{folded}"{"" if folded else " open"}><summary>🔗 '
+            f'{_e(phrase(lang, "board_chains"))}</summary><div class="lanes two">'
+            f'{"".join(chains)}</div></details></article>')
 
 
-def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
+def _heading(lane: str, lang: str) -> str:
+    title = lane_label(lane, lang)
+    return f"<h2>{_e(_lane_icon(lane))}{_e(title)}</h2>" if title else ""
+
+
+def _section(lane: str, t: Transcript, lang: str, steps: str, running: bool) -> str:
+    return (f'<section class="lane" data-lane="{_e(lane)}">{_heading(lane, lang)}{steps}'
+            f"{_footer(t, lang, running)}</section>")
+
+
+def _lane_state(t: Transcript, lang: str, running: bool) -> str:
+    """Where a lane without an answer is: working, or how it ended."""
+    done = t.finished
+    if done is None:
+        words = phrase(lang, "chain_working") if running else phrase(lang, "chain_unfinished")
+        return f'<p class="footer working">{_e(words)}</p>'
+    return f'<p class="footer ending">{_e(ending_line(done.status, done.reason, lang))}</p>'
+
+
+def _lane(lane: str, t: Transcript, lang: str, running: bool,
+          drawn: Drawn) -> tuple[str, str]:
+    """A lane's chain and its answer (`drawn`: its text and ledger), as HTML, their steps
+    numbered in the order they came (the answer last)."""
     steps: list[str | tuple[str, str, str]] = []
     """Round headings as HTML; steps as (kind, label HTML, body HTML), numbered below."""
     if t.plan:
@@ -70,9 +112,6 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
         if t.mode == "react" and rnd.shows:
             steps.append(f'<h3 class="round">{_e(phrase(lang, "chain_round", n=rnd.number))}'
                          "</h3>")
-        for note in rnd.glassbox_notes:
-            steps.append(("note", f"📝 {_e(note_label(lang))}",
-                          f'<div class="text">{_e(note)}</div>'))
         if rnd.model_thought:
             label = f"💭 {_e(phrase(lang, 'chain_thought'))}"
             steps.append(("thought", label, f'<div class="text">{_e(rnd.model_thought)}</div>'))
@@ -91,40 +130,46 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool) -> str:
                 body = _e(call.observation) or f"<i>{_e(phrase(lang, 'chain_empty'))}</i>"
                 kind = "observation" if call.ok else "observation failed"
                 steps.append((kind, label, f'<div class="text">{body}</div>'))
-    if t.answer:
-        state = "" if t.answer_final else phrase(
-            lang, "chain_writing" if running else "chain_incomplete")
-        label = f"💬 {_e(answer_heading(t.answer_model, lang))}<i>{_e(state)}</i>"
-        line = unfounded_line(t, lang)
-        under = f'<p class="unfounded">{_e(line)}</p>' if line else ""
-        steps.append(("answer", label, f'<div class="text">'
-                      f"{md_to_html(marked(t.answer, t.unfounded), draft=not t.answer_final)}"
-                      f"</div>{under}"))
+        if rnd.glassbox_note:  # one quiet line after the model's own words
+            steps.append(("note", f"📝 {_e(note_label(lang))}{_e(phrase(lang, 'chain_colon'))}",
+                          f'<span class="text">{_e(rnd.glassbox_note)}</span>'))
     number = itertools.count()
-    numbered = [piece if isinstance(piece, str) else _step(next(number), *piece)
-                for piece in steps]
-    title = lane_label(lane, lang)
-    heading = f"<h2>{_e(_lane_icon(lane))}{_e(title)}</h2>" if title else ""
-    return (f'<section class="lane" data-lane="{_e(lane)}">{heading}{"".join(numbered)}'
-            f"{_footer(t, lang, running)}</section>")
+    chain = "".join(piece if isinstance(piece, str) else _step(next(number), *piece)
+                    for piece in steps)
+    if not t.answer:
+        return chain, ""
+    state = "" if t.answer_final else phrase(
+        lang, "chain_writing" if running else "chain_incomplete")
+    label = f"💬 {_e(answer_heading(t.answer_model, lang))}<i>{_e(state)}</i>"
+    line = unfounded_line(t, lang)
+    under = f'<p class="unfounded">{_e(line)}</p>' if line else ""
+    body = _answer_html(t, drawn, lang)
+    return chain, _step(next(number), "answer", label, f'<div class="text">{body}</div>{under}')
+
+
+def _answer_html(t: Transcript, drawn: Drawn, lang: str) -> str:
+    """The answer, each figure showing what backs it on hover or tap (its title), the digits
+    that differ from the other answer's (in /compare) marked."""
+    text, ledger = drawn
+    return to_html_marks(ledger_html(text, ledger if t.answer_final else (), t.unfounded, lang,
+                                     lambda text: md_to_html(text, draft=not t.answer_final)))
 
 
 def _step(k: int, kind: str, label_html: str, body_html: str) -> str:
-    return (f'<div class="step {kind}" data-step="{k}"><div class="label">{label_html}</div>'
-            f"{body_html}</div>")
+    label = (f'<span class="label">{label_html}</span>' if kind == "note"  # one line
+             else f'<div class="label">{label_html}</div>')
+    return f'<div class="step {kind}" data-step="{k}">{label}{body_html}</div>'
+
 
 
 def _footer(t: Transcript, lang: str, running: bool) -> str:
+    """Under a lane's chain: where it is, or its figures and how it ended."""
     done = t.finished
-    if done is None:
-        words = phrase(lang, "chain_working") if running else phrase(lang, "chain_unfinished")
-        return f'<p class="footer working">{_e(words)}</p>'
+    if done is None or done.status in ("error", "cancelled"):
+        return _lane_state(t, lang, running)
     ending = ending_line(done.status, done.reason, lang)
-    if done.status in ("error", "cancelled"):
-        words = ending
-    else:
-        words = "⏱ " + figures(done, lang) + (f" · {ending}" if ending else "")
-    return f'<p class="footer">{_e(words)}</p>'
+    words = "⏱ " + figures(done, lang) + (f" · {ending}" if ending else "")
+    return f'<p class="footer ending">{_e(words)}</p>'
 
 
 def _plan_name(tool: str, lang: str) -> str:
@@ -139,10 +184,14 @@ def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def board_page(token: str, lang: str) -> str:
-    """The board's HTML shell; its script fills in the runs from the event stream."""
-    words = {key: phrase(lang, f"board_{key}") for key in ("next", "waiting", "others")}
+def board_page(token: str, lang: str, lead: int | None = None) -> str:
+    """The board's HTML shell; its script fills in the runs from the event stream. `lead`:
+    who asked for the link (the teacher), whose newest run the board shows and stays on."""
+    words = {key: phrase(lang, f"board_{key}", n="{n}", name="{name}")
+             for key in ("next", "waiting", "rail", "pinned", "following", "lead")}
     data = " ".join(f'data-{key}="{_e(value)}"' for key, value in words.items())
+    if lead is not None:
+        data += f' data-lead-id="{lead}"'
     base = f"/board/{_e(token)}"
     return (
         f'<!DOCTYPE html>\n<html lang="{"zh" if lang == "zh" else "en"}" data-theme="dark">'
@@ -151,8 +200,9 @@ def board_page(token: str, lang: str) -> str:
         '<link rel="stylesheet" href="/static/board.css"></head>'
         f'<body data-events="{base}/events?lang={_e(lang)}" data-runs="{base}/runs/" '
         f'data-lang="{_e(lang)}" {data}>'
-        f'<nav id="bar"><b>Glassbox</b> <span id="where"></span> <span id="list"></span>'
+        f'<nav id="bar"><b>Glassbox</b> <span id="where"></span>'
         f'<span class="keys">{_e(phrase(lang, "board_keys"))}</span></nav>'
         f'<main id="run"><p class="waiting">{_e(words["waiting"])}</p></main>'
+        '<aside id="rail" hidden></aside>'
         '<script src="/static/board.js"></script></body></html>\n'
     )

@@ -26,16 +26,16 @@ from starlette.routing import BaseRoute, Route
 from agent.events import Event, RunFinished
 from agent.lang import detect_lang
 from agent.prompts import Turn
-from bot.app import App
-from bot.context import Parts
 from bot.runs.active import Active
 from bot.runs.execute import Question
 from bot.runs.quota import refusal_and_wait
 from bot.settings import BotSettings
 from bot.store.records import RunRecord, Scope
 from bot.store.web import API_CHAT_BASE, WebStore
+from bot.telegram.app import App
+from bot.telegram.context import Parts
 from bot.view.transcript import View, replay, without_glassbox_notes
-from bot.web.bodies import ApiError, ChatBody, chat_body
+from bot.web.bodies import MAX_STORED_ID, PAGE, ApiError, ChatBody, chat_body
 from bot.web.openapi import OPENAPI
 from bot.web.shapes import STORED_MODES, api_mode, run_json, sse
 
@@ -121,7 +121,8 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
     async def one_run(request: Request) -> Response:
         parts, chat_id = await scope(request)
         web = WebStore(parts.store)
-        record = await web.run_by_id(chat_id, request.path_params["run_id"])
+        run_id = request.path_params["run_id"]
+        record = await web.run_by_id(chat_id, run_id) if run_id <= MAX_STORED_ID else None
         if record is None:
             raise ApiError(404, "no_such_run", "No run of this token has that id.")
         view = replay(record, await parts.store.events(record.id), detect_lang(record.question),
@@ -138,8 +139,9 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
             page = {"page": 1, "pages": 1, "total": len(records)}
         else:
             number = request.query_params.get("page", "1")
-            found = await parts.store.history(
-                Scope(chat_id), page=int(number) if number.isdigit() else 1)
+            if not PAGE.fullmatch(number) or int(number) < 1:
+                raise ApiError(400, "invalid_query", "page: expected a whole number from 1.")
+            found = await parts.store.history(Scope(chat_id), page=int(number))
             records = list(found.runs)
             page = {"page": found.page, "pages": found.pages, "total": found.total}
         sessions = await web.sessions_of([r.id for r in records])

@@ -12,6 +12,7 @@ only what changed since, each run whole again, so no step is lost or shown twice
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,18 +23,30 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agent.lang import Lang
-from bot.app import App
-from bot.context import Parts
+from bot.runs.hub import Hub
 from bot.store.records import RunRecord, Scope
 from bot.store.web import WebStore
+from bot.telegram.app import App
+from bot.telegram.context import Parts
 from bot.view.transcript import View, replay
 from bot.view.web import board_page, board_run
-from bot.web.hub import Hub
+from bot.web.bodies import MAX_STORED_ID
 from bot.web.shapes import sse
 
 STATIC = Path(__file__).parent / "static"
 LISTED = 15
 """Runs the board's list holds (← steps back through them; earlier ones: /history)."""
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self' data:; connect-src 'self'; base-uri 'none'; "
+                               "form-action 'none'; frame-ancestors 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+"""The board page runs only its own script and style, talks only to this server, and is
+shown in no other site's frame."""
+EVENT_NUMBER = re.compile(r"[0-9]{1,18}")
 PING_S = 15.0
 """A comment line this often keeps an idle stream open through proxies."""
 FRAME_S = 0.5
@@ -55,18 +68,24 @@ def board_routes(app: App) -> list[BaseRoute]:
         return None if chat_id is None else (parts, chat_id)
 
     async def page(request: Request) -> Response:
-        if await chat_of(request) is None:
+        found = await chat_of(request)
+        if found is None:
             return _gone()
-        return HTMLResponse(board_page(request.path_params["token"], _lang(request)),
-                            headers={"Cache-Control": "no-store",
-                                     "Referrer-Policy": "no-referrer"})
+        hub.opened(found[1])
+        lead = request.query_params.get("lead", "")
+        return HTMLResponse(board_page(request.path_params["token"], _lang(request),
+                                       int(lead) if lead.isdigit() and len(lead) < 20 else None),
+                            headers={"Cache-Control": "no-store", **PAGE_HEADERS})
 
     async def stored_run(request: Request) -> Response:
         found = await chat_of(request)
         if found is None:
             return _gone()
         parts, chat_id = found
+        hub.opened(chat_id)
         n = request.path_params["n"]
+        if n > MAX_STORED_ID:
+            return JSONResponse({"error": "no such run"}, status_code=404)
         live = next((r for r in hub.live(chat_id) if r.record.n == n), None)
         if live is not None:
             return JSONResponse(_run_data(live.record, live.view, live.status, _lang(request)))
@@ -82,12 +101,19 @@ def board_routes(app: App) -> list[BaseRoute]:
         if found is None:
             return _gone()
         parts, chat_id = found
+        token = request.path_params["token"]
         lang = _lang(request)
-        boot, _, number = request.headers.get("last-event-id", "").partition(":")
-        after = int(number) if boot == hub.boot and number.isdigit() else -1
+        after = _resume_from(request.headers.get("last-event-id", ""), hub)
 
         async def stream() -> AsyncIterator[str]:
+            with hub.watching(chat_id) as kept:
+                async for part in board_stream(kept):
+                    yield part
+
+        async def board_stream(kept: bool) -> AsyncIterator[str]:
             nonlocal after
+            if not kept:  # the hub did not keep the chat's changes: the number means nothing
+                after = -1
             yield "retry: 1000\n\n"
             if after < 0:  # a fresh snapshot: the list, the newest run, every live one
                 after = hub.seq
@@ -103,8 +129,10 @@ def board_routes(app: App) -> list[BaseRoute]:
                 for run in live.values():
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(run.record, run.view, run.status, lang))
-            while not hub.closed:
+            while not hub.closed and hub.link_valid(chat_id, token):
                 change = await hub.change_after(chat_id, after, PING_S)
+                if not hub.link_valid(chat_id, token):
+                    break  # /board reset: this link shows nothing more
                 if change is None:
                     if not hub.closed:
                         yield ": ping\n\n"
@@ -130,6 +158,16 @@ def board_routes(app: App) -> list[BaseRoute]:
     ]
 
 
+def _resume_from(last_event_id: str, hub: Hub) -> int:
+    """The hub's number a reconnecting board saw last; -1 (a fresh snapshot) for none, one
+    of another run of the bot, or one this hub never gave (a number from the future would
+    wait for changes that never come)."""
+    boot, _, number = last_event_id.partition(":")
+    if boot != hub.boot or not EVENT_NUMBER.fullmatch(number) or int(number) > hub.seq:
+        return -1
+    return int(number)
+
+
 def _lang(request: Request) -> Lang:
     return "zh" if request.query_params.get("lang", "").startswith("zh") else "en"
 
@@ -137,7 +175,7 @@ def _lang(request: Request) -> Lang:
 def _gone() -> Response:
     return HTMLResponse("<!DOCTYPE html><title>Glassbox</title><p>This board link does not "
                         "work (it was reset, or never existed). Send /board in the chat for "
-                        "the current one.</p>", status_code=404)
+                        "the current one.</p>", status_code=404, headers=PAGE_HEADERS)
 
 
 def _run_data(record: RunRecord, view: View, status: str, lang: Lang) -> dict[str, Any]:
@@ -146,5 +184,6 @@ def _run_data(record: RunRecord, view: View, status: str, lang: Lang) -> dict[st
 
 def _list(runs: tuple[RunRecord, ...]) -> dict[str, Any]:
     return {"runs": [{"n": r.n, "question": r.question[:120], "mode": r.mode,
-                      "status": r.status, "user": r.user_name} for r in runs]}
+                      "status": r.status, "user": r.user_name, "uid": r.user_id}
+                     for r in runs]}
 

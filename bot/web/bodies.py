@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from bot.handlers.ask import MAX_QUESTION_CHARS
+from bot.telegram.handlers.ask import MAX_QUESTION_CHARS
 
 MAX_BODY_BYTES = 64 * 1024
 """A request body longer than this is refused unread (413)."""
+MAX_STORED_ID = 2**63 - 1
+"""The largest id the store can hold (SQLite's integer); a larger one names nothing."""
+PAGE = re.compile(r"[0-9]{1,9}")
+"""A page number as a query gives it: ASCII digits only (`?page=²` is no number)."""
 SESSION_ID = r"^[A-Za-z0-9_.:-]{1,100}$"
 """A session id the caller may choose (one character class, anchored: linear)."""
 
@@ -58,18 +63,15 @@ class ApiError(Exception):
 
 async def chat_body(request: Request) -> ChatBody:
     """The request's body as a ChatBody, or an ApiError saying what is wrong with it."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+    raw = await capped_body(request, MAX_BODY_BYTES)
+    if raw is None:
         raise _too_long()
-    raw = bytearray()
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY_BYTES:
-            raise _too_long()
     try:
         data: Any = json.loads(raw)
     except (UnicodeDecodeError, ValueError):
         raise ApiError(400, "invalid_json", "The body is not valid JSON.") from None
+    except RecursionError:
+        raise ApiError(400, "invalid_json", "The body's JSON is nested too deeply.") from None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_body", "The body must be a JSON object.")
     try:
@@ -83,6 +85,20 @@ async def chat_body(request: Request) -> ChatBody:
     if not body.message.strip():
         raise ApiError(400, "invalid_body", "message: it is empty.")
     return body
+
+
+async def capped_body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None when it is longer than `limit` bytes: said so by its
+    Content-Length (nothing is read) or found while it streams (reading stops there)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            return None
+    return bytes(raw)
 
 
 def _problem(error: Any) -> str:

@@ -37,10 +37,12 @@ from tests.fakes.telegram_objects import (
     document_json,
     file_id,
 )
+from tests.fakes.telegram_polls import Poll, new_poll
 
 TOKEN = "7000000001:FAKE-token-for-tests-0123456789abcdef"
 BOT = {"id": 7000000001, "is_bot": True, "first_name": "Glassbox", "username": "GlassboxBot"}
-LIMITED = {"sendMessage", "sendDocument", "editMessageText", "editMessageReplyMarkup"}
+LIMITED = {"sendMessage", "sendDocument", "sendPoll", "editMessageText",
+           "editMessageReplyMarkup"}
 MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024
 PER_CHAT_S, GROUP_WINDOW_S, GROUP_MAX, GLOBAL_WINDOW_S, GLOBAL_MAX = 1.0, 60.0, 20, 1.0, 30
 PER_CHAT_BURST = 2
@@ -82,6 +84,8 @@ class FakeTelegram(FakeServer):
         """Files getFile has given a path to, by that path (downloaded from /file/bot…)."""
         self.webhook: dict[str, str] = {}
         """setWebhook's url and secret_token: updates are then POSTed there, as Telegram does."""
+        self.pushed: list[dict[str, Any]] = []
+        """Every update POSTed to the webhook, in order (`push` delivers one again)."""
         self._next_update = 1
         self._next_id: dict[int, int] = defaultdict(lambda: 100)
         self._sent: dict[int, deque[float]] = defaultdict(deque)
@@ -149,6 +153,23 @@ class FakeTelegram(FakeServer):
                 "message": self._message_json(self.messages[chat_id, message_id]),
                 "chat_instance": str(-3621411919573543680 - chat_id), "data": data}})
         return query_id
+
+    def vote(self, chat_id: int, user_id: int, message_id: int, options: list[int]) -> bool:
+        """A user taps options of the bot's poll; the bot gets a `poll_answer` update if the poll
+        is not anonymous. False when Telegram would not take the vote: the poll is closed, or
+        the user voted already (our polls do not allow revoting)."""
+        with self.lock:
+            poll = self.messages[chat_id, message_id].poll
+            if poll is None or poll.closed or user_id in poll.votes:
+                return False
+            answer = poll.answer(self.users[user_id], options)
+            if not poll.anonymous:
+                self._queue({"poll_answer": answer})
+        return True
+
+    def poll(self, chat_id: int, message_id: int) -> Poll | None:
+        with self.lock:
+            return self.messages[chat_id, message_id].poll
 
     def fail(self, method: str, reply: str | dict[str, Any], times: int = 1) -> None:
         """Answer the next `times` calls of `method` with an error (a wire file name or a body)."""
@@ -225,6 +246,8 @@ class FakeTelegram(FakeServer):
                 + PER_CHAT_S * self.scale
             self._all_sent.append(now)
             return result
+        if method == "stopPoll":
+            return self._stop_poll(int(p["chat_id"]), int(p["message_id"]))
         if method == "getMe":
             return {**BOT, "can_join_groups": True, "can_read_all_group_messages": False,
                     "supports_inline_queries": False}
@@ -251,6 +274,8 @@ class FakeTelegram(FakeServer):
             return self._send_message(p)
         if method == "sendDocument":
             return self._send_document(p, files)
+        if method == "sendPoll":
+            return self._send_poll(p)
         if method == "editMessageText":
             return self._edit(p, p["text"])
         msg = self.messages[int(p["chat_id"]), int(p["message_id"])]
@@ -316,6 +341,30 @@ class FakeTelegram(FakeServer):
         self._frame(msg)
         return self._message_json(msg)
 
+    def _send_poll(self, p: dict[str, Any]) -> dict[str, Any]:
+        """A native poll (tests/wire/telegram/sendPoll_quiz_ok.json): the Message with it."""
+        chat_id = int(p["chat_id"])
+        poll = new_poll(str(5208567329817837613 + len(self.calls)), p)
+        reply = json.loads(p["reply_parameters"])["message_id"] if "reply_parameters" in p \
+            else None
+        msg = self._store(chat_id, BOT, poll.question, poll.question, reply)
+        msg.poll = poll
+        self._frame(msg)
+        return self._message_json(msg)
+
+    def _stop_poll(self, chat_id: int, message_id: int) -> dict[str, Any]:
+        """Close a poll the bot sent; the stopped Poll with its final counts (stopPoll_ok.json)."""
+        msg = self.messages.get((chat_id, message_id))
+        if msg is None:
+            raise ApiError(400, "Bad Request: message with poll to stop not found")
+        if msg.poll is None:
+            raise ApiError(400, "Bad Request: message is not a poll")
+        if msg.poll.closed:
+            raise ApiError(400, json.loads(wire(
+                "telegram/error_400_poll_already_closed.json"))["description"])
+        msg.poll.closed = True
+        return msg.poll.json()
+
     def _get_file(self, wanted: str) -> dict[str, Any]:
         """A File with its `file_path`, as getFile answers; Telegram lets bots download at
         most 20 MB ("file is too big" beyond)."""
@@ -380,7 +429,9 @@ class FakeTelegram(FakeServer):
     def _message_json(self, msg: Message, nested: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {"message_id": msg.message_id, "from": msg.sender,
                                 "chat": self.chats[msg.chat_id], "date": int(time.time())}
-        if msg.document is None:
+        if msg.poll is not None:
+            data["poll"] = msg.poll.json()
+        elif msg.document is None:
             data["text"] = msg.text
         else:
             data["document"] = document_json(msg.chat_id, msg.message_id, msg.document)
@@ -397,13 +448,16 @@ class FakeTelegram(FakeServer):
         update = {"update_id": self._next_update, **update}
         self._next_update += 1
         if self.webhook:
-            threading.Thread(target=self._push, args=(update,), daemon=True).start()
+            threading.Thread(target=self.push, args=(update,), daemon=True).start()
             return
         self._updates.append(update)
         self.lock.notify_all()
 
-    def _push(self, update: dict[str, Any]) -> None:
-        """Deliver an update to the bot's webhook, as Telegram does once one is set."""
+    def push(self, update: dict[str, Any]) -> None:
+        """Deliver an update to the bot's webhook, as Telegram does once one is set (and
+        again when it thinks a delivery failed)."""
+        with self.lock:
+            self.pushed.append(update)
         request = urllib.request.Request(
             self.webhook["url"], data=json.dumps(update).encode(), method="POST",
             headers={"Content-Type": "application/json",

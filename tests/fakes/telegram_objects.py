@@ -43,6 +43,8 @@ class Message:
     """When it began to show what it shows now (time.monotonic)."""
     document: Document | None = None
     """A document message's file (`text` is then its caption)."""
+    poll: Any = None
+    """A poll message's tests.fakes.telegram_polls.Poll (`text` is then its question)."""
 
     @property
     def buttons(self) -> list[str]:

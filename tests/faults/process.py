@@ -6,7 +6,9 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import resource
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,6 +21,24 @@ from tests.kit import TEST_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 _runs = itertools.count(1)
+
+
+def free_port() -> int:
+    """A local port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def listening(port: int) -> bool:
+    """Whether something accepts connections on the local `port`."""
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _soft_files(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE,
+                       (limit, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
 
 @dataclass
@@ -37,12 +57,15 @@ class BotProcess:
 
 
 @contextlib.contextmanager
-def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path,
+def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path, *,
+                open_files: int | None = None, code: Path = ROOT,
                 **env: str) -> Iterator[BotProcess]:
     """Start `python -m bot` in `workdir` (the database is `workdir/g.sqlite3`) with the
-    calculator as its only tool and no HTTP server; `env` adds or overrides settings. Killed
-    if still running."""
-    values = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT),
+    calculator as its only tool and no HTTP server; `env` adds or overrides settings;
+    `open_files`: its soft limit of open files (as a shell's `ulimit -n` sets it); `code`:
+    the checkout whose bot runs (the bench measures another ref's too). Killed if still
+    running."""
+    values = {"PATH": os.environ["PATH"], "PYTHONPATH": str(code),
               "TELEGRAM_BOT_TOKEN": tg.token, "TELEGRAM_API_BASE_URL": tg.base_url,
               "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
               "DATABASE_PATH": str(workdir / "g.sqlite3"), "LLM_MAX_RETRIES": "0",
@@ -50,7 +73,9 @@ def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path,
     log = workdir / f"bot-{next(_runs)}.log"
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=workdir, env=values,
-                                stdout=out, stderr=subprocess.STDOUT)
+                                stdout=out, stderr=subprocess.STDOUT,
+                                preexec_fn=None if open_files is None
+                                else lambda: _soft_files(open_files))
     try:
         yield BotProcess(proc, log)
     finally:

@@ -4,19 +4,11 @@ with code 2 (no traceback)."""
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
-from tests.faults.process import bot_process
-
-
-def _closed_port() -> int:
-    """A local port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.faults.process import bot_process, free_port
 
 
 def _only_line(log: str, token: str) -> str:
@@ -39,7 +31,7 @@ def test_a_token_telegram_rejects_gives_one_line_without_the_token(tmp_path: Pat
 
 def test_an_unreachable_bot_api_gives_one_line_without_the_token(tmp_path: Path) -> None:
     with FakeTelegram() as tg, FakeModel() as model:
-        url = f"http://127.0.0.1:{_closed_port()}/bot"
+        url = f"http://127.0.0.1:{free_port()}/bot"
         with bot_process(tg, model, tmp_path, TELEGRAM_API_BASE_URL=url) as bot:
             code = bot.proc.wait(30)
             log = bot.output()

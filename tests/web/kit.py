@@ -1,4 +1,4 @@
-"""The bot as `python -m bot` runs it (polling and the HTTP server in one loop, bot/web/serve),
+"""The bot as `python -m bot` runs it (polling and the HTTP server in one loop, bot/serve),
 in the test's own event loop, against the fake Bot API and the fake model; an httpx client
 talking real HTTP to it."""
 
@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 
 from agent.tool import Tool
-from bot.app import build_app
-from bot.delivery.pacer import Limits
-from bot.web import serve
+from bot import serve
+from bot.telegram.app import build_app
+from bot.telegram.delivery.pacer import Limits
 from tests.botkit import SCALE, Glassbox, bot_settings
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram

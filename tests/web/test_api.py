@@ -193,6 +193,8 @@ async def test_a_scope_that_hides_glassbox_notes_gets_none_as_a_chat_would(
             defaults = ChatSettings.defaults(parts.settings)
             await parts.store.chats.put(scopes[0], defaults.changed(notes=False), defaults, 0)
             streamed, boards = [], []
+            for scope in scopes:  # as a board opened: the hub keeps their finished runs
+                web.gb.app.bot_data.hub.opened(scope)
             for who, scope in zip((TEACHER, OTHER), scopes, strict=True):
                 model.push(tool_reply(("add", {"a": 2, "b": 2})), text_reply("4."))  # no why
                 stream = web.http.stream("POST", "/api/v1/chat/stream", headers=who,

@@ -24,6 +24,12 @@ from tests.web.kit import Served, SseEvent, event_stream, serving
 LINK = re.compile(r"/board/([A-Za-z0-9_-]{20,})")
 
 
+def words(html: str) -> str:
+    """A board's HTML without its tags: each figure of an answer is in a <span> whose title
+    says what backs it."""
+    return re.sub(r"<[^>]*>", "", html)
+
+
 def compare_model(body: dict[str, Any]) -> Reply:
     """Answers by what it is asked: the plain lane at once, the ReAct lane with one tool."""
     if "tools" not in body:
@@ -107,9 +113,13 @@ async def test_the_stream_follows_a_compare_live_and_resumes(tmp_path: Path) -> 
             assert runs[0].data["status"] == "running"  # drawn while it ran, not only at the end
             final = runs[-1].data["html"]
             assert 'data-lane="plain"' in final and 'data-lane="react"' in final
-            assert "Roughly 100." in final and "Exactly 123." in final
+            assert "Roughly 100." in words(final) and "Exactly 123." in words(final)
+            # Each figure says what backs it; the digits that differ between the two answers
+            # are marked in both, inside it (the equal leading 1 is not).
+            assert 'title="the question">1<mark class="differs">00</mark></span>' in final
+            assert '>1<mark class="differs">23</mark></span>' in final
             assert "I should add them." in final and "add(a=100, b=23)" in final
-            assert 'class="difference"' in final and "No tools → ReAct" in final
+            assert 'class="difference ending"' in final and "No tools → ReAct" in final
             assert any(e.event == "runs" and e.data["runs"][0]["status"] == "running"
                        for e in seen)
 
@@ -126,11 +136,12 @@ async def test_the_stream_follows_a_compare_live_and_resumes(tmp_path: Path) -> 
                 snapshot = [await events.next(), await events.next(), await events.next()]
             assert [r["n"] for r in snapshot[0].data["runs"]] == [2, 1]
             drawn = {e.data["n"]: e.data["html"] for e in snapshot[1:]}
-            assert "Two." in drawn[2] and "Exactly 123." in drawn[1]
+            assert "Two." in drawn[2] and "Exactly 123." in words(drawn[1])
 
             # ← on the board: an earlier run, rebuilt from the store.
             earlier = (await web.http.get(path + "/runs/1")).json()
-            assert "Exactly 123." in earlier["html"] and 'class="difference"' in earlier["html"]
+            assert "Exactly 123." in words(earlier["html"])
+            assert 'class="difference ending"' in earlier["html"]
             assert (await web.http.get(path + "/runs/9")).status_code == 404
 
 

@@ -5,6 +5,7 @@ the next step until space, text is projector size at 1280×720. Screenshots go t
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from agent.compare_judge import JUDGE_MARK
-from tests.botkit import ALICE, BOB, GROUP, Add, people
+from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
 from tests.fakes.model import DashScope, FakeModel, Reply, sse
 from tests.fakes.telegram import FakeTelegram
 from tests.web.kit import serving
@@ -88,6 +89,33 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
             await page.screenshot(path=str(GALLERY / "board-compare-live.png"))
             await page.wait_for_selector(".difference", timeout=20000)
             await page.wait_for_selector(".judgement b", timeout=20000)
+            await page.wait_for_function(
+                '() => document.querySelector("article.run").dataset.status === "done"')
+            await page.wait_for_timeout(300)  # the last frame drawn and scrolled
+            # The end at the default size: both answers side by side at the top, each under
+            # its label, and the judgement below them, all on the one screen.
+            boxes = await page.evaluate("""() => [
+                '.answers [data-lane="plain"] .step.answer',
+                '.answers [data-lane="react"] .step.answer', '.judgement', '.difference']
+                .map(s => { const r = document.querySelector(s).getBoundingClientRect();
+                            return [r.left, r.top, r.bottom]; })""")
+            assert all(top >= 0 and bottom <= 720 for _, top, bottom in boxes), boxes
+            await page.screenshot(path=str(GALLERY / "board-compare-end.png"))  # followed
+            cells = await page.eval_on_selector_all(
+                ".answers > .cell", "cs => cs.map(c => c.getBoundingClientRect().top)")
+            assert boxes[1][0] > boxes[0][0] + 300 and len(set(cells)) == 1  # side by side
+            assert boxes[1][2] < boxes[2][1] < boxes[3][1]  # answers, judgement, cost
+            labels = await page.inner_text(".answers")
+            assert "🧠 Model alone" in labels and "🔍 ReAct (with tools)" in labels
+            marked = await page.eval_on_selector_all(
+                ".answers mark.differs",
+                "ms => ms.map(m => [m.closest('[data-lane]').dataset.lane, m.textContent])")
+            assert marked == [["plain", "00"], ["react", "21"], ["react", "6"]]  # 400 / 421.6
+            quiet = await page.eval_on_selector(
+                ".difference", "e => parseFloat(getComputedStyle(e).fontSize)")
+            loud = await page.eval_on_selector(
+                ".judgement", "e => parseFloat(getComputedStyle(e).fontSize)")
+            assert quiet < loud  # the cost line is quieter than the judgement
             columns = await page.eval_on_selector_all(
                 ".lanes.two > .lane", "lanes => lanes.map(l => l.getBoundingClientRect().x)")
             assert len(columns) == 2 and columns[1] > columns[0] + 300  # side by side
@@ -96,7 +124,6 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
             size = await page.eval_on_selector(
                 ".step.answer .text", "e => parseFloat(getComputedStyle(e).fontSize)")
             assert size >= 28
-            await page.screenshot(path=str(GALLERY / "board-compare-end.png"))  # followed
             await page.evaluate("window.scrollTo(0, 0)")
             await page.screenshot(path=str(GALLERY / "board-compare.png"))
             await web.gb.answer_to(GROUP, asked)
@@ -123,6 +150,15 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
                 '[data-lane="react"] .step', "s => s.map(e => e.hidden)")
             assert hidden and all(hidden)
             assert await page.is_visible('[data-lane="react"] .next')
+            # The run ends while its steps are held back: nothing on the page tells how.
+            await page.wait_for_function(
+                """() => document.querySelector("article.run").dataset.n === "2"
+                    && document.querySelector("article.run").dataset.status === "done"
+                    && document.querySelector(".difference")""", timeout=20000)
+            text = await page.evaluate("document.body.innerText")
+            for spoiler in (r"\bdone\b", r"\d\s*(ms|s)\b", r"\d+ rounds?\b", r"tokens?\b",
+                            "judgement", "No tools → ReAct", "421"):
+                assert not re.search(spoiler, text, re.IGNORECASE), (spoiler, text)
             await page.screenshot(path=str(GALLERY / "board-reveal.png"))
             await page.keyboard.press(" ")
             assert await page.is_visible('[data-lane="react"] .step[data-step="0"]')
@@ -138,7 +174,7 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
                 '() => document.querySelector("article.run").dataset.n === "2"')
             await page.keyboard.press("r")  # reveal mode off
 
-            # Two questions at once: the board follows the newest and lists the other.
+            # Two questions at once: the board follows the newest; the rail lists the other.
             await web.gb.answer_to(GROUP, asked_again, timeout=20)
             tg.send(GROUP, ALICE, "/ask What is 17% of 2,480?")
             await page.wait_for_function(
@@ -146,6 +182,56 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
             tg.send(GROUP, BOB, "/ask 2,480 的 17% 是多少？")
             await page.wait_for_function(
                 """() => document.querySelector("article.run").dataset.n === "4"
-                    && document.getElementById("list").textContent.includes("#3")""",
+                    && document.getElementById("rail").textContent.includes("#3 Alice ⏳")""",
                 timeout=15000)
             await page.screenshot(path=str(GALLERY / "board-two-runs.png"))
+
+
+def teacher_model(body: dict[str, Any]) -> Reply:
+    """The teacher's question takes a while; a student's is answered at once."""
+    question = body["messages"][-1]["content"] if body["messages"] else ""
+    if "light" in str(question):
+        return slow_text("Light travels about 299,792 km every second in a vacuum.", 0.15)
+    return slow_text("Paris is the capital of France.", 0.01)
+
+
+async def test_the_board_stays_on_the_teachers_run_when_a_student_asks(tmp_path: Path,
+                                                                       browser: Any) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel(default=teacher_model) as model:
+        people(tg)
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
+            path = await board_path(web)  # the teacher (ADMIN) asked for the link
+            assert f"{path}?lead={ADMIN}" in tg.bot_messages(ADMIN)[-1].text
+            page = await browser.new_page(viewport={"width": 1280, "height": 720})
+            await page.goto(f"{web.base_url}{path}?lead={ADMIN}")
+            await page.wait_for_selector(".waiting")
+
+            tg.send(GROUP, ADMIN, "/ask How fast is light?")
+            await page.wait_for_function(
+                '() => document.querySelector("article.run")?.dataset.n === "1"')
+            asked = tg.send(GROUP, BOB, "/ask What is the capital of France?")
+            await web.gb.answer_to(GROUP, asked, timeout=20)
+            await page.wait_for_function(
+                '() => document.querySelector("#rail .other")?.textContent.includes("Bob")')
+            # The student's run waits in the rail; the teacher's stays on screen, pinned
+            # neither by hand nor moved.
+            assert await page.eval_on_selector("article.run", "a => a.dataset.n") == "1"
+            rail = await page.inner_text("#rail")
+            assert "other runs: 1" in rail and "#2 Bob" in rail
+            assert "following Teacher" in await page.inner_text("#bar")
+            await page.screenshot(path=str(GALLERY / "board-follows-teacher.png"))
+
+            # A click shows the student's run and pins it; F follows the teacher again.
+            await page.click("#rail .other")
+            await page.wait_for_function(
+                '() => document.querySelector("article.run").dataset.n === "2"')
+            assert "#2 pinned" in await page.inner_text("#bar")
+            await page.keyboard.press("f")
+            await page.wait_for_function(
+                '() => document.querySelector("article.run").dataset.n === "1"')
+            # P pins the teacher's run: a new question of theirs does not replace it.
+            await page.keyboard.press("p")
+            tg.send(GROUP, ADMIN, "/ask And how fast is sound?")
+            await page.wait_for_function(
+                '() => document.querySelector("#rail").textContent.includes("#3")')
+            assert await page.eval_on_selector("article.run", "a => a.dataset.n") == "1"

@@ -45,9 +45,9 @@ def test_every_text_is_escaped_and_notes_are_glassbox_s() -> None:
     html = board_run(record(HOSTILE), view, "done", "en")
     assert "<script>" not in html and "<img" not in html and "<b>Eve</b>" not in html
     assert "&lt;script&gt;" in html
-    assert '<div class="step note" data-step="0">' in html
-    assert "📝 Written by Glassbox" in html
-    assert '<div class="step thought" data-step="1">' in html
+    assert '<div class="step thought" data-step="0">' in html
+    note = '<div class="step note" data-step="3"><span class="label">📝 Written by Glassbox: '
+    assert note in html  # one line after the model's own words
     assert [html.count(f'data-step="{k}"') for k in range(5)] == [1, 1, 1, 1, 1]
     assert "💬 Answer (written by qwen-max)" in html  # as the chat names it
     assert 'data-n="7"' in html and 'data-status="done"' in html

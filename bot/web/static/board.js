@@ -1,18 +1,22 @@
 // The class board: runs of one chat from the server's event stream, drawn as the server
 // rendered them (bot/view/web.py). Keys: <- -> earlier/later runs, + - text size, T theme,
-// R reveal mode, space shows the next hidden step. Hand-written, nothing to build.
+// R reveal mode, space shows the next hidden step, P pins the run on screen, F follows the
+// teacher again. The board follows the teacher (who asked for the link, data-lead-id): it
+// shows their newest run and stays there when others ask; other runs wait in the rail, a
+// click shows (and pins) one. Hand-written, nothing to build.
 "use strict";
 (() => {
   const body = document.body;
   const main = document.getElementById("run");
   const where = document.getElementById("where");
-  const list = document.getElementById("list");
+  const rail = document.getElementById("rail");
+  const lead = body.dataset.leadId || "";
   const root = document.documentElement;
   const state = {
     runs: [],            // the chat's recent runs, newest first: {n, question, mode, status}
     html: new Map(),     // n -> the run drawn whole
     shown: null,         // the n on screen
-    follow: true,        // show each new run as it starts (off after <- until -> returns)
+    pinned: false,       // stay on the shown run whatever starts (P, a click, <- ->)
     reveal: false,
     revealed: new Map(), // "n:lane" -> how many steps of it are shown in reveal mode
     size: Number(localStorage.getItem("board.size")) || 32,
@@ -30,14 +34,50 @@
 
   function newest() { return state.runs.length ? state.runs[0].n : state.shown; }
 
+  function known(n) { return state.runs.some((r) => r.n === n); }
+
+  function target() {  // the run to show: the pinned one, else the teacher's newest
+    if (state.pinned && known(state.shown)) return state.shown;
+    if (!lead) return newest();
+    const mine = state.runs.find((r) => String(r.uid) === lead);
+    return mine ? mine.n : newest();  // before the teacher's first question: the newest
+  }
+
+  function leadName() {
+    const mine = state.runs.find((r) => String(r.uid) === lead && r.user);
+    return mine ? mine.user : body.dataset.lead;
+  }
+
   function drawBar() {
-    const running = state.runs.filter((r) => r.status === "running" && r.n !== state.shown);
-    where.textContent = state.shown === null ? "" :
-      "#" + state.shown + (state.follow ? "" : " ⏸") + (state.reveal ? " · R" : "");
-    list.textContent = running.length ?
-      body.dataset.others + ": " + running.map((r) => "#" + r.n + (r.user ? " " + r.user : ""))
-        .join(" · ") : "";
-    list.className = running.length ? "running" : "";
+    const words = state.pinned ? body.dataset.pinned : lead ? body.dataset.following : "";
+    where.textContent = state.shown === null ? "" : (words ?
+      words.replace("{n}", state.shown).replace("{name}", leadName()) : "#" + state.shown)
+      + (state.reveal ? " · R" : "");
+    drawRail();
+  }
+
+  function drawRail() {  // the other runs, running ones first: a click shows and pins one
+    const others = state.runs.filter((r) => r.n !== state.shown)
+      .sort((a, b) => (b.status === "running") - (a.status === "running") || b.n - a.n);
+    rail.hidden = !others.length;
+    body.classList.toggle("railed", others.length > 0);
+    rail.replaceChildren();
+    if (!others.length) return;
+    const head = document.createElement("p");
+    head.className = "count";
+    head.textContent = body.dataset.rail.replace("{n}", others.length);
+    rail.appendChild(head);
+    for (const r of others.slice(0, 8)) {
+      const item = document.createElement("button");
+      item.type = "button";
+      item.className = "other" + (r.status === "running" ? " running" : "");
+      item.dataset.n = r.n;
+      item.textContent = "#" + r.n + (r.user ? " " + r.user : "") +
+        (r.status === "running" ? " ⏳" : "");
+      item.title = r.question || "";
+      item.addEventListener("click", () => { state.pinned = true; show(r.n); });
+      rail.appendChild(item);
+    }
   }
 
   function atEnd() {
@@ -46,6 +86,8 @@
 
   function draw() {
     const follow = atEnd();  // a board left at the end keeps showing the newest step
+    const before = main.querySelector("article.run");
+    const was = before ? before.dataset.n + ":" + before.dataset.status : "";
     const html = state.html.get(state.shown);
     if (html === undefined) {
       main.innerHTML = "";
@@ -58,17 +100,30 @@
       hideUnrevealed();
     }
     drawBar();
-    if (follow) window.scrollTo(0, document.documentElement.scrollHeight);
+    const run = main.querySelector("article.run");
+    const ended = run && run.dataset.mode === "compare" && run.dataset.status !== "running";
+    if (ended) {  // a /compare's end: both answers and the judgement, at the top
+      if (was !== run.dataset.n + ":" + run.dataset.status) window.scrollTo(0, 0);
+    } else if (follow) window.scrollTo(0, document.documentElement.scrollHeight);
+  }
+
+  function laneSteps(name) {  // a lane's steps in the order they came: chain, then answer
+    return [...main.querySelectorAll('[data-lane="' + name + '"] .step')]
+      .sort((a, b) => Number(a.dataset.step) - Number(b.dataset.step));
   }
 
   function hideUnrevealed() {
-    for (const lane of main.querySelectorAll(".lane")) {
-      const steps = lane.querySelectorAll(".step");
-      const key = state.shown + ":" + lane.dataset.lane;
+    const names = new Set([...main.querySelectorAll("[data-lane]")].map((e) => e.dataset.lane));
+    let holding = false;
+    for (const name of names) {
+      const steps = laneSteps(name);
+      const lane = main.querySelector('.lane[data-lane="' + name + '"]');
+      const key = state.shown + ":" + name;
       if (!state.reveal) { state.revealed.set(key, steps.length); continue; }
       const shown = state.revealed.get(key) ?? 0;
       let hidden = 0;
       steps.forEach((step, i) => { step.hidden = i >= shown; if (i >= shown) hidden++; });
+      holding = holding || hidden > 0;
       for (const heading of lane.querySelectorAll(".round")) {  // a round shows with a step
         let el = heading.nextElementSibling;
         let shows = false;
@@ -83,10 +138,15 @@
         next.className = "next";
         next.textContent = body.dataset.next;
         const last = shown > 0 ? steps[shown - 1] : null;
-        if (last) last.after(next); else (lane.querySelector("h2") ?
-          lane.querySelector("h2").after(next) : lane.prepend(next));
+        if (last && lane.contains(last)) last.after(next); else if (last) lane.append(next);
+        else (lane.querySelector("h2") ? lane.querySelector("h2").after(next)
+          : lane.prepend(next));
       }
     }
+    // Nothing tells the class how it ends before the last step is shown: no status, figures,
+    // judgement or cost; the chains stay open to show the steps as they come.
+    for (const el of main.querySelectorAll(".ending")) el.hidden = holding;
+    if (holding) for (const d of main.querySelectorAll("details.chains")) d.open = true;
   }
 
   async function show(n) {
@@ -98,15 +158,12 @@
     draw();
   }
 
-  function step(by) {  // by -1: an earlier run, +1: a later one
-    const at = state.runs.findIndex((r) => r.n === state.shown);
+  function step(by) {  // by -1: an earlier run, +1: a later one: pinned, but the newest
+    const at = state.runs.findIndex((r) => r.n === state.shown);   // follows again
     const to = at - by;
-    if (at < 0 || to < 0 || to >= state.runs.length) {
-      if (by > 0) { state.follow = true; show(newest()); }
-      return;
-    }
-    state.follow = to === 0;
-    show(state.runs[to].n);
+    if (at < 0 || to < 0 || to >= state.runs.length) return;
+    state.pinned = to !== 0;
+    show(state.pinned ? state.runs[to].n : target());
   }
 
   const events = new EventSource(body.dataset.events);
@@ -114,8 +171,8 @@
     state.runs = JSON.parse(e.data).runs;
     const known = new Set(state.runs.map((r) => r.n));
     for (const n of state.html.keys()) if (!known.has(n)) state.html.delete(n);
-    if (state.follow || !known.has(state.shown)) { state.follow = true; show(newest()); }
-    else drawBar();
+    if (!known.has(state.shown)) state.pinned = false;
+    if (target() !== state.shown) show(target()); else drawBar();
   });
   events.addEventListener("run", (e) => {
     const run = JSON.parse(e.data);
@@ -125,8 +182,8 @@
       state.runs.sort((a, b) => b.n - a.n);
     }
     for (const r of state.runs) if (r.n === run.n) r.status = run.status;
-    if (state.follow && run.n === newest() && state.shown !== run.n) show(run.n);
-    else if (run.n === state.shown) draw();
+    if (run.n === state.shown) draw();
+    else if (target() !== state.shown) show(target());
     else drawBar();
   });
 
@@ -139,10 +196,12 @@
     else if (key === "-" || key === "_") setSize(state.size - 4);
     else if (key === "t" || key === "T") setTheme(root.dataset.theme === "dark" ? "light" : "dark");
     else if (key === "r" || key === "R") { state.reveal = !state.reveal; draw(); }
+    else if (key === "p" || key === "P") { state.pinned = !state.pinned; show(target()); }
+    else if (key === "f" || key === "F") { state.pinned = false; show(target()); }
     else if (key === " " && state.reveal) {
       for (const lane of main.querySelectorAll(".lane")) {
         const k = state.shown + ":" + lane.dataset.lane;
-        const total = lane.querySelectorAll(".step").length;
+        const total = laneSteps(lane.dataset.lane).length;
         state.revealed.set(k, Math.min(total, (state.revealed.get(k) ?? 0) + 1));
       }
       draw();

@@ -1,0 +1,150 @@
+"""Running the bot: python-telegram-bot's Application (long polling, or a webhook) and the HTTP
+server (uvicorn) side by side in one event loop, until SIGTERM or SIGINT stops both.
+
+This is `Application.run_polling` taken apart (python-telegram-bot documents doing so for a
+custom webhook server): start the Application, then the server; on a stop signal, stop the
+server, then updates, then the Application, with the same post_init/post_stop/post_shutdown
+hooks. The listening socket is bound first, so a port in use is reported before anything
+else starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import socket
+from collections.abc import AsyncIterator, Callable, Iterator
+
+import uvicorn
+import uvloop
+from telegram import Update
+from telegram.error import TelegramError
+
+from bot.settings import BotSettings
+from bot.telegram.app import App
+from bot.web.guard import GuardedH11, connection_cap, raise_descriptor_limit
+from bot.web.routes import web_app
+
+log = logging.getLogger("bot")
+
+
+class PortInUse(Exception):
+    """HTTP_LISTEN's address could not be bound."""
+
+
+def run(app: App, settings: BotSettings) -> None:
+    """Serve until stopped (blocking); errors from Telegram at start-up propagate. On uvloop:
+    the same asyncio, less CPU per call and per event (issue 16)."""
+    sock = bind(settings)
+    try:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(serve(app, settings, sock))
+    finally:
+        if sock is not None:
+            sock.close()
+
+
+def bind(settings: BotSettings) -> socket.socket | None:
+    address = settings.http_address()
+    if address is None:
+        return None
+    host, port = address
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as err:
+        sock.close()
+        raise PortInUse(f"cannot listen on {host}:{port} ({err.strerror}); set HTTP_LISTEN "
+                        f"to another host:port, or to off") from err
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+async def serve(app: App, settings: BotSettings, sock: socket.socket | None, *,
+                stopping: asyncio.Event | None = None, poll_timeout_s: int = 10) -> None:
+    """Run until `stopping` is set (by default: until SIGTERM or SIGINT), serving HTTP on
+    `sock` (None: no HTTP server)."""
+    if stopping is None:
+        stopping = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stopping.set)
+    assert app.post_init and app.post_stop and app.post_shutdown and app.updater
+    try:
+        await app.initialize()
+    except Exception:
+        # PTB's shutdown skips the bot of an app that never initialized: its connections
+        # (aiohttp sessions) would stay open and be reported at exit.
+        await app.bot.shutdown()
+        raise
+    async with app:  # (initialized already) … shutdown
+        await app.post_init(app)
+        if settings.webhook_url:
+            await app.bot.set_webhook(
+                settings.webhook_url, allowed_updates=Update.ALL_TYPES,
+                secret_token=settings.webhook_secret.get_secret_value())
+        else:
+            await app.updater.start_polling(allowed_updates=Update.ALL_TYPES,
+                                            timeout=poll_timeout_s,
+                                            error_callback=_polling_error(app))
+        await app.start()
+        try:
+            async with _http(app, settings, sock) as server:
+                stop = asyncio.ensure_future(stopping.wait())
+                await asyncio.wait({stop, *server}, return_when=asyncio.FIRST_COMPLETED)
+                stop.cancel()
+        finally:
+            if app.updater.running:
+                await app.updater.stop()
+            await app.stop()
+            await app.post_stop(app)
+    await app.post_shutdown(app)
+
+
+def _polling_error(app: App) -> Callable[[TelegramError], None]:
+    """As run_polling does: an error fetching updates goes to the error handler."""
+    def on_error(err: TelegramError) -> None:
+        app.create_task(app.process_error(error=err, update=None))
+    return on_error
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal handling: `serve` owns SIGTERM and SIGINT."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@contextlib.asynccontextmanager
+async def _http(app: App, settings: BotSettings,
+                sock: socket.socket | None) -> AsyncIterator[set[asyncio.Task[None]]]:
+    """The HTTP server running in the background (its task; none when HTTP_LISTEN is off);
+    stopped on leaving: the boards' streams end at once, others get two seconds."""
+    if sock is None:
+        yield set()
+        return
+    descriptors = raise_descriptor_limit()
+    cap = connection_cap(descriptors, settings.max_concurrent_runs)
+    config = uvicorn.Config(web_app(app, settings), log_config=None, access_log=False,
+                            lifespan="off", timeout_graceful_shutdown=2, http=GuardedH11,
+                            limit_concurrency=cap, timeout_keep_alive=5,
+                            h11_max_incomplete_event_size=16 * 1024)
+    server = _Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    host, port = sock.getsockname()[:2]
+    log.info("HTTP server on http://%s:%s (links use %s; at most %d connections of %d open "
+             "files)", host, port, settings.base_url(), cap, descriptors)
+    try:
+        yield {task}
+    finally:
+        app.bot_data.hub.close()  # the boards' streams end now
+        server.should_exit = True
+        await asyncio.wait({task}, timeout=5)
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            log.error("the HTTP server failed", exc_info=task.exception())

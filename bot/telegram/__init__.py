@@ -1,0 +1,1 @@
+"""The Telegram front end: handlers, delivery, the python-telegram-bot Application."""

@@ -1,0 +1,245 @@
+"""The python-telegram-bot Application: built from settings, with the model client, the
+store and the tools (their notes index in the store's database) opened in `post_init` and
+closed in `post_shutdown`."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import Update
+from telegram.error import Conflict, NetworkError
+from telegram.ext import Application, ApplicationBuilder
+
+from agent.model import ModelClient
+from agent.tool import Tool
+from agent.tools import Toolbox
+from agent.tools.notes_index import SqliteNotesIndex
+from bot.examples import load_examples
+from bot.runs.admins import Admins
+from bot.runs.execute import Runs
+from bot.runs.listeners import Listeners
+from bot.runs.metrics import MeteredRequest, Metrics
+from bot.runs.quota import Cooldowns
+from bot.runs.uploads import UploadGate
+from bot.settings import BotSettings
+from bot.store.notes import open_notes_index
+from bot.store.transcripts import Store
+from bot.telegram.context import CONTEXT_TYPES, BotData, Context, Parts
+from bot.telegram.delivery.outbox import Notice, Outbox
+from bot.telegram.delivery.pacer import Limits, Pacer
+from bot.telegram.delivery.telegram_request import AiohttpRequest
+from bot.telegram.delivery.typing_indicator import Typing
+from bot.telegram.handlers import register
+from bot.telegram.handlers.commands import register_commands
+from bot.telegram.handlers.common import lang_of, sender_of
+from bot.view.i18n import text
+
+log = logging.getLogger(__name__)
+
+App = Application[Any, Context, Any, Any, BotData, Any]
+TELEGRAM_CONNECTIONS = 256
+"""Bot API calls in flight at once (python-telegram-bot's default pool)."""
+
+
+def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
+              limits: Limits | None = None, poll_timeout_s: float = 10.0,
+              request_timeout_s: float = 5.0) -> App:
+    """The Application, ready for `run_polling`/`run_webhook` (or a test's own start).
+    `tools`: None opens the toolbox that AGENT_TOOLS chooses. `request_timeout_s`: how long
+    one Bot API call may take to connect, send or answer."""
+    extra = _Extras()
+    metrics = Metrics()
+
+    async def post_init(app: App) -> None:
+        store = await Store.open(settings.database_path)
+        chosen = tools
+        if chosen is None:
+            extra.notes = await open_notes_index(store, settings.notes_dir)
+            extra.toolbox = await Toolbox.open(settings, notes=extra.notes)
+            chosen = extra.toolbox.tools
+        pacer = Pacer(limits, on_wait=metrics.waited)
+        outbox = Outbox(app.bot, pacer)
+        runs = Runs(settings, ModelClient(settings), chosen, store, outbox,
+                    Typing(app.bot, pacer.budget), Listeners(metrics, app.bot_data.hub))
+        searches = settings.history_rate_limit
+        app.bot_data.parts = Parts(settings=settings, store=store,
+                                   admins=Admins(app.bot, settings.admin_user_ids),
+                                   outbox=outbox, runs=runs, examples=load_examples(),
+                                   searches=searches and Cooldowns(searches.runs,
+                                                                   searches.window_s),
+                                   notes=extra.notes,
+                                   uploads=UploadGate.of(settings.notes_upload_rate_limit))
+        await register_commands(app.bot)
+        runs.recover()
+        if settings.transcript_retention_days:
+            extra.pruning = asyncio.create_task(
+                _prune_daily(store, settings.transcript_retention_days))
+        _settle_heap()
+
+    async def post_stop(app: App) -> None:
+        if app.bot_data.parts is not None:
+            await app.bot_data.parts.runs.stop_all()
+
+    async def post_shutdown(app: App) -> None:
+        if extra.pruning is not None:
+            extra.pruning.cancel()
+            # Let a prune that is mid-transaction roll back before the store closes under it.
+            await asyncio.gather(extra.pruning, return_exceptions=True)
+        parts, app.bot_data.parts = app.bot_data.parts, None
+        if parts is not None:
+            await parts.runs.client.close()
+            if parts.runs.answer_client is not None:
+                await parts.runs.answer_client.close()
+            await parts.store.close()
+        if extra.toolbox is not None:
+            await extra.toolbox.aclose()
+        if extra.notes is not None:
+            await extra.notes.close()
+        extra.toolbox = extra.notes = extra.pruning = None
+
+    app: App = (
+        ApplicationBuilder()
+        .token(settings.telegram_bot_token.get_secret_value())
+        .base_url(settings.telegram_api_base_url)
+        .base_file_url(settings.telegram_file_base_url)
+        .context_types(CONTEXT_TYPES)
+        .concurrent_updates(True)
+        .request(MeteredRequest(metrics, connect_timeout=request_timeout_s,
+                                read_timeout=request_timeout_s,
+                                write_timeout=request_timeout_s,
+                                connection_pool_size=TELEGRAM_CONNECTIONS))
+        .get_updates_request(AiohttpRequest(connection_pool_size=1,
+                                            connect_timeout=request_timeout_s,
+                                            read_timeout=poll_timeout_s + 5,
+                                            write_timeout=request_timeout_s))
+        .post_init(post_init)
+        .post_stop(post_stop)
+        .post_shutdown(post_shutdown)
+        .build()
+    )
+    app.bot_data.metrics = metrics
+    register(app)
+    app.add_error_handler(on_error)
+    return app
+
+
+YOUNG_COLLECTION = 10_000
+"""Container objects made (net of those freed) between two young collections; CPython's
+default, 700, is reached inside one parsed reply or rendered page, so most young
+collections came in the middle of such a burst and found nothing to collect: 237 of them
+in `bench --scale --levels 1` collected 1,161 objects, with 20 older ones some 150 ms of a
+level's 3.5 s of CPU (gc.callbacks). At 10,000: 2 young collections, about 30 ms. Cycles
+are still collected, a little later."""
+
+
+def _settle_heap() -> None:
+    """Hide what start-up made (modules, classes, settings: some 200,000 objects that live
+    as long as the bot) from the garbage collector. A full collection scans every object
+    holding the GIL, so it stalls the event loop even when a thread triggers it, as building
+    /show or /export of a huge run does: 0.2 to 0.5 s on a busy machine, a few ms after.
+    Then collect the young less often (YOUNG_COLLECTION)."""
+    gc.collect()
+    gc.freeze()
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(YOUNG_COLLECTION, older, oldest)
+
+
+@dataclass
+class _Extras:
+    """What post_init opens beside the parts, for post_shutdown to close."""
+
+    toolbox: Toolbox | None = None
+    notes: SqliteNotesIndex | None = None
+    pruning: asyncio.Task[None] | None = None
+
+
+async def _prune_daily(store: Store, days: int) -> None:
+    """TRANSCRIPT_RETENTION_DAYS: delete old runs now, then once a day."""
+    while True:
+        try:
+            removed = await store.prune(days)
+            log.info("deleted %d transcripts older than %d days", removed, days)
+        except Exception:
+            log.exception("pruning old transcripts failed")
+        await asyncio.sleep(24 * 3600)
+
+
+async def on_error(update: object, context: Context) -> None:
+    """Log what failed (the log is redacted); a chat never sees a trace, but the person whose
+    update failed gets one polite line in their language (a notice: paced, and once per
+    cooldown). Errors while fetching updates come without an update: one clear line each,
+    polling goes on."""
+    if update is None and isinstance(context.error, Conflict):
+        log.error("Telegram answered 409 Conflict: another bot instance is fetching updates "
+                  "with this token. Only one may run; stop the other one (retrying meanwhile).")
+        return
+    if update is None and isinstance(context.error, NetworkError):
+        log.warning("fetching updates failed (%s); retrying", context.error)
+        return
+    update_id = update.update_id if isinstance(update, Update) else None
+    log.error("update %s failed: %s", update_id, type(context.error).__name__,
+              exc_info=context.error)
+    if isinstance(update, Update):
+        try:
+            await _apologise(update, context)
+        except Exception as err:  # the apology is best effort; its failure is only logged
+            log.warning("update %s: could not tell the sender it failed (%s)", update_id, err)
+
+
+async def _apologise(update: Update, context: Context) -> None:
+    """One polite line to whoever sent `update`: an alert on their button, or a reply."""
+    if update.effective_user is None or context.bot_data.parts is None:
+        return
+    line = text(lang_of(update.effective_user), "handler_failed")
+    if update.callback_query is not None:
+        await update.callback_query.answer(line, show_alert=True)
+    elif update.message is not None:
+        await context.outbox.notice(update.message.chat_id, update.message.message_id,
+                                    sender_of(update).id, line, Notice.FAILED)
+
+
+class Redact(logging.Filter):
+    """Blank out secrets (the bot token, the API key) in every log line."""
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        super().__init__()
+        self.secrets = [s for s in secrets if s]
+
+    def text(self, message: str) -> str:
+        for secret in self.secrets:
+            message = message.replace(secret, "[secret]")
+        return message
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            message += "\n" + logging.Formatter().formatException(record.exc_info)
+            record.exc_info = record.exc_text = None
+        record.msg, record.args = self.text(message), None
+        return True
+
+
+def _not_bootstrap_abort(record: logging.LogRecord) -> bool:
+    """python-telegram-bot logs a traceback when a start-up ("Bootstrap") step gives up, then
+    raises the same error to `run_polling`/`run_webhook`: `python -m bot` reports it in one
+    line, so the traceback is dropped. Aborts while running are still logged."""
+    message = record.getMessage()
+    return not ("Network Retry Loop (Bootstrap " in message and "Aborting" in message)
+
+
+def setup_logging(settings: BotSettings) -> Redact:
+    """Log lines to stderr with the secrets blanked out; the filter, for other output."""
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # its INFO lines hold the bot URL
+    logging.getLogger("telegram.ext").addFilter(_not_bootstrap_abort)
+    redact = Redact([settings.telegram_bot_token.get_secret_value(),
+                     settings.openai_api_key.get_secret_value()])
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(redact)
+    return redact

@@ -1,0 +1,91 @@
+"""The context every handler gets: python-telegram-bot's `ContextTypes` with our own context
+class, so a handler asks for the narrow part it needs (`context.store`, `context.outbox`,
+`context.admins`, `context.runs`) with its type, instead of digging in `bot_data`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram.ext import CallbackContext, ContextTypes, ExtBot
+
+from agent.tools.notes_index import SqliteNotesIndex
+from bot.examples import Example
+from bot.runs.admins import Admins
+from bot.runs.execute import Runs
+from bot.runs.hub import Hub
+from bot.runs.metrics import Metrics
+from bot.runs.quota import Cooldowns
+from bot.runs.uploads import UploadGate
+from bot.settings import BotSettings
+from bot.store.prefs import ChatSettings
+from bot.store.transcripts import Store
+from bot.telegram.delivery.outbox import Outbox
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """What the handlers share, opened in `post_init` and closed in `post_shutdown`."""
+
+    settings: BotSettings
+    store: Store
+    admins: Admins
+    outbox: Outbox
+    runs: Runs
+    examples: tuple[Example, ...]
+    searches: Cooldowns | None = None
+    """/history lists per sender (HISTORY_RATE_LIMIT); None: no limit."""
+    notes: SqliteNotesIndex | None = None
+    """The course-notes index (/notes uploads); None when search_notes is off."""
+    uploads: UploadGate = field(default_factory=lambda: UploadGate(None))
+    """Who may upload notes now (one at a time per chat, NOTES_UPLOAD_RATE_LIMIT)."""
+
+    async def chat_settings(self, chat_id: int) -> ChatSettings:
+        """The chat's own settings (/settings), the environment's where it changed nothing."""
+        return await self.store.chats.get(chat_id, ChatSettings.defaults(self.settings))
+
+
+class BotData:
+    """The Application's `bot_data`: no parts until `post_init` opens them."""
+
+    def __init__(self) -> None:
+        self.parts: Parts | None = None
+        self.metrics = Metrics()
+        """What /metrics shows; build_app puts in the one its Bot API calls count into."""
+        self.hub = Hub()
+        """Runs as they happen, for the class boards (a run listener)."""
+
+
+class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):
+    @property
+    def parts(self) -> Parts:
+        if self.bot_data.parts is None:
+            raise RuntimeError("Glassbox has not started: post_init has not run")
+        return self.bot_data.parts
+
+    @property
+    def settings(self) -> BotSettings:
+        return self.parts.settings
+
+    @property
+    def store(self) -> Store:
+        return self.parts.store
+
+    @property
+    def admins(self) -> Admins:
+        return self.parts.admins
+
+    @property
+    def outbox(self) -> Outbox:
+        return self.parts.outbox
+
+    @property
+    def runs(self) -> Runs:
+        return self.parts.runs
+
+    @property
+    def hub(self) -> Hub:
+        return self.bot_data.hub
+
+
+CONTEXT_TYPES = ContextTypes(context=Context, bot_data=BotData)

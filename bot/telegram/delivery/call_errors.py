@@ -1,0 +1,79 @@
+"""What a failed Bot API call means for delivery: may it be made again? Is the page shown,
+or its message gone?
+
+An edit, a delete or an answer to a button tap does the same thing twice as once, so any
+network error may be retried. A send does not: if Telegram carried it out and only the
+reply was lost, a second try shows a second copy of the message. The bot's request class
+(telegram_request.py) raises `TimedOut` or `NetworkError` *from* a WireError, whose kind
+(agent/wire_errors.py) tells the cases apart: surely not sent (no connection), maybe sent or
+timed out (after the request went out). An error status (a JSON 5xx, a proxy's 502 page) is
+PTB's NetworkError with no WireError behind it: an answer refusing the call.
+
+A 400 says a message is gone only in Telegram's own words ("message to edit not found":
+someone deleted it; "chat not found": no one to write to). Any other 400 refuses that one
+page; it must not stop the later states of the run.
+"""
+
+from __future__ import annotations
+
+import datetime as dtm
+from typing import Literal
+
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
+
+from agent.wire_errors import WireError, WireFailure
+
+
+class Refused(Exception):
+    """Telegram answered a page with a 400 that is none of bad_request's named cases: the page
+    is not shown, and nothing is gone."""
+
+
+def bad_request(err: BadRequest) -> Literal["shown", "deleted", "no chat", "entities",
+                                            "refused"]:
+    """What a 400 to a page's send or edit means: it `shown` already ("not modified"), its
+    message was `deleted` (send it again), there is `no chat`, its `entities` could not be
+    parsed (send it as plain text), or only this page is `refused`."""
+    lowered = err.message.lower()
+    if "not modified" in lowered:
+        return "shown"
+    if "message to edit not found" in lowered:
+        return "deleted"
+    if "chat not found" in lowered:
+        return "no chat"
+    return "entities" if "can't parse entities" in lowered else "refused"
+
+
+class ReplyLost(Exception):
+    """A send may have been carried out, but its reply never arrived: the message may be in
+    the chat, and its id is unknown."""
+
+
+def failure(err: NetworkError) -> WireFailure:
+    """What the failed call's `err` says, in Glassbox's words."""
+    cause = err.__cause__
+    if isinstance(cause, WireError):
+        return cause.kind
+    if cause is None or isinstance(cause, TelegramError):
+        return WireFailure.REFUSED  # Telegram (or a proxy before it) answered: it failed
+    return WireFailure.MAYBE_SENT  # something failed in the request class: it may have gone
+
+
+def never_reached(err: NetworkError) -> bool:
+    """Whether the failed call surely was not carried out, so making it again cannot do it
+    twice."""
+    return not failure(err).may_have_happened
+
+
+def describe(err: NetworkError) -> str:
+    """The error, with what it means for the call if PTB's text does not say it."""
+    text = str(err)
+    kind = failure(err)
+    return text if kind in text else f"{text} ({kind})"
+
+
+def retry_after_s(err: RetryAfter) -> float:
+    """`retry_after` in seconds: a timedelta (bot/__init__.py opts in to PTB's next major);
+    PTB still types it `int | timedelta`."""
+    wait = err.retry_after
+    return wait.total_seconds() if isinstance(wait, dtm.timedelta) else float(wait)

@@ -1,0 +1,200 @@
+"""What the bot does with each update. Handlers are short: they work out the question,
+check it, and start the run in the background (so no update waits for an answer)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from telegram import Message, Update
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
+
+from agent.events import Usage
+from agent.lang import detect_lang
+from bot.runs.execute import Question
+from bot.runs.quota import refusal
+from bot.runs.thread_history import thread_history
+from bot.store.records import RunRecord
+from bot.telegram.context import Context
+from bot.telegram.delivery.outbox import Notice
+from bot.telegram.handlers.common import chat_settings, lang_of, sender_of, tap_lang, words_lang
+from bot.view.buttons import Button
+from bot.view.i18n import text
+from bot.view.transcript import Mode
+
+MAX_QUESTION_CHARS = 2000
+MODES: tuple[Mode, ...] = ("ask", "plain", "compare")
+
+
+def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
+    """Questions, examples and stopping, in the order they are tried."""
+    text_only = filters.TEXT & ~filters.COMMAND
+    return [
+        CommandHandler(["start", "help"], help_command),
+        CommandHandler([*MODES, "plan", "step"], ask_command),
+        CommandHandler("examples", examples_command),
+        CommandHandler("stop", stop_command),
+        CallbackQueryHandler(stop_tapped, pattern=r"^stop:\d+$"),
+        CallbackQueryHandler(example_tapped, pattern=r"^ex:"),
+        MessageHandler(text_only & filters.ChatType.PRIVATE, private_text),
+        MessageHandler(text_only & filters.ChatType.GROUPS & filters.REPLY, group_reply),
+    ]
+
+
+async def help_command(update: Update, context: Context) -> None:
+    """/start and /help: a notice, so asking 300 times gets one answer per cooldown."""
+    msg, sender = update.effective_message, sender_of(update)
+    assert msg is not None
+    lang = await words_lang(context, msg.chat_id, sender.lang)
+    command = (msg.text or "/help").split(maxsplit=1)[0].lstrip("/").split("@", 1)[0]
+    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(lang, "help"),
+                                Notice.HELP, command.lower()[:32])
+
+
+async def ask_command(update: Update, context: Context) -> None:
+    """/ask, /plain, /compare, /plan (an ask that makes a plan first) and /step (an ask that
+    pauses before every action), with the question after the command (or @BotName)."""
+    msg = update.effective_message
+    assert msg is not None and msg.text is not None
+    command, *rest = msg.text.split(maxsplit=1)
+    name = command.lstrip("/").split("@", 1)[0].lower()
+    mode = "ask" if name in ("plan", "step") else name
+    await start_question(update, context, mode, rest[0] if rest else "", msg,  # type: ignore[arg-type]
+                         planner=True if name == "plan" else None, command=name,
+                         step=name == "step")
+
+
+async def private_text(update: Update, context: Context) -> None:
+    """In a private chat, any text is a question."""
+    msg = update.effective_message
+    assert msg is not None and msg.text is not None
+    await start_question(update, context, "ask", msg.text, msg)
+
+
+async def group_reply(update: Update, context: Context) -> None:
+    """In a group, a reply to one of the bot's answers is a follow-up; other talk is not ours."""
+    msg = update.effective_message
+    assert msg is not None and msg.text is not None
+    replied = msg.reply_to_message
+    if replied and replied.from_user and replied.from_user.id == context.bot.id:
+        await start_question(update, context, "ask", msg.text, msg)
+
+
+async def start_question(update: Update, context: Context, mode: Mode, typed: str,
+                         msg: Message, *, replies_count: bool = True,
+                         planner: bool | None = None, command: str = "",
+                         step: bool = False) -> None:
+    """Check the question and start its run (replying to `msg`), or say why not.
+    `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
+    first (/plan), or None for the AGENT_PLANNER setting; `step`: pause before every action
+    (/step). Why not goes as a notice: once
+    per cooldown to a sender who keeps trying."""
+    sender = sender_of(update)
+    chat = await chat_settings(context, msg.chat_id)
+    lang = chat.words_lang(sender.lang)
+    question, parent = await _resolve(context, msg if replies_count else None, typed)
+    reply_to = msg.message_id
+
+    async def notice(html: str, kind: Notice) -> None:
+        await context.outbox.notice(msg.chat_id, reply_to, sender.id, html, kind,
+                                    command or mode)
+
+    if not visible(question):
+        await notice(text(lang, "usage", command=command or mode), Notice.USAGE)
+        return
+    if len(question) > MAX_QUESTION_CHARS:
+        await notice(text(lang, "too_long", length=len(question)), Notice.TOO_LONG)
+        return
+    refused = await refusal(context.store, context.settings, msg.chat_id, sender.id, lang)
+    if refused is not None:
+        await notice(refused, Notice.QUOTA)
+        return
+    question = question.strip()
+    # The run's message speaks one language: the chat's if set, else the question's if clear.
+    in_lang = chat.run_lang(question, sender.lang)
+    active = context.runs.active.claim(msg.chat_id, sender.id, in_lang)
+    if active is None:
+        await notice(text(lang, "busy"), Notice.BUSY)
+        return
+    history, used = ((), Usage()) if parent is None else await thread_history(
+        context.store, context.runs.client, parent, context.settings.history_max_chars,
+        detect_lang(question))
+    q = Question(mode, question, msg.chat_id, sender.id, sender.name, in_lang, reply_to,
+                 history, None if parent is None else parent.id, planner, step or chat.step,
+                 chat, used)
+    context.runs.start(q, active)
+
+
+def visible(question: str) -> bool:
+    """Whether anything shows: zero-width and bidi control characters alone do not."""
+    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in question)
+
+
+async def _resolve(context: Context, msg: Message | None,
+                   typed: str) -> tuple[str, RunRecord | None]:
+    """The question and the run it follows up. A reply to one of our answers continues that
+    run (its thread is the history); a reply to anyone else's message asks about that
+    message's text."""
+    replied = msg.reply_to_message if msg else None
+    if replied is None:
+        return typed, None
+    if replied.from_user and replied.from_user.id == context.bot.id:
+        return typed, await context.store.by_message(replied.chat_id, replied.message_id)
+    quoted = (replied.text or replied.caption or "").strip()
+    if not quoted:
+        return typed, None
+    if not typed.strip():
+        return quoted, None
+    return typed.strip() + "\n\n" + "\n".join(f"> {line}" for line in quoted.splitlines()), None
+
+
+async def examples_command(update: Update, context: Context) -> None:
+    msg = update.effective_message
+    assert msg is not None
+    lang = await words_lang(context, msg.chat_id, lang_of(update.effective_user))
+    rows = tuple((Button(ex.in_lang(lang)[0], f"ex:{ex.id}"),) for ex in context.parts.examples)
+    await context.outbox.say(msg.chat_id, msg.message_id, text(lang, "examples"), rows)
+
+
+async def example_tapped(update: Update, context: Context) -> None:
+    """A tap on a preset question runs it, as the person who tapped."""
+    query = update.callback_query
+    assert query is not None and query.data is not None
+    lang = await tap_lang(update, context)  # the question as its button says it
+    example = next((ex for ex in context.parts.examples if f"ex:{ex.id}" == query.data), None)
+    await query.answer(None if example else text(lang, "stale_button"))
+    if example is None or not isinstance(query.message, Message):
+        return
+    await start_question(update, context, "ask", example.in_lang(lang)[1], query.message,
+                         replies_count=False)
+
+
+async def stop_command(update: Update, context: Context) -> None:
+    """/stop: the sender's own running question (a channel's, if posted as a channel)."""
+    msg, sender = update.effective_message, sender_of(update)
+    assert msg is not None
+    active = context.runs.active.of_user(sender.id)
+    if active is None:
+        lang = await words_lang(context, msg.chat_id, sender.lang)
+        await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+                                    text(lang, "nothing_to_stop"), Notice.NOTHING_TO_STOP)
+        return
+    active.stop()
+
+
+async def stop_tapped(update: Update, context: Context) -> None:
+    """⏹ under a running answer: the asker or an admin may stop it."""
+    query = update.callback_query
+    assert query is not None and query.data is not None
+    lang = lang_of(query.from_user)
+    active = context.runs.active.get(int(query.data.split(":", 1)[1]))
+    if active is None:
+        await query.answer(text(lang, "not_running"))
+        return
+    user = query.from_user
+    if user.id != active.user_id and not await context.admins.check(active.chat_id, user.id):
+        await query.answer(text(lang, "not_yours"), show_alert=True)
+        return
+    notice = "" if user.id == active.user_id else text(active.lang, "stopped_by",
+                                                           name=user.full_name)
+    active.stop(notice)
+    await query.answer(text(lang, "stopping"))

@@ -1,0 +1,100 @@
+"""/settings: a chat's own settings in an inline menu that edits them in place. Group admins
+(and, in a private chat, its user) change them; anyone else sees them read-only. A change
+says what changed and applies from the chat's next question."""
+
+from __future__ import annotations
+
+from telegram import Message, Update
+from telegram.constants import ChatType
+from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
+
+from bot.runs.class_settings import apply
+from bot.store.prefs import ChatSettings
+from bot.telegram.context import Context
+from bot.telegram.delivery.outbox import Notice
+from bot.telegram.handlers.common import chat_settings, is_admin, lang_of, sender_of
+from bot.view.i18n import phrase, text
+from bot.view.settings_view import settings_keyboard, settings_text, value_text
+
+_MENUS = {"tool": "tools", "tz": "tz"}
+"""After a change in a submenu, that submenu stays open."""
+
+
+def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
+    return [CommandHandler("settings", settings_command),
+            CallbackQueryHandler(settings_tapped, pattern=r"^cfg:")]
+
+
+async def settings_command(update: Update, context: Context) -> None:
+    """/settings shows the menu; `/settings timezone Area/City` sets a zone the menu does
+    not offer."""
+    msg, sender = update.effective_message, sender_of(update)
+    assert msg is not None and msg.text is not None
+    chat = await chat_settings(context, msg.chat_id)
+    lang = chat.words_lang(sender.lang)
+    allowed = msg.chat.type == ChatType.PRIVATE or await is_admin(context, msg.chat_id, sender)
+    words = msg.text.split()[1:]
+    change = None
+    if words and allowed:
+        zone = words[1] if len(words) == 2 and words[0].lower() in ("timezone", "tz") else ""
+        changed = apply(chat, f"tz:{zone}") if zone else None
+        if changed is None:
+            await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+                                        text(lang, "settings_usage"), Notice.USAGE,
+                                        "settings")
+            return
+        chat, done = changed
+        await context.store.chats.put(msg.chat_id, chat, _defaults(context), sender.id)
+        change = (done.field, done.before, done.after)
+    tools = _tools(context)
+    await context.outbox.say(msg.chat_id, msg.message_id,
+                             settings_text(chat, lang, tools, may_change=allowed, change=change),
+                             settings_keyboard(chat, lang, tools) if allowed else None)
+
+
+def _tools(context: Context) -> list[str]:
+    """The tools this bot has (AGENT_TOOLS), in the order they are offered."""
+    return [tool.name for tool in context.runs.tools]
+
+
+def _defaults(context: Context) -> ChatSettings:
+    return ChatSettings.defaults(context.settings)
+
+
+async def settings_tapped(update: Update, context: Context) -> None:
+    query = update.callback_query
+    assert query is not None and query.data is not None
+    message, user = query.message, query.from_user
+    if not isinstance(message, Message):
+        await query.answer(text(lang_of(user), "stale_button"))
+        return
+    chat_id = message.chat_id
+    chat = await chat_settings(context, chat_id)
+    lang = chat.words_lang(lang_of(user))
+    if message.chat.type != ChatType.PRIVATE and not await context.admins.check(chat_id,
+                                                                                 user.id):
+        await query.answer(phrase(lang, "settings_not_admin"), show_alert=True)
+        return
+    action = query.data.removeprefix("cfg:")
+    if action.startswith("menu:"):
+        await query.answer()
+        await context.outbox.edit(chat_id, message.message_id,
+                                  settings_text(chat, lang, _tools(context), may_change=True),
+                                  settings_keyboard(chat, lang, _tools(context),
+                                                    action.removeprefix("menu:")))
+        return
+    changed = apply(chat, action)
+    if changed is None:
+        await query.answer(text(lang, "stale_button"))
+        return
+    chat, done = changed
+    await context.store.chats.put(chat_id, chat, _defaults(context), user.id)
+    lang = chat.words_lang(lang_of(user))
+    after = value_text(done.field, done.after, lang, _tools(context))
+    await query.answer(phrase(lang, "settings_changed_short",
+                              what=phrase(lang, f"settings_{done.field}"), after=after))
+    menu = _MENUS.get(action.split(":", 1)[0], "main")
+    await context.outbox.edit(chat_id, message.message_id,
+                              settings_text(chat, lang, _tools(context), may_change=True,
+                                            change=(done.field, done.before, done.after)),
+                              settings_keyboard(chat, lang, _tools(context), menu))

@@ -1,0 +1,58 @@
+"""Connections opened and left half-sent (a slow or hostile client), against `python -m bot`
+with the usual soft limit of 1,024 open files: /healthz still answers meanwhile, and every
+half-sent connection is closed once its request head is late."""
+
+from __future__ import annotations
+
+import resource
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.web.guard import HEAD_TIMEOUT_S
+from tests.botkit import people
+from tests.fakes.model import FakeModel
+from tests.fakes.telegram import FakeTelegram
+from tests.faults.hostile import closed_by_the_server, half_open, healthz
+from tests.faults.process import bot_process, free_port, listening
+
+HALF_OPEN = 1100
+
+
+def _room_for_the_flood() -> None:
+    """This process holds the flood's sockets: raise its own soft limit (skip when the
+    hard one leaves no room, as the bot then has none either)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < HALF_OPEN + 1024:
+        pytest.skip(f"the hard limit of open files is {hard}")
+    if soft < HALF_OPEN + 256:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (HALF_OPEN + 256, hard))
+
+
+async def test_half_open_connections_leave_healthz_answering_and_are_closed(
+        tmp_path: Path) -> None:
+    _room_for_the_flood()
+    port = free_port()
+    with FakeTelegram() as tg, FakeModel() as model:
+        people(tg)
+        with bot_process(tg, model, tmp_path, open_files=1024,
+                         HTTP_LISTEN=f"127.0.0.1:{port}") as bot:
+            def up() -> bool:
+                assert bot.proc.poll() is None, bot.output()
+                return listening(port)
+            await tg.wait(up, 30)
+            socks = half_open(port, HALF_OPEN)
+            try:
+                assert len(socks) > 1050  # more than the bot's 1,024 (a few may time out)
+                started = time.monotonic()
+                answered = [healthz(port) for _ in range(3)]
+                assert answered == [200, 200, 200]
+                closed = closed_by_the_server(socks, HEAD_TIMEOUT_S + 15)
+                took = time.monotonic() - started
+                assert closed == len(socks), f"{closed} closed in {took:.0f} s"
+                assert healthz(port) == 200
+            finally:
+                for sock in socks:
+                    sock.close()
+            assert bot.terminate() == 0

@@ -1,0 +1,62 @@
+"""/compare marks the digits that differ between the two answers' figures, in both answers:
+underlined in the chat, `<mark>` on the board and in the export; figures both answers share
+are not marked, and a draft is not marked until both answers are final."""
+
+from __future__ import annotations
+
+from agent.events import Answer, Event, RunFinished, RunStarted
+from agent.figure_diff import differing
+from bot.view.export import export_html
+from bot.view.render import render_compare
+from bot.view.transcript import Transcript
+from tests.test_export import record
+
+QUESTION = "What is 123456789 × 987654321?"
+GUESS = "123456789 × 987654321 = **121,932,631,137,021,795**."
+EXACT = "123456789 × 987654321 = **121,932,631,112,635,269**."
+
+
+def lane(mode: str, answer: str, final: bool = True) -> list[Event]:
+    events: list[Event] = [RunStarted(round=0, mode=mode, question=QUESTION, model="m")]
+    if final:
+        events += [Answer(round=1, text=answer),
+                   RunFinished(round=1, status="done", rounds=1, duration_ms=10)]
+    return events
+
+
+def underlined(text: str) -> list[str]:
+    """The underlined pieces of a Telegram HTML page, in order."""
+    return [piece.split("</u>")[0] for piece in text.split("<u>")[1:]]
+
+
+def test_the_pairs_and_their_differing_digits() -> None:
+    (pair,) = differing(GUESS, EXACT)  # the question's own numbers pair with nothing
+    assert (pair.left.text, pair.right.text) == ("121,932,631,137,021,795",
+                                                 "121,932,631,112,635,269")
+    assert "".join(GUESS[i] for i in pair.left_marks) == "37021795"
+    assert "".join(EXACT[i] for i in pair.right_marks) == "12635269"
+    (rough,) = differing("Roughly 17% of 2,480 is about 400.", "17% of 2,480 is 421.6.")
+    assert (rough.left.text, rough.right.text) == ("400", "421.6")
+    assert differing("It is 25 °C.", "It is 25 °C now.") == []
+
+
+def test_the_chat_underlines_the_digits_that_differ_in_both_answers() -> None:
+    plain = Transcript.from_events(lane("plain", GUESS))
+    react = Transcript.from_events(lane("react", EXACT))
+    (page,) = render_compare(plain, react, "en", live=False)
+    assert underlined(page) == ["37", "021", "795", "12", "635", "269"]
+    assert "<b>121,932,631,1<u>37</u>,<u>021</u>,<u>795</u></b>" in page
+    assert "<u>" not in page.split("121,932,631")[0]  # the question's figures are not marked
+
+    drafting = Transcript.from_events(lane("react", EXACT, final=False)[:1])
+    drafting.answer = EXACT  # streaming: no marks that could come and go
+    (draft,) = render_compare(plain, drafting, "en")
+    assert "<u>" not in draft
+
+
+def test_the_export_marks_them_too() -> None:
+    events = {"plain": lane("plain", GUESS), "react": lane("react", EXACT)}
+    page = export_html(record(mode="compare"), events, "en")
+    assert ('121,932,631,1<mark class="differs">12</mark>,<mark class="differs">635</mark>,'
+            '<mark class="differs">269</mark>') in page
+    assert page.count('<mark class="differs">') == 6
