@@ -29,6 +29,10 @@ KINDS: dict[str, Kind] = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdo
                           ".txt": "text"}
 _ROOT = Path(__file__).resolve().parents[2]
 """Where the `agent` package lives, for the extraction process's import path."""
+_PASSED_ON = frozenset({"PATH", "PYTHONPATH", "PYTHONHOME", "LANG", "LC_ALL", "LC_CTYPE",
+                        "TMPDIR"})
+"""The environment the reading process gets: none of the bot's settings, so a file that
+took over the parser would find no token or key there."""
 _LINE_BYTES = 64 * 1024
 """The longest line the extraction process writes: a passage and its (cut) heading."""
 
@@ -147,8 +151,8 @@ async def read_document(name: str, data: bytes, limits: Limits = Limits()) -> Do
 
 async def _extract(kind: Kind, data: bytes, limits: Limits) -> _Reading:
     """Run agent/extraction.py on `data`; what it said before it ended or was killed."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, (str(_ROOT), os.environ.get("PYTHONPATH"))))}
+    env = {name: value for name, value in os.environ.items() if name in _PASSED_ON}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(_ROOT), env.get("PYTHONPATH"))))
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "agent.extraction", kind, str(limits.chars),
         str(limits.page_chars), str(limits.pages), str(limits.memory_mb),
