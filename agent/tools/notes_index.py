@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import aiosqlite
 
@@ -113,14 +113,46 @@ class NotesIndex(Protocol):
         ...
 
 
+@runtime_checkable
+class CourseNotes(Protocol):
+    """An index that also keeps files uploaded to a scope (the bot's, in its database:
+    `SqliteNotesIndex`, or bot.store.pg_notes's on PostgreSQL)."""
+
+    async def search(self, query: str, limit: int = 3,
+                     scope: int | None = None) -> list[Passage]: ...
+
+    async def put_upload(self, scope: int, upload: Upload,
+                         sections: list[tuple[str, str, str]]) -> bool: ...
+
+    async def forget_upload(self, scope: int, name: str) -> bool: ...
+
+    async def uploads(self, scope: int) -> list[Upload]: ...
+
+    async def close(self) -> None: ...
+
+
 def match_query(query: str) -> tuple[str, list[str]]:
     """The FTS5 MATCH expression for `query`, and its two-character Chinese words.
 
-    Words of three or more characters are matched as phrases; a run of Chinese is cut
-    into overlapping three-character pieces, so '什么是思维链' finds '思维链'. Every
-    piece is OR'ed and bm25 ranks the passages with the most (and rarest) pieces first.
-    Two-character Chinese words ('工具') are too short for trigrams; shorter English
-    words ('is', 'AI') are dropped: as substrings they would match almost anything.
+    Every piece (`query_pieces`) is matched as a phrase, OR'ed, and bm25 ranks the passages
+    with the most (and rarest) pieces first.
+    """
+    unique, short = query_pieces(query)
+    return " OR ".join('"' + p.replace('"', '""') + '"' for p in unique), short
+
+
+def is_chinese(piece: str) -> bool:
+    return _CJK.fullmatch(piece) is not None
+
+
+def query_pieces(query: str) -> tuple[list[str], list[str]]:
+    """What a search looks for: the query's pieces (each once, lower case), and its
+    two-character Chinese words.
+
+    Words of three or more characters are pieces; a run of Chinese is cut into overlapping
+    three-character pieces, so '什么是思维链' finds '思维链'. Two-character Chinese words
+    ('工具') are too short for trigrams; shorter English words ('is', 'AI') are dropped: as
+    substrings they would match almost anything.
     """
     pieces: list[str] = []
     short: list[str] = []
@@ -134,8 +166,7 @@ def match_query(query: str) -> tuple[str, list[str]]:
                 pieces.append(part)
             elif len(part) == 2 and _CJK.fullmatch(part):
                 short.append(part)
-    unique = list(dict.fromkeys(pieces))
-    return " OR ".join('"' + p.replace('"', '""') + '"' for p in unique), short
+    return list(dict.fromkeys(pieces)), short
 
 
 def scan(notes_dir: Path) -> dict[str, tuple[Path, int, int]]:
@@ -154,6 +185,44 @@ def scan(notes_dir: Path) -> dict[str, tuple[Path, int, int]]:
 
 def _read_passages(path: Path) -> list[tuple[str, str]]:
     return split_passages(path.read_text("utf-8", "replace"))
+
+
+Stat = tuple[int, int]
+"""A notes file's (mtime in ns, size): what tells that it changed."""
+
+
+class Writer(Protocol):
+    """A connection's two writing calls (aiosqlite's, or the bot's PostgreSQL one)."""
+
+    async def execute(self, sql: str, parameters: Sequence[Any], /) -> Any: ...
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> Any: ...
+
+
+async def write_file(db: Writer, rel: str, stat: Stat | None,
+                     passages: list[tuple[str, str]]) -> None:
+    """Put file `rel` (mtime, size) with its passages in place of what was indexed for it
+    (`stat` None: it is gone), inside the caller's transaction."""
+    await db.execute("DELETE FROM notes_passages WHERE path = ?", (rel,))
+    await db.execute("DELETE FROM notes_files WHERE path = ?", (rel,))
+    if stat is not None:
+        await db.executemany("INSERT INTO notes_passages (path, heading, body) VALUES (?, ?, ?)",
+                             [(rel, heading, body) for heading, body in passages])
+        await db.execute("INSERT INTO notes_files (path, mtime_ns, size) VALUES (?, ?, ?)",
+                         (rel, *stat))
+
+
+async def changes(notes_dir: Path, indexed: dict[str, Stat]
+                  ) -> AsyncIterator[tuple[str, Stat | None, list[tuple[str, str]]]]:
+    """The files added, changed or removed since `indexed` (path -> stat): each path with its
+    stat now (None: gone) and its passages, read when it comes up (off the event loop)."""
+    on_disk = await asyncio.to_thread(scan, notes_dir)
+    now = {rel: (mtime, size) for rel, (_, mtime, size) in on_disk.items()}
+    for rel in sorted(rel for rel in now.keys() | indexed.keys()
+                      if now.get(rel) != indexed.get(rel)):
+        passages = (await asyncio.to_thread(_read_passages, on_disk[rel][0])
+                    if rel in on_disk else [])
+        yield rel, now.get(rel), passages
 
 
 class SqliteNotesIndex:
@@ -190,32 +259,20 @@ class SqliteNotesIndex:
     async def refresh(self) -> int:
         """Re-index the files added, changed or removed since last time; how many."""
         async with self._lock:
-            on_disk = await asyncio.to_thread(scan, self.notes_dir)
-            now = {rel: (mtime, size) for rel, (_, mtime, size) in on_disk.items()}
             rows = await self.db.execute_fetchall("SELECT path, mtime_ns, size FROM notes_files")
-            indexed = {row[0]: (row[1], row[2]) for row in rows}
-            changed = sorted(rel for rel in now.keys() | indexed.keys()
-                             if now.get(rel) != indexed.get(rel))
-            for rel in changed:
-                passages = (await asyncio.to_thread(_read_passages, on_disk[rel][0])
-                            if rel in on_disk else [])
-                await self._replace(rel, now.get(rel), passages)
-            return len(changed)
+            count = 0
+            async for rel, stat, passages in changes(
+                    self.notes_dir, {row[0]: (row[1], row[2]) for row in rows}):
+                await self._replace(rel, stat, passages)
+                count += 1
+            return count
 
-    async def _replace(self, rel: str, stat: tuple[int, int] | None,
+    async def _replace(self, rel: str, stat: Stat | None,
                        passages: list[tuple[str, str]]) -> None:
         """Put file `rel` (mtime, size) with its passages in place of what was indexed for it;
         `stat` None: it is gone."""
         async with self._transaction():
-            await self.db.execute("DELETE FROM notes_passages WHERE path = ?", (rel,))
-            await self.db.execute("DELETE FROM notes_files WHERE path = ?", (rel,))
-            if stat is not None:
-                await self.db.executemany(
-                    "INSERT INTO notes_passages (path, heading, body) VALUES (?, ?, ?)",
-                    [(rel, heading, body) for heading, body in passages])
-                await self.db.execute(
-                    "INSERT INTO notes_files (path, mtime_ns, size) VALUES (?, ?, ?)",
-                    (rel, *stat))
+            await write_file(self.db, rel, stat, passages)
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[None]:
@@ -332,7 +389,7 @@ class SqliteNotesIndex:
 class ScopedNotes:
     """The index as one scope sees it: the shared notes and its own uploads."""
 
-    index: SqliteNotesIndex
+    index: CourseNotes
     scope: int
 
     async def search(self, query: str, limit: int = 3) -> list[Passage]:

@@ -4,25 +4,20 @@ environment's defaults. A chat that never changed anything runs as the environme
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 
-import aiosqlite
-
+from bot.store.db import Db
 from bot.store.prefs import ChatSettings, load
-
-Transaction = Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]]
 
 
 class ChatSettingsTable:
-    """The `chat_settings` rows, through the Store's connection and transactions."""
+    """The `chat_settings` rows, in the Store's database."""
 
-    def __init__(self, db: aiosqlite.Connection, transaction: Transaction) -> None:
-        self._db, self._transaction = db, transaction
+    def __init__(self, db: Db) -> None:
+        self._db = db
 
     async def get(self, chat_id: int, defaults: ChatSettings) -> ChatSettings:
-        rows = list(await self._db.execute_fetchall(
+        rows = list(await self._db.fetch(
             "SELECT settings FROM chat_settings WHERE chat_id = ?", (chat_id,)))
         return load(defaults, json.loads(rows[0][0])) if rows else defaults
 
@@ -30,14 +25,13 @@ class ChatSettingsTable:
                   by: int) -> None:
         """Keep what differs from the defaults (no row when nothing does)."""
         values = chat.overrides(defaults)
-        async with self._transaction() as db:
-            if not values:
-                await db.execute("DELETE FROM chat_settings WHERE chat_id = ?", (chat_id,))
-                return
-            await db.execute(
+        if not values:
+            await self._db.execute("DELETE FROM chat_settings WHERE chat_id = ?", (chat_id,))
+            return
+        await self._db.execute(
                 "INSERT INTO chat_settings (chat_id, settings, updated_at, updated_by)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET"
-                " settings = excluded.settings, updated_at = excluded.updated_at,"
-                " updated_by = excluded.updated_by",
-                (chat_id, json.dumps(values, ensure_ascii=False),
-                 datetime.now(UTC).isoformat(), by))
+            " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET"
+            " settings = excluded.settings, updated_at = excluded.updated_at,"
+            " updated_by = excluded.updated_by",
+            (chat_id, json.dumps(values, ensure_ascii=False),
+             datetime.now(UTC).isoformat(), by))

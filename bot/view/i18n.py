@@ -95,7 +95,7 @@ _HTML: dict[str, tuple[str, str]] = {
     "not_running": ("这个问题已经结束了。", "That question has already finished."),
     "stop_button": ("⏹ 停止", "⏹ Stop"),
     "examples": ("点一个问题来运行它：", "Tap a question to run it:"),
-    # --- /settings (issue 15) ---
+    # --- /settings ---
     "settings_title": ("⚙️ <b>本聊天的设置</b>（从下一个问题起生效）",
                        "⚙️ <b>This chat's settings</b> (they apply from the next question)"),
     "settings_read_only": ("只有管理员可以修改。", "Only an admin can change them."),
@@ -104,7 +104,7 @@ _HTML: dict[str, tuple[str, str]] = {
     "settings_usage": ("用 /settings 打开菜单；设置其他时区：/settings timezone Europe/Paris",
                        "Send /settings for the menu; for another time zone: "
                        "/settings timezone Europe/Paris"),
-    # --- /notes: course notes by upload (issue 15) ---
+    # --- /notes: course notes by upload ---
     "notes_indexed_pdf": ("📚 已收录 <b>{name}</b>：{parts} 页，{chars} 字。"
                           "本聊天的问题现在可以引用它。",
                           "📚 Indexed <b>{name}</b>: {parts} pages, {chars} characters. "
@@ -177,7 +177,7 @@ _HTML: dict[str, tuple[str, str]] = {
     "notes_forgotten": ("已删除 {name}。", "Removed {name}."),
     "notes_not_found": ("这里没有名为 “{name}” 的文件。用 /notes 查看列表。",
                         "There is no file named “{name}” here. /notes lists them."),
-    # --- Step mode (issue 15) ---
+    # --- Step mode ---
     "step_edit_prompt": (
         "✏️ 修改 <code>{call}</code> 的参数：请<b>回复这条消息</b>，写 JSON、key=value"
         "（{fields}），只有一个参数时也可以直接写值。",
@@ -248,7 +248,7 @@ _HTML: dict[str, tuple[str, str]] = {
     "stale_button": ("这个按钮已经失效了。", "This button no longer works."),
     "not_your_button": ("这个按钮是给发出命令的人的。",
                         "This button is for whoever sent the command."),
-    # --- Abuse, access and odd input (issue 7) ---
+    # --- Abuse, access and odd input ---
     "rate_limited": ("你在 {window} 内已经问了 {count} 个问题，请休息一下，{wait}后可以再问。",
                      "You have asked {count} questions in the last {window}. Please take a "
                      "break: you can ask again in {wait}."),
@@ -338,7 +338,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_round_limit": ("已达到轮数上限", "Round limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
     "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
-    # --- /settings: its lines and buttons (issue 15) ---
+    # --- /settings: its lines and buttons ---
     "settings_lang": ("🌐 语言", "🌐 Language"),
     "settings_timezone": ("🕒 时区", "🕒 Time zone"),
     "settings_tools_off": ("🧰 工具", "🧰 Tools"),
@@ -361,7 +361,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "settings_not_admin": ("只有本聊天的管理员可以修改设置。",
                            "Only an admin of this chat can change its settings."),
     "settings_changed_short": ("{what}：{after}", "{what}: {after}"),
-    # --- Step mode (issue 15): the chain's lines, the buttons, the answers to a tap ---
+    # --- Step mode: the chain's lines, the buttons, the answers to a tap ---
     "step_waiting": ("等待决定：▶ 执行、✏️ 修改、⏭ 跳过 或 ⏹ 停止",
                      "Waiting for a decision: ▶ Run, ✏️ Edit, ⏭ Skip or ⏹ Stop"),
     "step_ran": ("{by} 确认执行", "Run by {by}"),
@@ -415,7 +415,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "mode_compare": ("对比", "compare"),
     "lane_plain": ("仅模型（不用工具）", "Model alone (no tools)"),
     "lane_react": ("ReAct（使用工具）", "ReAct (with tools)"),
-    # --- The class board (bot/view/web.py) ---
+    # --- The class board (bot/view/board_html.py) ---
     "board_title": ("Glassbox 课堂看板", "Glassbox class board"),
     "board_waiting": ("等待本聊天的问题…（/ask 或 /compare）",
                       "Waiting for a question in this chat… (/ask or /compare)"),

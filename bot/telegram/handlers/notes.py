@@ -19,14 +19,14 @@ from telegram.ext import BaseHandler, CommandHandler, MessageHandler, filters
 from agent.lang import Lang
 from agent.tools.documents import Document as ReadDocument
 from agent.tools.documents import DocumentError, Limits, Stop, kind_of, read_document
-from agent.tools.notes_index import SqliteNotesIndex, Upload
-from bot.runs.quota import wait_text
+from agent.tools.notes_index import CourseNotes, Upload
 from bot.runs.uploads import Refusal
 from bot.settings import BotSettings
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import Sender, is_admin, sender_of, words_lang
 from bot.view.i18n import text
+from bot.view.when import wait_text
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +107,7 @@ async def _index(update: Update, context: Context, msg: Message, document: Docum
 
 
 async def _read_and_index(context: Context, msg: Message, document: Document, name: str,
-                          lang: Lang, index: SqliteNotesIndex) -> str:
+                          lang: Lang, index: CourseNotes) -> str:
     """Download, read and index the file; what to tell the uploader."""
     size = document.file_size or 0
     try:
