@@ -37,6 +37,7 @@ from bot.store.db import StoreUnavailable
 from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
+from bot.store.retry import retried
 from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
 from bot.view.i18n import text
@@ -122,7 +123,13 @@ class Runs:
                 await ticket.wait(active.cancel)
             view = View(q.mode, q.run_lang)
             view.notes = q.chat is None or q.chat.notes
-            record = await self._start(q)
+            try:
+                record = await self._start(q)
+            except Exception:  # the database locked past its timeout, full, or gone
+                log.exception("chat %s: a run could not be stored, so it did not start",
+                              q.chat_id)
+                await front.not_saved()
+                return
             view.number = record.n if record.saved else None
             status: str | None = None
             try:
@@ -175,15 +182,10 @@ class Runs:
         status = (RunStatus.INTERRUPTED if active.interrupted and end.status == RunStatus.CANCELLED
                   else RunStatus(end.status))
         if not steps.lost:
-            try:
-                await self.store.finish(record.id, status=status,
-                                        usage=end.usage + q.history_usage,
-                                        duration_ms=end.duration_ms,
-                                        answer="\n\n".join(view.answers.values()))
-            except StoreUnavailable as err:
-                log.warning("run %s: its end not saved, the database is down (%s)",
-                            record.id, err)
-                steps.lost = True
+            steps.lost = not await retried(lambda: self.store.finish(
+                record.id, status=status, usage=end.usage + q.history_usage,
+                duration_ms=end.duration_ms, answer="\n\n".join(view.answers.values())),
+                f"run {record.id}'s end")
         if steps.lost:
             view.add_notice(text(q.run_lang, "transcript_unsaved"))
         self.listeners.run_finished(record, status)

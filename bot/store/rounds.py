@@ -9,13 +9,9 @@ message still showed them; the stored transcript ends at the round before)."""
 
 from __future__ import annotations
 
-import logging
-
 from agent.events import Delta, Event, Observation, Proposed, RunFinished
-from bot.store.db import StoreUnavailable
+from bot.store.retry import retried
 from bot.store.transcripts import Store
-
-log = logging.getLogger(__name__)
 
 WRITE_AFTER = (Observation, Proposed, RunFinished)
 """The steps that end a stretch worth keeping: a round's tool result, the run's end, and an
@@ -27,8 +23,8 @@ class RoundWriter:
         self.store, self.run_id = store, run_id
         self._steps: list[tuple[str, Event]] = []
         self.lost = not saving
-        """Whether steps of the run went unsaved (the database was down): the run goes on,
-        its transcript is incomplete, and the asker is told."""
+        """Whether steps of the run went unsaved (the database down, or refusing past the
+        retries): the run goes on, its transcript is incomplete, and the asker is told."""
 
     async def add(self, lane: str, event: Event) -> None:
         if isinstance(event, Delta):  # never stored (the Thought and the Answer hold the text)
@@ -41,9 +37,5 @@ class RoundWriter:
         """Write what is buffered (also when a run stops or fails mid-round)."""
         steps, self._steps = self._steps, []
         if steps and not self.lost:
-            try:
-                await self.store.append_steps(self.run_id, steps)
-            except StoreUnavailable as err:
-                log.warning("run %s: steps not saved, the database is down (%s)",
-                            self.run_id, err)
-                self.lost = True
+            self.lost = not await retried(lambda: self.store.append_steps(self.run_id, steps),
+                                          f"run {self.run_id}'s steps")
