@@ -42,6 +42,9 @@ class Board:
         self.heard.append("queued")
         self.ahead = ahead
 
+    async def not_saved(self) -> None:
+        self.heard.append("not saved")
+
     async def started(self, record: RunRecord, view: View) -> Gate | None:
         self.heard.append("started")
         self.record = record

@@ -35,6 +35,7 @@ from bot.runs.thread_history import thread_history
 from bot.settings import BotSettings
 from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.records import RunRecord
+from bot.store.retry import retried
 from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
 from bot.view.i18n import text
@@ -106,9 +107,15 @@ class Runs:
                 await ticket.wait(active.cancel)
             view = View(q.mode, q.run_lang)
             view.notes = q.chat is None or q.chat.notes
-            record = await self.store.start_run(
-                chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
-                question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
+            try:
+                record = await self.store.start_run(
+                    chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
+                    question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
+            except Exception:  # the database locked past its timeout, full, or gone
+                log.exception("chat %s: a run could not be stored, so it did not start",
+                              q.chat_id)
+                await front.not_saved()
+                return
             view.number = record.n
             status: str | None = None
             try:
@@ -148,9 +155,10 @@ class Runs:
         await steps.flush()
         status = (RunStatus.INTERRUPTED if active.interrupted and end.status == RunStatus.CANCELLED
                   else RunStatus(end.status))
-        await self.store.finish(record.id, status=status, usage=end.usage + q.history_usage,
-                                duration_ms=end.duration_ms,
-                                answer="\n\n".join(view.answers.values()))
+        await retried(lambda: self.store.finish(
+            record.id, status=status, usage=end.usage + q.history_usage,
+            duration_ms=end.duration_ms, answer="\n\n".join(view.answers.values())),
+            f"run {record.id}'s end")
         self.listeners.run_finished(record, status)
         return status
 

@@ -10,6 +10,7 @@ message still showed them; the stored transcript ends at the round before)."""
 from __future__ import annotations
 
 from agent.events import Delta, Event, Observation, Proposed, RunFinished
+from bot.store.retry import retried
 from bot.store.transcripts import Store
 
 WRITE_AFTER = (Observation, Proposed, RunFinished)
@@ -33,4 +34,5 @@ class RoundWriter:
         """Write what is buffered (also when a run stops or fails mid-round)."""
         steps, self._steps = self._steps, []
         if steps:
-            await self.store.append_steps(self.run_id, steps)
+            await retried(lambda: self.store.append_steps(self.run_id, steps),
+                          f"run {self.run_id}'s steps")

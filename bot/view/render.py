@@ -140,8 +140,8 @@ def _answer_text(out: list[Span], t: Transcript, lang: str, live: bool,
     differ from the other answer's, underlined), and the line that names them; in /show (not
     live), the ledger too: what backs each figure, folded under the answer."""
     text, ledger = drawn or (t.answer, t.ledger)
-    out.extend(to_span_marks(md_spans(squeeze(marked(text, ledger, t.unfounded)),
-                                      draft=not t.answer_final)))
+    spans = md_spans(squeeze(marked(text, ledger, t.unfounded)), draft=not t.answer_final)
+    out.extend(spans if drawn is None else to_span_marks(spans))
     line = unfounded_line(t, lang)
     if line:
         out.append(("\n", ()))
