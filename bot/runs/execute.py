@@ -13,13 +13,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from agent.answer_model import answer_client
 from agent.compare_judge import ToolUses, judge
 from agent.confirm import Gate
 from agent.events import Event, RunFinished, Usage
-from agent.lang import Lang, detect_lang
+from agent.lang import detect_lang
 from agent.loop import run_plain, run_react
 from agent.model import ModelClient
 from agent.prompts import Turn
@@ -35,7 +35,6 @@ from bot.runs.thread_history import thread_history
 from bot.settings import BotSettings
 from bot.store.db import StoreUnavailable
 from bot.store.kinds import Lane, RunMode, RunStatus
-from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
 from bot.store.retry import retried
 from bot.store.rounds import RoundWriter
@@ -48,25 +47,16 @@ NO_USAGE = Usage()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Question:
+class Question(Ask):
     """An `Ask` as the service runs it: with its thread's history resolved."""
 
-    mode: RunMode
-    text: str
-    chat_id: int
-    user_id: int
-    user_name: str
-    run_lang: Lang
-    """The run's one language (agent.lang.run_lang: the question's when it is clear, else
-    the asker's), for everything Glassbox writes in the run."""
     history: tuple[Turn, ...] = ()
-    parent_id: int | None = None
-    planner: bool | None = None
-    """/plan: make a plan first; None: as AGENT_PLANNER says."""
-    chat: ChatSettings | None = None
-    """The chat's own settings (/settings) at the time of asking; None: the environment's."""
     history_usage: Usage = NO_USAGE
     """Tokens summarising the thread's older turns took (counted with the run's)."""
+
+    @property
+    def parent_id(self) -> int | None:
+        return None if self.follows is None else self.follows.id
 
 
 class Runs:
@@ -101,10 +91,8 @@ class Runs:
         except BaseException:
             self.active.run(active, _nothing())  # frees the slot
             raise
-        q = Question(mode=ask.mode, text=ask.text, chat_id=ask.chat_id, user_id=ask.user_id,
-                     user_name=ask.user_name, run_lang=ask.run_lang, history=history,
-                     parent_id=None if ask.follows is None else ask.follows.id,
-                     planner=ask.planner, chat=ask.chat, history_usage=used)
+        q = Question(**{f.name: getattr(ask, f.name) for f in fields(Ask)}, history=history,
+                     history_usage=used)
         front.claimed(active)
         self.active.run(active, self._execute(q, active, front))
         return active
