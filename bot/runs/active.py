@@ -1,4 +1,5 @@
-"""The questions running right now: one per user, each stoppable by its key."""
+"""The questions running right now: one per user, each stoppable by its key; each one's
+`Active` is the handle a front end gets for its run."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ class Active:
     """Process-local; what the ⏹ button carries."""
     chat_id: int
     user_id: int
-    lang: Lang
+    run_lang: Lang
     """The run's language (agent.lang.run_lang), for texts about this run."""
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     notice: str = ""
@@ -28,10 +29,19 @@ class Active:
     task: asyncio.Task[None] | None = None
     interrupted: bool = False
     """Stopped by a shutdown, not by a person: the run is stored as `interrupted`."""
+    status: str | None = None
+    """How the run ended (as stored), once it has; None while running, or if it failed."""
 
     def stop(self, notice: str = "") -> None:
         self.notice = self.notice or notice
         self.cancel.set()
+
+    async def ended(self) -> str | None:
+        """`status`, once the run's slot is free again. Whoever waits going away does not
+        stop the run: it is stored to its end all the same."""
+        assert self.task is not None
+        await asyncio.shield(self.task)  # never raises: ActiveRuns.run logs what it raised
+        return self.status
 
 
 class ActiveRuns:
@@ -46,11 +56,11 @@ class ActiveRuns:
     def get(self, key: int) -> Active | None:
         return self._by_key.get(key)
 
-    def claim(self, chat_id: int, user_id: int, lang: Lang) -> Active | None:
+    def claim(self, chat_id: int, user_id: int, run_lang: Lang) -> Active | None:
         """Reserve the user's one slot; None if a question of theirs is still running."""
         if user_id in self._by_user:
             return None
-        active = Active(next(self._keys), chat_id, user_id, lang)
+        active = Active(next(self._keys), chat_id, user_id, run_lang)
         self._by_user[user_id] = self._by_key[active.key] = active
         return active
 
@@ -72,7 +82,7 @@ class ActiveRuns:
         running = list(self._by_key.values())
         for active in running:
             active.interrupted = True
-            active.stop(notice(active.lang))
+            active.stop(notice(active.run_lang))
         for active in running:
             if active.task is not None:
                 await active.task  # never raises: `run` logs what its work raised

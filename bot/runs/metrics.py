@@ -7,7 +7,6 @@ pacer's waits by the pacer.
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
@@ -24,8 +23,8 @@ from agent.events import (
     RunFinished,
     Thought,
 )
+from bot.store.kinds import Lane
 from bot.store.records import RunRecord
-from bot.telegram.delivery.telegram_request import AiohttpRequest
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 _FIRST_OUTPUT = (Thought, Delta, Answer, Action)
@@ -62,7 +61,7 @@ class Metrics:
         self._group_waits = self.pacer_wait.labels("group")
         self._private_waits = self.pacer_wait.labels("private")
         """Labelled children found once (and `_calls` per method): `labels()` takes a lock and
-        checks its values each time, and every Bot API call and pacer turn asks (issue 16)."""
+        checks its values each time, and every Bot API call and pacer turn asks."""
         self._lanes_started: dict[tuple[int, str], float] = {}
 
     def telegram_call(self, method: str) -> None:
@@ -85,8 +84,7 @@ class Metrics:
     def run_started(self, record: RunRecord, notes: bool) -> None:
         self.in_flight.inc()
         now = time.monotonic()
-        lanes = ("plain", "react") if record.mode == "compare" else ("main",)
-        for lane in lanes:
+        for lane in Lane.of(record.mode):
             self._lanes_started[(record.id, lane)] = now
 
     def run_event(self, record: RunRecord, lane: str, event: Event) -> None:
@@ -104,36 +102,5 @@ class Metrics:
     def run_finished(self, record: RunRecord, status: str) -> None:
         self.in_flight.dec()
         self.runs.labels(record.mode, status).inc()
-        for lane in ("main", "plain", "react"):
+        for lane in Lane:
             self._lanes_started.pop((record.id, lane), None)
-
-
-METHOD = re.compile(r"[A-Za-z]{1,64}")
-FILE_LABEL = "(file)"
-
-
-def method_label(url: str) -> str:
-    """The Bot API method a call's URL names (`…/bot<token>/sendMessage`); a file's download
-    (`…/file/bot<token>/documents/file_7.md`) is one label for all files, so /metrics never
-    shows a path nor grows a series per file."""
-    head, _, name = url.rpartition("/")
-    if head.rpartition("/")[2].startswith("bot") and METHOD.fullmatch(name):
-        return name
-    return FILE_LABEL
-
-
-class MeteredRequest(AiohttpRequest):
-    """python-telegram-bot's request, counting each Bot API call and each 429."""
-
-    def __init__(self, metrics: Metrics, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.metrics = metrics
-
-    async def do_request(self, url: str, method: str, *args: Any,
-                         **kwargs: Any) -> tuple[int, bytes]:
-        name = method_label(url)
-        self.metrics.telegram_call(name)
-        code, payload = await super().do_request(url, method, *args, **kwargs)
-        if code == 429:
-            self.metrics.telegram_429.labels(name).inc()
-        return code, payload

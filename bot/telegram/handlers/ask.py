@@ -3,26 +3,24 @@ check it, and start the run in the background (so no update waits for an answer)
 
 from __future__ import annotations
 
-import unicodedata
-
 from telegram import Message, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from agent.events import Usage
-from agent.lang import detect_lang
-from bot.runs.execute import Question
-from bot.runs.quota import refusal
-from bot.runs.thread_history import thread_history
+from agent.lang import Lang
+from bot.runs.active import Active
+from bot.runs.ask import MAX_QUESTION_CHARS, Ask, Busy, Refusal, visible
+from bot.runs.quota import OverBudget, RateLimited
+from bot.store.kinds import RunMode
 from bot.store.records import RunRecord
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, lang_of, sender_of, tap_lang, words_lang
+from bot.telegram.live_run import ChatRun
 from bot.view.buttons import Button
 from bot.view.i18n import text
-from bot.view.transcript import Mode
+from bot.view.when import wait_text
 
-MAX_QUESTION_CHARS = 2000
-MODES: tuple[Mode, ...] = ("ask", "plain", "compare")
+MODES = tuple(RunMode)
 
 
 def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
@@ -57,7 +55,7 @@ async def ask_command(update: Update, context: Context) -> None:
     assert msg is not None and msg.text is not None
     command, *rest = msg.text.split(maxsplit=1)
     name = command.lstrip("/").split("@", 1)[0].lower()
-    mode = "ask" if name in ("plan", "step") else name
+    mode = RunMode.ASK if name in ("plan", "step") else RunMode(name)
     await start_question(update, context, mode, rest[0] if rest else "", msg,  # type: ignore[arg-type]
                          planner=True if name == "plan" else None, command=name,
                          step=name == "step")
@@ -67,7 +65,7 @@ async def private_text(update: Update, context: Context) -> None:
     """In a private chat, any text is a question."""
     msg = update.effective_message
     assert msg is not None and msg.text is not None
-    await start_question(update, context, "ask", msg.text, msg)
+    await start_question(update, context, RunMode.ASK, msg.text, msg)
 
 
 async def group_reply(update: Update, context: Context) -> None:
@@ -76,10 +74,10 @@ async def group_reply(update: Update, context: Context) -> None:
     assert msg is not None and msg.text is not None
     replied = msg.reply_to_message
     if replied and replied.from_user and replied.from_user.id == context.bot.id:
-        await start_question(update, context, "ask", msg.text, msg)
+        await start_question(update, context, RunMode.ASK, msg.text, msg)
 
 
-async def start_question(update: Update, context: Context, mode: Mode, typed: str,
+async def start_question(update: Update, context: Context, mode: RunMode, typed: str,
                          msg: Message, *, replies_count: bool = True,
                          planner: bool | None = None, command: str = "",
                          step: bool = False) -> None:
@@ -104,29 +102,29 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     if len(question) > MAX_QUESTION_CHARS:
         await notice(text(lang, "too_long", length=len(question)), Notice.TOO_LONG)
         return
-    refused = await refusal(context.store, context.settings, msg.chat_id, sender.id, lang)
-    if refused is not None:
-        await notice(refused, Notice.QUOTA)
-        return
     question = question.strip()
+    chat_run = ChatRun(context.runs, context.outbox, context.parts.typing, msg.chat_id,
+                       reply_to, sender.name, step=step or chat.step)
     # The run's message speaks one language: the chat's if set, else the question's if clear.
-    in_lang = chat.run_lang(question, sender.lang)
-    active = context.runs.active.claim(msg.chat_id, sender.id, in_lang)
-    if active is None:
-        await notice(text(lang, "busy"), Notice.BUSY)
-        return
-    history, used = ((), Usage()) if parent is None else await thread_history(
-        context.store, context.runs.client, parent, context.settings.history_max_chars,
-        detect_lang(question))
-    q = Question(mode, question, msg.chat_id, sender.id, sender.name, in_lang, reply_to,
-                 history, None if parent is None else parent.id, planner, step or chat.step,
-                 chat, used)
-    context.runs.start(q, active)
+    started = await context.runs.ask(Ask(
+        mode=mode, text=question, chat_id=msg.chat_id, user_id=sender.id,
+        user_name=sender.name, run_lang=chat.run_lang(question, sender.lang), follows=parent,
+        planner=planner, chat=chat), chat_run)
+    if not isinstance(started, Active):
+        await notice(refusal_text(started, lang),
+                     Notice.BUSY if isinstance(started, Busy) else Notice.QUOTA)
 
 
-def visible(question: str) -> bool:
-    """Whether anything shows: zero-width and bidi control characters alone do not."""
-    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in question)
+def refusal_text(refused: Refusal, lang: Lang) -> str:
+    """Why a question may not start, as the chat is told."""
+    match refused:
+        case RateLimited(runs=runs, window=window, wait=wait):
+            return text(lang, "rate_limited", count=runs, window=wait_text(window, lang),
+                        wait=wait_text(wait, lang))
+        case OverBudget(budget=budget, wait=wait):
+            return text(lang, "over_budget", budget=f"{budget:,}", wait=wait_text(wait, lang))
+        case Busy():
+            return text(lang, "busy")
 
 
 async def _resolve(context: Context, msg: Message | None,
@@ -164,7 +162,7 @@ async def example_tapped(update: Update, context: Context) -> None:
     await query.answer(None if example else text(lang, "stale_button"))
     if example is None or not isinstance(query.message, Message):
         return
-    await start_question(update, context, "ask", example.in_lang(lang)[1], query.message,
+    await start_question(update, context, RunMode.ASK, example.in_lang(lang)[1], query.message,
                          replies_count=False)
 
 
@@ -194,7 +192,7 @@ async def stop_tapped(update: Update, context: Context) -> None:
     if user.id != active.user_id and not await context.admins.check(active.chat_id, user.id):
         await query.answer(text(lang, "not_yours"), show_alert=True)
         return
-    notice = "" if user.id == active.user_id else text(active.lang, "stopped_by",
+    notice = "" if user.id == active.user_id else text(active.run_lang, "stopped_by",
                                                            name=user.full_name)
     active.stop(notice)
     await query.answer(text(lang, "stopping"))
