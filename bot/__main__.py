@@ -11,7 +11,7 @@ from telegram.error import InvalidToken, NetworkError
 from agent.settings import SettingsError, load_settings
 from bot import serve
 from bot.settings import BotSettings
-from bot.telegram.app import build_app, setup_logging
+from bot.telegram.app import setup_logging
 from bot.telegram.delivery.pacer import Limits
 
 log = logging.getLogger("bot")
@@ -28,7 +28,7 @@ def main(limits: Limits | None = None) -> int:
     redact = setup_logging(settings)
     token = settings.telegram_bot_token.get_secret_value()
     try:
-        serve.run(build_app(settings, limits=limits), settings)
+        serve.run(settings, limits=limits)
     except serve.PortInUse as err:
         return _stop(f"Glassbox cannot start: {err}.")
     except InvalidToken:

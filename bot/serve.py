@@ -1,5 +1,6 @@
-"""Running the bot: python-telegram-bot's Application (long polling, or a webhook) and the HTTP
-server (uvicorn) side by side in one event loop, until SIGTERM or SIGINT stops both.
+"""The composition root: the run service's side of the process, and over it python-telegram-
+bot's Application (long polling, or a webhook) and the HTTP server (uvicorn) side by side in
+one event loop, until SIGTERM or SIGINT stops both.
 
 This is `Application.run_polling` taken apart (python-telegram-bot documents doing so for a
 custom webhook server): start the Application, then the server; on a stop signal, stop the
@@ -22,8 +23,11 @@ import uvloop
 from telegram import Update
 from telegram.error import TelegramError
 
+from bot.runs.services import Shared
 from bot.settings import BotSettings
-from bot.telegram.app import App
+from bot.telegram.app import App, build_app
+from bot.telegram.delivery.pacer import Limits
+from bot.telegram.webhook import webhook_routes
 from bot.web.guard import GuardedH11, connection_cap, raise_descriptor_limit
 from bot.web.routes import web_app
 
@@ -34,10 +38,13 @@ class PortInUse(Exception):
     """HTTP_LISTEN's address could not be bound."""
 
 
-def run(app: App, settings: BotSettings) -> None:
-    """Serve until stopped (blocking); errors from Telegram at start-up propagate. On uvloop:
-    the same asyncio, less CPU per call and per event (issue 16)."""
+def run(settings: BotSettings, *, limits: Limits | None = None) -> None:
+    """Build the run service's side of the process, then the Telegram front end and the HTTP
+    front end over it, and serve until stopped (blocking); errors from Telegram at start-up
+    propagate. `limits`: only for the benchmark's faster clock. On uvloop: the same asyncio,
+    less CPU per call and per event (issue 16)."""
     sock = bind(settings)
+    app = build_app(settings, limits=limits, shared=Shared())
     try:
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
             runner.run(serve(app, settings, sock))
@@ -131,8 +138,9 @@ async def _http(app: App, settings: BotSettings,
         return
     descriptors = raise_descriptor_limit()
     cap = connection_cap(descriptors, settings.max_concurrent_runs)
-    config = uvicorn.Config(web_app(app, settings), log_config=None, access_log=False,
-                            lifespan="off", timeout_graceful_shutdown=2, http=GuardedH11,
+    http = web_app(app.bot_data.shared, settings, webhook_routes(app, settings))
+    config = uvicorn.Config(http, log_config=None, access_log=False, lifespan="off",
+                            timeout_graceful_shutdown=2, http=GuardedH11,
                             limit_concurrency=cap, timeout_keep_alive=5,
                             h11_max_incomplete_event_size=16 * 1024)
     server = _Server(config)

@@ -118,7 +118,9 @@ async def test_compare_shows_both_answers_in_one_message(gb: Glassbox) -> None:
     text = final.text
     assert len(gb.tg.bot_messages(GROUP)) == 1
     order = ["🧠 Model alone, no tools\nRoughly 100.", "🔍 ReAct, with tools\nExactly 123.",
-             "⚖️ The model's judgement: They differ: the model alone gave a guess",
+             # the judge was told the differing figures and that add calculated its figure
+             "⚖️ The model's judgement: They differ: the model alone guessed 100; with tools "
+             "it calculated 123.",
              "📊 No tools → ReAct: rounds 1 → 2", "🔗 The ReAct chain", "add(a=100, b=23)"]
     assert [text.index(piece) for piece in order] == sorted(text.index(p) for p in order)
     judge = gb.model.bodies[-1]  # the last call, once both answers were in

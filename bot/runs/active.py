@@ -1,4 +1,5 @@
-"""The questions running right now: one per user, each stoppable by its key."""
+"""The questions running right now: one per user, each stoppable by its key; each one's
+`Active` is the handle a front end gets for its run."""
 
 from __future__ import annotations
 
@@ -28,10 +29,19 @@ class Active:
     task: asyncio.Task[None] | None = None
     interrupted: bool = False
     """Stopped by a shutdown, not by a person: the run is stored as `interrupted`."""
+    status: str | None = None
+    """How the run ended (as stored), once it has; None while running, or if it failed."""
 
     def stop(self, notice: str = "") -> None:
         self.notice = self.notice or notice
         self.cancel.set()
+
+    async def ended(self) -> str | None:
+        """`status`, once the run's slot is free again. Whoever waits going away does not
+        stop the run: it is stored to its end all the same."""
+        assert self.task is not None
+        await asyncio.shield(self.task)  # never raises: ActiveRuns.run logs what it raised
+        return self.status
 
 
 class ActiveRuns:

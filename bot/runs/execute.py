@@ -1,9 +1,10 @@
-"""Running one question: agent events → transcripts → rendered pages → the live message,
-with every step stored as it arrives.
+"""The run service: a question from any front end (`Runs.ask`) checked, admitted, run and
+stored: agent events → the run's view → the store, the listeners and the front end, with
+every step stored as it arrives.
 
 An ask or plain run has one lane (`main`); a compare run has `plain` and `react`, run
-concurrently and shown together. Whatever happens, the run ends with its final state on
-screen and its record finished in the store.
+concurrently and shown together. Whatever happens, the run's record is finished in the
+store and its front end told how it ended.
 """
 
 from __future__ import annotations
@@ -25,28 +26,28 @@ from agent.prompts import Turn
 from agent.tool import Tool
 from bot.runs.active import Active, ActiveRuns
 from bot.runs.admission import Admission
+from bot.runs.ask import Ask, Busy, Front, Refusal
 from bot.runs.class_settings import run_settings, run_tools
 from bot.runs.listeners import Listeners
-from bot.runs.step import Pauses, chat_gate
+from bot.runs.quota import refusal
+from bot.runs.step import Pauses
+from bot.runs.thread_history import thread_history
 from bot.settings import BotSettings
 from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
 from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
-from bot.telegram.delivery.live import LiveMessage
-from bot.telegram.delivery.outbox import Outbox
-from bot.telegram.delivery.typing_indicator import Typing
-from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import text
-from bot.view.render import render_view
-from bot.view.transcript import Mode, View, replay
+from bot.view.transcript import Mode, View
 
 log = logging.getLogger(__name__)
 NO_USAGE = Usage()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Question:
+    """An `Ask` as the service runs it: with its thread's history resolved."""
+
     mode: Mode
     text: str
     chat_id: int
@@ -54,97 +55,87 @@ class Question:
     user_name: str
     lang: Lang
     """The run's one language (agent.lang.run_lang: the question's when it is clear, else
-    the asker's), for everything Glassbox writes in the run's message."""
-    reply_to: int
+    the asker's), for everything Glassbox writes in the run."""
     history: tuple[Turn, ...] = ()
     parent_id: int | None = None
     planner: bool | None = None
     """/plan: make a plan first; None: as AGENT_PLANNER says."""
-    step: bool = False
-    """/step: pause before every action for a person's decision (bot/runs/step.py)."""
     chat: ChatSettings | None = None
     """The chat's own settings (/settings) at the time of asking; None: the environment's."""
     history_usage: Usage = NO_USAGE
     """Tokens summarising the thread's older turns took (counted with the run's)."""
 
 
-def stop_button(lang: Lang, key: int) -> Keyboard:
-    return ((Button(text(lang, "stop_button"), f"stop:{key}"),),)
-
-
 class Runs:
     """Starts questions in the background and carries each to its stored end."""
 
     def __init__(self, settings: BotSettings, client: ModelClient, tools: Sequence[Tool],
-                 store: Store, outbox: Outbox, typing: Typing,
-                 listeners: Listeners | None = None) -> None:
-        self.settings, self.client, self.tools = settings, client, tools
-        self.store, self.outbox, self.typing = store, outbox, typing
+                 store: Store, listeners: Listeners | None = None) -> None:
+        self.settings, self.client, self.tools, self.store = settings, client, tools, store
         self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
         self.pauses = Pauses()
         self.answer_client = answer_client(settings)
         """LLM_ANSWER_MODEL's client (None: the run's model answers); closed with `client`."""
         self.admission = Admission(settings.max_concurrent_runs)
-        self._recovering: asyncio.Task[None] | None = None
 
-    def start(self, q: Question, active: Active) -> None:
-        """Run `q` in the background in the slot `active` (claimed from `self.active`)."""
-        self.active.run(active, self._execute(q, active))
-
-    def recover(self) -> None:
-        """At start-up, in the background: runs a restart cut short are marked interrupted,
-        and their messages say so."""
-        self._recovering = asyncio.create_task(self._recover_interrupted())
+    async def ask(self, ask: Ask, front: Front) -> Active | Refusal:
+        """Start `ask` in the background, shown by `front`: its handle (to stop it, or
+        await its end); or why it may not start now."""
+        refused = await refusal(self.store, self.settings, ask.chat_id, ask.user_id)
+        if refused is not None:
+            return refused
+        active = self.active.claim(ask.chat_id, ask.user_id, ask.lang)
+        if active is None:
+            return Busy()
+        try:
+            history, used = ((), NO_USAGE) if ask.follows is None else await thread_history(
+                self.store, self.client, ask.follows, self.settings.history_max_chars,
+                detect_lang(ask.text))
+        except BaseException:
+            self.active.run(active, _nothing())  # frees the slot
+            raise
+        q = Question(mode=ask.mode, text=ask.text, chat_id=ask.chat_id, user_id=ask.user_id,
+                     user_name=ask.user_name, lang=ask.lang, history=history,
+                     parent_id=None if ask.follows is None else ask.follows.id,
+                     planner=ask.planner, chat=ask.chat, history_usage=used)
+        front.claimed(active)
+        self.active.run(active, self._execute(q, active, front))
+        return active
 
     async def stop_all(self) -> None:
-        """A shutdown: every run stops with a notice and delivers its final state."""
+        """A shutdown: every run stops with a notice and its front end shows its end."""
         await self.active.stop_all(lambda lang: text(lang, "shutdown"))
-        if self._recovering is not None:
-            await self._recovering
 
-    async def _execute(self, q: Question, active: Active) -> None:
-        """Run `q` to the end, live in the chat, once admitted (until then its message says
-        how many are ahead); `active.cancel` stops it, queued or running."""
-        live = self.outbox.live(q.chat_id, q.reply_to, button=stop_button(q.lang, active.key),
-                                on_gone=active.stop)  # kicked or blocked: no one sees the rest
+    async def _execute(self, q: Question, active: Active, front: Front) -> None:
+        """Run `q` to the end once admitted (until then `front` hears how many are ahead);
+        `active.cancel` stops it, queued or running."""
         ticket = self.admission.ticket(q.chat_id)
         try:
             if not ticket.admitted:
-                live.show(lambda: [text(q.lang, "queued", ahead=ticket.ahead())])
+                front.queued(ticket.ahead)
                 await ticket.wait(active.cancel)
-            await self._run(q, active, live)
+            view = View(q.mode, q.lang)
+            view.notes = q.chat is None or q.chat.notes
+            record = await self.store.start_run(
+                chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
+                question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
+            view.number = record.n
+            status: str | None = None
+            try:
+                gate = await front.started(record, view)
+                status = await self.fold(q, active, record, view, front.stepped, gate)
+            finally:
+                active.status = status
+                await front.finished(status)
         finally:
             ticket.release()
 
-    async def _run(self, q: Question, active: Active, live: LiveMessage) -> None:
-        view = View(q.mode, q.lang)
-        view.notes = q.chat is None or q.chat.notes
-        record = await self.store.start_run(
-            chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
-            question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
-        view.number = record.n
-        remember = asyncio.create_task(self._remember_first(record, live))
-        gate = chat_gate(self.pauses, active, q.user_name, live, every=q.step,
-                         tools=self.settings.agent_confirm_tools,
-                         timeout_s=self.settings.step_timeout_s)
-        typing = asyncio.create_task(self._typing_until_shown(q.chat_id, live))
-        try:
-            await self.fold(q, active, record, view,
-                            lambda: live.show(lambda: render_view(view, live=True)), gate)
-        finally:
-            typing.cancel()
-        if active.notice:
-            view.add_notice(active.notice)
-        ids = await live.finish(render_view(view, live=True))
-        remember.cancel()
-        await self.store.add_message_ids(record.id, ids)
-
     async def fold(self, q: Question, active: Active, record: RunRecord, view: View,
-                   on_step: Callable[[], None] = lambda: None,
+                   stepped: Callable[[str, Event | None], None] = lambda lane, event: None,
                    gate: Gate | None = None) -> str:
-        """Run `q` as `record`: each event folded into `view`, stored, told to the listeners,
-        then `on_step()`; the record finished whatever happens. The status it ended with.
+        """Run `q` as `record`: each event folded into `view`, told to the listeners and
+        `stepped`, and stored; the record finished whatever happens. The status it ended with.
         `gate`: who confirms actions (step mode, AGENT_CONFIRM_TOOLS)."""
         self.listeners.run_started(record, view.notes)
         steps = RoundWriter(self.store, record.id)
@@ -155,11 +146,11 @@ class Runs:
                     uses.add(event)
                 view.apply(lane, event)
                 self.listeners.run_event(record, lane, event)
-                on_step()
+                stepped(lane, event)
                 await steps.add(lane, event)
             if view.judgeable() and not active.cancel.is_set():
                 await steps.flush()  # the lanes' steps before the judgement
-                await self._judge(q, view, record, active, on_step, uses)
+                await self._judge(q, view, record, active, stepped, uses)
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
@@ -173,17 +164,12 @@ class Runs:
         self.listeners.run_finished(record, status)
         return status
 
-    async def _typing_until_shown(self, chat_id: int, live: LiveMessage) -> None:
-        """"typing…" until the run's first message is on screen (its edits show the rest)."""
-        async with self.typing.shown(chat_id):
-            await live.first_sent()
-
     async def _judge(self, q: Question, view: View, record: RunRecord, active: Active,
-                     on_step: Callable[[], None], uses: ToolUses) -> None:
+                     stepped: Callable[[str, Event | None], None], uses: ToolUses) -> None:
         """/compare's difference line: the model judges the two answers (stored with the
         ReAct lane). Stopping the run drops it; a failed call leaves the cost line alone."""
         view.judging = True
-        on_step()
+        stepped("react", None)
         asked = asyncio.ensure_future(judge(
             q.text, view.answers["plain"], view.answers["react"], client=self.client,
             lang=detect_lang(q.text), calls=uses.calls))
@@ -204,13 +190,9 @@ class Runs:
             view.apply("react", judgement)
             await self.store.append(record.id, judgement, lane="react")
             self.listeners.run_event(record, "react", judgement)
-        on_step()
-
-    async def _remember_first(self, record: RunRecord, live: LiveMessage) -> None:
-        """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""
-        first = await live.first_sent()
-        if first is not None:
-            await self.store.add_message_ids(record.id, [first])
+            stepped("react", judgement)
+        else:
+            stepped("react", None)
 
     def _events(self, q: Question, active: Active,
                 gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
@@ -229,16 +211,9 @@ class Runs:
                 answer_client=self.answer_client, **common)
         return _merged(lanes)
 
-    async def _recover_interrupted(self) -> None:
-        for record in await self.store.interrupt_running():
-            if not record.message_ids:
-                continue
-            chat = await self.store.chats.get(record.chat_id, ChatSettings.defaults(self.settings))
-            lang = chat.run_lang(record.question, detect_lang(record.question))
-            view = replay(record, await self.store.events(record.id), lang, notes=chat.notes)
-            view.add_notice(text(lang, "interrupted"))
-            live = self.outbox.editing(record.chat_id, list(record.message_ids))
-            await live.finish(render_view(view, live=True))
+
+async def _nothing() -> None:
+    return None
 
 
 async def _merged(streams: dict[str, AsyncIterator[Event]]) -> AsyncIterator[tuple[str, Event]]:

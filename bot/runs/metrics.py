@@ -7,7 +7,6 @@ pacer's waits by the pacer.
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
@@ -25,7 +24,6 @@ from agent.events import (
     Thought,
 )
 from bot.store.records import RunRecord
-from bot.telegram.delivery.telegram_request import AiohttpRequest
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 _FIRST_OUTPUT = (Thought, Delta, Answer, Action)
@@ -106,34 +104,3 @@ class Metrics:
         self.runs.labels(record.mode, status).inc()
         for lane in ("main", "plain", "react"):
             self._lanes_started.pop((record.id, lane), None)
-
-
-METHOD = re.compile(r"[A-Za-z]{1,64}")
-FILE_LABEL = "(file)"
-
-
-def method_label(url: str) -> str:
-    """The Bot API method a call's URL names (`…/bot<token>/sendMessage`); a file's download
-    (`…/file/bot<token>/documents/file_7.md`) is one label for all files, so /metrics never
-    shows a path nor grows a series per file."""
-    head, _, name = url.rpartition("/")
-    if head.rpartition("/")[2].startswith("bot") and METHOD.fullmatch(name):
-        return name
-    return FILE_LABEL
-
-
-class MeteredRequest(AiohttpRequest):
-    """python-telegram-bot's request, counting each Bot API call and each 429."""
-
-    def __init__(self, metrics: Metrics, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.metrics = metrics
-
-    async def do_request(self, url: str, method: str, *args: Any,
-                         **kwargs: Any) -> tuple[int, bytes]:
-        name = method_label(url)
-        self.metrics.telegram_call(name)
-        code, payload = await super().do_request(url, method, *args, **kwargs)
-        if code == 429:
-            self.metrics.telegram_429.labels(name).inc()
-        return code, payload

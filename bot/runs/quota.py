@@ -10,59 +10,50 @@ the budget holds for everyone, since it is about the bill.
 
 from __future__ import annotations
 
-import math
 import time
 from collections import deque
 from collections.abc import Hashable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from agent.lang import Lang
 from bot.settings import BotSettings
 from bot.store.transcripts import Store
-from bot.view.i18n import text
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimited:
+    """USER_RATE_LIMIT: `runs` questions started in the last `window`; the next may start
+    in `wait`."""
+
+    runs: int
+    window: timedelta
+    wait: timedelta
+
+
+@dataclass(frozen=True, slots=True)
+class OverBudget:
+    """CHAT_DAILY_TOKEN_BUDGET (`budget` tokens) is used up today; it frees up in `wait`."""
+
+    budget: int
+    wait: timedelta
 
 
 async def refusal(store: Store, settings: BotSettings, chat_id: int, user_id: int,
-                  lang: Lang, now: datetime | None = None) -> str | None:
-    """The polite line saying why a new question may not start now and when it may;
-    None if it may."""
-    refused = await refusal_and_wait(store, settings, chat_id, user_id, lang, now)
-    return None if refused is None else refused[0]
-
-
-async def refusal_and_wait(store: Store, settings: BotSettings, chat_id: int, user_id: int,
-                           lang: Lang, now: datetime | None = None
-                           ) -> tuple[str, timedelta] | None:
-    """`refusal`'s line and how long until a question may start (the HTTP API's
-    Retry-After); None if one may now."""
+                  now: datetime | None = None) -> RateLimited | OverBudget | None:
+    """Why a new question of `user_id` in `chat_id` may not start now; None if it may."""
     now = now or datetime.now(UTC)
     limit = settings.user_rate_limit
     if limit is not None and not settings.is_admin(user_id):
         window = timedelta(seconds=limit.window_s)
         starts = await store.starts_since(user_id, now - window)
         if len(starts) >= limit.runs:
-            frees = starts[len(starts) - limit.runs] + window
-            return text(lang, "rate_limited", count=len(starts),
-                        window=wait_text(window, lang), wait=wait_text(frees - now, lang)), \
-                frees - now
+            return RateLimited(len(starts), window, starts[len(starts) - limit.runs] + window - now)
     budget = settings.chat_daily_token_budget
     if budget is not None:
         midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
         if await store.tokens_since(chat_id, midnight) >= budget:
-            frees = midnight + timedelta(days=1)
-            return text(lang, "over_budget", budget=f"{budget:,}",
-                        wait=wait_text(frees - now, lang)), frees - now
+            return OverBudget(budget, midnight + timedelta(days=1) - now)
     return None
-
-
-def wait_text(span: timedelta, lang: Lang) -> str:
-    """A span rounded up to whole minutes: `7 min`, `3 h 12 min` (`7 分钟`, `3 小时 12 分钟`)."""
-    minutes = max(1, math.ceil(span.total_seconds() / 60))
-    hours, minutes = divmod(minutes, 60)
-    h, m = ("小时", "分钟") if lang == "zh" else ("h", "min")
-    if not hours:
-        return f"{minutes} {m}"
-    return f"{hours} {h}" + (f" {minutes} {m}" if minutes else "")
 
 
 class Cooldowns:

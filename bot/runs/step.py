@@ -12,14 +12,10 @@ import asyncio
 import itertools
 from dataclasses import dataclass, field
 
-from agent.confirm import Decision, Gate
+from agent.confirm import Decision
 from agent.events import Proposed
 from agent.lang import Lang
 from agent.tool import Tool
-from bot.runs.active import Active
-from bot.telegram.delivery.live import LiveMessage
-from bot.view.i18n import phrase
-from bot.view.step_view import pause_buttons
 
 
 @dataclass
@@ -86,37 +82,3 @@ class Pauses:
             del self._by_run[pause.run_key]
         for key in [k for k, p in self._prompts.items() if p is pause]:
             del self._prompts[key]
-
-
-class ChatConfirmer:
-    """Asks in the chat: the run's live message shows the proposal and the buttons."""
-
-    def __init__(self, pauses: Pauses, active: Active, asker_name: str, live: LiveMessage,
-                 timeout_s: float) -> None:
-        self.pauses, self.active, self.asker_name = pauses, active, asker_name
-        self.live, self.timeout_s = live, timeout_s
-
-    async def decide(self, proposed: Proposed, tool: Tool | None) -> Decision:
-        active = self.active
-        pause = Pause(self.pauses.next_number(), active.key, active.chat_id, active.user_id,
-                      self.asker_name, active.lang, proposed, tool)
-        self.pauses.add(pause)
-        running = self.live.button
-        self.live.set_button(pause_buttons(active.lang, active.key, pause.number))
-        try:
-            return await asyncio.wait_for(pause.decision, self.timeout_s)
-        except TimeoutError:
-            return Decision("stop", reason=phrase(active.lang, "step_timeout_reason",
-                                                  s=f"{self.timeout_s:g}"))
-        finally:
-            self.pauses.remove(pause)
-            self.live.set_button(running)
-
-
-def chat_gate(pauses: Pauses, active: Active, asker_name: str, live: LiveMessage, *,
-              every: bool, tools: frozenset[str], timeout_s: float) -> Gate | None:
-    """The run's gate: every call pauses in step mode, the AGENT_CONFIRM_TOOLS always;
-    None when nothing would pause."""
-    if not every and not tools:
-        return None
-    return Gate(ChatConfirmer(pauses, active, asker_name, live, timeout_s), every, tools)

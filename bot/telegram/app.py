@@ -8,26 +8,18 @@ import asyncio
 import gc
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from telegram import Update
 from telegram.error import Conflict, NetworkError
 from telegram.ext import Application, ApplicationBuilder
 
-from agent.model import ModelClient
 from agent.tool import Tool
-from agent.tools import Toolbox
-from agent.tools.notes_index import SqliteNotesIndex
 from bot.examples import load_examples
-from bot.runs.admins import Admins
-from bot.runs.execute import Runs
-from bot.runs.listeners import Listeners
-from bot.runs.metrics import MeteredRequest, Metrics
 from bot.runs.quota import Cooldowns
+from bot.runs.services import Shared
 from bot.settings import BotSettings
-from bot.store.notes import open_notes_index
-from bot.store.transcripts import Store
+from bot.telegram.admins import Admins
 from bot.telegram.context import CONTEXT_TYPES, BotData, Context, Parts
 from bot.telegram.delivery.outbox import Notice, Outbox
 from bot.telegram.delivery.pacer import Limits, Pacer
@@ -36,6 +28,8 @@ from bot.telegram.delivery.typing_indicator import Typing
 from bot.telegram.handlers import register
 from bot.telegram.handlers.commands import register_commands
 from bot.telegram.handlers.common import lang_of, sender_of
+from bot.telegram.live_run import recover_interrupted
+from bot.telegram.metered_request import MeteredRequest
 from bot.view.i18n import text
 
 log = logging.getLogger(__name__)
@@ -47,58 +41,39 @@ TELEGRAM_CONNECTIONS = 256
 
 def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
               limits: Limits | None = None, poll_timeout_s: float = 10.0,
-              request_timeout_s: float = 5.0) -> App:
+              request_timeout_s: float = 5.0, shared: Shared | None = None) -> App:
     """The Application, ready for `run_polling`/`run_webhook` (or a test's own start).
     `tools`: None opens the toolbox that AGENT_TOOLS chooses. `request_timeout_s`: how long
-    one Bot API call may take to connect, send or answer."""
-    extra = _Extras()
-    metrics = Metrics()
+    one Bot API call may take to connect, send or answer. `shared`: the run service's side
+    of the process (the composition root's, which the HTTP front end holds too); its
+    services are opened in `post_init` and closed in `post_shutdown`."""
+    shared = shared or Shared()
+    recovering: list[asyncio.Task[None]] = []
 
     async def post_init(app: App) -> None:
-        store = await Store.open(settings.database_path)
-        chosen = tools
-        if chosen is None:
-            extra.notes = await open_notes_index(store, settings.notes_dir)
-            extra.toolbox = await Toolbox.open(settings, notes=extra.notes)
-            chosen = extra.toolbox.tools
-        pacer = Pacer(limits, on_wait=metrics.waited)
+        services = await shared.open(settings, tools)
+        pacer = Pacer(limits, on_wait=shared.metrics.waited)
         outbox = Outbox(app.bot, pacer)
-        runs = Runs(settings, ModelClient(settings), chosen, store, outbox,
-                    Typing(app.bot, pacer.budget), Listeners(metrics, app.bot_data.hub))
         searches = settings.history_rate_limit
-        app.bot_data.parts = Parts(settings=settings, store=store,
+        app.bot_data.parts = Parts(services=services,
                                    admins=Admins(app.bot, settings.admin_user_ids),
-                                   outbox=outbox, runs=runs, examples=load_examples(),
+                                   outbox=outbox, examples=load_examples(),
+                                   typing=Typing(app.bot, pacer.budget),
                                    searches=searches and Cooldowns(searches.runs,
-                                                                   searches.window_s),
-                                   notes=extra.notes)
+                                                                   searches.window_s))
         await register_commands(app.bot)
-        runs.recover()
-        if settings.transcript_retention_days:
-            extra.pruning = asyncio.create_task(
-                _prune_daily(store, settings.transcript_retention_days))
+        recovering.append(asyncio.create_task(recover_interrupted(services.runs, outbox)))
         _settle_heap()
 
     async def post_stop(app: App) -> None:
         if app.bot_data.parts is not None:
             await app.bot_data.parts.runs.stop_all()
+        while recovering:
+            await recovering.pop()
 
     async def post_shutdown(app: App) -> None:
-        if extra.pruning is not None:
-            extra.pruning.cancel()
-            # Let a prune that is mid-transaction roll back before the store closes under it.
-            await asyncio.gather(extra.pruning, return_exceptions=True)
-        parts, app.bot_data.parts = app.bot_data.parts, None
-        if parts is not None:
-            await parts.runs.client.close()
-            if parts.runs.answer_client is not None:
-                await parts.runs.answer_client.close()
-            await parts.store.close()
-        if extra.toolbox is not None:
-            await extra.toolbox.aclose()
-        if extra.notes is not None:
-            await extra.notes.close()
-        extra.toolbox = extra.notes = extra.pruning = None
+        app.bot_data.parts = None
+        await shared.close()
 
     app: App = (
         ApplicationBuilder()
@@ -107,7 +82,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         .base_file_url(settings.telegram_file_base_url)
         .context_types(CONTEXT_TYPES)
         .concurrent_updates(True)
-        .request(MeteredRequest(metrics, connect_timeout=request_timeout_s,
+        .request(MeteredRequest(shared.metrics, connect_timeout=request_timeout_s,
                                 read_timeout=request_timeout_s,
                                 write_timeout=request_timeout_s,
                                 connection_pool_size=TELEGRAM_CONNECTIONS))
@@ -120,7 +95,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         .post_shutdown(post_shutdown)
         .build()
     )
-    app.bot_data.metrics = metrics
+    app.bot_data.shared = shared
     register(app)
     app.add_error_handler(on_error)
     return app
@@ -145,26 +120,6 @@ def _settle_heap() -> None:
     gc.freeze()
     _, older, oldest = gc.get_threshold()
     gc.set_threshold(YOUNG_COLLECTION, older, oldest)
-
-
-@dataclass
-class _Extras:
-    """What post_init opens beside the parts, for post_shutdown to close."""
-
-    toolbox: Toolbox | None = None
-    notes: SqliteNotesIndex | None = None
-    pruning: asyncio.Task[None] | None = None
-
-
-async def _prune_daily(store: Store, days: int) -> None:
-    """TRANSCRIPT_RETENTION_DAYS: delete old runs now, then once a day."""
-    while True:
-        try:
-            removed = await store.prune(days)
-            log.info("deleted %d transcripts older than %d days", removed, days)
-        except Exception:
-            log.exception("pruning old transcripts failed")
-        await asyncio.sleep(24 * 3600)
 
 
 async def on_error(update: object, context: Context) -> None:

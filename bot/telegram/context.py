@@ -11,35 +11,52 @@ from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
 from agent.tools.notes_index import SqliteNotesIndex
 from bot.examples import Example
-from bot.runs.admins import Admins
 from bot.runs.execute import Runs
 from bot.runs.hub import Hub
 from bot.runs.metrics import Metrics
 from bot.runs.quota import Cooldowns
+from bot.runs.services import Services, Shared
 from bot.settings import BotSettings
 from bot.store.prefs import ChatSettings
 from bot.store.transcripts import Store
+from bot.telegram.admins import Admins
 from bot.telegram.delivery.outbox import Outbox
+from bot.telegram.delivery.typing_indicator import Typing
 
 
 @dataclass(frozen=True, slots=True)
 class Parts:
-    """What the handlers share, opened in `post_init` and closed in `post_shutdown`."""
+    """What the handlers share: the run service's, and the Telegram front end's own, opened
+    in `post_init` and closed in `post_shutdown`."""
 
-    settings: BotSettings
-    store: Store
+    services: Services
     admins: Admins
     outbox: Outbox
-    runs: Runs
     examples: tuple[Example, ...]
+    typing: Typing
     searches: Cooldowns | None = None
     """/history lists per sender (HISTORY_RATE_LIMIT); None: no limit."""
-    notes: SqliteNotesIndex | None = None
-    """The course-notes index (/notes uploads); None when search_notes is off."""
+
+    @property
+    def settings(self) -> BotSettings:
+        return self.services.settings
+
+    @property
+    def store(self) -> Store:
+        return self.services.store
+
+    @property
+    def runs(self) -> Runs:
+        return self.services.runs
+
+    @property
+    def notes(self) -> SqliteNotesIndex | None:
+        """The course-notes index (/notes uploads); None when search_notes is off."""
+        return self.services.notes
 
     async def chat_settings(self, chat_id: int) -> ChatSettings:
         """The chat's own settings (/settings), the environment's where it changed nothing."""
-        return await self.store.chats.get(chat_id, ChatSettings.defaults(self.settings))
+        return await self.services.chat_settings(chat_id)
 
 
 class BotData:
@@ -47,10 +64,17 @@ class BotData:
 
     def __init__(self) -> None:
         self.parts: Parts | None = None
-        self.metrics = Metrics()
-        """What /metrics shows; build_app puts in the one its Bot API calls count into."""
-        self.hub = Hub()
-        """Runs as they happen, for the class boards (a run listener)."""
+        self.shared = Shared()
+        """The run service's side (its listeners, its services); build_app puts in the
+        composition root's."""
+
+    @property
+    def hub(self) -> Hub:
+        return self.shared.hub
+
+    @property
+    def metrics(self) -> Metrics:
+        return self.shared.metrics
 
 
 class Context(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], BotData]):

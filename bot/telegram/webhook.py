@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
 from telegram import Update
 
 from bot.settings import BotSettings
@@ -50,6 +51,13 @@ class RecentIds:
         if len(self._seen) > self.size:
             self._seen.popitem(last=False)
         return True
+
+
+def webhook_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
+    """The webhook's route, when WEBHOOK_URL is set (none for long polling)."""
+    if not settings.webhook_url:
+        return []
+    return [Route(webhook_path(settings), webhook(app, settings), methods=["POST"])]
 
 
 def webhook_path(settings: BotSettings) -> str:

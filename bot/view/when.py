@@ -6,10 +6,23 @@ clock time, so "08:00" is the morning lesson, not a time to convert.
 
 from __future__ import annotations
 
-from datetime import datetime
+import math
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
+
+from agent.lang import Lang
 
 
 def local_time(moment: datetime, zone: str, fmt: str) -> str:
     """`moment` in the IANA time zone `zone` (already validated by the settings), formatted."""
     return moment.astimezone(ZoneInfo(zone)).strftime(fmt)
+
+
+def wait_text(span: timedelta, lang: Lang) -> str:
+    """A span rounded up to whole minutes: `7 min`, `3 h 12 min` (`7 分钟`, `3 小时 12 分钟`)."""
+    minutes = max(1, math.ceil(span.total_seconds() / 60))
+    hours, minutes = divmod(minutes, 60)
+    h, m = ("小时", "分钟") if lang == "zh" else ("h", "min")
+    if not hours:
+        return f"{minutes} {m}"
+    return f"{hours} {h}" + (f" {minutes} {m}" if minutes else "")

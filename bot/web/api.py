@@ -5,36 +5,36 @@
 JSON of `python -m agent --json`), ending with `run_finished`; `GET /api/v1/runs/{runId}`
 and `GET /api/v1/runs?sessionId=` read stored runs. Each token of API_TOKENS is a scope of
 its own in the store (bot/store/web.py): its runs, its rate limit and daily budget; it sees
-nothing of another's. Runs go through the same `Runs.fold` as the chat's: stored step by
-step, shown on /metrics, and stopped cleanly by a shutdown.
+nothing of another's. Questions go through the run service's one entry point (`Runs.ask`)
+as the chat's do: the same quota, admission and thread history; stored step by step, shown
+on /metrics, and stopped cleanly by a shutdown.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
-import html
 import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from datetime import timedelta
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
+from agent.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import detect_lang
-from agent.prompts import Turn
 from bot.runs.active import Active
-from bot.runs.execute import Question
-from bot.runs.quota import refusal_and_wait
+from bot.runs.ask import Ask, Busy, Refusal
+from bot.runs.quota import OverBudget, RateLimited
+from bot.runs.services import Services, Shared
 from bot.settings import BotSettings
 from bot.store.records import RunRecord, Scope
 from bot.store.web import API_CHAT_BASE, WebStore
-from bot.telegram.app import App
-from bot.telegram.context import Parts
-from bot.view.transcript import View, replay, without_glassbox_notes
+from bot.view.transcript import Mode, View, replay, without_glassbox_notes
+from bot.view.when import wait_text
 from bot.web.bodies import MAX_STORED_ID, PAGE, ApiError, ChatBody, chat_body
 from bot.web.openapi import OPENAPI
 from bot.web.shapes import STORED_MODES, api_mode, run_json, sse
@@ -46,21 +46,11 @@ MODEL_DOWN = {"connection", "timeout", "server", "rate_limit", "model_not_found"
 """RunFinished.error_kind values that mean the model is unavailable (503), not the question."""
 
 
-@dataclass
-class _Run:
-    q: Question
-    active: Active
-    record: RunRecord
-    session_id: str
-    view: View
-    done: asyncio.Future[str]
-
-
-def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
+def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
     tokens = [token.get_secret_value().encode() for token in settings.api_tokens]
 
-    async def scope(request: Request) -> tuple[Parts, int]:
-        """The parts and the scope's chat id of an authorised request."""
+    async def scope(request: Request) -> tuple[Services, int]:
+        """The services and the scope's chat id of an authorised request."""
         if not tokens:
             raise ApiError(404, "not_found", "This Glassbox has no HTTP API (API_TOKENS is "
                            "not set).")
@@ -70,7 +60,7 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
                 hmac.compare_digest(given.encode(), token) for token in tokens):
             raise ApiError(401, "unauthorized",
                            "Send a valid token: Authorization: Bearer <token>.")
-        parts = app.bot_data.parts
+        parts = shared.services
         if parts is None:
             raise ApiError(503, "starting", "Glassbox is starting or stopping; try again.", 5)
         return parts, await WebStore(parts.store).api_chat(given)
@@ -78,42 +68,33 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
     async def chat(request: Request) -> Response:
         parts, chat_id = await scope(request)
         body = await chat_body(request)
-        run = await _start(parts, chat_id, body)
-        return _answer(run, await _finished(run), body.showSteps)
+        run = await _start(parts, chat_id, body, stream=False)
+        return _answer(run, await run.ended(), body.showSteps)
 
     async def chat_stream(request: Request) -> Response:
         parts, chat_id = await scope(request)
         body = await chat_body(request)
-        heard: asyncio.Queue[tuple[str, Event] | None] = asyncio.Queue()
-        listener = _Heard(heard)
-        parts.runs.listeners.add(listener)
-        try:
-            run = await _start(parts, chat_id, body, listener)
-        except BaseException:
-            parts.runs.listeners.remove(listener)
-            raise
+        run = await _start(parts, chat_id, body, stream=True)
 
         async def stream() -> AsyncIterator[str]:
-            try:
-                number = 0
-                while (item := await heard.get()) is not None:
-                    lane, event = item
-                    if isinstance(event, RunFinished) and run.q.mode != "compare":
-                        continue  # the run's own run_finished closes the stream
-                    data = event.to_dict()
-                    if run.q.mode == "compare":
-                        data["lane"] = lane
-                    number += 1
-                    yield sse(number, event.type, data)
-                status = await _finished(run)
-                end = run.view.outcome()
-                data = {**end.to_dict(), "status": status,
-                        "runId": run.record.id, "sessionId": run.session_id,
-                        "answer": run_json(run.record, run.view, status, run.session_id,
-                                           steps=False)["answer"]}
-                yield sse(number + 1, "run_finished", data)
-            finally:
-                parts.runs.listeners.remove(listener)
+            assert run.heard is not None
+            number = 0
+            while (item := await run.heard.get()) is not None:
+                lane, event = item
+                if isinstance(event, RunFinished) and run.mode != "compare":
+                    continue  # the run's own run_finished closes the stream
+                data = event.to_dict()
+                if run.mode == "compare":
+                    data["lane"] = lane
+                number += 1
+                yield sse(number, event.type, data)
+            status = await run.ended()
+            end = run.view.outcome()
+            data = {**end.to_dict(), "status": status,
+                    "runId": run.record.id, "sessionId": run.session_id,
+                    "answer": run_json(run.record, run.view, status, run.session_id,
+                                       steps=False)["answer"]}
+            yield sse(number + 1, "run_finished", data)
 
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store"})
@@ -167,66 +148,86 @@ def api_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
     ]
 
 
-async def _start(parts: Parts, chat_id: int, body: ChatBody,
-                 listener: _Heard | None = None) -> _Run:
-    """Check the scope may ask now, record the run in its session and start it."""
-    lang = detect_lang(body.message)
-    refused = await refusal_and_wait(parts.store, parts.settings, chat_id, chat_id, lang)
-    if refused is not None:
-        line, wait = refused
-        raise ApiError(429, "rate_limited", html.unescape(line), wait.total_seconds())
-    active = parts.runs.active.claim(chat_id, chat_id, lang)
-    if active is None:
-        raise ApiError(429, "busy", "A run of this token is still running: one at a time.", 2)
-    try:
-        web = WebStore(parts.store)
-        chat = await parts.chat_settings(chat_id)  # the scope's, as a chat's run has its own
-        session_id = body.sessionId or secrets.token_urlsafe(12)
-        earlier = await web.session_runs(chat_id, session_id)
-        last = earlier[-1] if earlier else None
-        history = (Turn(last.question, last.answer),) if last and last.answer else ()
-        q = Question(STORED_MODES[body.mode], body.message.strip(), chat_id, chat_id,
-                     f"API {chat_id - API_CHAT_BASE}", lang, 0, history,
-                     last.id if last else None, True if body.plan else None, chat=chat)
-        record = await parts.store.start_run(
-            chat_id=chat_id, user_id=chat_id, user_name=q.user_name, mode=q.mode,
-            question=q.text, model=parts.settings.llm_model, parent_id=q.parent_id)
-        await web.add_to_session(record.id, session_id)
-    except BaseException:
-        parts.runs.active.run(active, _nothing())  # frees the slot
-        raise
-    if listener is not None:
-        listener.run_id = record.id
-    run = _Run(q, active, record, session_id, View(q.mode, lang),
-               asyncio.get_running_loop().create_future())
-    run.view.notes = chat.notes
-
-    async def work() -> None:
-        try:
-            status = await parts.runs.fold(q, active, record, run.view)
-        except BaseException as err:
-            if not run.done.done():
-                run.done.set_exception(err)
-            raise
-        run.done.set_result(status)
-
-    parts.runs.active.run(active, work())
+async def _start(parts: Services, chat_id: int, body: ChatBody, *, stream: bool) -> _ApiRun:
+    """Ask in the scope's session, through the run service as every front end does; an
+    ApiError when it may not start now."""
+    web = WebStore(parts.store)
+    session_id = body.sessionId or secrets.token_urlsafe(12)
+    earlier = await web.session_runs(chat_id, session_id)
+    run = _ApiRun(web, session_id, STORED_MODES[body.mode], stream=stream)
+    started = await parts.runs.ask(Ask(
+        mode=run.mode, text=body.message.strip(), chat_id=chat_id, user_id=chat_id,
+        user_name=f"API {chat_id - API_CHAT_BASE}", lang=detect_lang(body.message),
+        follows=earlier[-1] if earlier else None, planner=True if body.plan else None,
+        chat=await parts.chat_settings(chat_id)), run)  # the scope's, as a chat has its own
+    if not isinstance(started, Active):
+        raise _refused(started)
     return run
 
 
-async def _finished(run: _Run) -> str:
-    """How the run ended, once its slot is free again (so the token may ask at once). A
-    caller that goes away does not stop the run: it is stored to its end all the same."""
-    assert run.active.task is not None
-    await asyncio.shield(run.active.task)  # never raises: ActiveRuns.run logs what it raised
-    return run.done.result()
+def _refused(refused: Refusal) -> ApiError:
+    """Why a question may not start, as the API says it (429, with Retry-After)."""
+    match refused:
+        case RateLimited(runs=runs, window=window, wait=wait):
+            return ApiError(429, "rate_limited", f"This token has asked {runs} questions in "
+                            f"the last {_minutes(window)}; it may ask again in "
+                            f"{_minutes(wait)}.", wait.total_seconds())
+        case OverBudget(budget=budget, wait=wait):
+            return ApiError(429, "rate_limited", f"This token has used up today's budget of "
+                            f"{budget:,} tokens; it frees up in {_minutes(wait)} (at 00:00 "
+                            f"UTC).", wait.total_seconds())
+        case Busy():
+            return ApiError(429, "busy", "A run of this token is still running: one at a "
+                            "time.", 2)
 
 
-async def _nothing() -> None:
-    return None
+def _minutes(span: timedelta) -> str:
+    return wait_text(span, "en")
 
 
-def _answer(run: _Run, status: str, steps: bool) -> Response:
+class _ApiRun:
+    """The run service's `Front` for one API question: the run's record and view for the
+    answer, its events for a stream (`heard`, None after the last), its session."""
+
+    def __init__(self, web: WebStore, session_id: str, mode: Mode, *, stream: bool) -> None:
+        self.web, self.session_id, self.mode = web, session_id, mode
+        self.heard: asyncio.Queue[tuple[str, Event] | None] | None = (
+            asyncio.Queue() if stream else None)
+        self.handle: Active | None = None
+        self.record: RunRecord | None = None
+
+    def claimed(self, run: Active) -> None:
+        self.handle = run
+
+    def queued(self, ahead: Callable[[], int]) -> None:
+        """The caller waits for its answer all the same."""
+
+    async def started(self, record: RunRecord, view: View) -> Gate | None:
+        self.record, self.view = record, view
+        await self.web.add_to_session(record.id, self.session_id)
+        return None
+
+    def stepped(self, lane: str, event: Event | None) -> None:
+        if self.heard is None or event is None:
+            return
+        shown = event if self.view.notes else without_glassbox_notes(event)
+        if shown is not None:
+            self.heard.put_nowait((lane, shown))
+
+    async def finished(self, status: str | None) -> None:
+        if self.heard is not None:
+            self.heard.put_nowait(None)
+
+    async def ended(self) -> str:
+        """How the run ended, once its slot is free again (so the token may ask at once)."""
+        assert self.handle is not None
+        status = await self.handle.ended()
+        if status is None or self.record is None:
+            raise RuntimeError("the run failed before it was finished (logged)")
+        return status
+
+
+def _answer(run: _ApiRun, status: str, steps: bool) -> Response:
     end = run.view.outcome()
     data = run_json(run.record, run.view, status, run.session_id, steps=steps,
                     usage=end.usage, duration_ms=end.duration_ms)
@@ -237,28 +238,6 @@ def _answer(run: _Run, status: str, steps: bool) -> Response:
                                        "be reached."}, "run": data},
                             status_code=503, headers={"Retry-After": "30"})
     return JSONResponse(data)
-
-
-class _Heard:
-    """A run listener passing one run's events (by lane) to a queue; None after its end."""
-
-    def __init__(self, queue: asyncio.Queue[tuple[str, Event] | None]) -> None:
-        self.queue, self.run_id, self.notes = queue, -1, True
-
-    def run_started(self, record: RunRecord, notes: bool) -> None:
-        if record.id == self.run_id:
-            self.notes = notes
-
-    def run_event(self, record: RunRecord, lane: str, event: Event) -> None:
-        if record.id != self.run_id:
-            return
-        shown = event if self.notes else without_glassbox_notes(event)
-        if shown is not None:
-            self.queue.put_nowait((lane, shown))
-
-    def run_finished(self, record: RunRecord, status: str) -> None:
-        if record.id == self.run_id:
-            self.queue.put_nowait(None)
 
 
 def _guarded(handler: Callable[[Request], Awaitable[Response]]

@@ -24,10 +24,9 @@ from starlette.staticfiles import StaticFiles
 
 from agent.lang import Lang
 from bot.runs.hub import Hub
+from bot.runs.services import Services, Shared
 from bot.store.records import RunRecord, Scope
 from bot.store.web import WebStore
-from bot.telegram.app import App
-from bot.telegram.context import Parts
 from bot.view.transcript import View, replay
 from bot.view.web import board_page, board_run
 from bot.web.bodies import MAX_STORED_ID
@@ -57,11 +56,11 @@ class of 40 streaming at once, up to 200 a second a board. Two a second still sh
 chain growing on a projector, and nothing is lost: the next batch has what came meanwhile."""
 
 
-def board_routes(app: App) -> list[BaseRoute]:
-    hub: Hub = app.bot_data.hub
+def board_routes(shared: Shared) -> list[BaseRoute]:
+    hub = shared.hub
 
-    async def chat_of(request: Request) -> tuple[Parts, int] | None:
-        parts = app.bot_data.parts
+    async def chat_of(request: Request) -> tuple[Services, int] | None:
+        parts = shared.services
         if parts is None:
             return None
         chat_id = await WebStore(parts.store).board_chat(request.path_params["token"])

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from bot.telegram.handlers.ask import MAX_QUESTION_CHARS
+from bot.runs.ask import MAX_QUESTION_CHARS
 
 MAX_BODY_BYTES = 64 * 1024
 """A request body longer than this is refused unread (413)."""

@@ -1,8 +1,9 @@
-"""The Starlette application: which path goes where. Telegram's webhook, /healthz and
-/metrics here; the class board and the API add their own routes."""
+"""The Starlette application: which path goes where. /healthz and /metrics here; the class
+board and the API add their own routes, and other front ends theirs (Telegram's webhook)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 
 from starlette.applications import Starlette
@@ -11,9 +12,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from bot.runs.metrics import CONTENT_TYPE
+from bot.runs.services import Shared
 from bot.settings import BotSettings
-from bot.telegram.app import App
-from bot.telegram.webhook import webhook, webhook_path
 from bot.web.api import api_routes
 from bot.web.board import board_routes
 
@@ -25,11 +25,12 @@ def glassbox_version() -> str:
         return "unknown"
 
 
-def web_app(app: App, settings: BotSettings) -> Starlette:
-    """The HTTP side of the running bot `app` (a python-telegram-bot Application)."""
+def web_app(shared: Shared, settings: BotSettings, others: Sequence[BaseRoute] = ()
+            ) -> Starlette:
+    """The HTTP front end over the run service's `shared` side, with `others`' routes."""
 
     async def healthz(request: Request) -> Response:
-        parts = app.bot_data.parts
+        parts = shared.services
         readable = parts is not None and await parts.store.readable()
         return JSONResponse({"status": "ok" if readable else "unavailable",
                              "version": glassbox_version(),
@@ -37,11 +38,9 @@ def web_app(app: App, settings: BotSettings) -> Starlette:
                             status_code=200 if readable else 503)
 
     async def metrics(request: Request) -> Response:
-        return Response(app.bot_data.metrics.exposition(), media_type=CONTENT_TYPE)
+        return Response(shared.metrics.exposition(), media_type=CONTENT_TYPE)
 
     routes: list[BaseRoute] = [Route("/healthz", healthz, methods=["GET"]),
                                Route("/metrics", metrics, methods=["GET"]),
-                               *board_routes(app), *api_routes(app, settings)]
-    if settings.webhook_url:
-        routes.append(Route(webhook_path(settings), webhook(app, settings), methods=["POST"]))
+                               *board_routes(shared), *api_routes(shared, settings), *others]
     return Starlette(routes=routes)

@@ -154,14 +154,31 @@ class Served:
         return self.at + self.seconds
 
 
-JUDGEMENT = {"en": "They differ: the model alone gave a guess; with tools it looked the figure "
-                   "up.", "zh": "两个回答不同：模型单独作答是猜测；用了工具后查到了确切的数字。"}
+HOW = {"calculated": "计算", "looked up": "查询", "read in the class notes": "在课堂笔记里查"}
 
 
 def judgement_reply(body: dict[str, Any]) -> Reply:
-    """The judge's line, in the language its system prompt asks for."""
-    return text_reply(JUDGEMENT["zh" if "in Chinese" in body["messages"][0]["content"] else "en"],
-                      usage=(120, 30))
+    """The judge's line, in the language its system prompt asks for, as a model that follows
+    the prompt writes it: the first differing figures it is told, and how the first tool
+    call that worked got its figure."""
+    zh = "in Chinese" in body["messages"][0]["content"]
+    prompt = body["messages"][1]["content"]
+    figures = prompt.split("Figures that differ: ", 1)[-1].split("\n", 1)[0]
+    calls = prompt.split("Tool calls that worked: ", 1)[-1].split("\n", 1)[0]
+    how = calls.split("; ")[0].rsplit(": ", 1)[-1] if calls != "none" else ""
+    if figures == "none":  # no figure pairs up: it says what the tools did, if anything
+        text = (f"两个回答不同：用了工具后{HOW.get(how, '查询')}得出回答。" if zh else
+                f"They differ: with tools it {how} its answer.") if how else (
+            "两个回答一致。" if zh else "They agree.")
+        return text_reply(text, usage=(120, 30))
+    alone, tools = (part.split(" (", 1)[0] for part in figures.split(";")[0].split(" vs "))
+    if zh:
+        text = (f"两个回答不同：模型单独给出 {alone}，是猜的；用了工具后"
+                f"{HOW.get(how, '查询')}得到 {tools}。")
+    else:
+        text = (f"They differ: the model alone guessed {alone}; with tools it "
+                f"{how or 'looked up'} {tools}.")
+    return text_reply(text, usage=(120, 30))
 
 
 def is_judge_call(body: dict[str, Any]) -> bool:

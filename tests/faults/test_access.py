@@ -72,7 +72,7 @@ async def test_over_the_daily_budget_even_after_a_restart(tmp_path: Path) -> Non
         assert gb.model.bodies == []
         await still_answers(gb, ALICE)  # another chat has its own budget
         tomorrow = datetime.now(UTC).replace(hour=0, minute=1) + timedelta(days=1)
-        assert await refusal(gb.parts.store, gb.parts.settings, GROUP, ALICE, "en",
+        assert await refusal(gb.parts.store, gb.parts.settings, GROUP, ALICE,
                              now=tomorrow) is None
 
 

@@ -119,6 +119,15 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
             columns = await page.eval_on_selector_all(
                 ".lanes.two > .lane", "lanes => lanes.map(l => l.getBoundingClientRect().x)")
             assert len(columns) == 2 and columns[1] > columns[0] + 300  # side by side
+            # The same end in Chinese: its labels, and still one screen.
+            zh = await browser.new_page(viewport={"width": 1280, "height": 720})
+            await zh.goto(web.base_url + path + "?lang=zh")
+            await zh.wait_for_selector("article.run .judgement")
+            bottom = await zh.eval_on_selector(".difference",
+                                               "e => e.getBoundingClientRect().bottom")
+            assert bottom <= 720 and "🧠 仅模型（不用工具）" in await zh.inner_text(".answers")
+            await zh.screenshot(path=str(GALLERY / "board-compare-end-zh.png"))
+            await zh.close()
             text = await page.inner_text("article.run")
             assert "about 400" in text and "421.6" in text and "No tools → ReAct" in text
             size = await page.eval_on_selector(

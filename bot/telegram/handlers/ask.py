@@ -3,25 +3,23 @@ check it, and start the run in the background (so no update waits for an answer)
 
 from __future__ import annotations
 
-import unicodedata
-
 from telegram import Message, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from agent.events import Usage
-from agent.lang import detect_lang
-from bot.runs.execute import Question
-from bot.runs.quota import refusal
-from bot.runs.thread_history import thread_history
+from agent.lang import Lang
+from bot.runs.active import Active
+from bot.runs.ask import MAX_QUESTION_CHARS, Ask, Busy, Refusal, visible
+from bot.runs.quota import OverBudget, RateLimited
 from bot.store.records import RunRecord
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, lang_of, sender_of, tap_lang, words_lang
+from bot.telegram.live_run import ChatRun
 from bot.view.buttons import Button
 from bot.view.i18n import text
 from bot.view.transcript import Mode
+from bot.view.when import wait_text
 
-MAX_QUESTION_CHARS = 2000
 MODES: tuple[Mode, ...] = ("ask", "plain", "compare")
 
 
@@ -104,29 +102,29 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     if len(question) > MAX_QUESTION_CHARS:
         await notice(text(lang, "too_long", length=len(question)), Notice.TOO_LONG)
         return
-    refused = await refusal(context.store, context.settings, msg.chat_id, sender.id, lang)
-    if refused is not None:
-        await notice(refused, Notice.QUOTA)
-        return
     question = question.strip()
+    chat_run = ChatRun(context.runs, context.outbox, context.parts.typing, msg.chat_id,
+                       reply_to, sender.name, step=step or chat.step)
     # The run's message speaks one language: the chat's if set, else the question's if clear.
-    in_lang = chat.run_lang(question, sender.lang)
-    active = context.runs.active.claim(msg.chat_id, sender.id, in_lang)
-    if active is None:
-        await notice(text(lang, "busy"), Notice.BUSY)
-        return
-    history, used = ((), Usage()) if parent is None else await thread_history(
-        context.store, context.runs.client, parent, context.settings.history_max_chars,
-        detect_lang(question))
-    q = Question(mode, question, msg.chat_id, sender.id, sender.name, in_lang, reply_to,
-                 history, None if parent is None else parent.id, planner, step or chat.step,
-                 chat, used)
-    context.runs.start(q, active)
+    started = await context.runs.ask(Ask(
+        mode=mode, text=question, chat_id=msg.chat_id, user_id=sender.id,
+        user_name=sender.name, lang=chat.run_lang(question, sender.lang), follows=parent,
+        planner=planner, chat=chat), chat_run)
+    if not isinstance(started, Active):
+        await notice(refusal_text(started, lang),
+                     Notice.BUSY if isinstance(started, Busy) else Notice.QUOTA)
 
 
-def visible(question: str) -> bool:
-    """Whether anything shows: zero-width and bidi control characters alone do not."""
-    return any(not ch.isspace() and unicodedata.category(ch) != "Cf" for ch in question)
+def refusal_text(refused: Refusal, lang: Lang) -> str:
+    """Why a question may not start, as the chat is told."""
+    match refused:
+        case RateLimited(runs=runs, window=window, wait=wait):
+            return text(lang, "rate_limited", count=runs, window=wait_text(window, lang),
+                        wait=wait_text(wait, lang))
+        case OverBudget(budget=budget, wait=wait):
+            return text(lang, "over_budget", budget=f"{budget:,}", wait=wait_text(wait, lang))
+        case Busy():
+            return text(lang, "busy")
 
 
 async def _resolve(context: Context, msg: Message | None,

@@ -19,7 +19,6 @@ from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.lang import Lang
-from bot.runs.quota import wait_text
 from bot.store.records import Scope
 from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
 from bot.telegram.context import Context
@@ -38,6 +37,7 @@ from bot.view.export import export_html
 from bot.view.history_view import history_keyboard, history_text, show_pages
 from bot.view.i18n import text
 from bot.view.textlen import shorten
+from bot.view.when import wait_text
 
 SEARCHES_KEPT = 32
 """Keywords a chat's ◀ ▶ buttons can refer to; older lists say they have expired."""

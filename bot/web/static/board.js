@@ -152,7 +152,7 @@
   async function show(n) {
     state.shown = n;
     if (n !== null && !state.html.has(n)) {
-      const answer = await fetch(body.dataset.runs + n);
+      const answer = await fetch(body.dataset.runs + n + "?lang=" + body.dataset.lang);
       if (answer.ok) state.html.set(n, (await answer.json()).html);
     }
     draw();

@@ -1,0 +1,110 @@
+"""What both front ends stand on, in one process: the run listeners (the class boards' hub,
+the metrics) from the start, and, once opened, the services (the store, the model client,
+the tools with their notes index, the run service), closed in the reverse order."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from agent.model import ModelClient
+from agent.tool import Tool
+from agent.tools import Toolbox
+from agent.tools.notes_index import SqliteNotesIndex
+from bot.runs.execute import Runs
+from bot.runs.hub import Hub
+from bot.runs.listeners import Listeners
+from bot.runs.metrics import Metrics
+from bot.settings import BotSettings
+from bot.store.notes import open_notes_index
+from bot.store.prefs import ChatSettings
+from bot.store.transcripts import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """The opened services every front end shares."""
+
+    settings: BotSettings
+    store: Store
+    runs: Runs
+    notes: SqliteNotesIndex | None = None
+    """The course-notes index (search_notes); None when search_notes is off."""
+    toolbox: Toolbox | None = None
+    pruning: asyncio.Task[None] | None = field(default=None, compare=False)
+
+    async def chat_settings(self, chat_id: int) -> ChatSettings:
+        """A conversation's own settings (/settings), the environment's where it changed
+        nothing."""
+        return await self.store.chats.get(chat_id, ChatSettings.defaults(self.settings))
+
+
+class Shared:
+    """The run service's side of the process, which every front end holds: the listeners
+    from the start, `services` between `open` and `close` (None before and after: a front
+    end says it is starting)."""
+
+    def __init__(self) -> None:
+        self.hub = Hub()
+        """Runs as they happen, for the class boards."""
+        self.metrics = Metrics()
+        """What /metrics shows."""
+        self.services: Services | None = None
+
+    async def open(self, settings: BotSettings, tools: Sequence[Tool] | None = None
+                   ) -> Services:
+        """Open the store, the tools (None: the toolbox AGENT_TOOLS chooses, its notes index
+        in the store's database) and the run service."""
+        store = await Store.open(settings.database_path)
+        notes = toolbox = None
+        try:
+            if tools is None:
+                notes = await open_notes_index(store, settings.notes_dir)
+                toolbox = await Toolbox.open(settings, notes=notes)
+                tools = toolbox.tools
+        except BaseException:
+            if notes is not None:
+                await notes.close()
+            await store.close()
+            raise
+        runs = Runs(settings, ModelClient(settings), tools, store,
+                    Listeners(self.metrics, self.hub))
+        pruning = None
+        if settings.transcript_retention_days:
+            pruning = asyncio.create_task(_prune_daily(store,
+                                                       settings.transcript_retention_days))
+        self.services = Services(settings, store, runs, notes, toolbox, pruning)
+        return self.services
+
+    async def close(self) -> None:
+        """Close what `open` opened (the runs stopped already)."""
+        services, self.services = self.services, None
+        if services is None:
+            return
+        if services.pruning is not None:
+            services.pruning.cancel()
+            # Let a prune that is mid-transaction roll back before the store closes under it.
+            await asyncio.gather(services.pruning, return_exceptions=True)
+        await services.runs.client.close()
+        if services.runs.answer_client is not None:
+            await services.runs.answer_client.close()
+        await services.store.close()
+        if services.toolbox is not None:
+            await services.toolbox.aclose()
+        if services.notes is not None:
+            await services.notes.close()
+
+
+async def _prune_daily(store: Store, days: int) -> None:
+    """TRANSCRIPT_RETENTION_DAYS: delete old runs now, then once a day."""
+    while True:
+        try:
+            removed = await store.prune(days)
+            log.info("deleted %d transcripts older than %d days", removed, days)
+        except Exception:
+            log.exception("pruning old transcripts failed")
+        await asyncio.sleep(24 * 3600)
