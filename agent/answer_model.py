@@ -16,7 +16,7 @@ from agent.lang import pick
 from agent.model import ModelClient
 from agent.native import answer_round
 from agent.prompts import Turn, args_text, history_messages
-from agent.runner import RunStats
+from agent.run_task import RunStats
 from agent.settings import AgentSettings
 
 CHAIN_CHARS = 12000

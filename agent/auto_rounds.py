@@ -2,7 +2,7 @@
 
 Many local servers accept `tools` but have no tool-call parser, and small models behind
 them write their calls into the text and, given a result, write the call again. Such a
-model is better served by the classic text format (agent/textloop.py). So auto switches a
+model is better served by the classic text format (agent/text_rounds.py). So auto switches a
 run to it when the model writes its calls as text (after running them), re-sends a call
 whose result it already has, or answers by describing a call ("I would use the `calculate`
 function") instead of making it, or with a snippet of code working the question's numbers
@@ -21,12 +21,12 @@ from typing import Any, Literal
 
 from agent.embedded_calls import computes_in_code, named_as_code
 from agent.events import Answer, Event, Note, Thought
-from agent.executor import ParsedCall
 from agent.lang import pick
 from agent.model import ModelClient
 from agent.native import NativeRounds
 from agent.rounds import CallsToRun, Rounds
-from agent.textloop import TextRounds
+from agent.text_rounds import TextRounds
+from agent.tool_calls import ParsedCall
 
 log = logging.getLogger(__name__)
 

@@ -34,8 +34,8 @@ from agent.events import (
 from agent.lang import detect_lang, pick, run_lang
 from agent.loop import run_plain, run_react
 from agent.model import ModelClient
-from agent.notes import note_label
 from agent.prompts import args_text
+from agent.remarks import note_label
 from agent.settings import AgentSettings, SettingsError, load_settings
 from agent.summary import difference, figures, plural
 from agent.terminal_confirm import TerminalConfirmer

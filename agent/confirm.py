@@ -18,10 +18,10 @@ from typing import Any, Literal, Protocol
 from pydantic import ValidationError
 
 from agent.events import Decided, Event, Proposed
-from agent.executor import ParsedCall, validation_problems
 from agent.lang import pick
 from agent.model import ToolCall
 from agent.tool import Tool
+from agent.tool_calls import ParsedCall, validation_problems
 
 DecisionKind = Literal["run", "edit", "skip", "stop"]
 

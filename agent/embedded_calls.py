@@ -25,7 +25,7 @@ from itertools import islice
 from typing import Any, NamedTuple
 
 from agent.model import ToolCall
-from agent.textmode import clean_input
+from agent.text_protocol import clean_input
 
 _TAGGED = re.compile(r"<tool_call>(?P<body>.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _BARE = re.compile(r"\{\s*+\"(?:name|arguments|parameters)\"\s*+:")

@@ -99,7 +99,7 @@ class Action(Event):
 
 
 class ObservationFailure(StrEnum):
-    """Why a tool call gave no result (agent/executor.py decides). Stored as its value."""
+    """Why a tool call gave no result (agent/tool_calls.py decides). Stored as its value."""
 
     BAD_ARGUMENTS = "bad_arguments"
     """The arguments were not a JSON object, or did not fit the tool's schema."""
@@ -227,7 +227,7 @@ class RunFinished(Event):
     """A short reason fit to show a student when status is not `done`."""
     error_kind: str = ""
     """Why the run did not end well, as a plain string: an `agent.model_errors.ModelErrorKind`
-    value, "cancelled" or "internal" (see agent/runner.py); empty otherwise."""
+    value, "cancelled" or "internal" (see agent/run_task.py); empty otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

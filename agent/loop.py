@@ -7,7 +7,7 @@ it does not: Thought and the Answer, streamed. The loop stops at the round cap o
 call repeated a third time, and then asks once more, without tools, for the best answer.
 
 How a round talks to the model is the protocol's business (`agent.rounds.Rounds`):
-native function calling (agent/native.py) or the classic text format (agent/textloop.py).
+native function calling (agent/native.py) or the classic text format (agent/text_rounds.py).
 `AGENT_MODE=auto` starts native and, when the endpoint rejects `tools` or the model writes
 its calls as text (agent/auto_rounds.py), goes on in text for that client.
 """
@@ -25,21 +25,21 @@ from agent.auto_rounds import AutoRounds
 from agent.confirm import Gate, Reviewed, StopRun
 from agent.echoed_errors import no_errors_as_answers
 from agent.events import Answer, Event, Observation, RunStarted, Thought
-from agent.executor import Batch, ParsedCall, ToolRunner, act, names_of
 from agent.lang import Lang, detect_lang, run_lang
 from agent.lookups import grounded
 from agent.model import ModelClient
 from agent.model_errors import ModelError, ModelErrorKind
 from agent.native import NativeRounds, answer_round
-from agent.notes import forced_answer, no_reasoning_for_answer, no_reasoning_for_calls
 from agent.planner import make_plan, plan_note
 from agent.prompts import Turn, history_messages, system_plain, system_react
+from agent.remarks import forced_answer, no_reasoning_for_answer, no_reasoning_for_calls
 from agent.rounds import CallsToRun, Rounds
-from agent.runner import RunStats, drive
+from agent.run_task import RunStats, drive
 from agent.settings import AgentSettings
-from agent.textloop import TextRounds
-from agent.textmode import text_system
+from agent.text_protocol import text_system
+from agent.text_rounds import TextRounds
 from agent.tool import Tool
+from agent.tool_calls import Batch, ParsedCall, ToolRunner, act, names_of
 
 log = logging.getLogger(__name__)
 

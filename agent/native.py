@@ -15,13 +15,13 @@ from typing import Any
 
 from agent.embedded_calls import extract_calls
 from agent.events import Answer, AnswerDelta, Event, TextDelta, Thought, ThoughtDelta
-from agent.executor import ParsedCall, parse_call
 from agent.model import Completion, ContentDelta, ModelClient, ReasoningDelta, ToolCall
 from agent.model_errors import ModelError, ModelErrorKind
 from agent.prompts import language_line, limit_message
 from agent.rounds import CallsToRun
-from agent.runner import RunStats
+from agent.run_task import RunStats
 from agent.tool import Tool
+from agent.tool_calls import ParsedCall, parse_call
 
 TOOL_CALL_TAG = "<tool_call>"
 _CALL_NAME = re.compile(r'"name"\s*+:\s*+"([^"\\]{1,64})"')

@@ -16,8 +16,8 @@ from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_va
 from agent.events import Plan, PlanStep
 from agent.model import ModelClient, complete
 from agent.model_errors import ModelError
-from agent.runner import RunStats
-from agent.textmode import clean_input
+from agent.run_task import RunStats
+from agent.text_protocol import clean_input
 from agent.tool import Tool
 
 log = logging.getLogger(__name__)

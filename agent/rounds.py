@@ -1,7 +1,7 @@
 """What a protocol of the loop provides (`Rounds`), and how a round asks for tools.
 
 Native function calling (agent/native.py) and the classic text format
-(agent/textloop.py) implement `Rounds`; agent/loop.py drives them.
+(agent/text_rounds.py) implement `Rounds`; agent/loop.py drives them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agent.events import Event
-from agent.executor import ParsedCall
+from agent.tool_calls import ParsedCall
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,7 +52,7 @@ class AgentSettings(BaseSettings):
     max_observation_chars: int = Field(default=4000, ge=200)
     history_max_chars: int = Field(default=6000, ge=0)
 
-    # --- Text-format ReAct and planning (issue 6) ---
+    # --- Text-format ReAct and planning ---
     agent_mode: Literal["auto", "native", "text"] = "auto"
     """native: function calling; text: the classic Thought/Action text protocol; auto:
     native until the endpoint rejects `tools`, then text for that model."""

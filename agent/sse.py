@@ -2,7 +2,7 @@
 reads them (WHATWG's rules: lines end with LF, CRLF or CR; a blank line ends an event;
 `data` lines join with LF; comments and other fields are skipped), without the SDK's
 layers of async generators and an object per event: a streamed model reply is some 90
-events an answer, each of them costing CPU on the bot's one core (issue 16).
+events an answer, each of them costing CPU on the bot's one core.
 
 `feed` returns the data of every event a piece completed, so a caller can handle all that
 one network read brought at once."""

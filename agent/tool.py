@@ -59,7 +59,7 @@ class Tool(ABC):
     @classmethod
     def schema(cls) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool: the caller's own copy (pydantic's schema
-        generation runs once per class, not in every run: about 1 ms a tool, issue 16)."""
+        generation runs once per class, not in every run: about 1 ms a tool)."""
         return json.loads(_schema_text(cls))
 
     @classmethod

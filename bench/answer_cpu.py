@@ -58,7 +58,8 @@ async def _client(at_once: str, rounds: str, model_url: str, geocoding_url: str,
     toolbox = await Toolbox.open(settings)
     client = ModelClient(settings)
     # A ref from before the run service left the front end out of `Runs` takes its outbox
-    # and typing (unused by `fold`) and a `reply_to`: the same fold is measured in both.
+    # and typing (unused by `fold`), a `reply_to` and `lang` (now `run_lang`): the same
+    # fold is measured in both.
     before = "outbox" in inspect.signature(Runs).parameters
     runs = Runs(settings, client, toolbox.tools, store,  # type: ignore[call-arg]
                 *((None, None) if before else ()), listeners=Listeners(Metrics()))
@@ -66,7 +67,8 @@ async def _client(at_once: str, rounds: str, model_url: str, geocoding_url: str,
 
     async def one(n: int) -> None:
         q = Question(mode="ask", text=f"Question {n}?", chat_id=1000 + n, user_id=n,
-                     user_name=f"S{n}", lang="en", **({"reply_to": 1} if before else {}))
+                     user_name=f"S{n}", **({"reply_to": 1, "lang": "en"} if before
+                                           else {"run_lang": "en"}))
         active = Active(n, q.chat_id, q.user_id, "en")
         view = View("ask", "en")
         record = await store.start_run(chat_id=q.chat_id, user_id=q.user_id,

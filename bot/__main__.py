@@ -11,6 +11,7 @@ from telegram.error import InvalidToken, NetworkError
 from agent.settings import SettingsError, load_settings
 from bot import serve
 from bot.settings import BotSettings
+from bot.store.db import DatabaseUnreachable
 from bot.telegram.app import setup_logging
 from bot.telegram.delivery.pacer import Limits
 
@@ -29,7 +30,7 @@ def main(limits: Limits | None = None) -> int:
     token = settings.telegram_bot_token.get_secret_value()
     try:
         serve.run(settings, limits=limits)
-    except serve.PortInUse as err:
+    except (serve.PortInUse, DatabaseUnreachable) as err:
         return _stop(f"Glassbox cannot start: {err}.")
     except InvalidToken:
         return _stop(f"Glassbox cannot start: Telegram rejected TELEGRAM_BOT_TOKEN "

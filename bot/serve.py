@@ -42,7 +42,7 @@ def run(settings: BotSettings, *, limits: Limits | None = None) -> None:
     """Build the run service's side of the process, then the Telegram front end and the HTTP
     front end over it, and serve until stopped (blocking); errors from Telegram at start-up
     propagate. `limits`: only for the benchmark's faster clock. On uvloop: the same asyncio,
-    less CPU per call and per event (issue 16)."""
+    less CPU per call and per event."""
     sock = bind(settings)
     app = build_app(settings, limits=limits, shared=Shared())
     try:

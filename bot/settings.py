@@ -61,13 +61,17 @@ class BotSettings(AgentSettings):
     (the bot sets the webhook at every start, so it never needs to be known elsewhere)."""
     database_path: Path = Path("data/glassbox.sqlite3")
     """The bot's SQLite file: transcripts, and the course-notes index search_notes uses."""
+    database_url: SecretStr = SecretStr("")
+    """`postgresql://…` (or `postgres://…`, as PaaS platforms set it): the whole store on
+    that PostgreSQL server instead, so it survives a redeploy; empty: SQLite at
+    DATABASE_PATH."""
     transcript_retention_days: int | None = Field(default=None, ge=1)
     """Runs older than this are deleted once a day; empty keeps them forever."""
     step_timeout_s: float = Field(default=300.0, gt=0)
     """Step mode: a pause nobody decides within this many seconds stops the run."""
 
 
-    # --- Abuse and access (issue 7) ---
+    # --- Abuse and access ---
     user_rate_limit: Annotated[RateLimit | None, NoDecode] = RateLimit(5, 600)
     """Questions one user may start per window (USER_RATE_LIMIT=5/10m); None: no limit."""
     chat_daily_token_budget: int | None = Field(default=1_000_000, ge=1)
@@ -76,11 +80,23 @@ class BotSettings(AgentSettings):
     """/history lists and searches one sender may ask for per window (HISTORY_RATE_LIMIT),
     counted in memory; None: no limit."""
 
+    notes_upload_rate_limit: Annotated[RateLimit | None, NoDecode] = RateLimit(10, 600)
+    """/notes uploads one user may make per window (NOTES_UPLOAD_RATE_LIMIT), counted in
+    memory; None: no limit. A chat reads one upload at a time whatever this says."""
+    notes_max_chars: int = Field(default=1_000_000, ge=1000)
+    """Characters of one uploaded file kept in the notes index; the rest is cut (and the
+    uploader told)."""
+    notes_extract_timeout_s: float = Field(default=30.0, gt=0)
+    """Reading one uploaded file stops after this long; what was read by then is kept."""
+    notes_extract_memory_mb: int = Field(default=768, ge=128)
+    """The memory the process reading an uploaded file may use."""
+
     max_concurrent_runs: int = Field(default=100, ge=1)
     """Runs at once (MAX_CONCURRENT_RUNS); past it questions queue, fair across chats
-    (issue 16: measured in bench/scale.py, docs/scaling.md)."""
+    (measured in bench/scale.py, docs/scaling.md)."""
 
-    @field_validator("user_rate_limit", "history_rate_limit", mode="before")
+    @field_validator("user_rate_limit", "history_rate_limit", "notes_upload_rate_limit",
+                     mode="before")
     @classmethod
     def _rate(cls, value: Any) -> Any:
         return RateLimit.parse(value) if isinstance(value, str) else value
@@ -122,6 +138,18 @@ class BotSettings(AgentSettings):
                                                          value.get_secret_value()):
             raise ValueError("expected 1 to 256 characters of A-Z, a-z, 0-9, _ and -")
         return value
+
+    @field_validator("database_url", mode="after")
+    @classmethod
+    def _database_url(cls, value: SecretStr) -> SecretStr:
+        url = value.get_secret_value().strip()
+        if url and not url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("expected a postgresql:// or postgres:// URL, or nothing")
+        return SecretStr(url)
+
+    def database(self) -> Path | str:
+        """Where the store lives: DATABASE_URL when set, else the file DATABASE_PATH."""
+        return self.database_url.get_secret_value() or self.database_path
 
     @model_validator(mode="after")
     def _webhook(self) -> BotSettings:

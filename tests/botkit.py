@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from agent.tool import Source, Tool
+from agent.tool import Tool
 from bot.settings import BotSettings
 from bot.telegram.app import App, build_app
 from bot.telegram.context import Parts
@@ -18,25 +16,11 @@ from bot.telegram.delivery.pacer import Limits
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import TOKEN, FakeTelegram, Message
 from tests.kit import TEST_KEY
+from tests.kit import Add as Add  # re-exported: the bot tests take it from here
 
 SCALE = 0.02
 """Telegram's time limits, 50 times faster (the fake and the bot's pacer alike)."""
 GROUP, ALICE, BOB, ADMIN = -1001234567890, 111, 222, 999
-
-
-class AddArgs(BaseModel):
-    a: float
-    b: float
-
-
-class Add(Tool):
-    name = "add"
-    description = "Add two numbers."
-    source = Source.CALCULATED
-    Args = AddArgs
-
-    async def run(self, args: Any) -> str:
-        return f"{args.a + args.b:g}"
 
 
 @dataclass
@@ -74,16 +58,19 @@ class Glassbox:
         return any(a.chat_id == chat_id for a in self.parts.runs.active._by_key.values())
 
 
-def bot_settings(tg: FakeTelegram, model: FakeModel, db: Path, **extra: Any) -> BotSettings:
+def bot_settings(tg: FakeTelegram, model: FakeModel, db: Path | str,
+                 **extra: Any) -> BotSettings:
+    """`db`: a SQLite file, or a PostgreSQL database's URL (DATABASE_URL)."""
+    where = {"database_url": db} if isinstance(db, str) else {"database_path": db}
     values: dict[str, Any] = {
         "telegram_bot_token": TOKEN, "telegram_api_base_url": tg.base_url,
         "openai_base_url": model.base_url, "openai_api_key": TEST_KEY, "llm_max_retries": 0,
-        "llm_timeout_s": 5, "database_path": db, "admin_user_ids": {ADMIN}, **extra}
+        "llm_timeout_s": 5, **where, "admin_user_ids": {ADMIN}, **extra}
     return BotSettings(_env_file=None, **values)
 
 
 @contextlib.asynccontextmanager
-async def running(tg: FakeTelegram, model: FakeModel, db: Path, *,
+async def running(tg: FakeTelegram, model: FakeModel, db: Path | str, *,
                   tools: Sequence[Tool] | None = (), request_timeout_s: float = 5.0,
                   **extra: Any) -> AsyncIterator[Glassbox]:
     """Start the bot as `run_polling` does (hooks included), and stop it the same way,

@@ -15,10 +15,19 @@ from agent import AgentSettings, ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
 from tests.botkit import SCALE, Glassbox, people, running
+from tests.dbkit import BACKENDS, Target, database
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.tools import open_toolbox
 from tests.kit import agent_settings
+
+
+@pytest.fixture(params=BACKENDS)
+async def db_target(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Target]:
+    """Where a test's store lives, once for each backend: a SQLite file in tmp_path, then a
+    fresh PostgreSQL database (tests/dbkit.py)."""
+    async with database(request.param, tmp_path / "data" / "glassbox.sqlite3") as target:
+        yield target
 
 
 @pytest.fixture
@@ -70,9 +79,16 @@ def gb_tools() -> Sequence[Tool] | None:
 
 
 @pytest.fixture
+def gb_database(tmp_path: Path) -> Target:
+    """Where `gb` keeps its store: a SQLite file in tmp_path. A module whose tests run on
+    both backends overrides it to ask for `db_target`."""
+    return tmp_path / "g.sqlite3"
+
+
+@pytest.fixture
 async def gb(fake_telegram: FakeTelegram, fake_model: FakeModel,
-             gb_tools: Sequence[Tool] | None, tmp_path: Path) -> AsyncIterator[Glassbox]:
-    """Glassbox running against `fake_telegram` and `fake_model`, its database in tmp_path."""
-    async with running(fake_telegram, fake_model, tmp_path / "g.sqlite3",
+             gb_tools: Sequence[Tool] | None, gb_database: Target) -> AsyncIterator[Glassbox]:
+    """Glassbox running against `fake_telegram` and `fake_model`, its store at `gb_database`."""
+    async with running(fake_telegram, fake_model, gb_database,
                        tools=gb_tools) as glassbox:
         yield glassbox

@@ -1,32 +1,166 @@
-"""A test's own reads and writes of a SQLite file the bot (or its store) may be using, done
-without blocking the event loop they run on: a blocking `sqlite3` call waiting for a lock the
-bot holds keeps the bot from ever finishing the write that holds it (a deadlock, not a
-failure), and any such call stalls every chat of the bot under test while it runs."""
+"""A test's own reads and writes of the database the bot (or its store) may be using: a SQLite
+file, or a PostgreSQL database (`postgresql://` URL), the statements written with `?` as the
+store writes them.
+
+SQLite reads and writes are done without blocking the event loop they run on: a blocking
+`sqlite3` call waiting for a lock the bot holds keeps the bot from ever finishing the write
+that holds it (a deadlock, not a failure), and any such call stalls every chat of the bot
+under test while it runs.
+
+PostgreSQL: GLASSBOX_TEST_PG_URL names a server the tests may make databases on (`.ci/run`
+and `scripts/pg-test start` make one); `fresh_postgres` gives each test a new, empty
+database of its own and drops it after. Without that variable the PostgreSQL variants
+skip, except in CI, where they fail: CI always has its server.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import asyncio
+import os
+import secrets
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import aiosqlite
+import asyncpg
+import pytest
+
+from bot.store.db import is_postgres_url, numbered
+
+Target = Path | str
+"""A SQLite file's path, or a PostgreSQL database's URL."""
+BACKENDS = ("sqlite", "postgres")
 
 
-async def query(path: Path, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-    """The rows of one statement (a SELECT or a PRAGMA)."""
-    async with aiosqlite.connect(path) as db:
+def server_url() -> str:
+    """The test server's URL; skips the test where there is none (fails in CI)."""
+    url = os.environ.get("GLASSBOX_TEST_PG_URL", "")
+    if not url:
+        if os.environ.get("CI"):
+            pytest.fail("GLASSBOX_TEST_PG_URL is not set: .ci/run starts PostgreSQL for CI")
+        pytest.skip("PostgreSQL variant: set GLASSBOX_TEST_PG_URL (scripts/pg-test start)")
+    return url
+
+
+def _with_database(url: str, name: str) -> str:
+    return urlunsplit(urlsplit(url)._replace(path="/" + name))
+
+
+@asynccontextmanager
+async def fresh_postgres() -> AsyncIterator[str]:
+    """The URL of a new, empty database on the test server, dropped after."""
+    url = server_url()
+    name = "glassbox_test_" + secrets.token_hex(6)
+    admin = await asyncpg.connect(url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    try:
+        yield _with_database(url, name)
+    finally:
+        admin = await asyncpg.connect(url)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+
+@asynccontextmanager
+async def database(backend: str, sqlite_path: Path) -> AsyncIterator[Target]:
+    """Where a store of `backend` ("sqlite" or "postgres") lives for one test."""
+    if backend == "sqlite":
+        yield sqlite_path
+        return
+    async with fresh_postgres() as url:
+        yield url
+
+
+async def query(target: Target, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """The rows of one statement (a SELECT, or on SQLite a PRAGMA)."""
+    if is_postgres_url(target):
+        conn = await asyncpg.connect(str(target))
+        try:
+            return [tuple(row) for row in await conn.fetch(numbered(sql), *params)]
+        finally:
+            await conn.close()
+    async with aiosqlite.connect(target) as db:
         return [tuple(row) for row in await db.execute_fetchall(sql, params)]
 
 
-async def execute(path: Path, sql: str, params: Sequence[Any] = ()) -> None:
+async def execute(target: Target, sql: str, params: Sequence[Any] = ()) -> None:
     """One statement, committed."""
-    async with aiosqlite.connect(path) as db:
-        await db.execute(sql, params)
-        await db.commit()
+    await execute_many(target, sql, [params])
 
 
-async def execute_many(path: Path, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+async def execute_many(target: Target, sql: str, rows: Iterable[Sequence[Any]]) -> None:
     """One statement for each of `rows`, in one transaction."""
-    async with aiosqlite.connect(path) as db:
+    if is_postgres_url(target):
+        conn = await asyncpg.connect(str(target))
+        try:
+            await conn.executemany(numbered(sql), list(rows))
+        finally:
+            await conn.close()
+        return
+    async with aiosqlite.connect(target) as db:
         await db.executemany(sql, rows)
         await db.commit()
+
+
+class Cuttable:
+    """A TCP relay on 127.0.0.1 in front of a PostgreSQL server, to take it away and give it
+    back as a network fault or a server restart would: `cut` drops every connection through
+    it and refuses new ones, `restore` listens again on the same port."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self._server_at = (parts.hostname or "127.0.0.1", parts.port or 5432)
+        self._url = parts
+        self._listener: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        user = self._url.username or ""
+        return urlunsplit(self._url._replace(netloc=f"{user}@127.0.0.1:{self.port}"))
+
+    async def __aenter__(self) -> Cuttable:
+        await self.restore()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.cut()
+
+    async def restore(self) -> None:
+        self._listener = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+        self.port = self._listener.sockets[0].getsockname()[1]
+
+    async def cut(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+            await self._listener.wait_closed()
+            self._listener = None
+        for writer in list(self._writers):
+            writer.transport.abort()
+        self._writers.clear()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self._server_at)
+        self._writers |= {writer, up_writer}
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.transport.abort()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        self._writers -= {writer, up_writer}

@@ -12,8 +12,15 @@ from pydantic import BaseModel
 from agent.events import Action, Observation, Thought
 from agent.tool import Tool
 from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox
+from tests.dbkit import Target
 from tests.fakes.model import text_reply, tool_reply
 from tests.historykit import replies, reply, seed, tap
+
+
+@pytest.fixture
+def gb_database(db_target: Target) -> Target:
+    """These tests run on SQLite and on PostgreSQL."""
+    return db_target
 
 
 class ReciteArgs(BaseModel):

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, running
+from tests.dbkit import Target
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 from tests.fakes.telegram import FakeTelegram
 from tests.pdfkit import make_pdf
@@ -25,12 +26,13 @@ Glassbox shows every round of the loop live in the chat.
 
 
 @pytest.fixture
-async def gb(fake_telegram: FakeTelegram, fake_model: FakeModel,
-             tmp_path: Path) -> AsyncIterator[Glassbox]:
+async def gb(fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path,
+             db_target: Target) -> AsyncIterator[Glassbox]:
+    """The bot with search_notes, on each backend."""
     shared = tmp_path / "notes"
     shared.mkdir()
     (shared / "syllabus.md").write_text("# Syllabus\n\nThe exam covers tokenizers.\n")
-    async with running(fake_telegram, fake_model, tmp_path / "g.sqlite3", tools=None,
+    async with running(fake_telegram, fake_model, db_target, tools=None,
                        agent_tools="search_notes", notes_dir=shared) as glassbox:
         yield glassbox
 

@@ -13,10 +13,17 @@ from agent.tools.calculator import Calculate
 from agent.tools.clock import GetTime
 from bot.store.prefs import ChatSettings
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox
+from tests.dbkit import Target
 from tests.fakes.model import text_reply, tool_reply
 from tests.fakes.telegram import Message
 
 NOON = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def gb_database(db_target: Target) -> Target:
+    """These tests run on SQLite and on PostgreSQL."""
+    return db_target
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ from agent.figures import figures
 from agent.grounding import ledger
 from agent.ledger import Backing, Entry, Rule
 from agent.prompts import Turn
+from bot.view.board_html import _lane as lane_html
 from bot.view.export import export_html
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
-from bot.view.web import _lane as lane_html
 from tests.test_export import Page, record
 
 HZ = ("Hangzhou (local time 2025-04-11 14:00):\nnow 21.4 °C, feels like 19.8 °C, humidity 35%, "

@@ -1,4 +1,5 @@
-"""The transcript store on real SQLite files: what goes in comes back, on disk, per chat."""
+"""The transcript store on real databases, SQLite and PostgreSQL alike (`db_target`): what
+goes in comes back, on disk, per chat."""
 
 from __future__ import annotations
 
@@ -29,18 +30,19 @@ from agent.events import (
     ThoughtDelta,
     Usage,
 )
+from bot.store.db import SqliteDb
 from bot.store.records import RunRecord, Scope, UnknownEvent
 from bot.store.threads import MAX_THREAD_RUNS
 from bot.store.transcripts import Store
-from tests.dbkit import execute, query
+from tests.dbkit import Target, execute, query
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 
 GROUP = -100123
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    opened = await Store.open(tmp_path / "data" / "glassbox.sqlite3")
+async def store(db_target: Target) -> AsyncIterator[Store]:
+    opened = await Store.open(db_target)
     yield opened
     await opened.close()
 
@@ -95,11 +97,11 @@ async def test_what_the_agent_yields_comes_back_equal(
     assert await store.events(run.id) == {"main": kept}
 
 
-async def test_steps_have_typed_columns_on_disk(store: Store, tmp_path: Path) -> None:
+async def test_steps_have_typed_columns_on_disk(store: Store, db_target: Target) -> None:
     run = await new_run(store)
     for event in steps():
         await store.append(run.id, event)
-    rows = await query(tmp_path / "data" / "glassbox.sqlite3",
+    rows = await query(db_target,
                        "SELECT kind, round, tool, arguments, text, ok, duration_ms,"
                        " synthesized FROM steps WHERE run_id = ? ORDER BY id", (run.id,))
     assert [r[0] for r in rows] == ["run_started", "thought", "action", "observation",
@@ -182,7 +184,8 @@ from agent.events import Action, RunStarted, Thought
 from bot.store.transcripts import Store
 
 async def main():
-    store = await Store.open(Path(sys.argv[1]))
+    where = sys.argv[1]
+    store = await Store.open(where if "://" in where else Path(where))
     run = await store.start_run(chat_id=-5, user_id=1, user_name="A", mode="ask",
                                 question="killed?", model="m")
     await store.add_message_ids(run.id, [41])
@@ -195,13 +198,12 @@ asyncio.run(main())
 """
 
 
-async def test_a_process_killed_mid_run_leaves_an_interrupted_run(tmp_path: Path) -> None:
-    path = tmp_path / "glassbox.sqlite3"
-    child = subprocess.run([sys.executable, "-c", CHILD, str(path)], cwd=Path.cwd(),
+async def test_a_process_killed_mid_run_leaves_an_interrupted_run(db_target: Target) -> None:
+    child = subprocess.run([sys.executable, "-c", CHILD, str(db_target)], cwd=Path.cwd(),
                            capture_output=True, text=True, timeout=60)
     assert child.returncode == -9, child.stderr
 
-    store = await Store.open(path)
+    store = await Store.open(db_target)
     try:
         (interrupted,) = await store.interrupt_running()
         assert (interrupted.question, interrupted.status) == ("killed?", "interrupted")
@@ -247,7 +249,7 @@ async def test_numbers_count_per_chat_and_are_never_reused(store: Store) -> None
 
 
 async def test_forgetting_removes_steps_and_messages_from_disk(store: Store,
-                                                               tmp_path: Path) -> None:
+                                                               db_target: Target) -> None:
     run = await new_run(store)
     for event in steps():
         await store.append(run.id, event)
@@ -256,17 +258,16 @@ async def test_forgetting_removes_steps_and_messages_from_disk(store: Store,
 
     await store.append(run.id, Thought(round=3, text="still running"))  # no error, not kept
     for table in ("runs", "steps", "run_messages"):
-        assert await query(tmp_path / "data" / "glassbox.sqlite3",
-                           f"SELECT count(*) FROM {table}") == [(0,)]
+        assert await query(db_target, f"SELECT count(*) FROM {table}") == [(0,)]
     assert await store.events(run.id) == {}
 
 
-async def test_prune_deletes_old_finished_runs(store: Store, tmp_path: Path) -> None:
+async def test_prune_deletes_old_finished_runs(store: Store, db_target: Target) -> None:
     old, old_running, recent = [await new_run(store, question=q) for q in ("a", "b", "c")]
     for run in (old, recent):
         await store.finish(run.id, status="done", usage=Usage(), duration_ms=1, answer="")
     await store.append(old.id, Thought(round=1, text="t"))
-    await execute(tmp_path / "data" / "glassbox.sqlite3",
+    await execute(db_target,
                   "UPDATE runs SET started_at = '2020-01-01T00:00:00.000+00:00'"
                   " WHERE id IN (?, ?)", (old.id, old_running.id))
 
@@ -300,14 +301,16 @@ async def test_a_thread_is_read_in_one_query_oldest_first_to_its_last_hundred(
         chain.append(run)
         parent_id = run.id
     statements: list[str] = []
-    await store._db.set_trace_callback(statements.append)
+    if isinstance(store.db, SqliteDb):
+        await store.db.raw.set_trace_callback(statements.append)
     try:
         thread = await store.threads.runs(chain[-1])
     finally:
-        await store._db.set_trace_callback(None)
+        if isinstance(store.db, SqliteDb):
+            await store.db.raw.set_trace_callback(None)
     assert [run.question for run in thread] == [run.question for run in chain[-MAX_THREAD_RUNS:]]
     assert thread[-1] is chain[-1]
-    assert len(statements) == 1
+    assert len(statements) == (1 if isinstance(store.db, SqliteDb) else 0)
 
     short = await store.threads.runs(chain[3])
     assert [run.id for run in short] == [run.id for run in chain[:4]]

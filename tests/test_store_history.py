@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
 from agent.events import Thought, Usage
 from bot.store.records import Scope
 from bot.store.transcripts import Store
+from tests.dbkit import Target
 
 GROUP, OTHER_GROUP = -100123, -100999
 ALICE, BOB = 11, 22
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    opened = await Store.open(tmp_path / "glassbox.sqlite3")
+async def store(db_target: Target) -> AsyncIterator[Store]:
+    opened = await Store.open(db_target)
     yield opened
     await opened.close()
 

@@ -1,5 +1,6 @@
 """Numbered migrations: a database of the first version upgrades in place, losing nothing;
-one where an older agent made the notes index itself takes the versioned one."""
+one where an older agent made the notes index itself takes the versioned one; SQLite and
+PostgreSQL reach the same version by the same names."""
 
 from __future__ import annotations
 
@@ -8,15 +9,18 @@ import sqlite3
 from pathlib import Path
 
 import aiosqlite
+import asyncpg
 import pytest
 
 from agent.events import Action, RunStarted, Thought
 from agent.tools.notes_index import NOTES_PASSAGES, UPLOAD_PASSAGES
+from bot.store.db import is_postgres_url
 from bot.store.migrations import MIGRATIONS, migrate
 from bot.store.notes import open_notes_index
+from bot.store.pg_migrations import PG_MIGRATIONS, migrate_pg
 from bot.store.records import Scope
 from bot.store.transcripts import Store
-from tests.dbkit import query
+from tests.dbkit import Target, query
 
 V1_RUN = (1, -42, 1, 7, "李雷", "ask", "杭州今天的天气怎么样？", "qwen-plus", "done",
           "2025-03-01T08:00:00.000+00:00", "2025-03-01T08:00:09.500+00:00", 9500, 100, 20, 120,
@@ -156,3 +160,29 @@ async def test_a_failing_migration_leaves_the_previous_version(tmp_path: Path) -
             "SELECT name FROM transcript_migrations")}
     assert "runs" in tables and "half_done" not in tables
     assert applied == {fn.__name__ for fn in MIGRATIONS}
+
+
+async def test_both_kinds_reach_the_same_version_and_apply_each_migration_once(
+        db_target: Target) -> None:
+    """A fresh database of either kind records every migration by the same names; opening
+    it again applies none (and the store works after each start)."""
+    for start in range(2):
+        store = await Store.open(db_target)
+        try:
+            run = await store.start_run(chat_id=-42, user_id=7, user_name="A", mode="ask",
+                                        question=f"start {start}", model="m")
+            assert run.n == start + 1
+        finally:
+            await store.close()
+    names = [row[0] for row in await query(
+        db_target, "SELECT name FROM transcript_migrations ORDER BY name")]
+    assert names == [fn.__name__ for fn in MIGRATIONS] == [name for name, _ in PG_MIGRATIONS]
+    if is_postgres_url(db_target):
+        pool = await asyncpg.create_pool(str(db_target), min_size=1, max_size=1)
+        try:
+            assert await migrate_pg(pool) == []
+        finally:
+            await pool.close()
+    else:
+        async with aiosqlite.connect(db_target, isolation_level=None) as db:
+            assert await migrate(db) == []

@@ -20,7 +20,7 @@ from agent import (
     Thought,
 )
 from agent.model import STREAM_GATHER_S
-from agent.textmode import STOP
+from agent.text_protocol import STOP
 from agent.tools.calculator import Calculate
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
 from tests.kit import agent_settings

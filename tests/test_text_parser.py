@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from agent.embedded_calls import extract_calls
 from agent.model import ToolCall
-from agent.textmode import (
+from agent.text_protocol import (
     Act,
     Final,
     Step,

@@ -4,7 +4,6 @@ agent's own in-memory index and in the bot's database alike (`where`)."""
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,6 +16,8 @@ from agent.tool import ToolError
 from agent.tools import Toolbox
 from bot.store.notes import open_notes_index
 from bot.store.transcripts import Store
+from tests import dbkit
+from tests.dbkit import Target
 from tests.fakes.model import FakeModel
 from tests.fakes.tools import observe, open_toolbox, run_tool
 from tests.kit import agent_settings
@@ -55,9 +56,10 @@ def tool_settings(notes_dir: Path) -> dict[str, Any]:
 
 @asynccontextmanager
 async def notes_toolbox(settings: AgentSettings, where: str,
-                        database: Path) -> AsyncIterator[Toolbox]:
+                        database: Target) -> AsyncIterator[Toolbox]:
     """The toolbox with the agent's own index in memory (`where="memory"`), or with the
-    one the bot gives it, in the bot's database at `database` (`where="bot"`)."""
+    one the bot gives it, in the bot's database at `database` (`where="bot"`, or
+    `"bot-postgres"`: on PostgreSQL)."""
     if where == "memory":
         async with open_toolbox(settings) as box:
             yield box
@@ -74,18 +76,21 @@ async def notes_toolbox(settings: AgentSettings, where: str,
         await store.close()
 
 
-@pytest.fixture(params=["memory", "bot"])
+@pytest.fixture(params=["memory", "bot", "bot-postgres"])
 def where(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
 @pytest.fixture
-def database(tmp_path: Path) -> Path:
-    return tmp_path / "data" / "bot.sqlite3"
+async def database(tmp_path: Path, where: str) -> AsyncIterator[Target]:
+    """The bot's database: a SQLite file, or (`bot-postgres`) a PostgreSQL database."""
+    backend = "postgres" if where == "bot-postgres" else "sqlite"
+    async with dbkit.database(backend, tmp_path / "data" / "bot.sqlite3") as target:
+        yield target
 
 
 @pytest.fixture
-async def box(settings: AgentSettings, where: str, database: Path) -> AsyncIterator[Toolbox]:
+async def box(settings: AgentSettings, where: str, database: Target) -> AsyncIterator[Toolbox]:
     async with notes_toolbox(settings, where, database) as toolbox:
         yield toolbox
 
@@ -170,13 +175,15 @@ async def test_changed_added_and_removed_files_are_reindexed(box: Toolbox,
         await run_tool(box, "search_notes", query="office hours")
 
 
-async def test_the_bots_index_lives_in_its_database(settings: AgentSettings,
-                                                    database: Path) -> None:
-    async with notes_toolbox(settings, "bot", database) as box:
+async def test_the_bots_index_lives_in_its_database(settings: AgentSettings, where: str,
+                                                    database: Target) -> None:
+    if where == "memory":
+        pytest.skip("the agent's own index has no database")
+    async with notes_toolbox(settings, where, database) as box:
         await run_tool(box, "search_notes", query="工具调用")
-    with sqlite3.connect(database) as db:
-        files = {row[0] for row in db.execute("SELECT path FROM notes_files")}
-        migrations = {row[0] for row in db.execute("SELECT name FROM transcript_migrations")}
+    files = {row[0] for row in await dbkit.query(database, "SELECT path FROM notes_files")}
+    migrations = {row[0] for row in await dbkit.query(
+        database, "SELECT name FROM transcript_migrations")}
     assert files == {"agents.md", "misc.txt"}
     assert "m004_notes_index" in migrations
 
@@ -191,7 +198,7 @@ async def test_the_agents_own_index_writes_no_file(settings: AgentSettings, tmp_
 
 
 async def test_a_missing_notes_folder_finds_nothing(tmp_path: Path, where: str,
-                                                    database: Path) -> None:
+                                                    database: Target) -> None:
     settings = agent_settings("http://127.0.0.1:9", agent_tools="search_notes",
                               notes_dir=tmp_path / "nowhere")
     async with notes_toolbox(settings, where, database) as box:
@@ -207,7 +214,7 @@ async def test_a_missing_notes_folder_finds_nothing(tmp_path: Path, where: str,
     ("计算器 eval", "[tool-use.md › 安全]"),
 ])
 async def test_the_shipped_notes_answer_a_fresh_install(query: str, found: str, where: str,
-                                                        database: Path) -> None:
+                                                        database: Target) -> None:
     settings = agent_settings("http://127.0.0.1:9", agent_tools="search_notes",
                               notes_dir=SHIPPED)
     async with notes_toolbox(settings, where, database) as box:

@@ -10,25 +10,33 @@ The trigram tokenizer makes Chinese searchable without a word segmenter. The ind
 brought up to date before each search by comparing each file's modification time and
 size with what was indexed.
 
-Files are split and queries read on the event loop, so every regex here is linear in its
-text: a heading's closing `#`s are cut with string methods, not a lazy regex that rescans.
+Queries are read on the event loop, so every regex here is linear in its text (as
+agent/passages.py's, which splits the files).
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import aiosqlite
 
+from agent.passages import split_passages
+
 SUFFIXES = (".md", ".markdown", ".txt")
-PASSAGE_CHARS = 600
 MAX_FILE_BYTES = 2_000_000
+BATCH_ROWS = 50
+"""Passages an upload writes (or deletes) in one transaction: about 30 KB of text, some 30 ms
+of holding the database's write lock (docs/reliability.md has the figures)."""
+BATCH_PAUSE_S = 0.05
+"""The pause between an upload's transactions, in which a waiting writer's busy handler
+(which polls every up to 100 ms) finds the lock free."""
+
 
 @dataclass(frozen=True, slots=True)
 class PassageTable:
@@ -73,7 +81,6 @@ SCHEMA = (
 """The tables `SqliteNotesIndex` works on, as the agent creates them in its own in-memory
 database. A front end keeping the index in its database creates them its own way (with the
 passage tables' columns in the same order)."""
-_HEADING = re.compile(r"\s{0,3}#{1,6}(\s+)")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -106,49 +113,46 @@ class NotesIndex(Protocol):
         ...
 
 
-def split_passages(text: str) -> list[tuple[str, str]]:
-    """(heading, passage) pairs: paragraphs under their nearest heading, long ones cut."""
-    out: list[tuple[str, str]] = []
-    heading = ""
-    paragraph: list[str] = []
+@runtime_checkable
+class CourseNotes(Protocol):
+    """An index that also keeps files uploaded to a scope (the bot's, in its database:
+    `SqliteNotesIndex`, or bot.store.pg_notes's on PostgreSQL)."""
 
-    def flush() -> None:
-        body = " ".join(" ".join(paragraph).split())
-        paragraph.clear()
-        for start in range(0, len(body), PASSAGE_CHARS):
-            out.append((heading, body[start:start + PASSAGE_CHARS]))
+    async def search(self, query: str, limit: int = 3,
+                     scope: int | None = None) -> list[Passage]: ...
 
-    for line in text.splitlines():
-        if (title := _heading(line)) is not None:
-            flush()
-            heading = title
-        elif line.strip():
-            paragraph.append(line.strip())
-        else:
-            flush()
-    flush()
-    return out
+    async def put_upload(self, scope: int, upload: Upload,
+                         sections: list[tuple[str, str, str]]) -> bool: ...
 
+    async def forget_upload(self, scope: int, name: str) -> bool: ...
 
-def _heading(line: str) -> str | None:
-    """The title of a Markdown heading line (`## Title ##`), or None."""
-    match = _HEADING.match(line)
-    if match is None:
-        return None
-    rest = line[match.end():]
-    if not rest:  # only spaces after the #s: the last of them is the title (as ever was)
-        return line[-1] if len(match.group(1)) > 1 else None
-    return rest.rstrip().rstrip("#").rstrip() or rest[0]
+    async def uploads(self, scope: int) -> list[Upload]: ...
+
+    async def close(self) -> None: ...
 
 
 def match_query(query: str) -> tuple[str, list[str]]:
     """The FTS5 MATCH expression for `query`, and its two-character Chinese words.
 
-    Words of three or more characters are matched as phrases; a run of Chinese is cut
-    into overlapping three-character pieces, so '什么是思维链' finds '思维链'. Every
-    piece is OR'ed and bm25 ranks the passages with the most (and rarest) pieces first.
-    Two-character Chinese words ('工具') are too short for trigrams; shorter English
-    words ('is', 'AI') are dropped: as substrings they would match almost anything.
+    Every piece (`query_pieces`) is matched as a phrase, OR'ed, and bm25 ranks the passages
+    with the most (and rarest) pieces first.
+    """
+    unique, short = query_pieces(query)
+    return " OR ".join('"' + p.replace('"', '""') + '"' for p in unique), short
+
+
+def is_chinese(piece: str) -> bool:
+    return _CJK.fullmatch(piece) is not None
+
+
+def query_pieces(query: str) -> tuple[list[str], list[str]]:
+    """What a search looks for: the query's pieces (each once, lower case), and its
+    two-character Chinese words.
+
+    Words of three or more characters are pieces; a run of Chinese is cut into overlapping
+    three-character pieces, so '什么是思维链' finds '思维链'. Two-character Chinese words
+    ('工具') are too short for trigrams; shorter English words ('is', 'AI') are dropped: as
+    substrings they would match almost anything.
     """
     pieces: list[str] = []
     short: list[str] = []
@@ -162,8 +166,7 @@ def match_query(query: str) -> tuple[str, list[str]]:
                 pieces.append(part)
             elif len(part) == 2 and _CJK.fullmatch(part):
                 short.append(part)
-    unique = list(dict.fromkeys(pieces))
-    return " OR ".join('"' + p.replace('"', '""') + '"' for p in unique), short
+    return list(dict.fromkeys(pieces)), short
 
 
 def scan(notes_dir: Path) -> dict[str, tuple[Path, int, int]]:
@@ -182,6 +185,44 @@ def scan(notes_dir: Path) -> dict[str, tuple[Path, int, int]]:
 
 def _read_passages(path: Path) -> list[tuple[str, str]]:
     return split_passages(path.read_text("utf-8", "replace"))
+
+
+Stat = tuple[int, int]
+"""A notes file's (mtime in ns, size): what tells that it changed."""
+
+
+class Writer(Protocol):
+    """A connection's two writing calls (aiosqlite's, or the bot's PostgreSQL one)."""
+
+    async def execute(self, sql: str, parameters: Sequence[Any], /) -> Any: ...
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> Any: ...
+
+
+async def write_file(db: Writer, rel: str, stat: Stat | None,
+                     passages: list[tuple[str, str]]) -> None:
+    """Put file `rel` (mtime, size) with its passages in place of what was indexed for it
+    (`stat` None: it is gone), inside the caller's transaction."""
+    await db.execute("DELETE FROM notes_passages WHERE path = ?", (rel,))
+    await db.execute("DELETE FROM notes_files WHERE path = ?", (rel,))
+    if stat is not None:
+        await db.executemany("INSERT INTO notes_passages (path, heading, body) VALUES (?, ?, ?)",
+                             [(rel, heading, body) for heading, body in passages])
+        await db.execute("INSERT INTO notes_files (path, mtime_ns, size) VALUES (?, ?, ?)",
+                         (rel, *stat))
+
+
+async def changes(notes_dir: Path, indexed: dict[str, Stat]
+                  ) -> AsyncIterator[tuple[str, Stat | None, list[tuple[str, str]]]]:
+    """The files added, changed or removed since `indexed` (path -> stat): each path with its
+    stat now (None: gone) and its passages, read when it comes up (off the event loop)."""
+    on_disk = await asyncio.to_thread(scan, notes_dir)
+    now = {rel: (mtime, size) for rel, (_, mtime, size) in on_disk.items()}
+    for rel in sorted(rel for rel in now.keys() | indexed.keys()
+                      if now.get(rel) != indexed.get(rel)):
+        passages = (await asyncio.to_thread(_read_passages, on_disk[rel][0])
+                    if rel in on_disk else [])
+        yield rel, now.get(rel), passages
 
 
 class SqliteNotesIndex:
@@ -218,32 +259,20 @@ class SqliteNotesIndex:
     async def refresh(self) -> int:
         """Re-index the files added, changed or removed since last time; how many."""
         async with self._lock:
-            on_disk = await asyncio.to_thread(scan, self.notes_dir)
-            now = {rel: (mtime, size) for rel, (_, mtime, size) in on_disk.items()}
             rows = await self.db.execute_fetchall("SELECT path, mtime_ns, size FROM notes_files")
-            indexed = {row[0]: (row[1], row[2]) for row in rows}
-            changed = sorted(rel for rel in now.keys() | indexed.keys()
-                             if now.get(rel) != indexed.get(rel))
-            for rel in changed:
-                passages = (await asyncio.to_thread(_read_passages, on_disk[rel][0])
-                            if rel in on_disk else [])
-                await self._replace(rel, now.get(rel), passages)
-            return len(changed)
+            count = 0
+            async for rel, stat, passages in changes(
+                    self.notes_dir, {row[0]: (row[1], row[2]) for row in rows}):
+                await self._replace(rel, stat, passages)
+                count += 1
+            return count
 
-    async def _replace(self, rel: str, stat: tuple[int, int] | None,
+    async def _replace(self, rel: str, stat: Stat | None,
                        passages: list[tuple[str, str]]) -> None:
         """Put file `rel` (mtime, size) with its passages in place of what was indexed for it;
         `stat` None: it is gone."""
         async with self._transaction():
-            await self.db.execute("DELETE FROM notes_passages WHERE path = ?", (rel,))
-            await self.db.execute("DELETE FROM notes_files WHERE path = ?", (rel,))
-            if stat is not None:
-                await self.db.executemany(
-                    "INSERT INTO notes_passages (path, heading, body) VALUES (?, ?, ?)",
-                    [(rel, heading, body) for heading, body in passages])
-                await self.db.execute(
-                    "INSERT INTO notes_files (path, mtime_ns, size) VALUES (?, ?, ?)",
-                    (rel, *stat))
+            await write_file(self.db, rel, stat, passages)
 
     @asynccontextmanager
     async def _transaction(self) -> AsyncIterator[None]:
@@ -296,23 +325,41 @@ class SqliteNotesIndex:
     async def put_upload(self, scope: int, upload: Upload,
                          sections: list[tuple[str, str, str]]) -> bool:
         """Index an uploaded file's (location, heading, body) sections in `scope`, in place
-        of a file of the same name; whether one was replaced."""
-        async with self._lock, self._transaction():
-            replaced = await self._drop_upload(scope, upload.name)
-            await self.db.executemany(
-                "INSERT INTO notes_upload_passages (scope, name, location, heading, body)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(scope, upload.name, *section) for section in sections])
-            await self.db.execute(
-                "INSERT INTO notes_uploads (scope, name, kind, parts, chars)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (scope, upload.name, upload.kind, upload.parts, upload.chars))
+        of a file of the same name; whether one was replaced.
+
+        A file of a million characters takes a second of writes, so they go in batches of
+        `BATCH_ROWS`, each its own transaction, with a pause between them in which another
+        writer of the database (the bot's store) gets its turn. The file is listed from the
+        first batch on; a search meanwhile finds the part written so far."""
+        async with self._lock:
+            old = await self._rowids(scope, upload.name)
+            async with self._transaction():
+                cursor = await self.db.execute(
+                    "DELETE FROM notes_uploads WHERE scope = ? AND name = ?", (scope, upload.name))
+                await self.db.execute(
+                    "INSERT INTO notes_uploads (scope, name, kind, parts, chars)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (scope, upload.name, upload.kind, upload.parts, upload.chars))
+            replaced = cursor.rowcount > 0
+            await self._delete_rows(old)
+            rows = [(scope, upload.name, *section) for section in sections]
+            for start in range(0, len(rows), BATCH_ROWS):
+                await asyncio.sleep(BATCH_PAUSE_S if start else 0)
+                async with self._transaction():
+                    await self.db.executemany(
+                        "INSERT INTO notes_upload_passages (scope, name, location, heading,"
+                        " body) VALUES (?, ?, ?, ?, ?)", rows[start:start + BATCH_ROWS])
         return replaced
 
     async def forget_upload(self, scope: int, name: str) -> bool:
         """Remove an uploaded file from `scope`; whether there was one."""
-        async with self._lock, self._transaction():
-            return await self._drop_upload(scope, name)
+        async with self._lock:
+            rows = await self._rowids(scope, name)
+            async with self._transaction():
+                cursor = await self.db.execute(
+                    "DELETE FROM notes_uploads WHERE scope = ? AND name = ?", (scope, name))
+            await self._delete_rows(rows)
+            return cursor.rowcount > 0
 
     async def uploads(self, scope: int) -> list[Upload]:
         rows = await self.db.execute_fetchall(
@@ -320,19 +367,29 @@ class SqliteNotesIndex:
             (scope,))
         return [Upload(*row) for row in rows]
 
-    async def _drop_upload(self, scope: int, name: str) -> bool:
-        await self.db.execute(
-            "DELETE FROM notes_upload_passages WHERE scope = ? AND name = ?", (scope, name))
-        cursor = await self.db.execute(
-            "DELETE FROM notes_uploads WHERE scope = ? AND name = ?", (scope, name))
-        return cursor.rowcount > 0
+    async def _rowids(self, scope: int, name: str) -> list[int]:
+        """The passages of an uploaded file (read before writing: readers take no lock)."""
+        rows = await self.db.execute_fetchall(
+            "SELECT rowid FROM notes_upload_passages WHERE scope = ? AND name = ?",
+            (scope, name))
+        return [row[0] for row in rows]
+
+    async def _delete_rows(self, rowids: list[int]) -> None:
+        """Delete passages by rowid, in batches as `put_upload` writes them."""
+        for start in range(0, len(rowids), BATCH_ROWS):
+            await asyncio.sleep(BATCH_PAUSE_S if start else 0)
+            batch = rowids[start:start + BATCH_ROWS]
+            async with self._transaction():
+                await self.db.execute(
+                    "DELETE FROM notes_upload_passages WHERE rowid IN"
+                    f" ({', '.join('?' * len(batch))})", batch)
 
 
 @dataclass(frozen=True, slots=True)
 class ScopedNotes:
     """The index as one scope sees it: the shared notes and its own uploads."""
 
-    index: SqliteNotesIndex
+    index: CourseNotes
     scope: int
 
     async def search(self, query: str, limit: int = 3) -> list[Passage]:

@@ -8,7 +8,7 @@ going first), keyed by the exact place text the model passed and the language: a
 coordinates do not change, and a class asks about its own city again and again, so the
 second lookup of the same place asks only for the forecast, which is never kept; lookups
 of a new place at the same moment share one request to the geocoder. A place not found, or
-a geocoder's error, is not kept: the next lookup asks again (issue 16: each request costs
+a geocoder's error, is not kept: the next lookup asks again (each request costs
 the bot CPU).
 """
 

@@ -21,7 +21,7 @@ class Active:
     """Process-local; what the ⏹ button carries."""
     chat_id: int
     user_id: int
-    lang: Lang
+    run_lang: Lang
     """The run's language (agent.lang.run_lang), for texts about this run."""
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
     notice: str = ""
@@ -56,11 +56,11 @@ class ActiveRuns:
     def get(self, key: int) -> Active | None:
         return self._by_key.get(key)
 
-    def claim(self, chat_id: int, user_id: int, lang: Lang) -> Active | None:
+    def claim(self, chat_id: int, user_id: int, run_lang: Lang) -> Active | None:
         """Reserve the user's one slot; None if a question of theirs is still running."""
         if user_id in self._by_user:
             return None
-        active = Active(next(self._keys), chat_id, user_id, lang)
+        active = Active(next(self._keys), chat_id, user_id, run_lang)
         self._by_user[user_id] = self._by_key[active.key] = active
         return active
 
@@ -82,7 +82,7 @@ class ActiveRuns:
         running = list(self._by_key.values())
         for active in running:
             active.interrupted = True
-            active.stop(notice(active.lang))
+            active.stop(notice(active.run_lang))
         for active in running:
             if active.task is not None:
                 await active.task  # never raises: `run` logs what its work raised

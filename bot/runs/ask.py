@@ -19,9 +19,10 @@ from agent.events import Event
 from agent.lang import Lang
 from bot.runs.active import Active
 from bot.runs.quota import OverBudget, RateLimited
+from bot.store.kinds import RunMode
 from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
-from bot.view.transcript import Mode, View
+from bot.view.transcript import View
 
 MAX_QUESTION_CHARS = 2000
 """A longer question is refused before anything runs, by every front end."""
@@ -36,14 +37,14 @@ def visible(question: str) -> bool:
 class Ask:
     """One question, as a front end hands it to the run service."""
 
-    mode: Mode
+    mode: RunMode
     text: str
     chat_id: int
     """The conversation it belongs to (its runs, its budget, its /settings)."""
     user_id: int
     """Who asks (their one running question, their rate limit)."""
     user_name: str
-    lang: Lang
+    run_lang: Lang
     """The run's one language, for everything Glassbox writes in the run."""
     follows: RunRecord | None = None
     """The run it follows up: that run's thread is the history."""
@@ -71,6 +72,9 @@ class Front(Protocol):
 
     def queued(self, ahead: Callable[[], int]) -> None:
         """Too many runs at once: this one waits; `ahead()` counts those before it."""
+
+    async def not_saved(self) -> None:
+        """The run could not be stored, so it does not start (the asker is to be told)."""
 
     async def started(self, record: RunRecord, view: View) -> Gate | None:
         """Stored as `record`, about to fold into `view`. Who confirms actions (None: no one)."""

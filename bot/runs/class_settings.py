@@ -13,7 +13,7 @@ from agent.tool import Tool
 from agent.tool_names import TOOL_NAMES
 from agent.tools.clock import GetTime
 from agent.tools.notes import SearchNotes
-from agent.tools.notes_index import ScopedNotes, SqliteNotesIndex
+from agent.tools.notes_index import CourseNotes, ScopedNotes
 from bot.store.prefs import AgentMode, ChatLang, ChatSettings
 
 LANGS: tuple[ChatLang, ...] = get_args(ChatLang)
@@ -79,7 +79,7 @@ def run_tools(tools: Sequence[Tool], chat: ChatSettings, chat_id: int) -> list[T
             continue
         if isinstance(tool, GetTime) and tool.default_zone != chat.timezone:
             tool = GetTime(chat.timezone, tool.clock)
-        if isinstance(tool, SearchNotes) and isinstance(tool.index, SqliteNotesIndex):
+        if isinstance(tool, SearchNotes) and isinstance(tool.index, CourseNotes):
             tool = SearchNotes(ScopedNotes(tool.index, chat_id))
         chosen.append(tool)
     return chosen

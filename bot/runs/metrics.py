@@ -23,6 +23,7 @@ from agent.events import (
     RunFinished,
     Thought,
 )
+from bot.store.kinds import Lane
 from bot.store.records import RunRecord
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -60,7 +61,7 @@ class Metrics:
         self._group_waits = self.pacer_wait.labels("group")
         self._private_waits = self.pacer_wait.labels("private")
         """Labelled children found once (and `_calls` per method): `labels()` takes a lock and
-        checks its values each time, and every Bot API call and pacer turn asks (issue 16)."""
+        checks its values each time, and every Bot API call and pacer turn asks."""
         self._lanes_started: dict[tuple[int, str], float] = {}
 
     def telegram_call(self, method: str) -> None:
@@ -83,8 +84,7 @@ class Metrics:
     def run_started(self, record: RunRecord, notes: bool) -> None:
         self.in_flight.inc()
         now = time.monotonic()
-        lanes = ("plain", "react") if record.mode == "compare" else ("main",)
-        for lane in lanes:
+        for lane in Lane.of(record.mode):
             self._lanes_started[(record.id, lane)] = now
 
     def run_event(self, record: RunRecord, lane: str, event: Event) -> None:
@@ -102,5 +102,5 @@ class Metrics:
     def run_finished(self, record: RunRecord, status: str) -> None:
         self.in_flight.dec()
         self.runs.labels(record.mode, status).inc()
-        for lane in ("main", "plain", "react"):
+        for lane in Lane:
             self._lanes_started.pop((record.id, lane), None)

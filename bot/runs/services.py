@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from agent.model import ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
-from agent.tools.notes_index import SqliteNotesIndex
+from agent.tools.notes_index import CourseNotes
 from bot.runs.execute import Runs
 from bot.runs.hub import Hub
 from bot.runs.listeners import Listeners
@@ -32,7 +32,7 @@ class Services:
     settings: BotSettings
     store: Store
     runs: Runs
-    notes: SqliteNotesIndex | None = None
+    notes: CourseNotes | None = None
     """The course-notes index (search_notes); None when search_notes is off."""
     toolbox: Toolbox | None = None
     pruning: asyncio.Task[None] | None = field(default=None, compare=False)
@@ -59,7 +59,7 @@ class Shared:
                    ) -> Services:
         """Open the store, the tools (None: the toolbox AGENT_TOOLS chooses, its notes index
         in the store's database) and the run service."""
-        store = await Store.open(settings.database_path)
+        store = await Store.open(settings.database())
         notes = toolbox = None
         try:
             if tools is None:

@@ -27,8 +27,8 @@ class Pause:
     chat_id: int
     asker_id: int
     asker_name: str
-    lang: Lang
-    """The asker's language, for the words about the run."""
+    run_lang: Lang
+    """The run's language, for the words about the run."""
     proposed: Proposed
     tool: Tool | None
     decision: asyncio.Future[Decision] = field(

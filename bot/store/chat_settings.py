@@ -4,40 +4,43 @@ environment's defaults. A chat that never changed anything runs as the environme
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
+import logging
 from datetime import UTC, datetime
 
-import aiosqlite
-
+from bot.store.db import Db, StoreUnavailable
 from bot.store.prefs import ChatSettings, load
 
-Transaction = Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]]
+log = logging.getLogger(__name__)
 
 
 class ChatSettingsTable:
-    """The `chat_settings` rows, through the Store's connection and transactions."""
+    """The `chat_settings` rows, in the Store's database."""
 
-    def __init__(self, db: aiosqlite.Connection, transaction: Transaction) -> None:
-        self._db, self._transaction = db, transaction
+    def __init__(self, db: Db) -> None:
+        self._db = db
 
     async def get(self, chat_id: int, defaults: ChatSettings) -> ChatSettings:
-        rows = list(await self._db.execute_fetchall(
-            "SELECT settings FROM chat_settings WHERE chat_id = ?", (chat_id,)))
+        """The chat's settings; the defaults while the database is down (a run goes on)."""
+        try:
+            rows = list(await self._db.fetch(
+                "SELECT settings FROM chat_settings WHERE chat_id = ?", (chat_id,)))
+        except StoreUnavailable as err:
+            log.warning("chat %s runs with the defaults: the database is down (%s)",
+                        chat_id, err)
+            return defaults
         return load(defaults, json.loads(rows[0][0])) if rows else defaults
 
     async def put(self, chat_id: int, chat: ChatSettings, defaults: ChatSettings,
                   by: int) -> None:
         """Keep what differs from the defaults (no row when nothing does)."""
         values = chat.overrides(defaults)
-        async with self._transaction() as db:
-            if not values:
-                await db.execute("DELETE FROM chat_settings WHERE chat_id = ?", (chat_id,))
-                return
-            await db.execute(
+        if not values:
+            await self._db.execute("DELETE FROM chat_settings WHERE chat_id = ?", (chat_id,))
+            return
+        await self._db.execute(
                 "INSERT INTO chat_settings (chat_id, settings, updated_at, updated_by)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET"
-                " settings = excluded.settings, updated_at = excluded.updated_at,"
-                " updated_by = excluded.updated_by",
-                (chat_id, json.dumps(values, ensure_ascii=False),
-                 datetime.now(UTC).isoformat(), by))
+            " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET"
+            " settings = excluded.settings, updated_at = excluded.updated_at,"
+            " updated_by = excluded.updated_by",
+            (chat_id, json.dumps(values, ensure_ascii=False),
+             datetime.now(UTC).isoformat(), by))

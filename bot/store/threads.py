@@ -7,9 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import aiosqlite
-
-from bot.store.chat_settings import Transaction
+from bot.store.db import Db
 from bot.store.records import RunRecord
 
 Many = Callable[[str, Sequence[Any]], Awaitable[list[RunRecord]]]
@@ -32,11 +30,10 @@ the thread (the walk stops at a parent that is gone or in another chat)."""
 
 
 class ThreadsTable:
-    """Threads through the Store's connection and transactions."""
+    """Threads, in the Store's database."""
 
-    def __init__(self, db: aiosqlite.Connection, transaction: Transaction,
-                 many: Many) -> None:
-        self._db, self._transaction, self._many = db, transaction, many
+    def __init__(self, db: Db, many: Many) -> None:
+        self._db, self._many = db, many
 
     async def runs(self, last: RunRecord) -> list[RunRecord]:
         """The thread ending with `last` (its parents, then it), oldest first."""
@@ -51,13 +48,13 @@ class ThreadsTable:
         if not run_ids:
             return {}
         marks = ", ".join("?" * len(run_ids))
-        rows = await self._db.execute_fetchall(
+        rows = await self._db.fetch(
             f"SELECT run_id, summary FROM thread_summaries WHERE run_id IN ({marks})",
             tuple(run_ids))
         return {row[0]: row[1] for row in rows}
 
     async def keep_summary(self, run_id: int, summary: str) -> None:
-        async with self._transaction() as db:
-            await db.execute(
-                "INSERT OR REPLACE INTO thread_summaries (run_id, summary, made_at)"
-                " VALUES (?, ?, ?)", (run_id, summary, datetime.now(UTC).isoformat()))
+        await self._db.execute(
+            "INSERT INTO thread_summaries (run_id, summary, made_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (run_id) DO UPDATE SET summary = excluded.summary,"
+            " made_at = excluded.made_at", (run_id, summary, datetime.now(UTC).isoformat()))

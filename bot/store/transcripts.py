@@ -1,7 +1,7 @@
-"""Transcripts in SQLite: every run and each of its steps, written the moment it arrives.
+"""Transcripts: every run and each of its steps, written the moment it arrives, in SQLite
+or PostgreSQL (bot/store/db.py; the rest of the bot cannot tell which).
 
-One aiosqlite connection in WAL mode with foreign keys on. Writes go one at a time under a
-lock, each in its own committed transaction; a run's steps come a round at a time (see
+Each write is its own committed transaction; a run's steps come a round at a time (see
 bot/store/rounds.py), one statement each, so a crash or restart loses at most the round in
 flight. The agent knows nothing of this: the bot hands over what the agent yields.
 
@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
-from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
-
 from agent.events import Delta, Event, Usage
 from bot.store.chat_settings import ChatSettingsTable
+from bot.store.db import Db, Dialect, PostgresDb, SqliteDb, StoreUnavailable, open_db
 from bot.store.migrations import migrate
+from bot.store.pg_migrations import migrate_pg
 from bot.store.records import (
     FINAL_STATUSES,
     LANES,
@@ -39,15 +39,24 @@ from bot.store.records import (
 )
 from bot.store.threads import ThreadsTable
 
+log = logging.getLogger(__name__)
 MAX_SEARCH_WORDS = 12
 """Words one /history search looks for; the rest of a longer keyword is left out."""
 
-_RUN_COLUMNS = """
+_RUN_COLUMNS = {
+    Dialect.SQLITE: """
     SELECT runs.*, (
         SELECT json_group_array(message_id) FROM (
             SELECT message_id FROM run_messages WHERE run_id = runs.id ORDER BY message_id)
     ) AS message_ids
-    FROM runs"""
+    FROM runs""",
+    Dialect.POSTGRES: """
+    SELECT runs.*, (
+        SELECT coalesce(json_agg(message_id ORDER BY message_id), '[]')::text
+        FROM run_messages WHERE run_id = runs.id
+    ) AS message_ids
+    FROM runs""",
+}
 
 
 _INTO_STEPS = ("INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
@@ -68,9 +77,9 @@ def step_row(run_id: int, event: Event, lane: str) -> tuple[Any, ...]:
         data.get("tool"),
         None if arguments is None else json.dumps(arguments, ensure_ascii=False),
         data.get("text"),
-        data.get("ok"),
+        _flag(data.get("ok")),
         data.get("duration_ms"),
-        data.get("synthesized"),
+        _flag(data.get("synthesized")),
         json.dumps(data, ensure_ascii=False),
         _now(),
         run_id,
@@ -78,39 +87,42 @@ def step_row(run_id: int, event: Event, lane: str) -> tuple[Any, ...]:
 
 
 class Store:
-    def __init__(self, db: aiosqlite.Connection, path: Path) -> None:
-        self._db = db
-        self.path = path
-        self._lock = asyncio.Lock()
-        self.chats = ChatSettingsTable(db, self._transaction)
+    def __init__(self, db: Db) -> None:
+        self.db = db
+        self.chats = ChatSettingsTable(db)
         """Each chat's own settings (/settings)."""
-        self.threads = ThreadsTable(db, self._transaction, self._many)
+        self.threads = ThreadsTable(db, self._many)
         """Reply threads and the summaries of their older turns."""
 
+    @property
+    def path(self) -> Path | None:
+        """The SQLite file; None on PostgreSQL."""
+        return self.db.path if isinstance(self.db, SqliteDb) else None
+
     @classmethod
-    async def open(cls, path: Path) -> Store:
-        """Open (or create) the database file and bring its schema up to date."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        db = await aiosqlite.connect(path, isolation_level=None)
+    async def open(cls, where: Path | str) -> Store:
+        """Open (or create) the database and bring its schema up to date: the SQLite file at
+        a path, or the PostgreSQL database of a `postgresql://` URL
+        (db.DatabaseUnreachable when that cannot be reached)."""
+        db = await open_db(where)
         try:
-            db.row_factory = aiosqlite.Row
-            await db.execute("PRAGMA journal_mode = WAL")
-            await db.execute("PRAGMA synchronous = NORMAL")
-            await db.execute("PRAGMA foreign_keys = ON")
-            await db.execute("PRAGMA busy_timeout = 5000")
-            await migrate(db)
+            if isinstance(db, PostgresDb):
+                await migrate_pg(db.pool)
+            else:
+                await migrate(db.raw)
         except BaseException:
             await db.close()
             raise
-        return cls(db, path)
+        return cls(db)
 
     async def close(self) -> None:
-        await self._db.close()
+        await self.db.close()
 
     async def readable(self) -> bool:
         """Whether the database answers a read now (for /healthz); never raises."""
         try:
-            await self._db.execute_fetchall("SELECT count(*) FROM transcript_migrations")
+            await asyncio.wait_for(
+                self.db.fetch("SELECT count(*) FROM transcript_migrations"), 5)
         except Exception:
             return False
         return True
@@ -132,14 +144,14 @@ class Store:
         calls to the database's thread (each call waits for a turn of a busy event loop):
         the number first, so a crash between them leaves a gap, never a number used twice."""
         _check(mode, MODES, "mode")
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
-                "INSERT INTO chat_counters (chat_id, last_n) VALUES (?, 1)"
-                " ON CONFLICT (chat_id) DO UPDATE SET last_n = last_n + 1 RETURNING last_n",
+        async with self.db.session() as db:
+            rows = await db.fetch(
+                "INSERT INTO chat_counters (chat_id, last_n) VALUES (?, 1) ON CONFLICT"
+                " (chat_id) DO UPDATE SET last_n = chat_counters.last_n + 1 RETURNING last_n",
                 (chat_id,),
             )
             n = next(iter(rows))[0]
-            rows = await self._db.execute_fetchall(
+            rows = await db.fetch(
                 "INSERT INTO runs (chat_id, n, user_id, user_name, mode, question, model,"
                 " started_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " RETURNING *, '[]' AS message_ids",
@@ -161,9 +173,12 @@ class Store:
                 if not isinstance(event, Delta)]
         if not rows:
             return
+        if self.db.dialect is Dialect.POSTGRES:  # typed parameters: one pipelined batch
+            await self.db.executemany(INSERT_STEP, rows)
+            return
         values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows))
         columns = ", ".join(f"v.column{n}" for n in range(1, 12))
-        await self._statement(
+        await self.db.execute(
             _INTO_STEPS + f" SELECT v.column12, {columns} FROM (VALUES {values}) AS v"
             " WHERE EXISTS (SELECT 1 FROM runs WHERE runs.id = v.column12)",
             [value for row in rows for value in row],
@@ -174,7 +189,7 @@ class Store:
     ) -> None:
         """Close a run; `answer` (all lanes' answers for a compare) becomes searchable."""
         _check(status, FINAL_STATUSES, "status")
-        await self._statement(
+        await self.db.execute(
             "UPDATE runs SET status = ?, ended_at = ?, duration_ms = ?, prompt_tokens = ?,"
             " completion_tokens = ?, total_tokens = ?, answer = ? WHERE id = ?",
             (status, _now(), duration_ms, usage.prompt_tokens, usage.completion_tokens,
@@ -182,10 +197,22 @@ class Store:
         )
 
     async def add_message_ids(self, run_id: int, ids: Sequence[int]) -> None:
-        """Remember the Telegram messages showing a run, so a reply to one continues it."""
-        if not ids:
+        """Remember the Telegram messages showing a run, so a reply to one continues it
+        (best effort: while the database is down, a reply to them starts a new thread)."""
+        if not ids or run_id <= 0:
             return
-        await self._statement(
+        try:
+            await self._add_message_ids(run_id, ids)
+        except StoreUnavailable as err:
+            log.warning("run %s: message ids not saved, the database is down (%s)", run_id, err)
+
+    async def _add_message_ids(self, run_id: int, ids: Sequence[int]) -> None:
+        if self.db.dialect is Dialect.POSTGRES:
+            await self.db.execute(
+                "INSERT INTO run_messages (run_id, message_id) SELECT id, unnest(?::bigint[])"
+                " FROM runs WHERE id = ? ON CONFLICT DO NOTHING", (list(ids), run_id))
+            return
+        await self.db.execute(
             "INSERT OR IGNORE INTO run_messages (run_id, message_id)"
             f" SELECT ?, v.column1 FROM (VALUES {', '.join(['(?)'] * len(ids))}) AS v"
             " WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?)",
@@ -194,11 +221,12 @@ class Store:
 
     async def interrupt_running(self) -> list[RunRecord]:
         """At start-up: mark runs left `running` by a crash or restart as `interrupted`."""
-        async with self._transaction() as db:
-            rows = await db.execute_fetchall(
-                "UPDATE runs SET status = 'interrupted' WHERE status = 'running' RETURNING id"
-            )
-            ids = [row[0] for row in rows]
+        async with self.db.transaction() as db:
+            rows = await db.fetch(
+                "UPDATE runs SET status = 'interrupted' WHERE status = 'running' RETURNING id")
+        ids = [row[0] for row in rows]
+        if not ids:
+            return []
         marks = ", ".join("?" * len(ids))
         return await self._many(f"WHERE runs.id IN ({marks}) ORDER BY runs.id", ids)
 
@@ -223,21 +251,21 @@ class Store:
     async def events(self, run_id: int) -> dict[str, list[Event]]:
         """A run's stored steps by lane, in the order they arrived, as events again (parsed
         in a thread: a run can have thousands)."""
-        rows = await self._db.execute_fetchall(
+        rows = await self.db.fetch(
             "SELECT lane, payload FROM steps WHERE run_id = ? ORDER BY id", (run_id,)
         )
         return await asyncio.to_thread(lanes_of, rows)
 
     async def starts_since(self, user_id: int, since: datetime) -> list[datetime]:
         """When a user's runs (in any chat) started from `since` on, oldest first."""
-        rows = await self._db.execute_fetchall(
+        rows = await self.db.fetch(
             "SELECT started_at FROM runs WHERE user_id = ? AND started_at >= ?"
             " ORDER BY started_at", (user_id, _iso(since)))
         return [datetime.fromisoformat(row[0]) for row in rows]
 
     async def tokens_since(self, chat_id: int, since: datetime) -> int:
         """Tokens used by a chat's runs started from `since` on."""
-        rows = await self._db.execute_fetchall(
+        rows = await self.db.fetch(
             "SELECT coalesce(sum(total_tokens), 0) FROM runs WHERE chat_id = ? AND started_at >= ?",
             (chat_id, _iso(since)))
         return int(next(iter(rows))[0])
@@ -248,9 +276,9 @@ class Store:
         """One page of the runs in scope, newest first, optionally matching `keyword`
         in the question or the answer (each word must match)."""
         where, params = _scoped(scope)
-        match, match_params = _keyword_filter(keyword)
+        match, match_params = _keyword_filter(keyword, self.db.dialect)
         where, params = where + match, (*params, *match_params)
-        rows = await self._db.execute_fetchall(f"SELECT count(*) FROM runs {where}", params)
+        rows = await self.db.fetch(f"SELECT count(*) FROM runs {where}", params)
         total = next(iter(rows))[0]
         pages = max(1, math.ceil(total / per_page))
         page = min(max(page, 1), pages)
@@ -265,47 +293,23 @@ class Store:
     async def forget(self, scope: Scope, n: int) -> bool:
         """Delete run `n` with its steps, if it is in scope; whether one was deleted."""
         where, params = _scoped(scope)
-        async with self._transaction() as db:
-            cursor = await db.execute(f"DELETE FROM runs {where} AND runs.n = ?", (*params, n))
-            return cursor.rowcount > 0
+        return await self.db.execute(f"DELETE FROM runs {where} AND runs.n = ?",
+                                     (*params, n)) > 0
 
     async def forget_all(self, chat_id: int) -> int:
         """Delete every run of a chat; how many. (Admins only: the caller checks.)"""
-        async with self._transaction() as db:
-            cursor = await db.execute("DELETE FROM runs WHERE chat_id = ?", (chat_id,))
-            return cursor.rowcount
+        return await self.db.execute("DELETE FROM runs WHERE chat_id = ?", (chat_id,))
 
     async def prune(self, older_than_days: int) -> int:
         """Delete finished runs started more than `older_than_days` days ago; how many."""
         cutoff = _iso(datetime.now(UTC) - timedelta(days=older_than_days))
-        async with self._transaction() as db:
-            cursor = await db.execute(
-                "DELETE FROM runs WHERE started_at < ? AND status != 'running'", (cutoff,)
-            )
-            return cursor.rowcount
+        return await self.db.execute(
+            "DELETE FROM runs WHERE started_at < ? AND status != 'running'", (cutoff,))
 
     # --- helpers -------------------------------------------------------------------
 
-    async def _statement(self, sql: str, params: Sequence[Any]) -> None:
-        """One write statement: its own transaction (autocommit), one call to the database's
-        thread, where BEGIN … COMMIT would take three. Under the lock, so it never lands
-        inside another coroutine's open transaction."""
-        async with self._lock:
-            await self._db.execute(sql, params)
-
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._lock:
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                await self._db.execute("ROLLBACK")
-                raise
-            await self._db.execute("COMMIT")
-
     async def _many(self, tail: str, params: Sequence[Any] = ()) -> list[RunRecord]:
-        rows = await self._db.execute_fetchall(f"{_RUN_COLUMNS} {tail}", params)
+        rows = await self.db.fetch(f"{_RUN_COLUMNS[self.db.dialect]} {tail}", params)
         return [record_from_row(row) for row in rows]
 
     async def _one(self, tail: str, params: Sequence[Any] = ()) -> RunRecord | None:
@@ -328,21 +332,23 @@ def search_words(keyword: str) -> list[str]:
     return list(seen.values())
 
 
-def _keyword_filter(keyword: str) -> tuple[str, tuple[str, ...]]:
-    """SQL to AND onto a WHERE: words of 3+ characters go to the trigram index in one MATCH;
-    shorter ones (a trigram index cannot hold them, e.g. 天气) one LIKE each over question
-    and answer together. At most MAX_SEARCH_WORDS words, so a message of a thousand
-    one-letter words cannot build an expression tree SQLite refuses, nor hold the one
-    connection for seconds."""
+def _keyword_filter(keyword: str, dialect: Dialect) -> tuple[str, tuple[str, ...]]:
+    """SQL to AND onto a WHERE. SQLite: words of 3+ characters go to the trigram index in one
+    MATCH; shorter ones (a trigram index cannot hold them, e.g. 天气) one LIKE each over
+    question and answer together. PostgreSQL: one ILIKE each, which pg_trgm's index serves.
+    At most MAX_SEARCH_WORDS words, so a message of a thousand one-letter words cannot build
+    an expression tree the database refuses, nor hold a connection for seconds."""
     words = search_words(keyword)[:MAX_SEARCH_WORDS]
-    long = [w for w in words if len(w) >= 3]
+    long = [w for w in words if len(w) >= 3] if dialect is Dialect.SQLITE else []
+    like, newline = (("LIKE", "char(10)") if dialect is Dialect.SQLITE
+                     else ("ILIKE", "chr(10)"))  # as PostgreSQL's index on them has it
     sql, params = "", []
     if long:
         sql += " AND runs.id IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)"
         params.append(" ".join('"' + w.replace('"', '""') + '"' for w in long))
-    for word in (w for w in words if len(w) < 3):
+    for word in (w for w in words if w not in long):
         pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        sql += " AND (runs.question || char(10) || runs.answer) LIKE ? ESCAPE '\\'"
+        sql += f" AND (runs.question || {newline} || runs.answer) {like} ? ESCAPE '\\'"
         params.append(pattern)
     return sql, tuple(params)
 
@@ -355,6 +361,11 @@ def _check(value: str, allowed: Sequence[str], what: str) -> None:
 def _iso(moment: datetime) -> str:
     """UTC, fixed width, so stored times compare correctly as text."""
     return moment.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def _flag(value: bool | None) -> int | None:
+    """A stored yes/no: 1, 0 or NULL in either database."""
+    return None if value is None else int(value)
 
 
 def _now() -> str:

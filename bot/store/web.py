@@ -1,8 +1,7 @@
 """What the HTTP front ends keep in the store: each chat's class-board link, the API's token
 scopes and which session each API run belongs to (tables of migration m005).
 
-It shares the Store's connection and its one-writer lock (a package-internal use of the
-Store's helpers), so its writes order with the transcripts' own.
+It works in the Store's database (`store.db`), so its writes order with the transcripts' own.
 """
 
 from __future__ import annotations
@@ -30,21 +29,20 @@ class WebStore:
         """The chat's board token, made now if it has none; `renew`: a new one, and the old
         link stops working."""
         if not renew:
-            rows = await self.store._db.execute_fetchall(
+            rows = await self.store.db.fetch(
                 "SELECT token FROM boards WHERE chat_id = ?", (chat_id,))
             if rows:
                 return str(next(iter(rows))[0])
         token = secrets.token_urlsafe(24)
-        async with self.store._transaction() as db:
-            await db.execute(
-                "INSERT INTO boards (chat_id, token, made_at) VALUES (?, ?, ?) ON CONFLICT"
-                " (chat_id) DO UPDATE SET token = excluded.token, made_at = excluded.made_at",
-                (chat_id, token, _now()))
+        await self.store.db.execute(
+            "INSERT INTO boards (chat_id, token, made_at) VALUES (?, ?, ?) ON CONFLICT"
+            " (chat_id) DO UPDATE SET token = excluded.token, made_at = excluded.made_at",
+            (chat_id, token, _now()))
         return token
 
     async def board_chat(self, token: str) -> int | None:
         """The chat whose board `token` opens; None for an unknown or replaced token."""
-        rows = await self.store._db.execute_fetchall(
+        rows = await self.store.db.fetch(
             "SELECT chat_id FROM boards WHERE token = ?", (token,))
         return int(next(iter(rows))[0]) if rows else None
 
@@ -55,33 +53,36 @@ class WebStore:
         token's first requests at once all get the one scope)."""
         digest = hashlib.sha256(token.encode()).hexdigest()
         select = "SELECT chat_id FROM api_scopes WHERE token_sha256 = ?"
-        rows = await self.store._db.execute_fetchall(select, (digest,))
+        rows = await self.store.db.fetch(select, (digest,))
         if rows:
             return int(next(iter(rows))[0])
-        async with self.store._transaction() as db:
+        async with self.store.db.transaction() as db:
             await db.execute(
                 "INSERT INTO api_scopes (chat_id, token_sha256, made_at) SELECT"
                 " coalesce(max(chat_id) + 1, ?), ?, ? FROM api_scopes WHERE true"
                 " ON CONFLICT (token_sha256) DO NOTHING",
                 (API_CHAT_BASE + 1, digest, _now()))
-            rows = await db.execute_fetchall(select, (digest,))
+            rows = await db.fetch(select, (digest,))
         return int(next(iter(rows))[0])
 
     async def add_to_session(self, run_id: int, session_id: str) -> None:
-        async with self.store._transaction() as db:
-            await db.execute("INSERT OR REPLACE INTO api_runs (run_id, session_id)"
-                             " VALUES (?, ?)", (run_id, session_id))
+        await self.store.db.execute(
+            "INSERT INTO api_runs (run_id, session_id) VALUES (?, ?)"
+            " ON CONFLICT (run_id) DO UPDATE SET session_id = excluded.session_id",
+            (run_id, session_id))
 
     async def session_of(self, run_id: int) -> str:
         """The session an API run belongs to ("" for none)."""
-        rows = await self.store._db.execute_fetchall(
+        rows = await self.store.db.fetch(
             "SELECT session_id FROM api_runs WHERE run_id = ?", (run_id,))
         return str(next(iter(rows))[0]) if rows else ""
 
     async def sessions_of(self, run_ids: Sequence[int]) -> dict[int, str]:
         """The sessions of API runs `run_ids`, in one query (runs of no session are absent)."""
+        if not run_ids:
+            return {}
         marks = ", ".join("?" * len(run_ids))
-        rows = await self.store._db.execute_fetchall(
+        rows = await self.store.db.fetch(
             f"SELECT run_id, session_id FROM api_runs WHERE run_id IN ({marks})", run_ids)
         return {int(run_id): str(session) for run_id, session in rows}
 

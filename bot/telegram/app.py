@@ -9,6 +9,7 @@ import gc
 import logging
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from telegram import Update
 from telegram.error import Conflict, NetworkError
@@ -18,6 +19,7 @@ from agent.tool import Tool
 from bot.examples import load_examples
 from bot.runs.quota import Cooldowns
 from bot.runs.services import Shared
+from bot.runs.uploads import UploadGate
 from bot.settings import BotSettings
 from bot.telegram.admins import Admins
 from bot.telegram.context import CONTEXT_TYPES, BotData, Context, Parts
@@ -60,7 +62,8 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
                                    outbox=outbox, examples=load_examples(),
                                    typing=Typing(app.bot, pacer.budget),
                                    searches=searches and Cooldowns(searches.runs,
-                                                                   searches.window_s))
+                                                                   searches.window_s),
+                                   uploads=UploadGate.of(settings.notes_upload_rate_limit))
         await register_commands(app.bot)
         recovering.append(asyncio.create_task(recover_interrupted(services.runs, outbox)))
         _settle_heap()
@@ -192,7 +195,8 @@ def setup_logging(settings: BotSettings) -> Redact:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its INFO lines hold the bot URL
     logging.getLogger("telegram.ext").addFilter(_not_bootstrap_abort)
     redact = Redact([settings.telegram_bot_token.get_secret_value(),
-                     settings.openai_api_key.get_secret_value()])
+                     settings.openai_api_key.get_secret_value(),
+                     urlsplit(settings.database_url.get_secret_value()).password or ""])
     for handler in logging.getLogger().handlers:
         handler.addFilter(redact)
     return redact

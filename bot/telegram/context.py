@@ -4,18 +4,19 @@ class, so a handler asks for the narrow part it needs (`context.store`, `context
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
-from agent.tools.notes_index import SqliteNotesIndex
+from agent.tools.notes_index import CourseNotes
 from bot.examples import Example
 from bot.runs.execute import Runs
 from bot.runs.hub import Hub
 from bot.runs.metrics import Metrics
 from bot.runs.quota import Cooldowns
 from bot.runs.services import Services, Shared
+from bot.runs.uploads import UploadGate
 from bot.settings import BotSettings
 from bot.store.prefs import ChatSettings
 from bot.store.transcripts import Store
@@ -36,6 +37,8 @@ class Parts:
     typing: Typing
     searches: Cooldowns | None = None
     """/history lists per sender (HISTORY_RATE_LIMIT); None: no limit."""
+    uploads: UploadGate = field(default_factory=lambda: UploadGate(None))
+    """Who may upload notes now (one at a time per chat, NOTES_UPLOAD_RATE_LIMIT)."""
 
     @property
     def settings(self) -> BotSettings:
@@ -50,7 +53,7 @@ class Parts:
         return self.services.runs
 
     @property
-    def notes(self) -> SqliteNotesIndex | None:
+    def notes(self) -> CourseNotes | None:
         """The course-notes index (/notes uploads); None when search_notes is off."""
         return self.services.notes
 

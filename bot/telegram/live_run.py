@@ -14,6 +14,7 @@ from bot.runs.active import Active
 from bot.runs.execute import Runs
 from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
+from bot.store.retry import retried
 from bot.telegram.delivery.live import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
 from bot.telegram.delivery.typing_indicator import Typing
@@ -41,11 +42,14 @@ class ChatRun:
     def claimed(self, run: Active) -> None:
         self.run = run
         self.live: LiveMessage = self.outbox.live(
-            self.chat_id, self.reply_to, button=stop_button(run.lang, run.key),
+            self.chat_id, self.reply_to, button=stop_button(run.run_lang, run.key),
             on_gone=run.stop)  # kicked or blocked: no one sees the rest
 
     def queued(self, ahead: Callable[[], int]) -> None:
-        self.live.show(lambda: [text(self.run.lang, "queued", ahead=ahead())])
+        self.live.show(lambda: [text(self.run.run_lang, "queued", ahead=ahead())])
+
+    async def not_saved(self) -> None:
+        await self.live.finish([text(self.run.run_lang, "not_saved")])
 
     async def started(self, record: RunRecord, view: View) -> Gate | None:
         self.record, self.view = record, view
@@ -69,7 +73,8 @@ class ChatRun:
             self.view.add_notice(self.run.notice)
         ids = await self.live.finish(render_view(self.view, live=True))
         remember.cancel()
-        await self.runs.store.add_message_ids(self.record.id, ids)
+        await retried(lambda: self.runs.store.add_message_ids(self.record.id, ids),
+                      f"run {self.record.id}'s message ids")
 
     async def _typing_until_shown(self) -> None:
         """"typing…" until the run's first message is on screen (its edits show the rest)."""
@@ -80,7 +85,8 @@ class ChatRun:
         """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""
         first = await self.live.first_sent()
         if first is not None:
-            await self.runs.store.add_message_ids(self.record.id, [first])
+            await retried(lambda: self.runs.store.add_message_ids(self.record.id, [first]),
+                          f"run {self.record.id}'s first message id")
 
 
 async def recover_interrupted(runs: Runs, outbox: Outbox) -> None:

@@ -26,14 +26,14 @@ class ChatConfirmer:
     async def decide(self, proposed: Proposed, tool: Tool | None) -> Decision:
         active = self.active
         pause = Pause(self.pauses.next_number(), active.key, active.chat_id, active.user_id,
-                      self.asker_name, active.lang, proposed, tool)
+                      self.asker_name, active.run_lang, proposed, tool)
         self.pauses.add(pause)
         running = self.live.button
-        self.live.set_button(pause_buttons(active.lang, active.key, pause.number))
+        self.live.set_button(pause_buttons(active.run_lang, active.key, pause.number))
         try:
             return await asyncio.wait_for(pause.decision, self.timeout_s)
         except TimeoutError:
-            return Decision("stop", reason=phrase(active.lang, "step_timeout_reason",
+            return Decision("stop", reason=phrase(active.run_lang, "step_timeout_reason",
                                                   s=f"{self.timeout_s:g}"))
         finally:
             self.pauses.remove(pause)

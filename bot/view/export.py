@@ -14,8 +14,8 @@ import json
 from collections.abc import Sequence
 
 from agent.events import Event, ObservationFailure, RunFinished
-from agent.notes import note_label
 from agent.prompts import args_text
+from agent.remarks import note_label
 from agent.summary import approx, difference, figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
 from bot.view.differences import Drawn, compared_answers, to_html_marks

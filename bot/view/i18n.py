@@ -95,7 +95,7 @@ _HTML: dict[str, tuple[str, str]] = {
     "not_running": ("这个问题已经结束了。", "That question has already finished."),
     "stop_button": ("⏹ 停止", "⏹ Stop"),
     "examples": ("点一个问题来运行它：", "Tap a question to run it:"),
-    # --- /settings (issue 15) ---
+    # --- /settings ---
     "settings_title": ("⚙️ <b>本聊天的设置</b>（从下一个问题起生效）",
                        "⚙️ <b>This chat's settings</b> (they apply from the next question)"),
     "settings_read_only": ("只有管理员可以修改。", "Only an admin can change them."),
@@ -104,7 +104,7 @@ _HTML: dict[str, tuple[str, str]] = {
     "settings_usage": ("用 /settings 打开菜单；设置其他时区：/settings timezone Europe/Paris",
                        "Send /settings for the menu; for another time zone: "
                        "/settings timezone Europe/Paris"),
-    # --- /notes: course notes by upload (issue 15) ---
+    # --- /notes: course notes by upload ---
     "notes_indexed_pdf": ("📚 已收录 <b>{name}</b>：{parts} 页，{chars} 字。"
                           "本聊天的问题现在可以引用它。",
                           "📚 Indexed <b>{name}</b>: {parts} pages, {chars} characters. "
@@ -124,6 +124,38 @@ _HTML: dict[str, tuple[str, str]] = {
     "notes_unreadable": ("{name} 无法读取（文件可能已损坏），没有收录。",
                          "{name} could not be read (the file may be damaged); nothing was "
                          "indexed."),
+    "notes_time": ("{name} 在 {s} 秒内一个字也没读出来，没有收录。",
+                   "Nothing could be read from {name} within {s} s, so nothing was indexed."),
+    "notes_memory": ("读取 {name} 需要的内存超过了上限，没有收录。",
+                     "Reading {name} needs more memory than allowed, so nothing was indexed."),
+    "notes_busy": ("本聊天的上一个文件还在读取，读完后再发送 {name}。",
+                   "This chat's previous file is still being read; send {name} again when it "
+                   "is done."),
+    "notes_rate_limited": ("你刚才上传了很多文件。请 {wait} 后再试。",
+                           "You have uploaded many files just now. Please try again in {wait}."),
+    "notes_cut_chars_text": ("只收录了前 {kept} 字（共 {total} 字）：每个文件最多收录 {cap} 字。",
+                             "Kept the first {kept} of its {total} characters: at most {cap} "
+                             "are kept per file."),
+    "notes_cut_chars_pdf": ("只收录了第 1–{pages} 页（共 {total} 页）：每个文件最多收录 {cap} 字。",
+                            "Kept pages 1–{pages} of {total}: at most {cap} characters are "
+                            "kept per file."),
+    "notes_cut_pages": ("只收录了第 1–{pages} 页（共 {total} 页）：每个文件最多读 {pages} 页。",
+                        "Kept pages 1–{pages} of {total}: at most {pages} pages are read per "
+                        "file."),
+    "notes_cut_time": ("只收录了第 1–{pages} 页（共 {total} 页）：读取 {s} 秒后停止了。",
+                       "Kept pages 1–{pages} of {total}: reading stopped after {s} s."),
+    "notes_cut_memory": ("只收录了第 1–{pages} 页（共 {total} 页）：读取用到了内存上限。",
+                         "Kept pages 1–{pages} of {total}: reading stopped at its memory "
+                         "limit."),
+    "notes_cut_unreadable": ("只收录了第 1–{pages} 页（共 {total} 页）：后面的页无法读取。",
+                             "Kept pages 1–{pages} of {total}: the next page could not be "
+                             "read."),
+    "notes_cut_text": ("只收录了前 {kept} 字（共 {total} 字）：读取在限制内没能完成。",
+                       "Kept the first {kept} of its {total} characters: reading did not "
+                       "finish within its limits."),
+    "notes_cut_long": ("有 {count} 页超过 {cap} 字，每页只收录了前 {cap} 字。",
+                       "{count} pages had more than {cap} characters; only the first {cap} of "
+                       "each were kept."),
     "notes_download_failed": ("没能从 Telegram 下载 {name}，请再发送一次。",
                               "{name} could not be downloaded from Telegram; please send it "
                               "again."),
@@ -145,7 +177,7 @@ _HTML: dict[str, tuple[str, str]] = {
     "notes_forgotten": ("已删除 {name}。", "Removed {name}."),
     "notes_not_found": ("这里没有名为 “{name}” 的文件。用 /notes 查看列表。",
                         "There is no file named “{name}” here. /notes lists them."),
-    # --- Step mode (issue 15) ---
+    # --- Step mode ---
     "step_edit_prompt": (
         "✏️ 修改 <code>{call}</code> 的参数：请<b>回复这条消息</b>，写 JSON、key=value"
         "（{fields}），只有一个参数时也可以直接写值。",
@@ -161,6 +193,12 @@ _HTML: dict[str, tuple[str, str]] = {
                     "Glassbox restarted before this question was finished. Please ask again."),
     "failed": ("出了点问题，这个回答没能完成。请再试一次。",
                "Something went wrong and this answer could not be finished. Please try again."),
+    "transcript_unsaved": ("这个回答没能保存：数据库暂时连不上，/history 和 /show 里不会有它。",
+                           "This answer could not be saved: the database is unreachable for "
+                           "now, so /history and /show will not have it."),
+    "not_saved": ("这个问题没能保存，所以还没有开始回答。请再问一次。",
+                  "This question could not be saved, so it was not answered. Please ask "
+                  "again."),
     "queued": ("⏳ 排队中：前面还有 {ahead} 个问题，轮到时会自动开始。",
                "⏳ Queued: {ahead} ahead of you. Your question starts when there is room."),
     "handler_failed": ("抱歉，出了点问题，没能处理这条消息。请稍后再试。",
@@ -213,7 +251,7 @@ _HTML: dict[str, tuple[str, str]] = {
     "stale_button": ("这个按钮已经失效了。", "This button no longer works."),
     "not_your_button": ("这个按钮是给发出命令的人的。",
                         "This button is for whoever sent the command."),
-    # --- Abuse, access and odd input (issue 7) ---
+    # --- Abuse, access and odd input ---
     "rate_limited": ("你在 {window} 内已经问了 {count} 个问题，请休息一下，{wait}后可以再问。",
                      "You have asked {count} questions in the last {window}. Please take a "
                      "break: you can ask again in {wait}."),
@@ -303,7 +341,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_round_limit": ("已达到轮数上限", "Round limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
     "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
-    # --- /settings: its lines and buttons (issue 15) ---
+    # --- /settings: its lines and buttons ---
     "settings_lang": ("🌐 语言", "🌐 Language"),
     "settings_timezone": ("🕒 时区", "🕒 Time zone"),
     "settings_tools_off": ("🧰 工具", "🧰 Tools"),
@@ -326,7 +364,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "settings_not_admin": ("只有本聊天的管理员可以修改设置。",
                            "Only an admin of this chat can change its settings."),
     "settings_changed_short": ("{what}：{after}", "{what}: {after}"),
-    # --- Step mode (issue 15): the chain's lines, the buttons, the answers to a tap ---
+    # --- Step mode: the chain's lines, the buttons, the answers to a tap ---
     "step_waiting": ("等待决定：▶ 执行、✏️ 修改、⏭ 跳过 或 ⏹ 停止",
                      "Waiting for a decision: ▶ Run, ✏️ Edit, ⏭ Skip or ⏹ Stop"),
     "step_ran": ("{by} 确认执行", "Run by {by}"),
@@ -380,7 +418,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "mode_compare": ("对比", "compare"),
     "lane_plain": ("仅模型（不用工具）", "Model alone (no tools)"),
     "lane_react": ("ReAct（使用工具）", "ReAct (with tools)"),
-    # --- The class board (bot/view/web.py) ---
+    # --- The class board (bot/view/board_html.py) ---
     "board_title": ("Glassbox 课堂看板", "Glassbox class board"),
     "board_waiting": ("等待本聊天的问题…（/ask 或 /compare）",
                       "Waiting for a question in this chat… (/ask or /compare)"),

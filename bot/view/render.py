@@ -14,8 +14,8 @@ long runs of blank lines and spaces cut short (`squeeze`) before it is drawn.
 from __future__ import annotations
 
 from agent.events import ObservationFailure
-from agent.notes import note_label
 from agent.prompts import args_text
+from agent.remarks import note_label
 from agent.summary import approx, difference, figures, seconds
 from bot.view.differences import Drawn, compared_answers, to_span_marks
 from bot.view.grounding import MARK, marked, status, unfounded_line
@@ -140,8 +140,8 @@ def _answer_text(out: list[Span], t: Transcript, lang: str, live: bool,
     differ from the other answer's, underlined), and the line that names them; in /show (not
     live), the ledger too: what backs each figure, folded under the answer."""
     text, ledger = drawn or (t.answer, t.ledger)
-    out.extend(to_span_marks(md_spans(squeeze(marked(text, ledger, t.unfounded)),
-                                      draft=not t.answer_final)))
+    spans = md_spans(squeeze(marked(text, ledger, t.unfounded)), draft=not t.answer_final)
+    out.extend(spans if drawn is None else to_span_marks(spans))
     line = unfounded_line(t, lang)
     if line:
         out.append(("\n", ()))

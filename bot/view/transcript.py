@@ -13,7 +13,7 @@ import dataclasses
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from agent.events import (
     Action,
@@ -36,9 +36,9 @@ from agent.events import (
 )
 from agent.lang import Lang
 from agent.ledger import Entry
+from bot.store.kinds import Lane, RunMode
 from bot.store.records import RunRecord
 
-Mode = Literal["ask", "plain", "compare"]
 _UNFINISHED = RunFinished(round=0, status="error")
 
 
@@ -301,12 +301,11 @@ class Transcript:
 class View:
     """The transcripts of a run's lanes, what each lane finished with, and its answers."""
 
-    def __init__(self, mode: Mode, lang: Lang, number: int | None = None) -> None:
+    def __init__(self, mode: RunMode, lang: Lang, number: int | None = None) -> None:
         self.mode, self.lang = mode, lang
         self.number = number
         """The run's number in its chat (#12), once stored: the footer names it."""
-        lanes = ("plain", "react") if mode == "compare" else ("main",)
-        self.lanes: dict[str, Transcript] = {lane: Transcript() for lane in lanes}
+        self.lanes: dict[str, Transcript] = {lane: Transcript() for lane in Lane.of(mode)}
         self.finished: dict[str, RunFinished] = {}
         self.answers: dict[str, str] = {}
         self.notes = True

@@ -26,14 +26,16 @@ from starlette.routing import BaseRoute, Route
 from agent.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import detect_lang
+from agent.model_errors import ModelErrorKind
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy, Refusal
 from bot.runs.quota import OverBudget, RateLimited
 from bot.runs.services import Services, Shared
 from bot.settings import BotSettings
+from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.records import RunRecord, Scope
 from bot.store.web import API_CHAT_BASE, WebStore
-from bot.view.transcript import Mode, View, replay, without_glassbox_notes
+from bot.view.transcript import View, replay, without_glassbox_notes
 from bot.view.when import wait_text
 from bot.web.bodies import MAX_STORED_ID, PAGE, ApiError, ChatBody, chat_body
 from bot.web.openapi import OPENAPI
@@ -41,8 +43,9 @@ from bot.web.shapes import STORED_MODES, api_mode, run_json, sse
 
 log = logging.getLogger(__name__)
 
-MODEL_DOWN = {"connection", "timeout", "server", "rate_limit", "model_not_found", "auth",
-              "quota"}
+MODEL_DOWN = frozenset({ModelErrorKind.CONNECTION, ModelErrorKind.TIMEOUT, ModelErrorKind.SERVER,
+                        ModelErrorKind.RATE_LIMIT, ModelErrorKind.MODEL_NOT_FOUND,
+                        ModelErrorKind.AUTH, ModelErrorKind.QUOTA})
 """RunFinished.error_kind values that mean the model is unavailable (503), not the question."""
 
 
@@ -81,10 +84,10 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
             number = 0
             while (item := await run.heard.get()) is not None:
                 lane, event = item
-                if isinstance(event, RunFinished) and run.mode != "compare":
+                if isinstance(event, RunFinished) and run.mode != RunMode.COMPARE:
                     continue  # the run's own run_finished closes the stream
                 data = event.to_dict()
-                if run.mode == "compare":
+                if run.mode == RunMode.COMPARE:
                     data["lane"] = lane
                 number += 1
                 yield sse(number, event.type, data)
@@ -157,7 +160,7 @@ async def _start(parts: Services, chat_id: int, body: ChatBody, *, stream: bool)
     run = _ApiRun(web, session_id, STORED_MODES[body.mode], stream=stream)
     started = await parts.runs.ask(Ask(
         mode=run.mode, text=body.message.strip(), chat_id=chat_id, user_id=chat_id,
-        user_name=f"API {chat_id - API_CHAT_BASE}", lang=detect_lang(body.message),
+        user_name=f"API {chat_id - API_CHAT_BASE}", run_lang=detect_lang(body.message),
         follows=earlier[-1] if earlier else None, planner=True if body.plan else None,
         chat=await parts.chat_settings(chat_id)), run)  # the scope's, as a chat has its own
     if not isinstance(started, Active):
@@ -189,18 +192,24 @@ class _ApiRun:
     """The run service's `Front` for one API question: the run's record and view for the
     answer, its events for a stream (`heard`, None after the last), its session."""
 
-    def __init__(self, web: WebStore, session_id: str, mode: Mode, *, stream: bool) -> None:
+    def __init__(self, web: WebStore, session_id: str, mode: RunMode, *, stream: bool) -> None:
         self.web, self.session_id, self.mode = web, session_id, mode
         self.heard: asyncio.Queue[tuple[str, Event] | None] | None = (
             asyncio.Queue() if stream else None)
         self.handle: Active | None = None
         self.record: RunRecord | None = None
+        self.unsaved = False
 
     def claimed(self, run: Active) -> None:
         self.handle = run
 
     def queued(self, ahead: Callable[[], int]) -> None:
         """The caller waits for its answer all the same."""
+
+    async def not_saved(self) -> None:
+        self.unsaved = True
+        if self.heard is not None:
+            self.heard.put_nowait(None)
 
     async def started(self, record: RunRecord, view: View) -> Gate | None:
         self.record, self.view = record, view
@@ -222,6 +231,9 @@ class _ApiRun:
         """How the run ended, once its slot is free again (so the token may ask at once)."""
         assert self.handle is not None
         status = await self.handle.ended()
+        if self.unsaved:
+            raise ApiError(503, "not_saved", "The run could not be saved, so it did not start;"
+                           " please try again.", 5)
         if status is None or self.record is None:
             raise RuntimeError("the run failed before it was finished (logged)")
         return status
@@ -231,8 +243,8 @@ def _answer(run: _ApiRun, status: str, steps: bool) -> Response:
     end = run.view.outcome()
     data = run_json(run.record, run.view, status, run.session_id, steps=steps,
                     usage=end.usage, duration_ms=end.duration_ms)
-    finished = run.view.finished.get("react") or run.view.finished.get("main")
-    if status == "error" and finished is not None and finished.error_kind in MODEL_DOWN:
+    finished = run.view.finished.get(Lane.REACT) or run.view.finished.get(Lane.MAIN)
+    if status == RunStatus.ERROR and finished is not None and finished.error_kind in MODEL_DOWN:
         return JSONResponse({"error": {"status": 503, "code": "model_unavailable",
                                        "message": finished.reason or "The model could not "
                                        "be reached."}, "run": data},

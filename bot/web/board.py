@@ -3,7 +3,7 @@
 `/board/<token>` opens the chat whose token it is (a random secret per chat; `/board reset`
 replaces it and the old link answers 404). The page's script reads `/board/<token>/events`,
 server-sent events: `runs` (the chat's recent runs, newest first) and `run` (one run drawn
-by bot.view.web, whole, each time it changed, at most every FRAME_S). Every event carries
+by bot.view.board_html, whole, each time it changed, at most every FRAME_S). Every event carries
 the hub's number as its id; a browser reconnecting sends it back (Last-Event-ID) and is sent
 only what changed since, each run whole again, so no step is lost or shown twice. Without it
 (or after a restart of the bot) it gets a fresh snapshot.
@@ -27,8 +27,8 @@ from bot.runs.hub import Hub
 from bot.runs.services import Services, Shared
 from bot.store.records import RunRecord, Scope
 from bot.store.web import WebStore
+from bot.view.board_html import board_page, board_run
 from bot.view.transcript import View, replay
-from bot.view.web import board_page, board_run
 from bot.web.bodies import MAX_STORED_ID
 from bot.web.shapes import sse
 

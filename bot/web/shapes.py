@@ -4,16 +4,18 @@ front end (bot.view.transcript), so its steps are the chain the chat shows."""
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import Any
 
 from agent.events import Usage
 from agent.summary import difference
+from bot.store.kinds import RunMode
 from bot.store.records import RunRecord
-from bot.view.transcript import Mode, Transcript, View
+from bot.view.transcript import Transcript, View
 
-API_MODES: dict[str, str] = {"ask": "react", "plain": "plain", "compare": "compare"}
+API_MODES: dict[RunMode, str] = {RunMode.ASK: "react", RunMode.PLAIN: "plain",
+                                 RunMode.COMPARE: "compare"}
 """A run's mode (as stored) by the name the API documents (README, openapi.json)."""
-STORED_MODES: dict[str, Mode] = {api: cast(Mode, stored) for stored, api in API_MODES.items()}
+STORED_MODES: dict[str, RunMode] = {api: stored for stored, api in API_MODES.items()}
 """The API's mode names back to the run's mode (a POST /api/v1/chat body's `mode`)."""
 
 

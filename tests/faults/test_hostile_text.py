@@ -30,7 +30,7 @@ from agent.events import (
     RunFinished,
     Usage,
 )
-from agent.textmode import (
+from agent.text_protocol import (
     answer_start,
     arguments_for,
     clean_input,

@@ -1,4 +1,4 @@
-"""The board's renderer (bot/view/web.py): a pure function of the fold, every text escaped,
+"""The board's renderer (bot/view/board_html.py): a pure function of the fold, every text escaped,
 Glassbox's own notes apart from the model's thoughts, steps numbered for reveal mode."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from agent.events import (
     Usage,
 )
 from bot.store.records import RunRecord
+from bot.view.board_html import board_page, board_run
 from bot.view.transcript import View
-from bot.view.web import board_page, board_run
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 

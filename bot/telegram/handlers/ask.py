@@ -10,6 +10,7 @@ from agent.lang import Lang
 from bot.runs.active import Active
 from bot.runs.ask import MAX_QUESTION_CHARS, Ask, Busy, Refusal, visible
 from bot.runs.quota import OverBudget, RateLimited
+from bot.store.kinds import RunMode
 from bot.store.records import RunRecord
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
@@ -17,10 +18,9 @@ from bot.telegram.handlers.common import chat_settings, lang_of, sender_of, tap_
 from bot.telegram.live_run import ChatRun
 from bot.view.buttons import Button
 from bot.view.i18n import text
-from bot.view.transcript import Mode
 from bot.view.when import wait_text
 
-MODES: tuple[Mode, ...] = ("ask", "plain", "compare")
+MODES = tuple(RunMode)
 
 
 def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
@@ -55,7 +55,7 @@ async def ask_command(update: Update, context: Context) -> None:
     assert msg is not None and msg.text is not None
     command, *rest = msg.text.split(maxsplit=1)
     name = command.lstrip("/").split("@", 1)[0].lower()
-    mode = "ask" if name in ("plan", "step") else name
+    mode = RunMode.ASK if name in ("plan", "step") else RunMode(name)
     await start_question(update, context, mode, rest[0] if rest else "", msg,  # type: ignore[arg-type]
                          planner=True if name == "plan" else None, command=name,
                          step=name == "step")
@@ -65,7 +65,7 @@ async def private_text(update: Update, context: Context) -> None:
     """In a private chat, any text is a question."""
     msg = update.effective_message
     assert msg is not None and msg.text is not None
-    await start_question(update, context, "ask", msg.text, msg)
+    await start_question(update, context, RunMode.ASK, msg.text, msg)
 
 
 async def group_reply(update: Update, context: Context) -> None:
@@ -74,10 +74,10 @@ async def group_reply(update: Update, context: Context) -> None:
     assert msg is not None and msg.text is not None
     replied = msg.reply_to_message
     if replied and replied.from_user and replied.from_user.id == context.bot.id:
-        await start_question(update, context, "ask", msg.text, msg)
+        await start_question(update, context, RunMode.ASK, msg.text, msg)
 
 
-async def start_question(update: Update, context: Context, mode: Mode, typed: str,
+async def start_question(update: Update, context: Context, mode: RunMode, typed: str,
                          msg: Message, *, replies_count: bool = True,
                          planner: bool | None = None, command: str = "",
                          step: bool = False) -> None:
@@ -108,7 +108,7 @@ async def start_question(update: Update, context: Context, mode: Mode, typed: st
     # The run's message speaks one language: the chat's if set, else the question's if clear.
     started = await context.runs.ask(Ask(
         mode=mode, text=question, chat_id=msg.chat_id, user_id=sender.id,
-        user_name=sender.name, lang=chat.run_lang(question, sender.lang), follows=parent,
+        user_name=sender.name, run_lang=chat.run_lang(question, sender.lang), follows=parent,
         planner=planner, chat=chat), chat_run)
     if not isinstance(started, Active):
         await notice(refusal_text(started, lang),
@@ -162,7 +162,7 @@ async def example_tapped(update: Update, context: Context) -> None:
     await query.answer(None if example else text(lang, "stale_button"))
     if example is None or not isinstance(query.message, Message):
         return
-    await start_question(update, context, "ask", example.in_lang(lang)[1], query.message,
+    await start_question(update, context, RunMode.ASK, example.in_lang(lang)[1], query.message,
                          replies_count=False)
 
 
@@ -192,7 +192,7 @@ async def stop_tapped(update: Update, context: Context) -> None:
     if user.id != active.user_id and not await context.admins.check(active.chat_id, user.id):
         await query.answer(text(lang, "not_yours"), show_alert=True)
         return
-    notice = "" if user.id == active.user_id else text(active.lang, "stopped_by",
+    notice = "" if user.id == active.user_id else text(active.run_lang, "stopped_by",
                                                            name=user.full_name)
     active.stop(notice)
     await query.answer(text(lang, "stopping"))

@@ -63,7 +63,7 @@ async def step_tapped(update: Update, context: Context) -> None:
             lang, pause.proposed.tool, pause.proposed.arguments, pause.fields()))
         context.runs.pauses.ask(pause, ids)
         return
-    reason = phrase(pause.lang, "step_stopped_reason", name=user.full_name) \
+    reason = phrase(pause.run_lang, "step_stopped_reason", name=user.full_name) \
         if choice == "stop" else ""
     pause.resolve(Decision(choice, user.full_name, reason=reason))  # type: ignore[arg-type]
 

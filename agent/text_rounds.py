@@ -18,7 +18,6 @@ from pydantic import ValidationError
 
 from agent.embedded_calls import extract_calls
 from agent.events import Answer, AnswerDelta, Event, Thought
-from agent.executor import ParsedCall, parse_call, validation_problems
 from agent.lang import pick
 from agent.model import (
     Completion,
@@ -30,8 +29,8 @@ from agent.model import (
 )
 from agent.prompts import language_line, limit_message
 from agent.rounds import CallsToRun
-from agent.runner import RunStats
-from agent.textmode import (
+from agent.run_task import RunStats
+from agent.text_protocol import (
     STOP,
     Act,
     Final,
@@ -45,6 +44,7 @@ from agent.textmode import (
     parse_reply,
 )
 from agent.tool import Tool
+from agent.tool_calls import ParsedCall, parse_call, validation_problems
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from agent.events import Action, Event, Observation, ObservationFailure
 from agent.lang import pick
 from agent.model import ToolCall
 from agent.prompts import loop_stop_note, not_run_note, not_run_result, repeated_note
-from agent.runner import RunStats
+from agent.run_task import RunStats
 from agent.tool import RUN_LANG, Tool, ToolError, UpstreamError
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,267 @@
+"""The store's two databases behind one small interface: SQLite (one aiosqlite connection, the
+embedded default) and PostgreSQL (an asyncpg pool, when DATABASE_URL names a server).
+
+Statements are written once, with `?` placeholders, in the SQL both understand; the few
+that differ ask `db.dialect`. What differs underneath:
+- SQLite has one connection: writes go one at a time under a lock, each a transaction of
+  its own (WAL: reads never wait). A lock is all SQLite allows anyway.
+- PostgreSQL has a pool: statements run side by side on their own connections, a
+  transaction holds one connection from BEGIN to COMMIT, and no lock of ours is taken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from enum import Enum
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
+
+import aiosqlite
+
+Row = Any
+"""A row: indexable by position and by column name (sqlite3.Row, asyncpg.Record)."""
+
+
+class Dialect(Enum):
+    SQLITE = "sqlite"
+    POSTGRES = "postgres"
+
+
+class Conn(Protocol):
+    """Statements on one connection (inside a transaction, or a session)."""
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; how many rows it changed."""
+        ...
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
+
+
+class Db(Conn, Protocol):
+    dialect: Dialect
+
+    def transaction(self) -> Any:
+        """`async with db.transaction() as conn`: statements all committed or none."""
+        ...
+
+    def session(self) -> Any:
+        """`async with db.session() as conn`: a few statements, in order, on one
+        connection, each committed by itself (no transaction around them)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+def is_postgres_url(target: object) -> bool:
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
+def redact_url(url: str) -> str:
+    """The URL without its password (for messages and logs)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class DatabaseUnreachable(Exception):
+    """The database could not be opened (its words carry no password)."""
+
+
+class StoreUnavailable(Exception):
+    """The database stopped answering (PostgreSQL down, restarting or cut off): the
+    statement did not run. Callers on a run's path go on without the store."""
+
+
+# --- SQLite ------------------------------------------------------------------------------
+
+
+class _SqliteConn:
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self._db = db
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return list(await self._db.execute_fetchall(sql, params))
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        cursor = await self._db.execute(sql, params)
+        return cursor.rowcount
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self._db.executemany(sql, rows)
+
+
+class SqliteDb:
+    dialect = Dialect.SQLITE
+
+    def __init__(self, db: aiosqlite.Connection, path: Path) -> None:
+        self.raw, self.path = db, path
+        self._conn = _SqliteConn(db)
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path) -> SqliteDb:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            db.row_factory = aiosqlite.Row
+            await db.execute("PRAGMA journal_mode = WAL")
+            await db.execute("PRAGMA synchronous = NORMAL")
+            await db.execute("PRAGMA foreign_keys = ON")
+            await db.execute("PRAGMA busy_timeout = 5000")
+        except BaseException:
+            await db.close()
+            raise
+        return cls(db, path)
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return await self._conn.fetch(sql, params)
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """One write: its own transaction (autocommit), one call to the database's thread.
+        Under the lock, so it never lands inside another coroutine's open transaction."""
+        async with self._lock:
+            return await self._conn.execute(sql, params)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        async with self.transaction() as conn:
+            await conn.executemany(sql, rows)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[_SqliteConn]:
+        async with self._lock:
+            await self.raw.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                await self.raw.execute("ROLLBACK")
+                raise
+            await self.raw.execute("COMMIT")
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[_SqliteConn]:
+        async with self._lock:
+            yield self._conn
+
+    async def close(self) -> None:
+        await self.raw.close()
+
+
+# --- PostgreSQL ----------------------------------------------------------------------------
+
+_MARK = re.compile(r"\?")
+
+
+@lru_cache(maxsize=512)
+def numbered(sql: str) -> str:
+    """`?` placeholders as PostgreSQL's `$1, $2, …` (our statements hold no `?` in a literal)."""
+    count = iter(range(1, 1_000_000))
+    return _MARK.sub(lambda _: f"${next(count)}", sql)
+
+
+def _changed(status: str) -> int:
+    """Rows a command changed, from its status ("DELETE 3", "INSERT 0 1")."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+@asynccontextmanager
+async def _answering() -> AsyncIterator[None]:
+    """asyncpg's ways of saying the server is gone, as our StoreUnavailable."""
+    import asyncpg
+
+    try:
+        yield
+    except (TimeoutError, OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
+            asyncpg.exceptions.OperatorInterventionError) as err:
+        raise StoreUnavailable(f"{type(err).__name__}: {err}") from err
+
+
+class _PgConn:
+    """Statements on one acquired connection (the caller translates its failures)."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return list(await self._conn.fetch(numbered(sql), *params))
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return _changed(await self._conn.execute(numbered(sql), *params))
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        rows = list(rows)
+        if rows:
+            await self._conn.executemany(numbered(sql), rows)
+
+
+class PostgresDb:
+    dialect = Dialect.POSTGRES
+    path = None
+
+    def __init__(self, pool: Any, url: str) -> None:
+        self.pool, self.url = pool, url
+
+    @classmethod
+    async def open(cls, url: str, *, min_size: int = 1, max_size: int = 10,
+                   timeout_s: float = 10.0) -> PostgresDb:
+        """A pool on the server at `url`; DatabaseUnreachable (password left out) if it
+        cannot be reached or refuses us."""
+        import asyncpg  # only a PostgreSQL deployment loads the driver
+
+        try:
+            pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size,
+                                             timeout=timeout_s, command_timeout=60)
+        except (TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as err:
+            password = urlsplit(url).password
+            words = str(err) or type(err).__name__
+            if password:
+                words = words.replace(password, "***")
+            raise DatabaseUnreachable(
+                f"cannot reach the PostgreSQL database at {redact_url(url)} ({words})") from None
+        return cls(pool, url)
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        async with _answering():
+            return list(await self.pool.fetch(numbered(sql), *params))
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        async with _answering():
+            return _changed(await self.pool.execute(numbered(sql), *params))
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """All of `rows` or none (asyncpg runs them in one implicit transaction)."""
+        rows = list(rows)
+        if rows:
+            async with _answering():
+                await self.pool.executemany(numbered(sql), rows)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[_PgConn]:
+        async with _answering(), self.pool.acquire() as conn, conn.transaction():
+            yield _PgConn(conn)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[_PgConn]:
+        async with _answering(), self.pool.acquire() as conn:
+            yield _PgConn(conn)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+
+async def open_db(target: Path | str) -> SqliteDb | PostgresDb:
+    """PostgreSQL for a `postgresql://` (or `postgres://`) URL, else the SQLite file."""
+    if is_postgres_url(target):
+        return await PostgresDb.open(str(target))
+    return await SqliteDb.open(Path(target))

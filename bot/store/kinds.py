@@ -1,0 +1,39 @@
+"""The kinds a stored run has, as enums whose values are what the store holds (so old rows
+read as they were written): what was asked for, the lanes it ran in, how it ended."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class RunMode(StrEnum):
+    """What a question asked for (`runs.mode`). The HTTP API names ASK "react"."""
+
+    ASK = "ask"  # the ReAct loop: thoughts, tool calls, observations, an answer
+    PLAIN = "plain"  # the model alone, no tools
+    COMPARE = "compare"  # both side by side, then the model's judgement of the difference
+
+
+class Lane(StrEnum):
+    """One line of events in a run (`steps.lane`): an ask or plain run has MAIN; a compare
+    run has PLAIN and REACT, run concurrently."""
+
+    MAIN = "main"
+    PLAIN = "plain"
+    REACT = "react"
+
+    @staticmethod
+    def of(mode: str) -> tuple[Lane, ...]:
+        """The lanes a run of `mode` has, in the order they are shown."""
+        return (Lane.PLAIN, Lane.REACT) if mode == RunMode.COMPARE else (Lane.MAIN,)
+
+
+class RunStatus(StrEnum):
+    """Where a run is (`runs.status`): RUNNING until it ends, then how it ended."""
+
+    RUNNING = "running"
+    DONE = "done"
+    MAX_ROUNDS = "max_rounds"  # it ran out of rounds before an answer
+    ERROR = "error"
+    CANCELLED = "cancelled"  # stopped: ⏹, /stop, or a step nobody decided in time
+    INTERRUPTED = "interrupted"  # stopped by a shutdown or a restart, not by a person
