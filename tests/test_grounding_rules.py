@@ -162,7 +162,8 @@ def test_the_export_has_a_ledger_table_and_the_board_a_title_on_each_figure() ->
     assert "<td>36.1 °F</td><td>computed from 2.3 °C (unit conversion)</td>" in document
     assert "<td>12 °Cⁱ</td><td>nothing: not from any observation</td>" in document
     assert "Where the figures come from" in Page(document).text
-    board = lane_html("main", Transcript.from_events(events), "en", False)
+    t = Transcript.from_events(events)
+    board = "".join(lane_html("main", t, "en", False, (t.answer, t.ledger)))  # chain, answer
     assert 'title="computed from 2.3 °C (unit conversion)">36.1 °F</span>' in board
     assert 'title="nothing: not from any observation">12 °C</span>ⁱ' in board
 
@@ -172,5 +173,5 @@ def test_an_old_run_without_a_ledger_replays_as_it_was_shown() -> None:
     t = Transcript.from_events([*EVENTS, event_from_dict(old), RunFinished(2, "done")])
     shown = "".join(render_run(t, "en", live=False))
     assert "It is 25ⁱ°C." in shown and "Where the figures come from" not in shown
-    board = lane_html("main", t, "en", False)
+    board = "".join(lane_html("main", t, "en", False, (t.answer, t.ledger)))
     assert "25ⁱ°C" in board and "title=" not in board.split("answer")[-1]
