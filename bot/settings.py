@@ -80,11 +80,23 @@ class BotSettings(AgentSettings):
     """/history lists and searches one sender may ask for per window (HISTORY_RATE_LIMIT),
     counted in memory; None: no limit."""
 
+    notes_upload_rate_limit: Annotated[RateLimit | None, NoDecode] = RateLimit(10, 600)
+    """/notes uploads one user may make per window (NOTES_UPLOAD_RATE_LIMIT), counted in
+    memory; None: no limit. A chat reads one upload at a time whatever this says."""
+    notes_max_chars: int = Field(default=1_000_000, ge=1000)
+    """Characters of one uploaded file kept in the notes index; the rest is cut (and the
+    uploader told)."""
+    notes_extract_timeout_s: float = Field(default=30.0, gt=0)
+    """Reading one uploaded file stops after this long; what was read by then is kept."""
+    notes_extract_memory_mb: int = Field(default=768, ge=128)
+    """The memory the process reading an uploaded file may use."""
+
     max_concurrent_runs: int = Field(default=100, ge=1)
     """Runs at once (MAX_CONCURRENT_RUNS); past it questions queue, fair across chats
     (measured in bench/scale.py, docs/scaling.md)."""
 
-    @field_validator("user_rate_limit", "history_rate_limit", mode="before")
+    @field_validator("user_rate_limit", "history_rate_limit", "notes_upload_rate_limit",
+                     mode="before")
     @classmethod
     def _rate(cls, value: Any) -> Any:
         return RateLimit.parse(value) if isinstance(value, str) else value

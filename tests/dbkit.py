@@ -15,6 +15,7 @@ skip, except in CI, where they fail: CI always has its server.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -107,3 +108,59 @@ async def execute_many(target: Target, sql: str, rows: Iterable[Sequence[Any]]) 
     async with aiosqlite.connect(target) as db:
         await db.executemany(sql, rows)
         await db.commit()
+
+
+class Cuttable:
+    """A TCP relay on 127.0.0.1 in front of a PostgreSQL server, to take it away and give it
+    back as a network fault or a server restart would: `cut` drops every connection through
+    it and refuses new ones, `restore` listens again on the same port."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self._server_at = (parts.hostname or "127.0.0.1", parts.port or 5432)
+        self._url = parts
+        self._listener: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        user = self._url.username or ""
+        return urlunsplit(self._url._replace(netloc=f"{user}@127.0.0.1:{self.port}"))
+
+    async def __aenter__(self) -> Cuttable:
+        await self.restore()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.cut()
+
+    async def restore(self) -> None:
+        self._listener = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+        self.port = self._listener.sockets[0].getsockname()[1]
+
+    async def cut(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+            await self._listener.wait_closed()
+            self._listener = None
+        for writer in list(self._writers):
+            writer.transport.abort()
+        self._writers.clear()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self._server_at)
+        self._writers |= {writer, up_writer}
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.transport.abort()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        self._writers -= {writer, up_writer}

@@ -1,7 +1,10 @@
 """Small PDFs made in the tests: a page per text (Helvetica, ASCII), or pages with no text
-at all, as a scanner makes them (a real file pypdf reads, not a stand-in)."""
+at all, as a scanner makes them (a real file pypdf reads, not a stand-in); and a hostile one
+whose pages share one stream that decodes to megabytes."""
 
 from __future__ import annotations
+
+import zlib
 
 
 def _escape(line: str) -> str:
@@ -25,6 +28,11 @@ def make_pdf(pages: list[str]) -> bytes:
                        f"<< /Font << /F1 {font} 0 R >> >> /Contents {4 + 2 * i} 0 R >>".encode())
         objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
     objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    return _assemble(objects)
+
+
+def _assemble(objects: list[bytes]) -> bytes:
+    """The file of `objects` (numbered from 1; the first is the catalog)."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, 1):
@@ -36,3 +44,26 @@ def make_pdf(pages: list[str]) -> bytes:
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
         len(objects) + 1, xref)
     return bytes(out)
+
+
+def make_shared_stream_pdf(pages: int, decoded_bytes: int) -> bytes:
+    """A hostile PDF: `pages` pages that all show one Flate stream, which decodes to about
+    `decoded_bytes` of text-drawing operators (each page makes a reader parse all of it)."""
+    words = [f"w{n * 7919 % 10007:x}" for n in range(997)]
+    ops, size, i = [b"BT /F1 12 Tf 72 720 Td"], 0, 0
+    while size < decoded_bytes:
+        op = b"(%s %s %s) Tj 0 -14 Td" % tuple(words[(i + k) % 997].encode() for k in (0, 3, 7))
+        ops.append(op)
+        size += len(op) + 1
+        i += 11
+    content = zlib.compress(b"\n".join([*ops, b"ET"]), 9)
+    kids = " ".join(f"{4 + i} 0 R" for i in range(pages))
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>".encode(),
+               b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream"
+               % (len(content), content)]
+    font = 4 + pages
+    objects += [f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
+                f"<< /Font << /F1 {font} 0 R >> >> /Contents 3 0 R >>".encode()] * pages
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    return _assemble(objects)

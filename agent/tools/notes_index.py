@@ -10,8 +10,8 @@ The trigram tokenizer makes Chinese searchable without a word segmenter. The ind
 brought up to date before each search by comparing each file's modification time and
 size with what was indexed.
 
-Files are split and queries read on the event loop, so every regex here is linear in its
-text: a heading's closing `#`s are cut with string methods, not a lazy regex that rescans.
+Queries are read on the event loop, so every regex here is linear in its text (as
+agent/passages.py's, which splits the files).
 """
 
 from __future__ import annotations
@@ -26,9 +26,17 @@ from typing import Any, Protocol, runtime_checkable
 
 import aiosqlite
 
+from agent.passages import split_passages
+
 SUFFIXES = (".md", ".markdown", ".txt")
-PASSAGE_CHARS = 600
 MAX_FILE_BYTES = 2_000_000
+BATCH_ROWS = 50
+"""Passages an upload writes (or deletes) in one transaction: about 30 KB of text, some 30 ms
+of holding the database's write lock (docs/reliability.md has the figures)."""
+BATCH_PAUSE_S = 0.05
+"""The pause between an upload's transactions, in which a waiting writer's busy handler
+(which polls every up to 100 ms) finds the lock free."""
+
 
 @dataclass(frozen=True, slots=True)
 class PassageTable:
@@ -73,7 +81,6 @@ SCHEMA = (
 """The tables `SqliteNotesIndex` works on, as the agent creates them in its own in-memory
 database. A front end keeping the index in its database creates them its own way (with the
 passage tables' columns in the same order)."""
-_HEADING = re.compile(r"\s{0,3}#{1,6}(\s+)")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _WORD = re.compile(r"[^\W_]+")
 
@@ -122,41 +129,6 @@ class CourseNotes(Protocol):
     async def uploads(self, scope: int) -> list[Upload]: ...
 
     async def close(self) -> None: ...
-
-
-def split_passages(text: str) -> list[tuple[str, str]]:
-    """(heading, passage) pairs: paragraphs under their nearest heading, long ones cut."""
-    out: list[tuple[str, str]] = []
-    heading = ""
-    paragraph: list[str] = []
-
-    def flush() -> None:
-        body = " ".join(" ".join(paragraph).split())
-        paragraph.clear()
-        for start in range(0, len(body), PASSAGE_CHARS):
-            out.append((heading, body[start:start + PASSAGE_CHARS]))
-
-    for line in text.splitlines():
-        if (title := _heading(line)) is not None:
-            flush()
-            heading = title
-        elif line.strip():
-            paragraph.append(line.strip())
-        else:
-            flush()
-    flush()
-    return out
-
-
-def _heading(line: str) -> str | None:
-    """The title of a Markdown heading line (`## Title ##`), or None."""
-    match = _HEADING.match(line)
-    if match is None:
-        return None
-    rest = line[match.end():]
-    if not rest:  # only spaces after the #s: the last of them is the title (as ever was)
-        return line[-1] if len(match.group(1)) > 1 else None
-    return rest.rstrip().rstrip("#").rstrip() or rest[0]
 
 
 def match_query(query: str) -> tuple[str, list[str]]:
@@ -353,23 +325,41 @@ class SqliteNotesIndex:
     async def put_upload(self, scope: int, upload: Upload,
                          sections: list[tuple[str, str, str]]) -> bool:
         """Index an uploaded file's (location, heading, body) sections in `scope`, in place
-        of a file of the same name; whether one was replaced."""
-        async with self._lock, self._transaction():
-            replaced = await self._drop_upload(scope, upload.name)
-            await self.db.executemany(
-                "INSERT INTO notes_upload_passages (scope, name, location, heading, body)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(scope, upload.name, *section) for section in sections])
-            await self.db.execute(
-                "INSERT INTO notes_uploads (scope, name, kind, parts, chars)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (scope, upload.name, upload.kind, upload.parts, upload.chars))
+        of a file of the same name; whether one was replaced.
+
+        A file of a million characters takes a second of writes, so they go in batches of
+        `BATCH_ROWS`, each its own transaction, with a pause between them in which another
+        writer of the database (the bot's store) gets its turn. The file is listed from the
+        first batch on; a search meanwhile finds the part written so far."""
+        async with self._lock:
+            old = await self._rowids(scope, upload.name)
+            async with self._transaction():
+                cursor = await self.db.execute(
+                    "DELETE FROM notes_uploads WHERE scope = ? AND name = ?", (scope, upload.name))
+                await self.db.execute(
+                    "INSERT INTO notes_uploads (scope, name, kind, parts, chars)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (scope, upload.name, upload.kind, upload.parts, upload.chars))
+            replaced = cursor.rowcount > 0
+            await self._delete_rows(old)
+            rows = [(scope, upload.name, *section) for section in sections]
+            for start in range(0, len(rows), BATCH_ROWS):
+                await asyncio.sleep(BATCH_PAUSE_S if start else 0)
+                async with self._transaction():
+                    await self.db.executemany(
+                        "INSERT INTO notes_upload_passages (scope, name, location, heading,"
+                        " body) VALUES (?, ?, ?, ?, ?)", rows[start:start + BATCH_ROWS])
         return replaced
 
     async def forget_upload(self, scope: int, name: str) -> bool:
         """Remove an uploaded file from `scope`; whether there was one."""
-        async with self._lock, self._transaction():
-            return await self._drop_upload(scope, name)
+        async with self._lock:
+            rows = await self._rowids(scope, name)
+            async with self._transaction():
+                cursor = await self.db.execute(
+                    "DELETE FROM notes_uploads WHERE scope = ? AND name = ?", (scope, name))
+            await self._delete_rows(rows)
+            return cursor.rowcount > 0
 
     async def uploads(self, scope: int) -> list[Upload]:
         rows = await self.db.execute_fetchall(
@@ -377,12 +367,22 @@ class SqliteNotesIndex:
             (scope,))
         return [Upload(*row) for row in rows]
 
-    async def _drop_upload(self, scope: int, name: str) -> bool:
-        await self.db.execute(
-            "DELETE FROM notes_upload_passages WHERE scope = ? AND name = ?", (scope, name))
-        cursor = await self.db.execute(
-            "DELETE FROM notes_uploads WHERE scope = ? AND name = ?", (scope, name))
-        return cursor.rowcount > 0
+    async def _rowids(self, scope: int, name: str) -> list[int]:
+        """The passages of an uploaded file (read before writing: readers take no lock)."""
+        rows = await self.db.execute_fetchall(
+            "SELECT rowid FROM notes_upload_passages WHERE scope = ? AND name = ?",
+            (scope, name))
+        return [row[0] for row in rows]
+
+    async def _delete_rows(self, rowids: list[int]) -> None:
+        """Delete passages by rowid, in batches as `put_upload` writes them."""
+        for start in range(0, len(rowids), BATCH_ROWS):
+            await asyncio.sleep(BATCH_PAUSE_S if start else 0)
+            batch = rowids[start:start + BATCH_ROWS]
+            async with self._transaction():
+                await self.db.execute(
+                    "DELETE FROM notes_upload_passages WHERE rowid IN"
+                    f" ({', '.join('?' * len(batch))})", batch)
 
 
 @dataclass(frozen=True, slots=True)

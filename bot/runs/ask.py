@@ -73,6 +73,9 @@ class Front(Protocol):
     def queued(self, ahead: Callable[[], int]) -> None:
         """Too many runs at once: this one waits; `ahead()` counts those before it."""
 
+    async def not_saved(self) -> None:
+        """The run could not be stored, so it does not start (the asker is to be told)."""
+
     async def started(self, record: RunRecord, view: View) -> Gate | None:
         """Stored as `record`, about to fold into `view`. Who confirms actions (None: no one)."""
 

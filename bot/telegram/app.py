@@ -19,6 +19,7 @@ from agent.tool import Tool
 from bot.examples import load_examples
 from bot.runs.quota import Cooldowns
 from bot.runs.services import Shared
+from bot.runs.uploads import UploadGate
 from bot.settings import BotSettings
 from bot.telegram.admins import Admins
 from bot.telegram.context import CONTEXT_TYPES, BotData, Context, Parts
@@ -61,7 +62,8 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
                                    outbox=outbox, examples=load_examples(),
                                    typing=Typing(app.bot, pacer.budget),
                                    searches=searches and Cooldowns(searches.runs,
-                                                                   searches.window_s))
+                                                                   searches.window_s),
+                                   uploads=UploadGate.of(settings.notes_upload_rate_limit))
         await register_commands(app.bot)
         recovering.append(asyncio.create_task(recover_interrupted(services.runs, outbox)))
         _settle_heap()

@@ -4,7 +4,7 @@ class, so a handler asks for the narrow part it needs (`context.store`, `context
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
@@ -16,6 +16,7 @@ from bot.runs.hub import Hub
 from bot.runs.metrics import Metrics
 from bot.runs.quota import Cooldowns
 from bot.runs.services import Services, Shared
+from bot.runs.uploads import UploadGate
 from bot.settings import BotSettings
 from bot.store.prefs import ChatSettings
 from bot.store.transcripts import Store
@@ -36,6 +37,8 @@ class Parts:
     typing: Typing
     searches: Cooldowns | None = None
     """/history lists per sender (HISTORY_RATE_LIMIT); None: no limit."""
+    uploads: UploadGate = field(default_factory=lambda: UploadGate(None))
+    """Who may upload notes now (one at a time per chat, NOTES_UPLOAD_RATE_LIMIT)."""
 
     @property
     def settings(self) -> BotSettings:

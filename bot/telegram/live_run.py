@@ -14,6 +14,7 @@ from bot.runs.active import Active
 from bot.runs.execute import Runs
 from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
+from bot.store.retry import retried
 from bot.telegram.delivery.live import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
 from bot.telegram.delivery.typing_indicator import Typing
@@ -47,6 +48,9 @@ class ChatRun:
     def queued(self, ahead: Callable[[], int]) -> None:
         self.live.show(lambda: [text(self.run.run_lang, "queued", ahead=ahead())])
 
+    async def not_saved(self) -> None:
+        await self.live.finish([text(self.run.run_lang, "not_saved")])
+
     async def started(self, record: RunRecord, view: View) -> Gate | None:
         self.record, self.view = record, view
         self._tasks = [asyncio.create_task(self._remember_first()),
@@ -69,7 +73,8 @@ class ChatRun:
             self.view.add_notice(self.run.notice)
         ids = await self.live.finish(render_view(self.view, live=True))
         remember.cancel()
-        await self.runs.store.add_message_ids(self.record.id, ids)
+        await retried(lambda: self.runs.store.add_message_ids(self.record.id, ids),
+                      f"run {self.record.id}'s message ids")
 
     async def _typing_until_shown(self) -> None:
         """"typing…" until the run's first message is on screen (its edits show the rest)."""
@@ -80,7 +85,8 @@ class ChatRun:
         """Record page 1's id as soon as it exists, so a reply to it mid-run is a follow-up."""
         first = await self.live.first_sent()
         if first is not None:
-            await self.runs.store.add_message_ids(self.record.id, [first])
+            await retried(lambda: self.runs.store.add_message_ids(self.record.id, [first]),
+                          f"run {self.record.id}'s first message id")
 
 
 async def recover_interrupted(runs: Runs, outbox: Outbox) -> None:

@@ -124,6 +124,38 @@ _HTML: dict[str, tuple[str, str]] = {
     "notes_unreadable": ("{name} 无法读取（文件可能已损坏），没有收录。",
                          "{name} could not be read (the file may be damaged); nothing was "
                          "indexed."),
+    "notes_time": ("{name} 在 {s} 秒内一个字也没读出来，没有收录。",
+                   "Nothing could be read from {name} within {s} s, so nothing was indexed."),
+    "notes_memory": ("读取 {name} 需要的内存超过了上限，没有收录。",
+                     "Reading {name} needs more memory than allowed, so nothing was indexed."),
+    "notes_busy": ("本聊天的上一个文件还在读取，读完后再发送 {name}。",
+                   "This chat's previous file is still being read; send {name} again when it "
+                   "is done."),
+    "notes_rate_limited": ("你刚才上传了很多文件。请 {wait} 后再试。",
+                           "You have uploaded many files just now. Please try again in {wait}."),
+    "notes_cut_chars_text": ("只收录了前 {kept} 字（共 {total} 字）：每个文件最多收录 {cap} 字。",
+                             "Kept the first {kept} of its {total} characters: at most {cap} "
+                             "are kept per file."),
+    "notes_cut_chars_pdf": ("只收录了第 1–{pages} 页（共 {total} 页）：每个文件最多收录 {cap} 字。",
+                            "Kept pages 1–{pages} of {total}: at most {cap} characters are "
+                            "kept per file."),
+    "notes_cut_pages": ("只收录了第 1–{pages} 页（共 {total} 页）：每个文件最多读 {pages} 页。",
+                        "Kept pages 1–{pages} of {total}: at most {pages} pages are read per "
+                        "file."),
+    "notes_cut_time": ("只收录了第 1–{pages} 页（共 {total} 页）：读取 {s} 秒后停止了。",
+                       "Kept pages 1–{pages} of {total}: reading stopped after {s} s."),
+    "notes_cut_memory": ("只收录了第 1–{pages} 页（共 {total} 页）：读取用到了内存上限。",
+                         "Kept pages 1–{pages} of {total}: reading stopped at its memory "
+                         "limit."),
+    "notes_cut_unreadable": ("只收录了第 1–{pages} 页（共 {total} 页）：后面的页无法读取。",
+                             "Kept pages 1–{pages} of {total}: the next page could not be "
+                             "read."),
+    "notes_cut_text": ("只收录了前 {kept} 字（共 {total} 字）：读取在限制内没能完成。",
+                       "Kept the first {kept} of its {total} characters: reading did not "
+                       "finish within its limits."),
+    "notes_cut_long": ("有 {count} 页超过 {cap} 字，每页只收录了前 {cap} 字。",
+                       "{count} pages had more than {cap} characters; only the first {cap} of "
+                       "each were kept."),
     "notes_download_failed": ("没能从 Telegram 下载 {name}，请再发送一次。",
                               "{name} could not be downloaded from Telegram; please send it "
                               "again."),
@@ -161,6 +193,12 @@ _HTML: dict[str, tuple[str, str]] = {
                     "Glassbox restarted before this question was finished. Please ask again."),
     "failed": ("出了点问题，这个回答没能完成。请再试一次。",
                "Something went wrong and this answer could not be finished. Please try again."),
+    "transcript_unsaved": ("这个回答没能保存：数据库暂时连不上，/history 和 /show 里不会有它。",
+                           "This answer could not be saved: the database is unreachable for "
+                           "now, so /history and /show will not have it."),
+    "not_saved": ("这个问题没能保存，所以还没有开始回答。请再问一次。",
+                  "This question could not be saved, so it was not answered. Please ask "
+                  "again."),
     "queued": ("⏳ 排队中：前面还有 {ahead} 个问题，轮到时会自动开始。",
                "⏳ Queued: {ahead} ahead of you. Your question starts when there is room."),
     "handler_failed": ("抱歉，出了点问题，没能处理这条消息。请稍后再试。",

@@ -198,12 +198,18 @@ class _ApiRun:
             asyncio.Queue() if stream else None)
         self.handle: Active | None = None
         self.record: RunRecord | None = None
+        self.unsaved = False
 
     def claimed(self, run: Active) -> None:
         self.handle = run
 
     def queued(self, ahead: Callable[[], int]) -> None:
         """The caller waits for its answer all the same."""
+
+    async def not_saved(self) -> None:
+        self.unsaved = True
+        if self.heard is not None:
+            self.heard.put_nowait(None)
 
     async def started(self, record: RunRecord, view: View) -> Gate | None:
         self.record, self.view = record, view
@@ -225,6 +231,9 @@ class _ApiRun:
         """How the run ended, once its slot is free again (so the token may ask at once)."""
         assert self.handle is not None
         status = await self.handle.ended()
+        if self.unsaved:
+            raise ApiError(503, "not_saved", "The run could not be saved, so it did not start;"
+                           " please try again.", 5)
         if status is None or self.record is None:
             raise RuntimeError("the run failed before it was finished (logged)")
         return status

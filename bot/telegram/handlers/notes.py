@@ -1,13 +1,15 @@
 """/notes: course notes by upload. An admin sends a PDF, Markdown or text file with the caption
 `/notes` (or replies `/notes` to one already in the chat); the bot downloads it through the
-same Bot API server, indexes it for this chat's search_notes and says what it indexed.
+same Bot API server, reads it in a process of its own within limits (agent/tools/documents.py),
+indexes it for this chat's search_notes and says what it kept and what it cut. A chat reads
+one upload at a time, and a user may make NOTES_UPLOAD_RATE_LIMIT of them.
 `/notes` alone lists the chat's files; `/notes forget NAME` removes one (admins).
 The file itself is not kept: only its passages, in the store's notes index."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
+from datetime import timedelta
 
 from telegram import Document, Message, Update
 from telegram.constants import ChatType
@@ -15,12 +17,16 @@ from telegram.error import BadRequest, TelegramError
 from telegram.ext import BaseHandler, CommandHandler, MessageHandler, filters
 
 from agent.lang import Lang
-from agent.tools.documents import DocumentError, kind_of, read_document
-from agent.tools.notes_index import Upload
+from agent.tools.documents import Document as ReadDocument
+from agent.tools.documents import DocumentError, Limits, Stop, kind_of, read_document
+from agent.tools.notes_index import CourseNotes, Upload
+from bot.runs.uploads import Refusal
+from bot.settings import BotSettings
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import Sender, is_admin, sender_of, words_lang
 from bot.view.i18n import text
+from bot.view.when import wait_text
 
 log = logging.getLogger(__name__)
 
@@ -86,28 +92,71 @@ async def _index(update: Update, context: Context, msg: Message, document: Docum
     if size > MAX_DOWNLOAD_BYTES:
         await say(text(lang, "notes_too_big", name=name, mb=f"{size / 1024 / 1024:.1f}"))
         return
+    exempt = context.settings.is_admin(sender.id)
+    with context.parts.uploads.enter(msg.chat_id, sender.id, exempt) as (refused, wait):
+        said = "" if refused else await _read_and_index(context, msg, document, name, lang,
+                                                          index)
+    if refused is None:
+        await say(said)  # the chat's slot is free by the time its uploader reads this
+        return
+    refusal, kind = ((text(lang, "notes_busy", name=name), Notice.BUSY)
+                     if refused is Refusal.BUSY else
+                     (text(lang, "notes_rate_limited",
+                           wait=wait_text(timedelta(seconds=wait), lang)), Notice.TOO_OFTEN))
+    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, refusal, kind, "notes")
+
+
+async def _read_and_index(context: Context, msg: Message, document: Document, name: str,
+                          lang: Lang, index: CourseNotes) -> str:
+    """Download, read and index the file; what to tell the uploader."""
+    size = document.file_size or 0
     try:
         file = await context.bot.get_file(document.file_id)
         data = bytes(await file.download_as_bytearray())
     except BadRequest as err:
         key = "notes_too_big" if "too big" in err.message.lower() else "notes_download_failed"
-        await say(text(lang, key, name=name, mb=f"{size / 1024 / 1024:.1f}"))
-        return
+        return text(lang, key, name=name, mb=f"{size / 1024 / 1024:.1f}")
     except TelegramError as err:
         log.warning("chat %s: downloading %s failed (%s)", msg.chat_id, name, err)
-        await say(text(lang, "notes_download_failed", name=name))
-        return
+        return text(lang, "notes_download_failed", name=name)
+    limits = upload_limits(context.settings)
     try:
-        read = await asyncio.to_thread(read_document, name, data)
+        read = await read_document(name, data, limits)
     except DocumentError as err:
-        await say(text(lang, f"notes_{err.reason}", name=name, mb=""))
-        return
+        return text(lang, f"notes_{err.reason}", name=name, mb="", s=f"{limits.seconds:g}")
+    del data
     upload = Upload(read.name, read.kind, read.parts, read.chars)
     replaced = await index.put_upload(msg.chat_id, upload, [
         (section.location, section.heading, section.body) for section in read.sections])
     key = "notes_indexed_pdf" if read.kind == "pdf" else "notes_indexed_text"
-    done = text(lang, key, name=name, parts=read.parts, chars=f"{read.chars:,}")
-    await say(done + (" " + text(lang, "notes_replaced") if replaced else ""))
+    said = [text(lang, key, name=name, parts=read.parts, chars=f"{read.chars:,}")]
+    said += cut_lines(lang, read, limits)
+    if replaced:
+        said.append(text(lang, "notes_replaced"))
+    return " ".join(said)
+
+
+def upload_limits(settings: BotSettings) -> Limits:
+    return Limits(chars=settings.notes_max_chars, seconds=settings.notes_extract_timeout_s,
+                  memory_mb=settings.notes_extract_memory_mb)
+
+
+def cut_lines(lang: Lang, read: ReadDocument, limits: Limits) -> list[str]:
+    """What of the file was not kept, and why (none: all of it was)."""
+    lines = []
+    if read.stop is not Stop.NONE:
+        if read.kind != "pdf":
+            key = "notes_cut_chars_text" if read.stop is Stop.CHARS else "notes_cut_text"
+            lines.append(text(lang, key, kept=f"{read.chars:,}", total=f"{read.total:,}",
+                              cap=f"{limits.chars:,}"))
+        else:
+            lines.append(text(lang, f"notes_cut_{read.stop.value}", pages=read.parts,
+                              total=read.total, cap=f"{limits.chars:,}",
+                              s=f"{limits.seconds:g}"))
+    if read.long_pages:
+        lines.append(text(lang, "notes_cut_long", count=read.long_pages,
+                          cap=f"{limits.page_chars:,}"))
+    return lines
 
 
 async def _forget(context: Context, msg: Message, sender: Sender, name: str) -> None:
