@@ -52,17 +52,23 @@ def _with_database(url: str, name: str) -> str:
 @asynccontextmanager
 async def fresh_postgres() -> AsyncIterator[str]:
     """The URL of a new, empty database on the test server, dropped after."""
-    url = server_url()
+    async with new_database(server_url()) as url:
+        yield url
+
+
+@asynccontextmanager
+async def new_database(server: str) -> AsyncIterator[str]:
+    """The URL of a new, empty database on the server at `server`, dropped after."""
     name = "glassbox_test_" + secrets.token_hex(6)
-    admin = await asyncpg.connect(url)
+    admin = await asyncpg.connect(server)
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
     finally:
         await admin.close()
     try:
-        yield _with_database(url, name)
+        yield _with_database(server, name)
     finally:
-        admin = await asyncpg.connect(url)
+        admin = await asyncpg.connect(server)
         try:
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:
