@@ -27,7 +27,7 @@ from pathlib import Path
 from bench.figures import percentile
 from bench.live import GROUP_BASE, USER_BASE, Asked, ask, delivered, shown_at
 from bench.stage import ROOT, Stage, bot_replies, final_pages, question_of, rss_kib, stage
-from tests.dbkit import new_database
+from tests.dbkit import create_database, drop_database
 from tests.fakes.telegram import (
     GLOBAL_MAX,
     GROUP_MAX,
@@ -217,14 +217,13 @@ def checkout(ref: str) -> Iterator[Path]:
 def on_postgres(server: str) -> Iterator[str]:
     """DATABASE_URL set to a new database on `server` (dropped after), for the bots started
     meanwhile."""
-    made = new_database(server)
-    url = asyncio.run(made.__aenter__())
+    url = asyncio.run(create_database(server))
     os.environ["DATABASE_URL"] = url
     try:
         yield url
     finally:
         del os.environ["DATABASE_URL"]
-        asyncio.run(made.__aexit__(None, None, None))
+        asyncio.run(drop_database(url))
 
 
 def measure(level: Level, code: Path, label: str) -> Result:
