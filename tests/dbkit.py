@@ -52,21 +52,40 @@ def _with_database(url: str, name: str) -> str:
 @asynccontextmanager
 async def fresh_postgres() -> AsyncIterator[str]:
     """The URL of a new, empty database on the test server, dropped after."""
-    url = server_url()
-    name = "glassbox_test_" + secrets.token_hex(6)
-    admin = await asyncpg.connect(url)
+    async with new_database(server_url()) as url:
+        yield url
+
+
+@asynccontextmanager
+async def new_database(server: str) -> AsyncIterator[str]:
+    """The URL of a new, empty database on the server at `server`, dropped after."""
+    url = await create_database(server)
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        yield url
+    finally:
+        await drop_database(url)
+
+
+async def create_database(server: str) -> str:
+    """A new, empty database on the server at `server`: its URL."""
+    name = "glassbox_test_" + secrets.token_hex(6)
+    await _as_admin(server, f'CREATE DATABASE "{name}"')
+    return _with_database(server, name)
+
+
+async def drop_database(url: str) -> None:
+    """Drop the database of `url` (made by create_database), whoever is still connected."""
+    name = urlsplit(url).path.lstrip("/")
+    await _as_admin(_with_database(url, "postgres"), f'DROP DATABASE IF EXISTS "{name}"'
+                                                     " WITH (FORCE)")
+
+
+async def _as_admin(server: str, statement: str) -> None:
+    admin = await asyncpg.connect(server)
+    try:
+        await admin.execute(statement)
     finally:
         await admin.close()
-    try:
-        yield _with_database(url, name)
-    finally:
-        admin = await asyncpg.connect(url)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
 
 
 @asynccontextmanager
