@@ -11,6 +11,7 @@ text: each is linear (possessive quantifiers, no nested repeats).
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -55,8 +56,10 @@ _MONTH = ("(?:" + "|".join(sorted({m for n in _MONTHS for m in (n, n[:3])} | {"s
                                   key=len, reverse=True)) + r")\b\.?+")
 _ZD = "零〇一二两三四五六七八九十"
 _ZMD = rf"(?:\d{{1,2}}|[{_ZD}]{{1,3}})"
+_FIRST = rf"[\dA-Za-z{ZH}上下晚凌中早傍负−\-{re.escape(SIGNS)}]"
+"""What a figure can start with: looked ahead for first, the pattern skips other text fast."""
 _FIGURE = re.compile(
-    r"(?i)(?<![A-Za-z0-9_.\-/])(?:"
+    rf"(?i)(?={_FIRST})(?<![A-Za-z0-9_.\-/])(?:"
     rf"(?P<iso>(?P<iy>\d{{4}})[-/](?P<im>\d{{1,2}})[-/](?P<id>\d{{1,2}}))(?![\d:])"
     rf"|(?P<my>(?P<mym>{_MONTH})[ \t]++(?P<myy>\d{{4}}))(?!\d)"
     rf"|(?P<md>(?P<mdm>{_MONTH})[ \t]++(?P<mdd>\d{{1,2}})(?:st|nd|rd|th)?+"
@@ -74,11 +77,15 @@ _FIGURE = re.compile(
     r"(?(zap)|(?<=[半分])))"
     rf"|(?P<zn>(?P<zneg>零下|负)?+(?P<zpct>百分之)?+(?P<zv>[{ZH}]++(?:点[{_ZD}]++)?+)"
     rf"(?P<zu>{UNITS}|人|岁)?+)"
-    rf"|(?P<n>(?P<neg>[-−])?+(?P<sign>[{re.escape(SIGNS)}])?+"
-    r"(?P<num>\d{1,3}(?:,\d{3})++(?:\.\d++)?+|\d++(?:\.\d++)?+)(?![\d,.]\d)"
+    rf"|(?P<n>(?P<neg>[-−]|零下|负)?+(?P<sign>[{re.escape(SIGNS)}])?+"
+    r"(?P<num>\d{1,3}(?:,\d{3})++(?:\.\d++)?+|\d++(?:\.\d++)?+)(?![\d,.]\d|/\d)"
     r"(?:[ \t]?+(?P<big>万|亿|million\b|billion\b|thousand\b))?+"
     rf"(?:[ \t]?+(?P<unit>{UNITS})(?![A-Za-z]))?+)"
     r")")
+MAX_READ = 5_000
+"""Numbers, dates and times read of one text: past them a text is no source a class would
+check figure by figure, and reading stays cheap however long a hostile text is."""
+_COUNTS = frozenset({Unit.HOUR, Unit.MINUTE, Unit.DAY, Unit.YEAR})
 _BIG = {"万": 4, "亿": 8, "thousand": 3, "million": 6, "billion": 9}
 _CODE_FENCE = re.compile(r"^[ \t]*+(?:```|~~~)", re.M)
 _HIDDEN = re.compile(
@@ -89,16 +96,17 @@ _HIDDEN = re.compile(
     r"|第[\d" + ZH + r"]++"  # Chinese ordinals
     r"|(?i:\b(?:python|iso|rfc|pep|version|http|utf|ipv|gpt|qwen|llama|windows|macos|ios|"
     r"android|java|node|es|ecma|ieee|cve|ubuntu|debian|chrome|firefox|v)[ \t\-]*+\d[\d.]*+)"
-    r"|\d++(?:\.\d++){2,}+",  # 3.11.2: a version
+    r"|(?<![\d.])\d++(?:\.\d++){2,}+",  # 3.11.2: a version
     re.M)
 
 
-def figures(text: str, *, answer: bool = True) -> list[Figure]:
-    """The figures of `text`, in order. `answer`: read as an answer (a source's digits are
-    all read: a list number of a tool's text may be what the answer quotes)."""
+def figures(text: str, *, answer: bool = True, limit: int = MAX_READ) -> list[Figure]:
+    """The figures of `text`, in order, of its first `limit` numbers, dates and times.
+    `answer`: read as an answer (a source's digits are all read: a list number of a tool's
+    text may be what the answer quotes)."""
     masked = _mask(text) if answer else text
     out = []
-    for match in _FIGURE.finditer(masked):
+    for match in itertools.islice(_FIGURE.finditer(masked), limit):
         figure = _read(match, text)
         if figure is None:
             continue
@@ -131,8 +139,9 @@ def _counts(figure: Figure, match: re.Match[str]) -> bool:
     numeral without a unit (一样, 十分), nor a number glued to letters (2nd, 3x)."""
     if figure.kind != Kind.NUMBER:
         return True
-    if match["zn"]:
-        return bool(match["zneg"] or match["zpct"] or match["zu"])
+    if match.lastgroup == "zn":  # 一天, 两个小时: idioms as often as counts
+        small_count = figure.unit in _COUNTS and abs(figure.value) < 10
+        return bool(match["zneg"] or match["zpct"] or (match["zu"] and not small_count))
     tail = match.string[match.end():match.end() + 1]
     if tail.isascii() and tail.isalpha():
         return False
@@ -146,34 +155,38 @@ def _read(m: re.Match[str], text: str) -> Figure | None:
     if text[end - 1] == "." and not text[start:end].lower().endswith(".m."):
         end -= 1  # the sentence's full stop
     raw = text[start:end]
-    if m["iso"]:
+    kind = m.lastgroup  # the alternative that matched: its group closes last
+    if kind == "n":
+        return _number(m, start, end, raw)
+    if kind == "iso":
         return _date(start, end, raw, m["iy"], m["im"], m["id"])
-    if m["my"]:
+    if kind == "my":
         return _date(start, end, raw, m["myy"], _month(m["mym"]), None)
-    if m["md"]:
+    if kind == "md":
         return _date(start, end, raw, m["mdy"], _month(m["mdm"]), m["mdd"])
-    if m["dm"]:
+    if kind == "dm":
         return _date(start, end, raw, m["dmy"], _month(m["dmm"]), m["dmd"])
-    if m["zdate"]:
+    if kind == "zdate":
         return _date(start, end, raw, m["zy"], m["zm"] or m["zm2"], m["zd"] or m["zd2"])
-    if m["clock"] or m["hour"]:
+    if kind in ("clock", "hour"):
         hour, minute = int(m["h"] or m["hh"]), int(m["mi"] or 0)
         half = (m["ap"] or m["hap"] or "").lower()
         return _time(start, end, raw, hour, minute, half == "p" if half else None)
-    if m["zclock"]:
+    if kind == "zclock":
         hour, minute = _int(m["zh"]), 30 if m["zhalf"] else _int(m["zmin"] or "0")
         pm = None if not m["zap"] else m["zap"] in ("下午", "晚上", "傍晚") or (
             m["zap"] == "中午" and hour < 3)
         return None if hour is None or minute is None else _time(start, end, raw, hour,
                                                                    minute, pm)
-    if m["zn"]:
-        parsed = zh_number(m["zv"])
-        if parsed is None:
-            return None
-        value, exponent = parsed
-        unit = Unit.PERCENT if m["zpct"] else unit_of(m["zu"] or "")
-        return Figure(start, end, raw, Kind.NUMBER, -value if m["zneg"] else value,
-                      exponent, unit)
+    parsed = zh_number(m["zv"])
+    if parsed is None:
+        return None
+    value, exponent = parsed
+    unit = Unit.PERCENT if m["zpct"] else unit_of(m["zu"] or "")
+    return Figure(start, end, raw, Kind.NUMBER, -value if m["zneg"] else value, exponent, unit)
+
+
+def _number(m: re.Match[str], start: int, end: int, raw: str) -> Figure:
     number = Decimal(m["num"].replace(",", ""))
     exponent = number.as_tuple().exponent
     assert isinstance(exponent, int)

@@ -6,7 +6,8 @@ ones quietly (bot/view/grounding.py). Each figure is checked against stated rule
 one to hold wins: the same value, date or time as an observation, the question or the
 history (exact, or rounded to the figure's own precision); a unit conversion of such a
 value; an amount through an exchange rate a source states; sums, differences, products,
-ratios and means of two or three backed figures. No rule: unbacked. A mark on a backed
+ratios and means of two or three backed figures (the answer's own, for a figure of
+fewer than three significant digits). No rule: unbacked. A mark on a backed
 figure teaches a class to ignore marks, so every rule is tested and the whole is measured
 for precision and recall on hand-labelled answers (bench/grounding.py).
 """
@@ -22,23 +23,22 @@ from decimal import Decimal
 from agent.figures import Figure, Kind, figures
 from agent.ledger import Backing, Entry, Rule
 from agent.prompts import Turn
-from agent.units import CURRENCIES, Unit, conversions
+from agent.source_index import Source, Sources, half
+from agent.units import CURRENCIES, Unit
 
 MAX_FIGURES = 300
 """Figures of one answer that get an entry; later ones are left unchecked (and unmarked)."""
+MAX_ANSWER_CHARS = 20_000
+"""Of a longer answer, the figures of its first 20,000 characters are checked."""
 MAX_OPERANDS = 16
-"""Source figures arithmetic combines in pairs (120 pairs); the first MAX_TRIPLES in threes."""
+"""Figures arithmetic combines in pairs (120 pairs), of the sources and of the answer's own
+backed ones; the first MAX_TRIPLES of each in threes. A bounded search."""
 MAX_TRIPLES = 10
-MAX_NEAR = 6
-"""Backed figures of the same sentence of the answer that arithmetic may use too."""
+MAX_RATES = 8
+"""Exchange rates the sources state that amounts are tried through."""
+MAX_NEAR = 8
+"""Figures either side of an amount in which a worked example's amount is looked for."""
 _SENTENCE = re.compile(r"[.!?。！？;；\n]")
-
-
-@dataclass(frozen=True, slots=True)
-class _Source:
-    figure: Figure
-    backing: Backing
-    n: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,22 +55,31 @@ def ledger(answer: str, observations: Sequence[str], question: str = "",
     texts = [*((Backing.OBSERVATION, n, text) for n, text in enumerate(observations, 1)),
              (Backing.QUESTION, 0, question),
              *((Backing.HISTORY, 0, f"{t.question}\n{t.answer}") for t in history)]
-    sources = [_Source(f, backing, n) for backing, n, text in texts
-               for f in figures(text, answer=False)]
-    rates = [rate for _, _, text in texts for rate in _rates(text)]
-    found = figures(answer)[:MAX_FIGURES]
-    entries = [_direct(f, sources) or _converted(f, sources) for f in found]
-    for i, figure in enumerate(found):  # rates may use an amount the answer chose
+    read = [(backing, n, text, figures(text, answer=False)) for backing, n, text in texts]
+    sources = Sources(Source(f, backing, n) for backing, n, _, found in read for f in found)
+    rates = list({(r.frm, r.to, r.value): r for _, _, text, found in read
+                  for r in _rates(text, found)}.values())[:MAX_RATES]
+    found = figures(_head(answer))[:MAX_FIGURES]
+    entries = [_direct(f, sources) for f in found]
+    for i in range(len(found)):  # rates may use an amount the answer chose
         if entries[i] is None:
-            entries[i] = _through_rate(figure, sources, rates, found, entries, answer)
-    pool, operands = _pool([s for s in sources if s.figure.kind == Kind.NUMBER])
+            entries[i] = _through_rate(i, found, sources, rates, entries, answer)
+    sourced, operands = _pool(sources.numbers())
+    own, backed = _pool([f for f, e in zip(found, entries, strict=True)
+                         if e is not None and f.kind == Kind.NUMBER])
+    mixed = [v for a in backed for b in operands for v in _pairs(a, b)]
     for i, figure in enumerate(found):
         if entries[i] is None and figure.kind == Kind.NUMBER:
-            near = [f for f, e in zip(found, entries, strict=True)
-                    if e is not None and f is not figure and f.kind == Kind.NUMBER
-                    and _same_sentence(answer, f, figure)][:MAX_NEAR]
-            entries[i] = _computed(figure, pool, near, operands)
+            entries[i] = _computed(figure, own, sourced, mixed)
     return tuple(e or _entry(f, Backing.UNBACKED) for f, e in zip(found, entries, strict=True))
+
+
+def _head(answer: str) -> str:
+    """`answer` up to MAX_ANSWER_CHARS, cut at a space so no figure is cut in two."""
+    if len(answer) <= MAX_ANSWER_CHARS:
+        return answer
+    cut = answer.rfind(" ", 0, MAX_ANSWER_CHARS)
+    return answer[:cut if cut > 0 else MAX_ANSWER_CHARS]
 
 
 def unfounded(entries: Iterable[Entry]) -> tuple[str, ...]:
@@ -83,70 +92,32 @@ def _entry(f: Figure, backing: Backing, rule: Rule = Rule.NONE, source: int = 0,
     return Entry(f.start, f.end, f.text, backing, rule, source, inputs)
 
 
-def _half(f: Figure) -> Decimal:
-    return Decimal(1).scaleb(f.exponent) / 2
-
-
 def _near(f: Figure, value: Decimal) -> bool:
-    return abs(f.value - value) <= _half(f)
+    return abs(f.value - value) <= half(f)
 
 
 def _compatible(a: Unit, b: Unit) -> bool:
     return a == b or Unit.NONE in (a, b)
 
 
-def _year_like(f: Figure) -> bool:
-    return f.unit == Unit.NONE and f.exponent == 0 and 1000 <= f.value <= 2100
-
-
-def _direct(f: Figure, sources: Sequence[_Source]) -> Entry | None:
-    """The same value, date or time as a source (exact, or rounded to `f`'s precision)."""
-    for s in sources:
-        rule = _same(f, s.figure)
-        if rule is not None:
-            return _entry(f, s.backing, rule, s.n)
+def _direct(f: Figure, sources: Sources) -> Entry | None:
+    """The same value, date or time as a source (exact, or rounded to `f`'s precision), or
+    a unit conversion of a source's value."""
+    same = sources.same(f)
+    if same is not None:
+        source, rule = same
+        return _entry(f, source.backing, rule, source.n)
+    converted = sources.converted(f)
+    if converted is not None:
+        return _entry(f, Backing.COMPUTED, Rule.CONVERTED, converted.n,
+                      (converted.figure.text,))
     return None
 
 
-def _same(f: Figure, s: Figure) -> Rule | None:
-    if f.kind == Kind.NUMBER and s.kind == Kind.NUMBER:
-        if not _compatible(f.unit, s.unit):
-            return None
-        if f.value == s.value:
-            return Rule.EXACT
-        return Rule.ROUNDED if _near(f, s.value) else None
-    if f.kind == Kind.DATE and s.kind == Kind.DATE:
-        agree = all(a is None or a == b for a, b in zip(f.date, s.date, strict=True))
-        return Rule.DATE if agree else None
-    if f.kind == Kind.NUMBER and s.kind == Kind.DATE and _year_like(f):
-        return Rule.DATE if s.date[0] == f.value else None
-    if f.kind == Kind.DATE and s.kind == Kind.NUMBER and f.date[1:] == (None, None):
-        return Rule.DATE if _year_like(s) and s.value == f.date[0] else None
-    if f.kind == Kind.TIME and s.kind == Kind.TIME:
-        (fh, fm, f_half), (sh, sm, s_half) = f.time, s.time
-        hours_agree = fh == sh or (not (f_half and s_half) and fh % 12 == sh % 12)
-        return Rule.TIME if fm == sm and hours_agree else None
-    return None
-
-
-def _converted(f: Figure, sources: Sequence[_Source]) -> Entry | None:
-    """A unit conversion of a source's value, to `f`'s unit (or, for a figure without a
-    unit, of three digits or more, to any unit of the same kind)."""
-    if f.kind != Kind.NUMBER:
-        return None
-    for s in sources:
-        if s.figure.kind != Kind.NUMBER:
-            continue
-        for unit, value in conversions(s.figure.value, s.figure.unit):
-            fits = f.unit == unit or (f.unit == Unit.NONE and (f.digits >= 3 or unit == Unit.NONE))
-            if fits and _near(f, value):
-                return _entry(f, Backing.COMPUTED, Rule.CONVERTED, s.n, (s.figure.text,))
-    return None
-
-
-def _rates(text: str) -> list[_Rate]:
-    """The exchange rates `text` states: "100 USD = 729.94 CNY", "1 USD = 7.2994 CNY"."""
-    found = [f for f in figures(text, answer=False) if f.unit in CURRENCIES]
+def _rates(text: str, found: Sequence[Figure]) -> list[_Rate]:
+    """The exchange rates `text` (whose figures are `found`) states: "100 USD = 729.94
+    CNY", "1 USD = 7.2994 CNY"."""
+    found = [f for f in found if f.unit in CURRENCIES]
     out = []
     for a, b in itertools.pairwise(found):
         if a.unit != b.unit and a.value and b.value and "=" in text[a.end:b.start]:
@@ -156,20 +127,22 @@ def _rates(text: str) -> list[_Rate]:
     return out
 
 
-def _through_rate(f: Figure, sources: Sequence[_Source], rates: Sequence[_Rate],
-                  found: Sequence[Figure], entries: list[Entry | None],
-                  answer: str) -> Entry | None:
+def _through_rate(i: int, found: Sequence[Figure], sources: Sources, rates: Sequence[_Rate],
+                  entries: list[Entry | None], answer: str) -> Entry | None:
     """An amount through a stated rate: of a source's amount, or of an amount the answer
     chose for a worked example in the same sentence (which the example then backs)."""
+    f = found[i]
     if f.kind != Kind.NUMBER or (f.unit not in CURRENCIES and f.unit != Unit.NONE):
         return None
     for rate in rates:
         if f.unit not in (rate.to, Unit.NONE) or (f.digits < 3 and f.exponent >= 0):
             continue
-        for s in sources:
-            if s.figure.unit == rate.frm and _near(f, s.figure.value * rate.value):
-                return _entry(f, Backing.COMPUTED, Rule.RATE, s.n, (s.figure.text, rate.text))
-        for j, x in enumerate(found):
+        lo, hi = sorted(((f.value - half(f)) / rate.value, (f.value + half(f)) / rate.value))
+        s = sources.amount(rate.frm, lo, hi)
+        if s is not None:
+            return _entry(f, Backing.COMPUTED, Rule.RATE, s.n, (s.figure.text, rate.text))
+        for j in range(max(0, i - MAX_NEAR), min(len(found), i + MAX_NEAR + 1)):
+            x = found[j]
             if (x.unit == rate.frm and _same_sentence(answer, x, f)
                     and _near(f, x.value * rate.value)):
                 if entries[j] is None:
@@ -186,17 +159,16 @@ def _same_sentence(answer: str, a: Figure, b: Figure) -> bool:
 _Value = tuple[Decimal, Unit, Rule, tuple[str, ...]]
 
 
-def _pool(sources: Sequence[_Source]) -> tuple[list[_Value], list[Figure]]:
-    """What arithmetic on the first source figures gives: every pair, and the first few
-    in threes (a bounded search: at most 840 + 360 values)."""
-    operands = list({(s.figure.value, s.figure.unit): s.figure for s in sources}.values())
-    operands = operands[:MAX_OPERANDS]
+def _pool(numbers: Sequence[Figure]) -> tuple[list[_Value], list[Figure]]:
+    """What arithmetic on the first figures of `numbers` gives: every pair, and the first
+    few in threes (at most 120 pairs and 120 threes); and the figures it used."""
+    operands = list({(f.value, f.unit): f for f in numbers}.values())[:MAX_OPERANDS]
     out: list[_Value] = []
     for a, b in itertools.combinations(operands, 2):
         out += _pairs(a, b)
     for a, b, c in itertools.combinations(operands[:MAX_TRIPLES], 3):
+        texts = (a.text, b.text, c.text)
         if a.unit == b.unit == c.unit:
-            texts = (a.text, b.text, c.text)
             total = a.value + b.value + c.value
             out += [(total, a.unit, Rule.SUM, texts), (total / 3, a.unit, Rule.MEAN, texts)]
         if a.unit == b.unit == c.unit == Unit.NONE:
@@ -206,7 +178,8 @@ def _pool(sources: Sequence[_Source]) -> tuple[list[_Value], list[Figure]]:
 
 def _pairs(a: Figure, b: Figure) -> list[_Value]:
     """Sums, differences and means of two figures of one unit; products and ratios where
-    the units allow (a percentage counts as a fraction)."""
+    the units allow (a percentage counts as a fraction); an amount a percentage more or
+    less."""
     texts = (a.text, b.text)
     out: list[_Value] = []
     if a.unit == b.unit:
@@ -225,6 +198,11 @@ def _pairs(a: Figure, b: Figure) -> list[_Value]:
             out.append((x / y, xu, Rule.RATIO, texts))
         if x and xu == Unit.NONE:
             out.append((y / x, yu, Rule.RATIO, texts[::-1]))
+    for amount, percent in ((a, b), (b, a)):  # 20% off 150 is 120; 5% more than 3840
+        if percent.unit == Unit.PERCENT and amount.unit != Unit.PERCENT:
+            rate, pair = percent.value / 100, (amount.text, percent.text)
+            out += [(amount.value * (1 + rate), amount.unit, Rule.PERCENT_CHANGE, pair),
+                    (amount.value * (1 - rate), amount.unit, Rule.PERCENT_CHANGE, pair)]
     return out
 
 
@@ -232,14 +210,15 @@ def _factor(f: Figure) -> tuple[Decimal, Unit]:
     return (f.value / 100, Unit.NONE) if f.unit == Unit.PERCENT else (f.value, f.unit)
 
 
-def _computed(f: Figure, pool: Sequence[_Value], near: Sequence[Figure],
-              operands: Sequence[Figure]) -> Entry | None:
-    """Arithmetic on backed figures (the sources' and the sentence's): exact, or within
-    `f`'s precision when `f` has three significant digits or more (fewer would match too
-    much by chance)."""
-    extra = [v for i, a in enumerate(near) for b in [*near[i + 1:], *operands]
-             for v in _pairs(a, b)]
-    for value, unit, rule, inputs in itertools.chain(pool, extra):
+def _computed(f: Figure, own: Sequence[_Value], sourced: Sequence[_Value],
+              mixed: Sequence[_Value]) -> Entry | None:
+    """Arithmetic on backed figures. A figure of three significant digits or more may come
+    from any: the sources' (`sourced`), the answer's own backed ones (`own`), one of each
+    (`mixed`), within its precision. A shorter one would match too much by chance ("13" is
+    7.8 + 5.2 of a weather report): it must be exactly what the answer's own figures give
+    ("41 wins and 65 poles, 106 in all", "from 1994 to 2006, 12 years")."""
+    values = itertools.chain(own, sourced, mixed) if f.digits >= 3 else own
+    for value, unit, rule, inputs in values:
         if not _compatible(f.unit, unit):
             continue
         if f.value == value or (f.digits >= 3 and _near(f, value)):

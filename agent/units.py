@@ -1,5 +1,6 @@
 """The units a figure may carry, as written in English and Chinese, and conversions between
-those of one kind (°C/°F/K, km/h, m/s, mph, km/mi, a percentage and a fraction)."""
+those of one kind (°C/°F/K, km/h, m/s, mph, km/m/mi/ft, hours and minutes, a percentage
+and a fraction). A count of hours, days or years is a figure even when it is one digit."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ class Unit(StrEnum):
     MS = "m/s"
     MPH = "mph"
     KM = "km"
+    M = "m"
+    FOOT = "ft"
     MILE = "mi"
     PERCENT = "%"
     AREA = "km²"
@@ -26,6 +29,10 @@ class Unit(StrEnum):
     EUR = "EUR"
     GBP = "GBP"
     JPY = "JPY"
+    HOUR = "h"
+    MINUTE = "min"
+    DAY = "d"
+    YEAR = "yr"
 
 
 CURRENCIES = frozenset({Unit.USD, Unit.CNY, Unit.EUR, Unit.GBP, Unit.JPY})
@@ -36,6 +43,11 @@ _WORDS: dict[str, Unit] = {
     "°f": Unit.FAHRENHEIT, "℉": Unit.FAHRENHEIT, "华氏度": Unit.FAHRENHEIT,
     "k": Unit.KELVIN, "km/h": Unit.KMH, "kph": Unit.KMH, "公里/小时": Unit.KMH,
     "千米/小时": Unit.KMH, "m/s": Unit.MS, "米/秒": Unit.MS, "mph": Unit.MPH,
+    "m": Unit.M, "metres": Unit.M, "meters": Unit.M, "metre": Unit.M, "meter": Unit.M,
+    "米": Unit.M, "ft": Unit.FOOT, "feet": Unit.FOOT, "英尺": Unit.FOOT,
+    "hours": Unit.HOUR, "hour": Unit.HOUR, "小时": Unit.HOUR, "个小时": Unit.HOUR,
+    "minutes": Unit.MINUTE, "minute": Unit.MINUTE, "分钟": Unit.MINUTE,
+    "days": Unit.DAY, "day": Unit.DAY, "天": Unit.DAY, "years": Unit.YEAR, "year": Unit.YEAR,
     "km": Unit.KM, "kilometres": Unit.KM, "kilometers": Unit.KM, "公里": Unit.KM,
     "千米": Unit.KM, "miles": Unit.MILE, "mile": Unit.MILE, "mi": Unit.MILE, "英里": Unit.MILE,
     "%": Unit.PERCENT, "percent": Unit.PERCENT, "per cent": Unit.PERCENT,
@@ -61,6 +73,7 @@ def unit_of(word: str) -> Unit:
 
 _KMH_PER_MS = Decimal("3.6")
 _KM_PER_MILE = Decimal("1.609344")
+_M_PER_FOOT = Decimal("0.3048")
 _Conversion = Callable[[Decimal], Decimal]
 _TO: dict[tuple[Unit, Unit], _Conversion] = {
     (Unit.CELSIUS, Unit.FAHRENHEIT): lambda v: v * 9 / 5 + 32,
@@ -77,6 +90,12 @@ _TO: dict[tuple[Unit, Unit], _Conversion] = {
     (Unit.MPH, Unit.MS): lambda v: v * _KM_PER_MILE / _KMH_PER_MS,
     (Unit.KM, Unit.MILE): lambda v: v / _KM_PER_MILE,
     (Unit.MILE, Unit.KM): lambda v: v * _KM_PER_MILE,
+    (Unit.M, Unit.KM): lambda v: v / 1000,
+    (Unit.KM, Unit.M): lambda v: v * 1000,
+    (Unit.M, Unit.FOOT): lambda v: v / _M_PER_FOOT,
+    (Unit.FOOT, Unit.M): lambda v: v * _M_PER_FOOT,
+    (Unit.HOUR, Unit.MINUTE): lambda v: v * 60,
+    (Unit.MINUTE, Unit.HOUR): lambda v: v / 60,
     (Unit.PERCENT, Unit.NONE): lambda v: v / 100,
     (Unit.NONE, Unit.PERCENT): lambda v: v * 100,
 }

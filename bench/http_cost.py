@@ -1,8 +1,9 @@
 """`python -m bench.http_cost`: the bot's CPU for one Bot API call and one model stream, with
 the libraries' own HTTP (python-telegram-bot's HTTPXRequest and `Bot.edit_message_text`,
-the openai SDK on httpcore) and the way the bot makes them (bot/telegram/delivery/bot_api.py through
-bot/telegram/delivery/telegram_request.py on aiohttp; the SDK on agent/http_transport.py, httpx over
-aiohttp). Issue 16: HTTP was most of the bot's CPU under load.
+the openai SDK on httpcore) and the way the bot makes them (bot/telegram/delivery/bot_api.py
+through bot/telegram/delivery/telegram_request.py on aiohttp; the SDK on
+agent/model_transport.py, httpx over aiohttp). Issue 16: HTTP was most of the bot's CPU
+under load.
 
 The fakes run in this process; each client runs in a process of its own (on uvloop, as
 `python -m bot`), whose CPU time alone is counted: an `editMessageText`, 10 chats at a

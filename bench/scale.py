@@ -1,4 +1,5 @@
-"""`python -m bench.scale [--quick] [--against REF]`: a whole school on one process.
+"""`python -m bench.scale [--quick] [--against REF] [--postgres SERVER_URL]`: a whole school on
+one process.
 
 N distinct chats (80 % private, 20 % groups of their own; or a class: everyone in one
 group) each ask one 3-round question within a window; the real `python -m bot` answers
@@ -11,6 +12,7 @@ moment. Prints one Markdown table (progress on stderr)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import os
 import random
@@ -25,6 +27,7 @@ from pathlib import Path
 from bench.figures import percentile
 from bench.live import GROUP_BASE, USER_BASE, Asked, ask, delivered, shown_at
 from bench.stage import ROOT, Stage, bot_replies, final_pages, question_of, rss_kib, stage
+from tests.dbkit import create_database, drop_database
 from tests.fakes.telegram import (
     GLOBAL_MAX,
     GROUP_MAX,
@@ -210,6 +213,19 @@ def checkout(ref: str) -> Iterator[Path]:
                             str(path)], check=False)
 
 
+@contextlib.contextmanager
+def on_postgres(server: str) -> Iterator[str]:
+    """DATABASE_URL set to a new database on `server` (dropped after), for the bots started
+    meanwhile."""
+    url = asyncio.run(create_database(server))
+    os.environ["DATABASE_URL"] = url
+    try:
+        yield url
+    finally:
+        del os.environ["DATABASE_URL"]
+        asyncio.run(drop_database(url))
+
+
 def measure(level: Level, code: Path, label: str) -> Result:
     with tempfile.TemporaryDirectory(prefix="glassbox-scale-") as tmp:
         work = Path(tmp)
@@ -229,6 +245,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="also measure this git ref's code, level by level, first")
     parser.add_argument("--levels", type=int, nargs="+", metavar="N",
                         help="run only these levels of the ladder (1-based)")
+    parser.add_argument("--postgres", metavar="SERVER_URL",
+                        help="also run each level with the store on PostgreSQL (a new "
+                             "database on this server, dropped after), beside SQLite")
     args = parser.parse_args(argv)
     ladder = QUICK if args.quick else LADDER
     chosen = [ladder[n - 1] for n in args.levels] if args.levels else list(ladder)
@@ -239,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
             if before is not None:
                 rows.append(measure(level, before, args.against).row())
             rows.append(measure(level, ROOT, "this").row())
+            if args.postgres:
+                with on_postgres(args.postgres):
+                    rows.append(measure(level, ROOT, "this, PostgreSQL").row())
     print(HEADER)
     print("\n".join(rows))
     return 0

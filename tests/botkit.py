@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from agent.tool import Source, Tool
+from agent.tool import Tool
 from bot.settings import BotSettings
 from bot.telegram.app import App, build_app
 from bot.telegram.context import Parts
@@ -18,25 +16,11 @@ from bot.telegram.delivery.pacer import Limits
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import TOKEN, FakeTelegram, Message
 from tests.kit import TEST_KEY
+from tests.kit import Add as Add  # re-exported: the bot tests take it from here
 
 SCALE = 0.02
 """Telegram's time limits, 50 times faster (the fake and the bot's pacer alike)."""
 GROUP, ALICE, BOB, ADMIN = -1001234567890, 111, 222, 999
-
-
-class AddArgs(BaseModel):
-    a: float
-    b: float
-
-
-class Add(Tool):
-    name = "add"
-    description = "Add two numbers."
-    source = Source.CALCULATED
-    Args = AddArgs
-
-    async def run(self, args: Any) -> str:
-        return f"{args.a + args.b:g}"
 
 
 @dataclass

@@ -15,6 +15,7 @@ skip, except in CI, where they fail: CI always has its server.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -51,21 +52,40 @@ def _with_database(url: str, name: str) -> str:
 @asynccontextmanager
 async def fresh_postgres() -> AsyncIterator[str]:
     """The URL of a new, empty database on the test server, dropped after."""
-    url = server_url()
-    name = "glassbox_test_" + secrets.token_hex(6)
-    admin = await asyncpg.connect(url)
+    async with new_database(server_url()) as url:
+        yield url
+
+
+@asynccontextmanager
+async def new_database(server: str) -> AsyncIterator[str]:
+    """The URL of a new, empty database on the server at `server`, dropped after."""
+    url = await create_database(server)
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        yield url
+    finally:
+        await drop_database(url)
+
+
+async def create_database(server: str) -> str:
+    """A new, empty database on the server at `server`: its URL."""
+    name = "glassbox_test_" + secrets.token_hex(6)
+    await _as_admin(server, f'CREATE DATABASE "{name}"')
+    return _with_database(server, name)
+
+
+async def drop_database(url: str) -> None:
+    """Drop the database of `url` (made by create_database), whoever is still connected."""
+    name = urlsplit(url).path.lstrip("/")
+    await _as_admin(_with_database(url, "postgres"), f'DROP DATABASE IF EXISTS "{name}"'
+                                                     " WITH (FORCE)")
+
+
+async def _as_admin(server: str, statement: str) -> None:
+    admin = await asyncpg.connect(server)
+    try:
+        await admin.execute(statement)
     finally:
         await admin.close()
-    try:
-        yield _with_database(url, name)
-    finally:
-        admin = await asyncpg.connect(url)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
 
 
 @asynccontextmanager
@@ -107,3 +127,59 @@ async def execute_many(target: Target, sql: str, rows: Iterable[Sequence[Any]]) 
     async with aiosqlite.connect(target) as db:
         await db.executemany(sql, rows)
         await db.commit()
+
+
+class Cuttable:
+    """A TCP relay on 127.0.0.1 in front of a PostgreSQL server, to take it away and give it
+    back as a network fault or a server restart would: `cut` drops every connection through
+    it and refuses new ones, `restore` listens again on the same port."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self._server_at = (parts.hostname or "127.0.0.1", parts.port or 5432)
+        self._url = parts
+        self._listener: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        user = self._url.username or ""
+        return urlunsplit(self._url._replace(netloc=f"{user}@127.0.0.1:{self.port}"))
+
+    async def __aenter__(self) -> Cuttable:
+        await self.restore()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.cut()
+
+    async def restore(self) -> None:
+        self._listener = await asyncio.start_server(self._relay, "127.0.0.1", self.port)
+        self.port = self._listener.sockets[0].getsockname()[1]
+
+    async def cut(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+            await self._listener.wait_closed()
+            self._listener = None
+        for writer in list(self._writers):
+            writer.transport.abort()
+        self._writers.clear()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self._server_at)
+        self._writers |= {writer, up_writer}
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.transport.abort()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        self._writers -= {writer, up_writer}

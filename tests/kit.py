@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from agent import AgentSettings
+from agent.tool import Source, Tool
 
 TEST_KEY = "sk-test-0123456789abcdefghijklmnopqrstuv"
 
@@ -19,3 +22,18 @@ def agent_settings(base_url: str, **overrides: Any) -> AgentSettings:
         **overrides,
     }
     return AgentSettings(_env_file=None, **values)
+
+
+class AddArgs(BaseModel):
+    a: float
+    b: float
+
+
+class Add(Tool):
+    name = "add"
+    description = "Add two numbers."
+    source = Source.CALCULATED
+    Args = AddArgs
+
+    async def run(self, args: Any) -> str:
+        return f"{args.a + args.b:g}"

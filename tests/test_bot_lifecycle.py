@@ -15,6 +15,7 @@ from agent.events import RunStarted, Thought
 from bot.store.transcripts import Store
 from bot.telegram.app import Redact
 from tests.botkit import ALICE, GROUP, people, running
+from tests.dbkit import Target
 from tests.fakes.model import DashScope, FakeModel, sse
 from tests.fakes.telegram import TOKEN, FakeTelegram
 from tests.kit import TEST_KEY
@@ -34,8 +35,9 @@ def test_missing_and_invalid_settings_are_named_and_exit_2(tmp_path: Path) -> No
         assert name in lines[0]
 
 
-async def test_a_run_cut_short_by_a_restart_is_marked_interrupted(tmp_path: Path) -> None:
-    db = tmp_path / "g.sqlite3"
+async def test_a_run_cut_short_by_a_restart_is_marked_interrupted(db_target: Target) -> None:
+    """On SQLite and on PostgreSQL alike."""
+    db = db_target
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
         people(tg)
         asked = tg.send(GROUP, ALICE, "/ask what is the weather?")

@@ -12,7 +12,7 @@ from agent.figures import figures
 from agent.grounding import ledger
 from agent.ledger import Backing, Entry, Rule
 from agent.prompts import Turn
-from bot.view.board_html import _lane as lane_html
+from bot.view.board_html import _lane
 from bot.view.export import export_html
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
@@ -48,16 +48,19 @@ def entry(answer: str, figure: str, observations: list[str], question: str = "",
     ("So 10 USD is 72.99 CNY.", "10 USD", [FX], Backing.COMPUTED, Rule.EXAMPLE),
     ("A range of 14.8 degrees.", "14.8 degrees", [HZ], Backing.COMPUTED, Rule.DIFFERENCE),
     ("106 in all.", "106", [SENNA], Backing.COMPUTED, Rule.SUM),
-    ("Until 2006, 12 years on.", "12", [SENNA], Backing.COMPUTED, Rule.DIFFERENCE),
+    ("From 1994 to 2006, 12 years.", "12 years", [SENNA], Backing.COMPUTED, Rule.DIFFERENCE),
+    ("Everest is 8.8 km high.", "8.8 km", ["8,849 m"], Backing.COMPUTED, Rule.CONVERTED),
     ("87% is 2.49 times 35%.", "2.49", [BERLIN, HZ], Backing.COMPUTED, Rule.RATIO),
     ("An average of 18.3 °C.", "18.3 °C", [HZ], Backing.COMPUTED, Rule.MEAN),
     ("15% of 80 is 12.", "12", [], Backing.COMPUTED, Rule.PRODUCT),
+    ("20% off 150 is 120.", "120", ["20% off 150?"], Backing.COMPUTED, Rule.PERCENT_CHANGE),
     ("On December 3rd.", "December 3rd", [BERLIN], Backing.OBSERVATION, Rule.DATE),
     ("At 9 AM.", "9 AM", [BERLIN], Backing.OBSERVATION, Rule.TIME),
     ("From 2025.", "2025", [FX], Backing.OBSERVATION, Rule.DATE),
     ("现在三点五度。", "三点五度", [HRB], Backing.OBSERVATION, Rule.EXACT),
     ("湿度百分之八十。", "百分之八十", [HRB], Backing.OBSERVATION, Rule.EXACT),
     ("最低零下六点一度。", "零下六点一度", [HRB], Backing.OBSERVATION, Rule.EXACT),
+    ("最低零下6.1度。", "零下6.1度", [HRB], Backing.OBSERVATION, Rule.EXACT),
     ("温差十一点三度。", "十一点三度", [HRB], Backing.COMPUTED, Rule.DIFFERENCE),
     ("是两千零二十六年十二月三日。", "两千零二十六年十二月三日", [HRB], Backing.OBSERVATION,
      Rule.DATE),
@@ -74,6 +77,8 @@ def test_each_rule_backs_what_it_states(answer: str, figure: str, sources: list[
     ("The reading is from 2025-04-14.", "2025-04-14", [HZ]),  # 14:00 and 2025 are no date
     ("It is December 4, 2026.", "December 4, 2026", [BERLIN]),
     ("About 23 °C.", "23 °C", [HZ]),  # 21.4 does not round to 23
+    ("It will reach 13 °C.", "13 °C", ["now 7.8 °C, low 5.2 °C"]),  # a sum by chance
+    ("Tokyo is 9 hours ahead.", "9 hours", ["Asia/Tokyo: 17:05 (UTC+09:00)"]),
     ("It is 72.5 °F.", "72.5 °F", [HZ]),
     ("Atlantis is 77 °F.", "77 °F", ["Atlantis: 25 km away"]),  # °F from km: no
     ("It is 1:40 AM.", "1:40 AM", ["Europe/London: 2026-12-02 00:40"]),
@@ -98,7 +103,7 @@ def test_the_question_and_the_history_back_figures() -> None:
     "```python\nprint(c * 9 / 5 + 32)\n```",
     "Use `round(21.456, 2)` or `range(10)`.",
     "10. Tenth\n11. Eleventh\n[12] Twelfth\n## 13. Heading\n> 14. quoted",
-    "Python 3.11, ISO 8601, RFC 9110, GPT-4, Qwen2.5, HTTP/2, UTF-8, v22, 1.2.3",
+    "Python 3.11, ISO 8601, RFC 9110, GPT-4, Qwen2.5, HTTP/2, UTF-8, v22, 1.2.3, 24/7",
     "See point 11 and step 12; the 2nd item. 第十一条。",
     "From https://api.open-meteo.com/v1/forecast?latitude=30.29 and 2 cities; 一样，十分好。",
 ])
@@ -120,7 +125,7 @@ def test_figures_read_as_their_kind_and_value() -> None:
 
 def test_reading_and_checking_hostile_text_stays_linear() -> None:
     """Long runs of what the patterns look for; a backtracking pattern would take minutes."""
-    sources = ["1," * 20_000, "1" * 20_000, "9:" * 20_000, "2025-" * 10_000]
+    sources = ["1," * 10_000, "1" * 20_000, "9:" * 10_000, "2025-" * 5_000]
     hostile = ["1," * 20_000, "1." * 20_000, "1" * 20_000 + "x", "9:" * 20_000,
                "2025-" * 10_000, "一" * 20_000, "点" * 20_000, "`" * 20_000,
                "December " * 5_000, "1 " * 20_000, "$" * 20_000, "```\n" * 5_000]
@@ -143,6 +148,12 @@ def _events() -> list:
     return stored
 
 
+def _board_answer(t: Transcript) -> str:
+    """The answer step of a finished run's lane on the board."""
+    _, answer = _lane("main", t, "en", False, (t.answer, t.ledger))
+    return answer
+
+
 def test_show_lists_the_ledger_and_the_chat_stays_quiet() -> None:
     t = Transcript.from_events(_events())
     live = "".join(render_run(t, "en", live=True))
@@ -162,7 +173,7 @@ def test_the_export_has_a_ledger_table_and_the_board_a_title_on_each_figure() ->
     assert "<td>36.1 °F</td><td>computed from 2.3 °C (unit conversion)</td>" in document
     assert "<td>12 °Cⁱ</td><td>nothing: not from any observation</td>" in document
     assert "Where the figures come from" in Page(document).text
-    board = lane_html("main", Transcript.from_events(events), "en", False)
+    board = _board_answer(Transcript.from_events(events))
     assert 'title="computed from 2.3 °C (unit conversion)">36.1 °F</span>' in board
     assert 'title="nothing: not from any observation">12 °C</span>ⁱ' in board
 
@@ -172,5 +183,5 @@ def test_an_old_run_without_a_ledger_replays_as_it_was_shown() -> None:
     t = Transcript.from_events([*EVENTS, event_from_dict(old), RunFinished(2, "done")])
     shown = "".join(render_run(t, "en", live=False))
     assert "It is 25ⁱ°C." in shown and "Where the figures come from" not in shown
-    board = lane_html("main", t, "en", False)
-    assert "25ⁱ°C" in board and "title=" not in board.split("answer")[-1]
+    board = _board_answer(t)
+    assert "25ⁱ°C" in board and "title=" not in board

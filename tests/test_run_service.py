@@ -11,12 +11,9 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from agent.confirm import Gate
 from agent.events import Answer, Event, RunFinished
 from agent.model import ModelClient
-from agent.tool import Tool
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy
 from bot.runs.execute import Runs
@@ -26,21 +23,7 @@ from bot.store.records import RunRecord
 from bot.store.transcripts import Store
 from bot.view.transcript import View
 from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
-from tests.kit import TEST_KEY
-
-
-class AddArgs(BaseModel):
-    a: float
-    b: float
-
-
-class Add(Tool):
-    name = "add"
-    description = "Add two numbers."
-    Args = AddArgs
-
-    async def run(self, args: Any) -> str:
-        return f"{args.a + args.b:g}"
+from tests.kit import TEST_KEY, Add
 
 
 class Board:

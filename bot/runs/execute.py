@@ -13,13 +13,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from agent.answer_model import answer_client
 from agent.compare_judge import ToolUses, judge
 from agent.confirm import Gate
 from agent.events import Event, RunFinished, Usage
-from agent.lang import Lang, detect_lang
+from agent.lang import detect_lang
 from agent.loop import run_plain, run_react
 from agent.model import ModelClient
 from agent.prompts import Turn
@@ -33,8 +33,8 @@ from bot.runs.quota import refusal
 from bot.runs.step import Pauses
 from bot.runs.thread_history import thread_history
 from bot.settings import BotSettings
+from bot.store.db import StoreUnavailable
 from bot.store.kinds import Lane, RunMode, RunStatus
-from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
 from bot.store.retry import retried
 from bot.store.rounds import RoundWriter
@@ -47,25 +47,16 @@ NO_USAGE = Usage()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Question:
+class Question(Ask):
     """An `Ask` as the service runs it: with its thread's history resolved."""
 
-    mode: RunMode
-    text: str
-    chat_id: int
-    user_id: int
-    user_name: str
-    run_lang: Lang
-    """The run's one language (agent.lang.run_lang: the question's when it is clear, else
-    the asker's), for everything Glassbox writes in the run."""
     history: tuple[Turn, ...] = ()
-    parent_id: int | None = None
-    planner: bool | None = None
-    """/plan: make a plan first; None: as AGENT_PLANNER says."""
-    chat: ChatSettings | None = None
-    """The chat's own settings (/settings) at the time of asking; None: the environment's."""
     history_usage: Usage = NO_USAGE
     """Tokens summarising the thread's older turns took (counted with the run's)."""
+
+    @property
+    def parent_id(self) -> int | None:
+        return None if self.follows is None else self.follows.id
 
 
 class Runs:
@@ -94,13 +85,14 @@ class Runs:
             history, used = ((), NO_USAGE) if ask.follows is None else await thread_history(
                 self.store, self.client, ask.follows, self.settings.history_max_chars,
                 detect_lang(ask.text))
+        except StoreUnavailable as err:  # answered without the thread's earlier turns
+            log.warning("a follow-up without its thread: the database is down (%s)", err)
+            history, used = (), NO_USAGE
         except BaseException:
             self.active.run(active, _nothing())  # frees the slot
             raise
-        q = Question(mode=ask.mode, text=ask.text, chat_id=ask.chat_id, user_id=ask.user_id,
-                     user_name=ask.user_name, run_lang=ask.run_lang, history=history,
-                     parent_id=None if ask.follows is None else ask.follows.id,
-                     planner=ask.planner, chat=ask.chat, history_usage=used)
+        q = Question(**{f.name: getattr(ask, f.name) for f in fields(Ask)}, history=history,
+                     history_usage=used)
         front.claimed(active)
         self.active.run(active, self._execute(q, active, front))
         return active
@@ -120,15 +112,13 @@ class Runs:
             view = View(q.mode, q.run_lang)
             view.notes = q.chat is None or q.chat.notes
             try:
-                record = await self.store.start_run(
-                    chat_id=q.chat_id, user_id=q.user_id, user_name=q.user_name, mode=q.mode,
-                    question=q.text, model=self.settings.llm_model, parent_id=q.parent_id)
+                record = await self._start(q)
             except Exception:  # the database locked past its timeout, full, or gone
                 log.exception("chat %s: a run could not be stored, so it did not start",
                               q.chat_id)
                 await front.not_saved()
                 return
-            view.number = record.n
+            view.number = record.n if record.saved else None
             status: str | None = None
             try:
                 gate = await front.started(record, view)
@@ -139,6 +129,18 @@ class Runs:
         finally:
             ticket.release()
 
+    async def _start(self, q: Question) -> RunRecord:
+        """The run's record; an unsaved one while the database is down (the run goes on)."""
+        asked = {"chat_id": q.chat_id, "user_id": q.user_id, "user_name": q.user_name,
+                 "mode": q.mode, "question": q.text, "model": self.settings.llm_model,
+                 "parent_id": q.parent_id}
+        try:
+            return await self.store.start_run(**asked)
+        except StoreUnavailable as err:
+            log.warning("a run in chat %s is not saved: the database is down (%s)",
+                        q.chat_id, err)
+            return RunRecord.unsaved(**asked)
+
     async def fold(self, q: Question, active: Active, record: RunRecord, view: View,
                    stepped: Callable[[str, Event | None], None] = lambda lane, event: None,
                    gate: Gate | None = None) -> str:
@@ -146,7 +148,7 @@ class Runs:
         `stepped`, and stored; the record finished whatever happens. The status it ended with.
         `gate`: who confirms actions (step mode, AGENT_CONFIRM_TOOLS)."""
         self.listeners.run_started(record, view.notes)
-        steps = RoundWriter(self.store, record.id)
+        steps = RoundWriter(self.store, record.id, saving=record.saved)
         try:
             uses = ToolUses(self.tools)
             async for lane, event in self._events(q, active, gate):
@@ -167,10 +169,13 @@ class Runs:
         await steps.flush()
         status = (RunStatus.INTERRUPTED if active.interrupted and end.status == RunStatus.CANCELLED
                   else RunStatus(end.status))
-        await retried(lambda: self.store.finish(
-            record.id, status=status, usage=end.usage + q.history_usage,
-            duration_ms=end.duration_ms, answer="\n\n".join(view.answers.values())),
-            f"run {record.id}'s end")
+        if not steps.lost:
+            steps.lost = not await retried(lambda: self.store.finish(
+                record.id, status=status, usage=end.usage + q.history_usage,
+                duration_ms=end.duration_ms, answer="\n\n".join(view.answers.values())),
+                f"run {record.id}'s end")
+        if steps.lost:
+            view.add_notice(text(q.run_lang, "transcript_unsaved"))
         self.listeners.run_finished(record, status)
         return status
 

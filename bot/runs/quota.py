@@ -10,6 +10,7 @@ the budget holds for everyone, since it is about the bill.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import deque
 from collections.abc import Hashable
@@ -17,7 +18,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from bot.settings import BotSettings
+from bot.store.db import StoreUnavailable
 from bot.store.transcripts import Store
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +44,17 @@ class OverBudget:
 
 async def refusal(store: Store, settings: BotSettings, chat_id: int, user_id: int,
                   now: datetime | None = None) -> RateLimited | OverBudget | None:
-    """Why a new question of `user_id` in `chat_id` may not start now; None if it may."""
-    now = now or datetime.now(UTC)
+    """Why a new question of `user_id` in `chat_id` may not start now; None if it may
+    (also while the database, which counts them, is down: the class is not stopped)."""
+    try:
+        return await _refusal(store, settings, chat_id, user_id, now or datetime.now(UTC))
+    except StoreUnavailable as err:
+        log.warning("limits not checked: the database is down (%s)", err)
+        return None
+
+
+async def _refusal(store: Store, settings: BotSettings, chat_id: int, user_id: int,
+                   now: datetime) -> RateLimited | OverBudget | None:
     limit = settings.user_rate_limit
     if limit is not None and not settings.is_admin(user_id):
         window = timedelta(seconds=limit.window_s)

@@ -4,10 +4,13 @@ environment's defaults. A chat that never changed anything runs as the environme
 from __future__ import annotations
 
 import json
+import logging
 from datetime import UTC, datetime
 
-from bot.store.db import Db
+from bot.store.db import Db, StoreUnavailable
 from bot.store.prefs import ChatSettings, load
+
+log = logging.getLogger(__name__)
 
 
 class ChatSettingsTable:
@@ -17,8 +20,14 @@ class ChatSettingsTable:
         self._db = db
 
     async def get(self, chat_id: int, defaults: ChatSettings) -> ChatSettings:
-        rows = list(await self._db.fetch(
-            "SELECT settings FROM chat_settings WHERE chat_id = ?", (chat_id,)))
+        """The chat's settings; the defaults while the database is down (a run goes on)."""
+        try:
+            rows = list(await self._db.fetch(
+                "SELECT settings FROM chat_settings WHERE chat_id = ?", (chat_id,)))
+        except StoreUnavailable as err:
+            log.warning("chat %s runs with the defaults: the database is down (%s)",
+                        chat_id, err)
+            return defaults
         return load(defaults, json.loads(rows[0][0])) if rows else defaults
 
     async def put(self, chat_id: int, chat: ChatSettings, defaults: ChatSettings,

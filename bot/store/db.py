@@ -78,6 +78,11 @@ class DatabaseUnreachable(Exception):
     """The database could not be opened (its words carry no password)."""
 
 
+class StoreUnavailable(Exception):
+    """The database stopped answering (PostgreSQL down, restarting or cut off): the
+    statement did not run. Callers on a run's path go on without the store."""
+
+
 # --- SQLite ------------------------------------------------------------------------------
 
 
@@ -170,7 +175,21 @@ def _changed(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
+@asynccontextmanager
+async def _answering() -> AsyncIterator[None]:
+    """asyncpg's ways of saying the server is gone, as our StoreUnavailable."""
+    import asyncpg
+
+    try:
+        yield
+    except (TimeoutError, OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
+            asyncpg.exceptions.OperatorInterventionError) as err:
+        raise StoreUnavailable(f"{type(err).__name__}: {err}") from err
+
+
 class _PgConn:
+    """Statements on one acquired connection (the caller translates its failures)."""
+
     def __init__(self, conn: Any) -> None:
         self._conn = conn
 
@@ -213,25 +232,28 @@ class PostgresDb:
         return cls(pool, url)
 
     async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return list(await self.pool.fetch(numbered(sql), *params))
+        async with _answering():
+            return list(await self.pool.fetch(numbered(sql), *params))
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        return _changed(await self.pool.execute(numbered(sql), *params))
+        async with _answering():
+            return _changed(await self.pool.execute(numbered(sql), *params))
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         """All of `rows` or none (asyncpg runs them in one implicit transaction)."""
         rows = list(rows)
         if rows:
-            await self.pool.executemany(numbered(sql), rows)
+            async with _answering():
+                await self.pool.executemany(numbered(sql), rows)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[_PgConn]:
-        async with self.pool.acquire() as conn, conn.transaction():
+        async with _answering(), self.pool.acquire() as conn, conn.transaction():
             yield _PgConn(conn)
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[_PgConn]:
-        async with self.pool.acquire() as conn:
+        async with _answering(), self.pool.acquire() as conn:
             yield _PgConn(conn)
 
     async def close(self) -> None:

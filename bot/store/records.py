@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent.events import EVENT_TYPES, Event, Usage, event_from_dict
@@ -46,6 +46,15 @@ class RunRecord:
     message_ids: tuple[int, ...]
     parent_id: int | None
     answer: str
+    saved: bool = True
+    """False: the database was down when the run started; nothing of it is stored."""
+
+    @classmethod
+    def unsaved(cls, *, chat_id: int, user_id: int, user_name: str, mode: str, question: str,
+                model: str, parent_id: int | None) -> RunRecord:
+        """A run that goes on while the store cannot record it (id and number 0)."""
+        return cls(0, 0, chat_id, user_id, user_name, mode, question, model, "running",
+                   datetime.now(UTC), None, None, Usage(), (), parent_id, "", saved=False)
 
 
 @dataclass(frozen=True)

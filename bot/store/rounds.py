@@ -19,9 +19,12 @@ action proposed in step mode (the run may then wait minutes for the asker)."""
 
 
 class RoundWriter:
-    def __init__(self, store: Store, run_id: int) -> None:
+    def __init__(self, store: Store, run_id: int, *, saving: bool = True) -> None:
         self.store, self.run_id = store, run_id
         self._steps: list[tuple[str, Event]] = []
+        self.lost = not saving
+        """Whether steps of the run went unsaved (the database down, or refusing past the
+        retries): the run goes on, its transcript is incomplete, and the asker is told."""
 
     async def add(self, lane: str, event: Event) -> None:
         if isinstance(event, Delta):  # never stored (the Thought and the Answer hold the text)
@@ -33,6 +36,6 @@ class RoundWriter:
     async def flush(self) -> None:
         """Write what is buffered (also when a run stops or fails mid-round)."""
         steps, self._steps = self._steps, []
-        if steps:
-            await retried(lambda: self.store.append_steps(self.run_id, steps),
-                          f"run {self.run_id}'s steps")
+        if steps and not self.lost:
+            self.lost = not await retried(lambda: self.store.append_steps(self.run_id, steps),
+                                          f"run {self.run_id}'s steps")

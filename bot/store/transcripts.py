@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
@@ -23,7 +24,7 @@ from typing import Any
 
 from agent.events import Delta, Event, Usage
 from bot.store.chat_settings import ChatSettingsTable
-from bot.store.db import Db, Dialect, PostgresDb, SqliteDb, open_db
+from bot.store.db import Db, Dialect, PostgresDb, SqliteDb, StoreUnavailable, open_db
 from bot.store.migrations import migrate
 from bot.store.pg_migrations import migrate_pg
 from bot.store.records import (
@@ -38,6 +39,7 @@ from bot.store.records import (
 )
 from bot.store.threads import ThreadsTable
 
+log = logging.getLogger(__name__)
 MAX_SEARCH_WORDS = 12
 """Words one /history search looks for; the rest of a longer keyword is left out."""
 
@@ -195,9 +197,16 @@ class Store:
         )
 
     async def add_message_ids(self, run_id: int, ids: Sequence[int]) -> None:
-        """Remember the Telegram messages showing a run, so a reply to one continues it."""
-        if not ids:
+        """Remember the Telegram messages showing a run, so a reply to one continues it
+        (best effort: while the database is down, a reply to them starts a new thread)."""
+        if not ids or run_id <= 0:
             return
+        try:
+            await self._add_message_ids(run_id, ids)
+        except StoreUnavailable as err:
+            log.warning("run %s: message ids not saved, the database is down (%s)", run_id, err)
+
+    async def _add_message_ids(self, run_id: int, ids: Sequence[int]) -> None:
         if self.db.dialect is Dialect.POSTGRES:
             await self.db.execute(
                 "INSERT INTO run_messages (run_id, message_id) SELECT id, unnest(?::bigint[])"

@@ -193,6 +193,9 @@ _HTML: dict[str, tuple[str, str]] = {
                     "Glassbox restarted before this question was finished. Please ask again."),
     "failed": ("出了点问题，这个回答没能完成。请再试一次。",
                "Something went wrong and this answer could not be finished. Please try again."),
+    "transcript_unsaved": ("这个回答没能保存：数据库暂时连不上，/history 和 /show 里不会有它。",
+                           "This answer could not be saved: the database is unreachable for "
+                           "now, so /history and /show will not have it."),
     "not_saved": ("这个问题没能保存，所以还没有开始回答。请再问一次。",
                   "This question could not be saved, so it was not answered. Please ask "
                   "again."),
@@ -332,6 +335,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "rule_product": ("乘积", "product"),
     "rule_ratio": ("比值", "ratio"),
     "rule_mean": ("平均", "mean"),
+    "rule_percent_change": ("按百分比增减", "a percentage more or less"),
     "rule_none": ("无", "none"),
     "chain_failed": ("出错了。", "Failed."),
     "chain_stopped": ("已停止。", "Stopped."),

@@ -30,6 +30,7 @@ from agent.events import (
     RunFinished,
     Usage,
 )
+from agent.grounding import ledger
 from agent.text_protocol import (
     answer_start,
     arguments_for,
@@ -134,6 +135,12 @@ def notes(text: str) -> None:
     split_passages("# " + text)
 
 
+def grounding(text: str) -> None:
+    """The figure ledger of an answer that is `text`, over an observation and a question
+    that are `text` too."""
+    ledger(text, [text], text)
+
+
 def pages(text: str) -> None:
     """A huge thought's pages, not all ASCII (so measured in UTF-16 units). Eight copies of
     `text`: a page costs so little per character that a quadratic way of cutting them (each
@@ -152,7 +159,7 @@ def fold(text: str) -> None:
 STEPS: dict[str, Callable[[str], None]] = {
     "md_spans": fresh_md, "render live": render_live, "render final": render_final,
     "text-ReAct parser": parse, "embedded calls": calls, "notes headings": notes,
-    "pages": pages, "stream fold": fold}
+    "grounding": grounding, "pages": pages, "stream fold": fold}
 
 
 def seconds(step: Callable[[str], None], text: str) -> float:
