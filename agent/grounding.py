@@ -178,7 +178,8 @@ def _pool(numbers: Sequence[Figure]) -> tuple[list[_Value], list[Figure]]:
 
 def _pairs(a: Figure, b: Figure) -> list[_Value]:
     """Sums, differences and means of two figures of one unit; products and ratios where
-    the units allow (a percentage counts as a fraction)."""
+    the units allow (a percentage counts as a fraction); an amount a percentage more or
+    less."""
     texts = (a.text, b.text)
     out: list[_Value] = []
     if a.unit == b.unit:
@@ -197,6 +198,11 @@ def _pairs(a: Figure, b: Figure) -> list[_Value]:
             out.append((x / y, xu, Rule.RATIO, texts))
         if x and xu == Unit.NONE:
             out.append((y / x, yu, Rule.RATIO, texts[::-1]))
+    for amount, percent in ((a, b), (b, a)):  # 20% off 150 is 120; 5% more than 3840
+        if percent.unit == Unit.PERCENT and amount.unit != Unit.PERCENT:
+            rate, pair = percent.value / 100, (amount.text, percent.text)
+            out += [(amount.value * (1 + rate), amount.unit, Rule.PERCENT_CHANGE, pair),
+                    (amount.value * (1 - rate), amount.unit, Rule.PERCENT_CHANGE, pair)]
     return out
 
 

@@ -43,6 +43,8 @@ class Rule(StrEnum):
     PRODUCT = "product"
     RATIO = "ratio"
     MEAN = "mean"
+    PERCENT_CHANGE = "percent_change"
+    """An amount a percentage more or less (20% off 150 is 120)."""
     NONE = "none"
 
 

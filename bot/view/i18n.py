@@ -335,6 +335,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "rule_product": ("乘积", "product"),
     "rule_ratio": ("比值", "ratio"),
     "rule_mean": ("平均", "mean"),
+    "rule_percent_change": ("按百分比增减", "a percentage more or less"),
     "rule_none": ("无", "none"),
     "chain_failed": ("出错了。", "Failed."),
     "chain_stopped": ("已停止。", "Stopped."),
