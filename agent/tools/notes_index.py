@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,6 +212,19 @@ async def write_file(db: Writer, rel: str, stat: Stat | None,
                          (rel, *stat))
 
 
+async def reindex(notes_dir: Path, indexed: Iterable[Sequence[Any]],
+                  replace: Callable[[str, Stat | None, list[tuple[str, str]]], Awaitable[None]]
+                  ) -> int:
+    """Hand each file added, changed or removed since `indexed` (rows of path, mtime_ns and
+    size) to `replace`, with its stat now and its passages; how many."""
+    count = 0
+    async for rel, stat, passages in changes(notes_dir, {row[0]: (row[1], row[2])
+                                                         for row in indexed}):
+        await replace(rel, stat, passages)
+        count += 1
+    return count
+
+
 async def changes(notes_dir: Path, indexed: dict[str, Stat]
                   ) -> AsyncIterator[tuple[str, Stat | None, list[tuple[str, str]]]]:
     """The files added, changed or removed since `indexed` (path -> stat): each path with its
@@ -260,12 +273,7 @@ class SqliteNotesIndex:
         """Re-index the files added, changed or removed since last time; how many."""
         async with self._lock:
             rows = await self.db.execute_fetchall("SELECT path, mtime_ns, size FROM notes_files")
-            count = 0
-            async for rel, stat, passages in changes(
-                    self.notes_dir, {row[0]: (row[1], row[2]) for row in rows}):
-                await self._replace(rel, stat, passages)
-                count += 1
-            return count
+            return await reindex(self.notes_dir, rows, self._replace)
 
     async def _replace(self, rel: str, stat: Stat | None,
                        passages: list[tuple[str, str]]) -> None:

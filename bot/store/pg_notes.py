@@ -23,9 +23,9 @@ from agent.tools.notes_index import (
     Passage,
     Stat,
     Upload,
-    changes,
     is_chinese,
     query_pieces,
+    reindex,
     write_file,
 )
 from bot.store.db import Conn, PostgresDb
@@ -94,12 +94,7 @@ class PostgresNotesIndex:
         """Re-index the files added, changed or removed since last time; how many."""
         async with self._lock:
             rows = await self.db.fetch("SELECT path, mtime_ns, size FROM notes_files")
-            count = 0
-            async for rel, stat, passages in changes(
-                    self.notes_dir, {row[0]: (row[1], row[2]) for row in rows}):
-                await self._replace(rel, stat, passages)
-                count += 1
-            return count
+            return await reindex(self.notes_dir, rows, self._replace)
 
     async def _replace(self, rel: str, stat: Stat | None,
                        passages: list[tuple[str, str]]) -> None:

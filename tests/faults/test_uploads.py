@@ -19,11 +19,13 @@ from pathlib import Path
 
 from tests.botkit import ADMIN, ALICE, BOB, Glassbox, people
 from tests.fakes.model import DashScope, FakeModel, sse, text_reply
+from tests.fakes.telegram import FakeTelegram
 from tests.fakes.telegram_faults import FaultyTelegram
 from tests.faults.asking import ANSWERED, CAROL, Class
 from tests.faults.kit import glassbox, runs_of, still_answers
 from tests.faults.process import bot_process
 from tests.pdfkit import make_shared_stream_pdf
+from tests.web.kit import serving
 
 EXTRACT_S = 8
 
@@ -179,3 +181,21 @@ async def test_a_run_whose_end_meets_a_locked_database_is_stored_once_it_is_free
         kinds = [e.to_dict()["type"] for e in (await gb.parts.store.events(run.id))["main"]]
         assert kinds[-2:] == ["answer", "run_finished"]
         await still_answers(gb)
+
+
+async def test_an_api_question_whose_run_cannot_be_stored_is_a_503(tmp_path: Path) -> None:
+    headers = {"Authorization": "Bearer teacher-token-1"}
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        model.push(text_reply("Hello."), text_reply("Hello again."))
+        async with serving(tg, model, tmp_path / "g.sqlite3",
+                           api_tokens="teacher-token-1") as web:
+            first = await web.http.post("/api/v1/chat", headers=headers, json={"message": "hi"})
+            assert first.status_code == 200
+            async with locked(tmp_path / "g.sqlite3"):
+                refused = await web.http.post("/api/v1/chat", headers=headers,
+                                              json={"message": "hi again"}, timeout=30)
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"]["code"] == "not_saved"
+            again = await web.http.post("/api/v1/chat", headers=headers,
+                                        json={"message": "hi again"})
+            assert again.status_code == 200 and again.json()["answer"] == "Hello again."
