@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.lang import pick
+from agent.lang import counted, pick
 
 _WORDS: dict[str, tuple[str, str]] = {
     # --- The tools' own words (agent/tools/) ---
@@ -188,7 +188,5 @@ def say(lang: str, key: str, /, **values: Any) -> str:
 
 
 def count(lang: str, key: str, n: int, /, **values: Any) -> str:
-    """The words `key` for a count `n`: an English template holds the singular and the
-    plural form, split by `|` ("1 tool call", "1,280 tool calls"); Chinese has one form."""
-    forms = pick(lang, *_WORDS[key]).split("|")
-    return forms[0 if n == 1 or len(forms) == 1 else 1].format(n=n, **values)
+    """The words `key` for a count `n` ("1 tool call", "1,280 tool calls": agent.lang.counted)."""
+    return counted(pick(lang, *_WORDS[key]), n).format(n=n, **values)
