@@ -336,6 +336,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "rule_ratio": ("比值", "ratio"),
     "rule_mean": ("平均", "mean"),
     "rule_percent_change": ("按百分比增减", "a percentage more or less"),
+    "rule_time_difference": ("两个时刻之差", "the time between two times of day"),
     "rule_none": ("无", "none"),
     "chain_failed": ("出错了。", "Failed."),
     "chain_stopped": ("已停止。", "Stopped."),
