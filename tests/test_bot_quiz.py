@@ -153,3 +153,33 @@ async def test_in_a_private_chat_quiz_says_what_it_is_for(tmp_path: Path) -> Non
             said = web.gb.replies_to(ALICE, asked)[0].text
             assert "/quiz is for a class: in a group" in said and "/step your question" in said
             assert not model.bodies and "sendPoll" not in tg.methods()
+
+
+def named(name: str) -> Add:
+    """An Add tool by another name (a tool name may be up to 64 characters)."""
+    tool = Add()
+    tool.name = name
+    return tool
+
+
+async def test_the_poll_keeps_within_telegram_limits(tmp_path: Path) -> None:
+    """Twelve tools and a 2,000-character question: the poll has ten options (eight tools,
+    "another tool", "answer directly") and a question of at most 300 characters, which the
+    fake Bot API (refusing what Telegram refuses) takes; the model calling a tool the poll
+    had no room for is "another tool"."""
+    tools = [named(f"tool_{i:02d}_" + "x" * 54) for i in range(12)]
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        model.push(tool_reply((tools[11].name, {"a": 1, "b": 1})), text_reply("Two."))
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=tools,
+                           quiz_timeout_s=0.3) as web:
+            gb = web.gb
+            asked = tg.send(GROUP, ALICE, "/quiz " + "how much is one and one? " * 80)
+            poll, _ = await voting(gb, asked, 1)
+            assert len(poll.poll.options) == 10 and len(poll.poll.question) <= 300
+            assert poll.poll.options[:8] == [t.name for t in tools[:8]]
+            assert poll.poll.options[8:] == ["another tool", "answer directly (no tool)"]
+            assert poll.poll.question.endswith("…")
+            assert tg.vote(GROUP, BOB, poll.message_id, [8])
+            final = await gb.answer_to(GROUP, asked)
+            assert "another tool 1 ✅" in final.text and "Two." in final.text
