@@ -157,6 +157,11 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
             made_at TEXT NOT NULL
         )
     """),
+    ("m009_steps_payload_only", """
+        ALTER TABLE steps DROP COLUMN kind, DROP COLUMN round, DROP COLUMN tool,
+            DROP COLUMN arguments, DROP COLUMN text, DROP COLUMN ok, DROP COLUMN duration_ms,
+            DROP COLUMN synthesized
+    """),
 ]
 
 

@@ -203,6 +203,9 @@ _HTML: dict[str, tuple[str, str]] = {
                "⏳ Queued: {ahead} ahead of you. Your question starts when there is room."),
     "handler_failed": ("抱歉，出了点问题，没能处理这条消息。请稍后再试。",
                        "Sorry, something went wrong with that message. Please try again later."),
+    "store_unavailable": ("抱歉，现在连不上本班的记录库，这条消息没能处理。请过一两分钟再试。",
+                          "Sorry, the class's records cannot be reached right now, so that "
+                          "message was not handled. Please try again in a minute or two."),
     # --- /history, /show, /export, /forget ---
     "history_title": ("📜 <b>记录</b> · 第 {page}/{pages} 页 · 共 {total} 条（{zone} 时间）",
                       "📜 <b>Runs</b> · page {page} of {pages} · {total} in all (times in "
@@ -336,6 +339,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "rule_ratio": ("比值", "ratio"),
     "rule_mean": ("平均", "mean"),
     "rule_percent_change": ("按百分比增减", "a percentage more or less"),
+    "rule_time_difference": ("两个时刻之差", "the time between two times of day"),
     "rule_none": ("无", "none"),
     "chain_failed": ("出错了。", "Failed."),
     "chain_stopped": ("已停止。", "Stopped."),
