@@ -20,7 +20,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from agent.lang import pick
+from agent.lang import counted, pick
 
 _HTML: dict[str, tuple[str, str]] = {
     "help": (
@@ -460,8 +460,7 @@ def phrase(lang: str, key: str, **values: Any) -> str:
 def plural(lang: str, key: str, n: int) -> str:
     """The words `key` for a count `n`: an English template holds the singular and the
     plural form, split by `|` ("1 tool call", "1,280 tool calls"); Chinese has one form."""
-    forms = pick(lang, *_PLAIN[key]).split("|")
-    return forms[0 if n == 1 or len(forms) == 1 else 1].format(n=n)
+    return counted(pick(lang, *_PLAIN[key]), n).format(n=n)
 
 
 def status_label(status: str, lang: str) -> str:
