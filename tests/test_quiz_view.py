@@ -16,7 +16,7 @@ from agent.events import (
     VoteOpened,
     event_from_dict,
 )
-from bot.view.quiz_view import poll_words
+from bot.view.quiz_view import class_record, poll_words
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
 
@@ -46,3 +46,4 @@ def test_a_stored_vote_replays_beside_what_the_model_did() -> None:
     assert "answer directly (no tool) 3 · add 1 ✅" in shown
     assert "the poll could not be posted, so no one predicted this round" in shown
     assert t.vote_taken(t.rounds[1]) == {1}
+    assert class_record(t, "en") == "🗳 the class's top pick was right in 0 of 1 rounds"

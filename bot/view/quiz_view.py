@@ -69,6 +69,21 @@ def summary(t: Transcript, view: RoundView, lang: str) -> str:
     return f"{plural(lang, 'quiz_votes', vote.voters)} · {how}{legend}"
 
 
+def class_record(t: Transcript, lang: str) -> str:
+    """'the class's top pick was right in 2 of 3 rounds': of the rounds the class voted on
+    and whose move is known, those where the most chosen choice (or one tied for it) is
+    the model's; empty when there are none."""
+    hit = n = 0
+    for view in t.rounds:
+        vote, taken = view.vote, t.vote_taken(view)
+        if vote is None or not vote.counts or not vote.voters or taken is None:
+            continue
+        n += 1
+        top = max(vote.counts)
+        hit += any(vote.counts[i] == top for i in taken)
+    return phrase(lang, "quiz_matched", hit=hit, n=n) if n else ""
+
+
 def voting_now(t: Transcript) -> bool:
     """Whether the run waits for the class: its last round's vote is open."""
     vote = t.rounds[-1].vote if t.rounds else None
