@@ -178,6 +178,163 @@ _WORDS: dict[str, tuple[str, str]] = {
     "summary_ask": ("用不超过 {words} 字概括下面这段对话，保留事实、数字和结论：",
                     "Summarise this conversation in at most {words} words, keeping the facts, "
                     "figures and conclusions:"),
+    # --- What the loop says to the model (agent/prompts.py, answer_model.py, auto_rounds.py,
+    # text_rounds.py, text_protocol.py, compare_judge.py) ---
+    "system_react": ("你是 Glassbox，课堂聊天里一个展示推理过程的助教。凡是工具能给你、而你并"
+                     "不确定的事实，都要用工具查：当前天气、时间、汇率、精确计算、课程笔记、百"
+                     "科知识。{calculate}问候或关于你自己的问题不需要工具：直接回答。每次调用"
+                     "工具前，先用一句话说明你需要什么、为什么。绝不编造观察结果。拿到需要的信"
+                     "息后，用中文简洁作答，必要时使用 Markdown。",
+                     "You are Glassbox, a teaching assistant in a class chat that shows its "
+                     "reasoning. Use the tools whenever they give you facts you do not have "
+                     "for sure: current weather, time, exchange rates, exact arithmetic, the "
+                     "course notes, encyclopedia facts. {calculate}A greeting or a question "
+                     "about you needs no tool: answer it at once. Before each tool call, "
+                     "write one short sentence saying what you need and why. Never invent an "
+                     "observation. When you have what you need, answer concisely, in English, "
+                     "using Markdown where it helps."),
+    "system_react_calculate": ("任何计算，哪怕很简单，都交给 `calculate` 工具（例如 12 × 34："
+                               '用表达式 "12*34" 调用 calculate）：不要自己算，也不要用代码作'
+                               "答，课堂无法运行代码。",
+                               "Any calculation, however simple, goes to the `calculate` tool "
+                               '(e.g. for 12 × 34: calculate with the expression "12*34"): '
+                               "never work it out yourself, and never answer with code, which "
+                               "the class cannot run. "),
+    "system_plain": ("你是 Glassbox，课堂聊天里的助教。你没有工具：根据你所知道的用中文简洁作"
+                     "答，必要时使用 Markdown。如果有些事你无法知道（实时数据、精确数字），请"
+                     "直说。",
+                     "You are Glassbox, a teaching assistant in a class chat. You have no "
+                     "tools: answer from what you know, concisely, in English, using Markdown "
+                     "where it helps. Say so when you cannot know something (live data, exact "
+                     "figures)."),
+    "language_line": ("（请用中文回答。）",
+                      "(Answer in English.)"),
+    "limit_message": ("你已经用完了可以调用工具的轮数。请不要再调用工具，根据上面的观察给出你"
+                      "能给出的最好回答；没能查到的内容请直接说明没有查到，不要猜测。",
+                      "You have used all your tool rounds. Do not call any more tools; give "
+                      "the best answer you can from the observations above, and say plainly "
+                      "what you could not look up instead of guessing it."),
+    "repeated_note": ("（这个调用与之前的一次完全相同，未再次执行；以下是之前的结果。）",
+                      "(This call is identical to an earlier one and was not run again; here "
+                      "is the earlier result.)"),
+    "loop_stop_note": ("（同一调用第三次出现，停止调用工具，直接作答。）",
+                       "(The same call a third time: no more tools, answering now.)"),
+    "not_run_result": ("未运行：每轮最多运行 {cap} 个工具调用。如仍需要，请在下一轮再调用。",
+                       "Not run: at most {cap} tool calls run per round. Call it again in the "
+                       "next round if you still need it."),
+    "not_run_note": ("另有 {skipped} 个调用未运行：每轮最多 {cap} 个",
+                     "{skipped} more calls not run: at most {cap} per round"),
+    "answer_system": ("你是 Glassbox 的回答撰写者。另一个模型已经一步步思考并调用了工具；根据"
+                      "问题、它的完整过程和草稿，用中文写出最终回答：准确、简洁，只使用过程中"
+                      "得到的事实，必要时使用 Markdown。不要提到另一个模型或草稿。",
+                      "You write Glassbox's final answers. Another model has reasoned step by "
+                      "step and used tools; from the question, its whole chain and its draft, "
+                      "write the final answer in English: accurate, concise, using only facts "
+                      "the chain established, with Markdown where it helps. Do not mention "
+                      "the other model or the draft."),
+    "answer_ask": ("问题：{question}\n\n过程：\n{chain}\n\n草稿：{draft}",
+                   "Question: {question}\n\nChain:\n{chain}\n\nDraft: {draft}"),
+    "answer_no_chain": ("（无）",
+                        "(none)"),
+    "text_format_remembered": ("这个模型之前没有正确使用函数调用，所以 Glassbox 使用经典的 "
+                               "Thought/Action/Observation 文本格式。",
+                               "This model did not use function calling properly before, so "
+                               "Glassbox uses the classic Thought/Action/Observation format."),
+    "text_format_as_text": ("这个模型把工具调用写在文字里，所以 Glassbox 改用经典的 "
+                            "Thought/Action/Observation 文本格式。",
+                            "This model writes its tool calls as text, so Glassbox uses the "
+                            "classic Thought/Action/Observation format."),
+    "text_format_code": ("这个模型用一段代码作答，而没有调用工具计算，所以 Glassbox 改用经典的"
+                         " Thought/Action/Observation 文本格式，重新问这一轮。",
+                         "This model answered with code instead of calling a tool to work it "
+                         "out, so Glassbox asks this round again in the classic "
+                         "Thought/Action/Observation format."),
+    "text_format_described": ("这个模型只描述了要调用的工具而没有调用，所以 Glassbox 改用经典"
+                              "的 Thought/Action/Observation 文本格式，重新问这一轮。",
+                              "This model described a tool call instead of making it, so "
+                              "Glassbox asks this round again in the classic "
+                              "Thought/Action/Observation format."),
+    "text_format_repeated": ("这个模型再次请求了已经拿到结果的调用，所以 Glassbox 改用经典的 "
+                             "Thought/Action/Observation 文本格式。",
+                             "This model asked again for a call whose result it already had, "
+                             "so Glassbox goes on in the classic Thought/Action/Observation "
+                             "format."),
+    "final_answer_start": ("请以 `Final Answer:` 开头作答。",
+                           " Start with `Final Answer:`."),
+    "text_input_unreadable": ("它既不是 JSON 对象，也不是单个参数的值。",
+                              "it is neither a JSON object nor the value of a single argument."),
+    "mend_optional": ("，可选",
+                      ", optional"),
+    "mend": ("{tool} 无法使用这个输入：{problem}\n它的参数：{listing}。请把 ... 换成值，这样重"
+             "写：\n{line}",
+             "{tool} cannot use this input: {problem}\nIts arguments: {listing}. Write it "
+             "like this, with values for the ...:\n{line}"),
+    "correction": ("你的回复不符合格式。请只写 `Thought: ...` 再写 `Action: 工具名[输入]`，或"
+                   "者写 `Final Answer: ...` 给出回答。",
+                   "Your reply did not follow the format. Write `Thought: ...` then `Action: "
+                   "tool_name[input]`, or write `Final Answer: ...` with the answer."),
+    "text_format": ("""你可以使用这些工具：
+
+{tools}
+
+严格使用下面的格式（标签保持英文）：
+
+Thought: 一句话：你需要什么、为什么（或者不需要工具）
+Action: 工具名[输入]
+Observation: 工具的结果（由系统填写，绝不由你填写）
+……（Thought、Action、Observation 可以重复）
+Thought: 我已经有了需要的信息。
+Final Answer: 用中文写出对问题的回答
+
+只有一个参数的工具，输入就是这个参数的值；有多个参数的工具，输入是一个 JSON 对象，
+例如 tool_name[{{"a": 1, "b": "x"}}]。写完一个 Action 就停下，等待 Observation。
+问候、道谢或关于你自己的问题（你是谁、你能做什么）不需要工具：直接写 Thought 和 Final Answer。
+
+示例（其中的工具只是示意）：
+Question: 巴黎现在多热？
+Thought: 我需要巴黎现在的天气。
+Action: get_weather[巴黎]
+Observation: 巴黎：21°C，晴
+Thought: 我已经有了需要的信息。
+Final Answer: 巴黎现在 21°C，天气晴朗。
+
+不需要工具的示例：
+Question: 你好！你是谁？能做什么？
+Thought: 问候不需要工具。
+Final Answer: 你好！我是 Glassbox，课堂的助教。可以问我天气、时间、汇率、计算或课程笔记。""",
+                    """You can use these tools:
+
+{tools}
+
+Use exactly this format:
+
+Thought: one short sentence: what you need and why (or that no tool is needed)
+Action: tool_name[input]
+Observation: the tool's result (the system writes this, never you)
+... (Thought, Action and Observation may repeat)
+Thought: I have what I need.
+Final Answer: the answer to the question, in English
+
+The input of a tool with one argument is its plain value; for a tool with several
+arguments it is a JSON object, e.g. tool_name[{{"a": 1, "b": "x"}}]. Write one Action,
+then stop and wait for the Observation. A greeting, thanks or a question about you (who
+you are, what you can do) needs no tool: write the Thought and the Final Answer at once.
+
+Example (the tool in it is only an illustration):
+Question: Who wrote Hamlet?
+Thought: I need to look up Hamlet.
+Action: search_wikipedia[Hamlet]
+Observation: Hamlet: a tragedy by William Shakespeare, written around 1600.
+Thought: I have what I need.
+Final Answer: Hamlet was written by William Shakespeare, around 1600.
+
+Example without a tool:
+Question: Hello! Who are you and what can you do?
+Thought: A greeting needs no tool.
+Final Answer: Hello! I am Glassbox, the class's assistant. Ask me about the weather, the
+time, exchange rates, calculations or the course notes."""),
+    "language_name": ("Chinese",
+                      "English"),
 }
 
 
