@@ -91,7 +91,8 @@ async def test_a_recorded_run_replays_to_a_right_answer(
 ) -> None:
     info = meta(folder)
     events, shown = await replay(folder, fake_model, stage)
-    q = Question(folder.name, info["question"], info["tool"], info["expect"])
+    q = Question(folder.name, info["question"], info["tool"], info["expect"],
+                 tuple(info.get("also", ())), info.get("then", ""))
     outcome = outcome_of(q, events)
     assert outcome.problems() == info["problems"]
 
