@@ -249,7 +249,7 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None,
                 if only and q.id not in only:
                     continue
                 print(f"{q.id}: {q.text}", file=sys.stderr)
-                first, in_text = len(recorder.bodies), client.calls_as_text
+                first, in_text = len(recorder.bodies), client.memory.calls_as_text
                 clock = datetime.now(UTC).replace(second=0, microsecond=0)
                 outcome = await _one(q, client, settings, box)
                 outcome.prompts = recorder.prompts[first:]

@@ -78,7 +78,7 @@ async def replay(folder: Path, fake_model: FakeModel,
     info = meta(folder)
     streams = sorted(folder.glob("*.sse"))
     fake_model.push(*(Reply(200, [(0.0, s.read_bytes())], dict(SSE_HEADERS)) for s in streams))
-    client.calls_as_text = info["starts_in_text"]
+    client.memory.calls_as_text = info["starts_in_text"]
     events = [e async for e in run_react(info["question"], client=client, settings=settings,
                                          tools=tools_at(box, settings, info.get("clock")))]
     assert len(fake_model.bodies) == len(streams)

@@ -250,3 +250,16 @@ async def m008_thread_summaries(db: aiosqlite.Connection) -> None:
             made_at TEXT NOT NULL
         )
     """)
+
+
+@migration
+async def m009_endpoint_memory(db: aiosqlite.Connection) -> None:
+    """What auto mode learned about each model endpoint (agent/endpoint_memory.py), as a
+    JSON object of what differs from an unseen endpoint."""
+    await _script(db, """
+        CREATE TABLE endpoint_memory (
+            endpoint TEXT PRIMARY KEY,
+            learned TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )
+    """)

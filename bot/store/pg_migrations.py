@@ -157,6 +157,13 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
             made_at TEXT NOT NULL
         )
     """),
+    ("m009_endpoint_memory", """
+        CREATE TABLE endpoint_memory (
+            endpoint TEXT PRIMARY KEY,
+            learned TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )
+    """),
 ]
 
 
