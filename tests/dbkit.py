@@ -110,6 +110,14 @@ async def query(target: Target, sql: str, params: Sequence[Any] = ()) -> list[tu
         return [tuple(row) for row in await db.execute_fetchall(sql, params)]
 
 
+async def table_columns(target: Target, table: str) -> list[str]:
+    """The columns of `table`, in order."""
+    sql = ("SELECT column_name FROM information_schema.columns WHERE table_name = ?"
+           " ORDER BY ordinal_position") if is_postgres_url(target) else (
+           "SELECT name FROM pragma_table_info(?) ORDER BY cid")
+    return [row[0] for row in await query(target, sql, (table,))]
+
+
 async def execute(target: Target, sql: str, params: Sequence[Any] = ()) -> None:
     """One statement, committed."""
     await execute_many(target, sql, [params])

@@ -4,6 +4,7 @@ goes in comes back, on disk, per chat."""
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -34,7 +35,7 @@ from bot.store.db import SqliteDb
 from bot.store.records import RunRecord, Scope, UnknownEvent
 from bot.store.threads import MAX_THREAD_RUNS
 from bot.store.transcripts import Store
-from tests.dbkit import Target, execute, query
+from tests.dbkit import Target, execute, query, table_columns
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 
 GROUP = -100123
@@ -97,18 +98,17 @@ async def test_what_the_agent_yields_comes_back_equal(
     assert await store.events(run.id) == {"main": kept}
 
 
-async def test_steps_have_typed_columns_on_disk(store: Store, db_target: Target) -> None:
+async def test_a_step_is_stored_once_as_its_json(store: Store, db_target: Target) -> None:
     run = await new_run(store)
     for event in steps():
         await store.append(run.id, event)
-    rows = await query(db_target,
-                       "SELECT kind, round, tool, arguments, text, ok, duration_ms,"
-                       " synthesized FROM steps WHERE run_id = ? ORDER BY id", (run.id,))
-    assert [r[0] for r in rows] == ["run_started", "thought", "action", "observation",
-                                    "thought", "answer", "run_finished"]
-    assert rows[2][2:4] == ("wiki", '{"q": "杭州"}')
-    assert rows[3][2:7] == ("wiki", None, "Hangzhou is…", 1, 12)
-    assert rows[4][4] == "now answer" and rows[4][7] == 1
+    rows = await query(db_target, "SELECT * FROM steps WHERE run_id = ? ORDER BY id", (run.id,))
+    columns = await table_columns(db_target, "steps")
+    assert sorted(columns) == ["created_at", "id", "lane", "payload", "run_id"]
+    payloads = [json.loads(row[columns.index("payload")]) for row in rows]
+    assert payloads == [json.loads(json.dumps(e.to_dict())) for e in steps()
+                        if not isinstance(e, Delta)]
+    assert payloads[2]["arguments"] == {"q": "杭州"}
 
 
 async def test_compare_run_keeps_its_two_lanes(store: Store) -> None:

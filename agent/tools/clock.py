@@ -10,9 +10,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import BaseModel, Field
 
-from agent.lang import pick
 from agent.tool import Tool, ToolError
 from agent.tools.args import QuestionLang, lang_of
+from agent.words import say
 
 # Places people name, in Chinese and English, and the zone they mean. Countries with
 # several zones get their capital's (or main population centre's).
@@ -134,10 +134,7 @@ class GetTime(Tool):
         asked = args.timezone.strip() or self.default_zone
         found = find_zone(asked)
         if found is None:
-            raise ToolError(pick(
-                lang, f"不认识时区或地点 “{asked}”。请用 IANA 时区名（如 Asia/Shanghai）或城市名。",
-                f"Unknown time zone or place '{asked}'. Use an IANA name such as "
-                f"Europe/London, or a city name."))
+            raise ToolError(say(lang, "clock_unknown_zone", asked=asked))
         zone, label = found
         now = self.clock().astimezone(zone)
         same = asked.lower() == label.lower()

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agent.lang import pick
 from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.http import HttpClient, get_json
+from agent.words import say
 
 SERVICE = "Frankfurter"
 
@@ -99,9 +99,8 @@ class ConvertCurrency(Tool):
         line = f"{amount} {source} = {money(args.amount * rate)} {target}"
         if not date:
             return line
-        return line + pick(
-            lang, f"（汇率 1 {source} = {rate:g} {target}，欧洲央行 {date} 的参考汇率）",
-            f" (rate 1 {source} = {rate:g} {target}, ECB reference rate of {date})")
+        return line + say(lang, "currency_rate", source=source, rate=rate, target=target,
+                          date=date)
 
     def _code(self, text: str, lang: str) -> str:
         code = currency_code(text)
@@ -120,15 +119,12 @@ class ConvertCurrency(Tool):
         rates = data.get("rates") if isinstance(data, dict) else None
         rate = rates.get(target) if isinstance(rates, dict) else None
         if isinstance(rate, bool) or not isinstance(rate, int | float):
-            raise UpstreamError(pick(lang, f"{SERVICE} 没有返回 {source}→{target} 的汇率。",
-                                     f"{SERVICE} sent no {source}→{target} rate."))
+            raise UpstreamError(say(lang, "currency_no_rate", service=SERVICE, source=source,
+                                    target=target))
         date = data.get("date") if isinstance(data.get("date"), str) else "?"
         return float(rate), date
 
 
 def _unknown(text: str, lang: str) -> ToolError:
     codes = ", ".join(CURRENCIES)
-    return ToolError(pick(
-        lang, f"不支持的货币 “{text}”。支持的货币：{codes}"
-              "（也可以用人民币、美元、欧元、日元、英镑、港币等名称）。",
-        f"Unsupported currency '{text}'. Supported: {codes}."))
+    return ToolError(say(lang, "currency_unknown", currency=text, codes=codes))

@@ -21,9 +21,9 @@ from urllib.parse import urljoin, urlsplit
 import aiohttp
 
 from agent.http_session import EnvProxies, open_session
-from agent.lang import pick
 from agent.tool import UpstreamError
 from agent.wire_errors import WireFailure, failure_of
+from agent.words import say
 
 USER_AGENT = "Glassbox/0.1 (a teaching bot for class chats)"
 MAX_REDIRECTS = 5
@@ -91,12 +91,9 @@ async def _get(http: HttpClient, url: str, params: Mapping[str, str | int | floa
                 return status, await response.read()
             target, query = urljoin(str(response.url), location), None
         if _origin(target) != _origin(url):
-            raise UpstreamError(pick(lang, f"{service} 返回了指向别处的重定向，未跟随。",
-                                     f"{service} answered with a redirect elsewhere; "
-                                     f"not followed."), status)
+            raise UpstreamError(say(lang, "http_redirect_elsewhere", service=service), status)
         if hops == MAX_REDIRECTS:
-            raise UpstreamError(pick(lang, f"{service} 重定向次数过多。",
-                                     f"{service} answered with too many redirects."), status)
+            raise UpstreamError(say(lang, "http_too_many_redirects", service=service), status)
         hops += 1
 
 
@@ -132,29 +129,22 @@ async def get_json(
         if failure is None:
             raise
         if failure is WireFailure.TIMED_OUT or isinstance(exc, TimeoutError):
-            raise UpstreamError(pick(lang, f"{service} 没有及时响应，请稍后再试。",
-                                     f"{service} did not answer in time. Try again later.")
-                                ) from None
+            raise UpstreamError(say(lang, "http_timed_out", service=service)) from None
         if failure is WireFailure.NOT_SENT:
-            raise UpstreamError(pick(lang, f"无法连接 {service}。",
-                                     f"Could not reach {service}.")) from None
-        raise UpstreamError(pick(lang, f"与 {service} 的连接中断了。",
-                                 f"The connection to {service} broke.")) from None
+            raise UpstreamError(say(lang, "http_not_reached", service=service)) from None
+        raise UpstreamError(say(lang, "http_broke", service=service)) from None
     ok = 200 <= status < 300
     try:
         body = json.loads(content)
     except (json.JSONDecodeError, UnicodeDecodeError):
         body = None
         if ok:
-            raise UpstreamError(pick(lang, f"{service} 返回的内容无法解析（不是 JSON）。",
-                                     f"{service} sent a reply that is not JSON."),
-                                status) from None
+            raise UpstreamError(say(lang, "http_not_json", service=service), status) from None
     if ok:
         return body
     reason = _reason(body)
     detail = f": {reason}" if reason else ""
-    raise UpstreamError(pick(lang, f"{service} 返回错误 {status}{detail}",
-                             f"{service} answered with error {status}{detail}"),
+    raise UpstreamError(say(lang, "http_error", service=service, status=status, detail=detail),
                         status, reason)
 
 

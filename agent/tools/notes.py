@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from agent.lang import clear_lang, pick
+from agent.lang import clear_lang
 from agent.tool import Source, Tool, ToolError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.notes_index import NotesIndex, Passage
+from agent.words import say
 
 SHOWN_CHARS = 400
 SHOWN = 3
@@ -50,6 +51,5 @@ class SearchNotes(Tool):
         # Notes often hold each topic in both languages: the run's go first, best first.
         passages = sorted(found, key=lambda p: clear_lang(p.body) not in (lang, None))[:SHOWN]
         if not passages:
-            raise ToolError(pick(lang, f"课程笔记里没有找到与 “{args.query}” 相关的内容。",
-                                 f"Nothing about '{args.query}' in the course notes."))
+            raise ToolError(say(lang, "notes_nothing", query=args.query))
         return "\n\n".join(_show(p) for p in passages)

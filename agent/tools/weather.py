@@ -18,12 +18,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.lang import pick
 from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.http import HttpClient, get_json
 from agent.tools.ttl_cache import TtlCache
 from agent.tools.wmo import describe
+from agent.words import say
 
 SERVICE = "Open-Meteo"
 CURRENT = "temperature_2m,apparent_temperature,relative_humidity_2m,wind_speed_10m,weather_code"
@@ -82,8 +82,7 @@ class GetWeather(Tool):
                 wanted in str(p.get(key, "")).lower()
                 for key in ("admin1", "admin2", "country", "country_code"))] or places
         if not places:
-            raise ToolError(pick(lang, f"没有找到名为 “{city}” 的地方。",
-                                 f"No place named '{city}' found."))
+            raise ToolError(say(lang, "weather_no_place", city=city))
         return places[0]
 
 
@@ -122,8 +121,7 @@ def report(place: dict[str, Any], data: dict[str, Any], lang: str) -> str:
     low = val(daily, daily_units, "temperature_2m_min", "°C")
     rain = val(daily, daily_units, "precipitation_probability_max", "%")
     if not (temp or sky or high or low):
-        raise UpstreamError(pick(lang, f"{SERVICE} 没有返回天气数据。",
-                                 f"{SERVICE} sent no weather data."))
+        raise UpstreamError(say(lang, "weather_no_data", service=SERVICE))
 
     when = current.get("time") if isinstance(current.get("time"), str) else ""
     name = place_name(place)

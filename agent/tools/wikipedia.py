@@ -11,10 +11,10 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
-from agent.lang import pick
 from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.http import HttpClient, get_json
+from agent.words import say
 
 SERVICE = "Wikipedia"
 MAX_EXTRACT = 600
@@ -54,10 +54,8 @@ class SearchWikipedia(Tool):
         lang = lang_of(args.lang, args.query)
         titles, suggestion = await self._search(args.query.strip(), lang)
         if not titles:
-            hint = pick(lang, f"（也许是：{suggestion}）", f" (did you mean: {suggestion}?)")
-            raise ToolError(pick(lang, f"维基百科上没有找到与 “{args.query}” 相关的条目。",
-                                 f"No Wikipedia article found for '{args.query}'.")
-                            + (hint if suggestion else ""))
+            hint = say(lang, "wiki_did_you_mean", suggestion=suggestion) if suggestion else ""
+            raise ToolError(say(lang, "wiki_not_found", query=args.query) + hint)
         summary = await self._summary(titles[0], lang)
         return self._observation(summary, titles, lang)
 
@@ -70,8 +68,7 @@ class SearchWikipedia(Tool):
         error = data.get("error")
         if isinstance(error, dict):  # MediaWiki reports errors with HTTP 200
             info = str(error.get("info") or error.get("code") or "?")[:200]
-            raise UpstreamError(pick(lang, f"{SERVICE} 返回错误：{info}",
-                                     f"{SERVICE} answered with an error: {info}"))
+            raise UpstreamError(say(lang, "wiki_error", service=SERVICE, info=info))
         found = _dict(data.get("query"))
         hits = found.get("search") if isinstance(found.get("search"), list) else []
         titles = [h["title"] for h in hits
@@ -87,28 +84,25 @@ class SearchWikipedia(Tool):
                                   headers={"Accept-Language": _VARIANT[lang]})
         except UpstreamError as err:
             if err.status == 404:
-                raise ToolError(pick(lang, f"维基百科条目 “{title}” 不存在或已被删除。",
-                                     f"The Wikipedia article '{title}' was not found.")) from None
+                raise ToolError(say(lang, "wiki_no_article", title=title)) from None
             raise
         return _dict(data)
 
     def _observation(self, summary: dict[str, Any], titles: list[str], lang: str) -> str:
         title = summary.get("title") if isinstance(summary.get("title"), str) else titles[0]
         about = summary.get("description")
-        head = pick(lang, f"维基百科（{lang}）条目《{title}》",
-                    f"Wikipedia ({lang}) article '{title}'")
+        head = say(lang, "wiki_head", wiki=lang, title=title)
         if isinstance(about, str) and about:
-            head += pick(lang, f"：{about}", f": {about}")
+            head += say(lang, "wiki_about", about=about)
         lines = [head]
         if summary.get("type") == "disambiguation":
-            lines.append(pick(lang, "这是一个消歧义页，请换个更具体的说法。",
-                              "This is a disambiguation page; a more specific query will help."))
+            lines.append(say(lang, "wiki_disambiguation"))
         extract = summary.get("extract")
         if isinstance(extract, str) and extract.strip():
             lines.append(cut(extract))
         others = [t for t in titles[1:] if t != title]
         if others:
-            lines.append(pick(lang, "其他相关条目：", "Other matches: ") + ", ".join(others))
+            lines.append(say(lang, "wiki_others", titles=", ".join(others)))
         page = _dict(_dict(summary.get("content_urls")).get("desktop")).get("page")
         if isinstance(page, str):
             lines.append(page)

@@ -187,7 +187,7 @@ class Runs:
                 await steps.add(lane, event)
             if view.judgeable() and not active.cancel.is_set():
                 await steps.flush()  # the lanes' steps before the judgement
-                await self._judge(q, view, record, active, stepped, uses)
+                await self._judge(q, view, record, active, stepped, uses, steps)
             end = view.outcome()
         except Exception:
             log.exception("run %s failed", record.id)
@@ -208,7 +208,8 @@ class Runs:
         return status
 
     async def _judge(self, q: Question, view: View, record: RunRecord, active: Active,
-                     stepped: Callable[[str, Event | None], None], uses: ToolUses) -> None:
+                     stepped: Callable[[str, Event | None], None], uses: ToolUses,
+                     steps: RoundWriter) -> None:
         """/compare's difference line: the model judges the two answers (stored with the
         ReAct lane). Stopping the run drops it; a failed call leaves the cost line alone."""
         view.judging = True
@@ -231,7 +232,7 @@ class Runs:
         judgement = asked.result()
         if judgement is not None:
             view.apply(Lane.REACT, judgement)
-            await self.store.append(record.id, judgement, lane=Lane.REACT)
+            await steps.add(Lane.REACT, judgement)
             self.listeners.run_event(record, Lane.REACT, judgement)
             stepped(Lane.REACT, judgement)
         else:

@@ -253,7 +253,29 @@ async def m008_thread_summaries(db: aiosqlite.Connection) -> None:
 
 
 @migration
-async def m009_endpoint_memory(db: aiosqlite.Connection) -> None:
+async def m009_steps_payload_only(db: aiosqlite.Connection) -> None:
+    """A step is kept once, as its event's JSON (`payload`, which is what is read back): the
+    columns m001 also extracted from it (kind, round, tool, arguments, text, ok,
+    duration_ms, synthesized) were never read. One copy of the table, not one per column
+    dropped (nothing refers to a step, so the old table goes without cascading)."""
+    await _script(db, """
+        CREATE TABLE steps_new (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            lane TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        INSERT INTO steps_new (id, run_id, lane, payload, created_at)
+            SELECT id, run_id, lane, payload, created_at FROM steps;
+        DROP TABLE steps;
+        ALTER TABLE steps_new RENAME TO steps;
+        CREATE INDEX steps_run ON steps (run_id, id)
+    """)
+
+
+@migration
+async def m010_endpoint_memory(db: aiosqlite.Connection) -> None:
     """What auto mode learned about each model endpoint (agent/endpoint_memory.py), as a
     JSON object of what differs from an unseen endpoint."""
     await _script(db, """

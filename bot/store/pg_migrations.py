@@ -157,7 +157,12 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
             made_at TEXT NOT NULL
         )
     """),
-    ("m009_endpoint_memory", """
+    ("m009_steps_payload_only", """
+        ALTER TABLE steps DROP COLUMN kind, DROP COLUMN round, DROP COLUMN tool,
+            DROP COLUMN arguments, DROP COLUMN text, DROP COLUMN ok, DROP COLUMN duration_ms,
+            DROP COLUMN synthesized
+    """),
+    ("m010_endpoint_memory", """
         CREATE TABLE endpoint_memory (
             endpoint TEXT PRIMARY KEY,
             learned TEXT NOT NULL,

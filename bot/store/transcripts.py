@@ -60,31 +60,16 @@ _RUN_COLUMNS = {
 }
 
 
-_INTO_STEPS = ("INSERT INTO steps (run_id, lane, kind, round, tool, arguments, text, ok,"
-               " duration_ms, synthesized, payload, created_at)")
-INSERT_STEP = _INTO_STEPS + " SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM runs WHERE id = ?"
+_INTO_STEPS = "INSERT INTO steps (run_id, lane, payload, created_at)"
+INSERT_STEP = _INTO_STEPS + " SELECT id, ?, ?, ? FROM runs WHERE id = ?"
 """Stores one step (`step_row`'s values); a run that is gone takes none. (A run's steps
 go in several at a time, in one statement: `Store.append_steps`.)"""
 
 
 def step_row(run_id: int, event: Event, lane: str) -> tuple[Any, ...]:
-    """INSERT_STEP's values for `event`, a step of run `run_id`."""
-    data = event.to_dict()
-    arguments = data.get("arguments")
-    return (
-        lane,
-        data["type"],
-        data.get("round", 0),
-        data.get("tool"),
-        None if arguments is None else json.dumps(arguments, ensure_ascii=False),
-        data.get("text"),
-        _flag(data.get("ok")),
-        data.get("duration_ms"),
-        _flag(data.get("synthesized")),
-        json.dumps(data, ensure_ascii=False),
-        _now(),
-        run_id,
-    )
+    """INSERT_STEP's values for `event`, a step of run `run_id`: its lane, its `to_dict()`
+    JSON (the step's one representation, read back by `event_from_row`), when it came."""
+    return (lane, json.dumps(event.to_dict(), ensure_ascii=False), _now(), run_id)
 
 
 class Store:
@@ -179,11 +164,11 @@ class Store:
         if self.db.dialect is Dialect.POSTGRES:  # typed parameters: one pipelined batch
             await self.db.executemany(INSERT_STEP, rows)
             return
-        values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(rows))
-        columns = ", ".join(f"v.column{n}" for n in range(1, 12))
+        values = ", ".join(["(?, ?, ?, ?)"] * len(rows))
         await self.db.execute(
-            _INTO_STEPS + f" SELECT v.column12, {columns} FROM (VALUES {values}) AS v"
-            " WHERE EXISTS (SELECT 1 FROM runs WHERE runs.id = v.column12)",
+            _INTO_STEPS + " SELECT v.column4, v.column1, v.column2, v.column3"
+            f" FROM (VALUES {values}) AS v"
+            " WHERE EXISTS (SELECT 1 FROM runs WHERE runs.id = v.column4)",
             [value for row in rows for value in row],
         )
 
@@ -364,11 +349,6 @@ def _check(value: str, allowed: Sequence[str], what: str) -> None:
 def _iso(moment: datetime) -> str:
     """UTC, fixed width, so stored times compare correctly as text."""
     return moment.astimezone(UTC).isoformat(timespec="milliseconds")
-
-
-def _flag(value: bool | None) -> int | None:
-    """A stored yes/no: 1, 0 or NULL in either database."""
-    return None if value is None else int(value)
 
 
 def _now() -> str:

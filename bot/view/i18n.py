@@ -20,7 +20,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from agent.lang import pick
+from agent.lang import counted, pick
 
 _HTML: dict[str, tuple[str, str]] = {
     "help": (
@@ -203,6 +203,9 @@ _HTML: dict[str, tuple[str, str]] = {
                "⏳ Queued: {ahead} ahead of you. Your question starts when there is room."),
     "handler_failed": ("抱歉，出了点问题，没能处理这条消息。请稍后再试。",
                        "Sorry, something went wrong with that message. Please try again later."),
+    "store_unavailable": ("抱歉，现在连不上本班的记录库，这条消息没能处理。请过一两分钟再试。",
+                          "Sorry, the class's records cannot be reached right now, so that "
+                          "message was not handled. Please try again in a minute or two."),
     # --- /history, /show, /export, /forget ---
     "history_title": ("📜 <b>记录</b> · 第 {page}/{pages} 页 · 共 {total} 条（{zone} 时间）",
                       "📜 <b>Runs</b> · page {page} of {pages} · {total} in all (times in "
@@ -336,6 +339,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "rule_ratio": ("比值", "ratio"),
     "rule_mean": ("平均", "mean"),
     "rule_percent_change": ("按百分比增减", "a percentage more or less"),
+    "rule_time_difference": ("两个时刻之差", "the time between two times of day"),
     "rule_none": ("无", "none"),
     "chain_failed": ("出错了。", "Failed."),
     "chain_stopped": ("已停止。", "Stopped."),
@@ -456,8 +460,7 @@ def phrase(lang: str, key: str, **values: Any) -> str:
 def plural(lang: str, key: str, n: int) -> str:
     """The words `key` for a count `n`: an English template holds the singular and the
     plural form, split by `|` ("1 tool call", "1,280 tool calls"); Chinese has one form."""
-    forms = pick(lang, *_PLAIN[key]).split("|")
-    return forms[0 if n == 1 or len(forms) == 1 else 1].format(n=n)
+    return counted(pick(lang, *_PLAIN[key]), n).format(n=n)
 
 
 def status_label(status: str, lang: str) -> str:

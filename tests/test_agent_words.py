@@ -1,0 +1,83 @@
+"""The agent's own words live in agent/words.py: every entry in both languages with the same
+placeholders, every entry used, and no other agent module picking a language inline."""
+
+from __future__ import annotations
+
+import ast
+import string
+from pathlib import Path
+
+import pytest
+
+from agent.words import _WORDS, say
+
+AGENT = Path(__file__).resolve().parent.parent / "agent"
+ENTRIES = sorted(_WORDS.items())
+
+
+def placeholders(template: str) -> list[tuple[str, str, str]]:
+    """The `{name!conv:spec}` fields of a template, in order of name."""
+    return sorted((name, spec or "", conv or "") for _, name, spec, conv
+                  in string.Formatter().parse(template) if name is not None)
+
+
+def sources() -> list[tuple[Path, ast.Module]]:
+    """Every agent module but the table's own, parsed."""
+    return [(path, ast.parse(path.read_text(encoding="utf-8")))
+            for path in sorted(AGENT.rglob("*.py")) if path.name != "words.py"]
+
+
+@pytest.mark.parametrize(("key", "pair"), ENTRIES, ids=[key for key, _ in ENTRIES])
+def test_every_entry_has_both_languages_with_the_same_placeholders(
+        key: str, pair: tuple[str, str]) -> None:
+    zh, en = pair
+    assert zh.strip() and en.strip(), f"{key} lacks a text"
+    for form in en.split("|"):  # a count's singular and plural (words.count)
+        assert placeholders(zh) == placeholders(form), f"{key}: the placeholders differ"
+
+
+def test_every_entry_is_used_and_every_key_said_is_in_the_table() -> None:
+    """A key is said as a literal, or as a family by an f-string's start (model_{kind}):
+    the table holds no words nothing shows."""
+    said: set[str] = set()
+    families: set[str] = set()
+    for path, tree in sources():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                said.add(node.value)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("say", "count"):
+                key = node.args[1]
+                where = f"{path.name}:{node.lineno}"
+                if isinstance(key, ast.JoinedStr):
+                    start = key.values[0]
+                    assert isinstance(start, ast.Constant), f"{where}: a key starts with a name"
+                    families.add(start.value)
+                    continue
+                assert isinstance(key, ast.Constant), f"{where}: key not literal"
+                assert key.value in _WORDS, f"{where}: no entry {key.value}"
+    unused = {key for key in _WORDS.keys() - said
+              if not any(key.startswith(family) for family in families)}
+    assert not unused, "entries nothing says"
+
+
+def test_say_fills_values_in_as_they_are() -> None:
+    assert say("zh-hans", "http_not_reached", service="<Open-Meteo>") == "无法连接 <Open-Meteo>。"
+    assert say("fr", "currency_rate", source="EUR", rate=7.8123, target="CNY",
+               date="2026-12-03") == " (rate 1 EUR = 7.8123 CNY, ECB reference rate of 2026-12-03)"
+    assert say("en", "wiki_head", wiki="zh", title="{x}") == "Wikipedia (zh) article '{x}'"
+    with pytest.raises(KeyError):
+        say("en", "help")  # the bot's words are not the agent's
+
+
+NOT_MOVED = {"auto_rounds.py", "answer_model.py", "calculator.py", "compare_judge.py",
+             "prompts.py", "text_protocol.py", "text_rounds.py", "wmo.py"}
+"""Modules whose words are still to move into the table."""
+
+
+def test_no_agent_module_but_words_picks_a_language_inline() -> None:
+    for path, tree in sources():
+        if path.name in {"lang.py", *NOT_MOVED}:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                assert "pick" not in [a.name for a in node.names], f"{path.name} imports pick"
