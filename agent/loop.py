@@ -22,6 +22,7 @@ from typing import Any
 
 from agent.answer_model import AnswerWriter, Drafts
 from agent.auto_rounds import AutoRounds
+from agent.class_vote import class_vote
 from agent.confirm import Gate, Reviewed, StopRun
 from agent.echoed_errors import no_errors_as_answers
 from agent.events import Answer, Event, Observation, RunStarted, Thought
@@ -192,6 +193,9 @@ async def _rounds(
         calls: tuple[ParsedCall, ...] = ()
         reasoned = False
         drafts = Drafts()
+        if gate is not None and gate.poller is not None:
+            async for event in class_vote(gate.poller, rnd, tuple(runner.tools)):
+                yield event
         async for item in rounds.round(rnd):
             if isinstance(item, CallsToRun):
                 calls = item.calls

@@ -27,6 +27,7 @@ from agent.tool import Tool
 from bot.runs.active import Active, ActiveRuns
 from bot.runs.admission import Admission
 from bot.runs.ask import Ask, Busy, Front, Refusal
+from bot.runs.ballots import Ballots
 from bot.runs.class_settings import run_settings, run_tools
 from bot.runs.listeners import Listeners
 from bot.runs.quota import refusal
@@ -68,6 +69,7 @@ class Runs:
         self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
         self.pauses = Pauses()
+        self.ballots = Ballots()
         self.answer_client = answer_client(settings)
         """LLM_ANSWER_MODEL's client (None: the run's model answers); closed with `client`."""
         self.admission = Admission(settings.max_concurrent_runs)
