@@ -8,7 +8,7 @@ whose result it already has, or answers by describing a call ("I would use the `
 function") instead of making it, or with a snippet of code working the question's numbers
 where `calculate` was at hand (those rounds are asked again in text). The rounds so far stay
 in the chain and go to the model as text-format history; the client remembers it
-(`ModelClient.calls_as_text`, not for an answer in code), so later runs with it start in
+(`EndpointMemory.calls_as_text`, not for an answer in code), so later runs with it start in
 text. Glassbox says so once per run, in a Note.
 """
 
@@ -63,7 +63,7 @@ class AutoRounds:
         self._why: Why = "repeated"
         """Why this run left native calling: "repeated" until the model writes a call into
         its text (or describes one), which says it is a text-only model."""
-        if client.calls_as_text:
+        if client.memory.calls_as_text:
             self.text = make_text()
 
     @property
@@ -136,7 +136,7 @@ class AutoRounds:
 
     def _note(self, rnd: int) -> Note:
         if self._why in _TEXT_ONLY:  # a cloud model that looped once is not text-only
-            self.client.calls_as_text = True
+            self.client.memory.calls_as_text = True
         return Note(round=rnd, kind=NOTE_KIND, text=text_format_note(self.lang, self._why))
 
     def _text_with_history(self) -> TextRounds:

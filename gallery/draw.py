@@ -1,6 +1,7 @@
 """The gallery page: each scenario's message states in order, as bubbles at phone width, then
-its final state on a phone screen (390×844) and on a projector (1280×720), as Telegram draws
-them (light theme). One self-contained HTML file: inline CSS, no scripts, nothing fetched.
+its final state on a phone screen (390×844) and in Telegram Desktop at 1280×720, as Telegram
+draws them (light theme). What a projector shows in class is the board (gallery/board.py).
+One self-contained HTML file: inline CSS, no scripts, nothing fetched.
 
 Code is drawn in a CJK monospace font, whose Latin letters are half as wide as its Chinese
 ones: the width tables (bot/view/tables.py) count them by."""
@@ -59,7 +60,7 @@ figcaption { font-size: 11px; color: #345; margin: 0 0 2px 4px; }
 .screen { background: var(--chat); overflow: hidden; display: flex; flex-direction: column;
           border: 1px solid #889; position: relative; }
 .phone { width: 390px; height: 844px; border-radius: 28px; border: 8px solid #222; }
-.projector { width: 1280px; height: 720px; flex-direction: row; font-size: 14px;
+.desktop { width: 1280px; height: 720px; flex-direction: row; font-size: 14px;
              margin-top: 16px; }
 .bar { background: #fff; padding: 10px 14px; border-bottom: 1px solid #ddd; flex: none; }
 .bar small { display: block; color: #888; }
@@ -91,8 +92,9 @@ def page(played: list[Played]) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<title>Glassbox gallery</title>\n<style>" + _CSS + "</style>\n</head>\n<body><main>"
             "<h1>Glassbox gallery</h1><p class=\"about\">Every message state of each scenario, "
-            "in order, run against the fakes; then the final state on a phone and on a "
-            "1280×720 projector.</p><nav>" + nav + "</nav>\n" + "\n".join(parts)
+            "in order, run against the fakes; then the final state on a phone and in "
+            "Telegram Desktop at 1280×720. The class board on a projector: the "
+            "<code>*-board.png</code> pictures.</p><nav>" + nav + "</nav>\n" + "\n".join(parts)
             + "</main></body>\n</html>\n")
 
 
@@ -119,7 +121,7 @@ def _section(p: Played) -> str:
              f'<div class="scroll">{chat}</div><div class="input">Message</div></div>')
     side = "".join(f'<div class="{"on" if n == 0 else ""}">{_e(name)}</div>'
                    for n, name in enumerate([p.group_title, "Class 3B", "Staff room"]))
-    projector = (f'<div class="screen projector" id="projector-{p.scenario.key}-{p.lang}">'
+    desktop = (f'<div class="screen desktop" id="desktop-{p.scenario.key}-{p.lang}">'
                  f'<div class="side">{side}</div><div class="desk"><div class="bar">'
                  f"<b>{_e(p.group_title)}</b><small>31 members</small></div>"
                  f'<div class="scroll">{chat}</div><div class="input">Write a message…</div>'
@@ -128,7 +130,7 @@ def _section(p: Played) -> str:
         f'<iframe class="export" title="export" srcdoc="{_e(f.document.content.decode())}">'
         "</iframe>" for f in final if f.document is not None)
     return (f'<p class="about">{_e(doc)}</p><div class="row"><div class="timeline">'
-            f'{"".join(steps)}</div>{phone}</div>{projector}{export}')
+            f'{"".join(steps)}</div>{phone}</div>{desktop}{export}')
 
 
 def final_state(frames: list[Frame]) -> list[Frame]:

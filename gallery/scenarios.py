@@ -28,6 +28,8 @@ class Scenario:
     title: tuple[str, str]
     """(zh, en)"""
     play: Callable[[Stage], Awaitable[Shot]]
+    board: bool = False
+    """A run of the teacher's in the class group, which the projector's board shows too."""
 
 
 async def ask(s: Stage) -> Shot:
@@ -60,7 +62,8 @@ async def mixed(s: Stage) -> Shot:
 
 
 async def compare(s: Stage) -> Shot:
-    """/compare: the model alone guesses a product; with tools it calculates it."""
+    """/compare in the class group, by the teacher: the model alone guesses a product; with
+    tools it calculates it."""
     s.model.default = routed(
         s.said(s.t("123456789 × 987654321 约等于 **121,932,631,137,021,795**。",
                    "123456789 × 987654321 = **121,932,631,137,021,795**.")),
@@ -72,7 +75,7 @@ async def compare(s: Stage) -> Shot:
                    "123456789 × 987654321 = **121,932,631,112,635,269**.")))
     since = _mark(s)
     try:
-        await s.ask(GROUP, s.user("compare"), "/compare " + s.t(
+        await s.ask(GROUP, TEACHER, "/compare " + s.t(
             "123456789 乘以 987654321 等于多少？", "What is 123456789 × 987654321?"))
     finally:
         s.model.default = None
@@ -112,13 +115,15 @@ async def round_cap(s: Stage) -> Shot:
 
 
 async def tool_failure(s: Stage) -> Shot:
-    """A tool that fails (no such place), and a model that says so."""
+    """A tool that fails (no such place), and a model that says so: the teacher's question
+    in the class group."""
     s.model.push(s.called(("get_weather", {"city": "Atlantis"})),
                  s.said(s.t("我找不到叫 Atlantis 的地方，它可能只是传说。",
                             "I could not find a place called Atlantis; it may be a legend.")))
-    user = s.user("failure")
-    await s.ask(user, user, s.t("Atlantis 现在天气怎么样？", "What is the weather in Atlantis?"))
-    return Shot(user, ("Atlantis", "⚠️"))
+    since = _mark(s)
+    await s.ask(GROUP, TEACHER, "/ask " + s.t("Atlantis 现在天气怎么样？",
+                                             "What is the weather in Atlantis?"))
+    return Shot(GROUP, ("Atlantis", "⚠️"), since=since)
 
 
 async def thinking(s: Stage) -> Shot:
@@ -232,11 +237,11 @@ async def local_model(s: Stage) -> Shot:
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("ask", ("/ask：三轮", "/ask in 3 rounds"), ask),
     Scenario("mixed", ("界面是中文，问题是英文", "English Telegram, Chinese question"), mixed),
-    Scenario("compare", ("/compare", "/compare"), compare),
+    Scenario("compare", ("/compare", "/compare"), compare, board=True),
     Scenario("plain", ("/plain", "/plain"), plain),
     Scenario("error", ("模型出错", "A model error"), model_error),
     Scenario("round-cap", ("达到轮数上限", "The round cap"), round_cap),
-    Scenario("tool-failure", ("工具失败", "A failed tool"), tool_failure),
+    Scenario("tool-failure", ("工具失败", "A failed tool"), tool_failure, board=True),
     Scenario("thinking", ("思考型模型", "A thinking model"), thinking),
     Scenario("no-reasoning", ("模型不写推理", "No reasoning given"), no_reasoning),
     Scenario("long", ("长回答，分页", "A long answer in pages"), long_answer),

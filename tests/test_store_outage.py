@@ -46,6 +46,12 @@ async def test_a_run_answers_while_the_database_is_down_and_healthz_follows_it()
                 assert "This answer could not be saved" in final.text
                 down = await reply(web.gb, GROUP, ALICE, "/history")
                 assert "records cannot be reached right now" in down.text
+                model.default = lambda body: text_reply("Seven.")  # type: ignore[assignment]
+                compared = tg.send(GROUP, ALICE, "/compare what is 3+4?")
+                both = await web.gb.answer_to(GROUP, compared, timeout=30)
+                assert both.text.count("Seven.") == 2 and "⚖️" in both.text
+                assert "could not be saved" in both.text and "went wrong" not in both.text
+                model.default = None  # type: ignore[assignment]
 
                 await relay.restore()
                 await healthz_becomes(web.http, 200)

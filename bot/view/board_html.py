@@ -27,6 +27,7 @@ from bot.view.i18n import (
     status_label,
 )
 from bot.view.markdown import md_to_html
+from bot.view.quiz_view import vote_html
 from bot.view.spans import to_html
 from bot.view.step_view import decision_spans
 from bot.view.transcript import Transcript, View
@@ -112,6 +113,8 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool,
         if t.mode == "react" and rnd.shows:
             steps.append(f'<h3 class="round">{_e(phrase(lang, "chain_round", n=rnd.number))}'
                          "</h3>")
+        if rnd.vote is not None:  # quiz mode: the class voted before the model was asked
+            steps.append(("vote", *vote_html(t, rnd, lang)))
         if rnd.model_thought:
             label = f"💭 {_e(phrase(lang, 'chain_thought'))}"
             steps.append(("thought", label, f'<div class="text">{_e(rnd.model_thought)}</div>'))

@@ -21,6 +21,7 @@ from bot.view.differences import Drawn, compared_answers, to_span_marks
 from bot.view.grounding import MARK, marked, status, unfounded_line
 from bot.view.i18n import answer_heading, ending_line, phrase, plural
 from bot.view.markdown import md_spans
+from bot.view.quiz_view import vote_spans
 from bot.view.spans import (
     CODE,
     PAGE_LIMIT,
@@ -248,7 +249,7 @@ def _rounds(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
             heading = phrase(lang, "chain_round", n=view.number)
             out.append((f"— {heading} —", (B,)))
             out.append(("\n", ()))
-        _round(out, view, lang, live, running)
+        _round(out, t, view, lang, live, running)
 
 
 def _plan(out: list[Span], t: Transcript, lang: str) -> None:
@@ -262,8 +263,12 @@ def _plan(out: list[Span], t: Transcript, lang: str) -> None:
             out.append((f" — {squeeze(step.why)}", ()))
 
 
-def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: bool) -> None:
+def _round(out: list[Span], t: Transcript, view: RoundView, lang: str, live: bool,
+           running: bool) -> None:
     lines = 0
+    if view.vote is not None:  # quiz mode: the class voted before the model was asked
+        out.extend(vote_spans(t, view, lang))
+        lines += 1
     if view.model_thought:
         if lines:
             out.append(("\n", ()))
