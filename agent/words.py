@@ -53,6 +53,82 @@ _WORDS: dict[str, tuple[str, str]] = {
                            "Europe/London, or a city name."),
     "notes_nothing": ("课程笔记里没有找到与 “{query}” 相关的内容。",
                       "Nothing about '{query}' in the course notes."),
+    # --- The WMO weather codes Open-Meteo reports (get_weather); the English as in the
+    # Open-Meteo docs table (tests/wire/open-meteo/wmo_weather_codes.json) ---
+    "wmo_0": ("晴", "clear sky"),
+    "wmo_1": ("大致晴朗", "mainly clear"),
+    "wmo_2": ("局部多云", "partly cloudy"),
+    "wmo_3": ("阴", "overcast"),
+    "wmo_45": ("雾", "fog"),
+    "wmo_48": ("雾凇", "depositing rime fog"),
+    "wmo_51": ("小毛毛雨", "light drizzle"),
+    "wmo_53": ("中毛毛雨", "moderate drizzle"),
+    "wmo_55": ("大毛毛雨", "dense drizzle"),
+    "wmo_56": ("轻度冻毛毛雨", "light freezing drizzle"),
+    "wmo_57": ("重度冻毛毛雨", "dense freezing drizzle"),
+    "wmo_61": ("小雨", "slight rain"),
+    "wmo_63": ("中雨", "moderate rain"),
+    "wmo_65": ("大雨", "heavy rain"),
+    "wmo_66": ("轻度冻雨", "light freezing rain"),
+    "wmo_67": ("重度冻雨", "heavy freezing rain"),
+    "wmo_71": ("小雪", "slight snow fall"),
+    "wmo_73": ("中雪", "moderate snow fall"),
+    "wmo_75": ("大雪", "heavy snow fall"),
+    "wmo_77": ("米雪", "snow grains"),
+    "wmo_80": ("小阵雨", "slight rain showers"),
+    "wmo_81": ("中阵雨", "moderate rain showers"),
+    "wmo_82": ("强阵雨", "violent rain showers"),
+    "wmo_85": ("小阵雪", "slight snow showers"),
+    "wmo_86": ("大阵雪", "heavy snow showers"),
+    "wmo_95": ("雷暴", "thunderstorm"),
+    "wmo_96": ("雷暴伴小冰雹", "thunderstorm with slight hail"),
+    "wmo_99": ("雷暴伴大冰雹", "thunderstorm with heavy hail"),
+    "wmo_unknown": ("天气代码 {code}", "weather code {code}"),
+    # --- The calculator's refusals (agent/tools/calculator.py) ---
+    "calc_how_to_write": ("写法示例：12.5% * 3840、12.5% of 3840、3840 * (1 + 5%)、"
+                          "150 * (1 - 20%)、2**10、sqrt(2)。",
+                          "Write it like: 12.5% * 3840, 12.5% of 3840, 3840 * (1 + 5%), "
+                          "20% off 150, 2**10, sqrt(2)."),
+    "calc_too_large": ("结果太大，无法计算。", "The result is too large to compute."),
+    "calc_factorial": ("阶乘只对非负整数有定义。",
+                       "factorial is only defined for whole numbers ≥ 0."),
+    "calc_round_digits": ("round 的位数必须是整数。", "round's number of digits must be whole."),
+    "calc_character": ("不支持字符 “{ch}”：请用普通数字和运算符书写"
+                       "（分数写成 1/2，乘方写成 2**3）。",
+                       "The character '{ch}' is not supported: write it with plain digits and "
+                       "operators (a fraction as 1/2, a power as 2**3)."),
+    "calc_too_long": ("表达式太长（最多 {most} 个字符）。",
+                      "The expression is too long (at most {most} characters)."),
+    "calc_empty": ("表达式是空的。", "The expression is empty."),
+    "calc_unreadable": ("无法理解这个表达式：{text}。", "Could not read the expression: {text}. "),
+    "calc_division_by_zero": ("不能除以零。", "Division by zero."),
+    "calc_undefined": ("这个运算对给出的数没有定义（例如负数开平方、log(0)）。",
+                       "The operation is not defined for these numbers "
+                       "(e.g. sqrt of a negative, log(0))."),
+    "calc_too_deep": ("表达式嵌套太深。", "The expression is nested too deeply."),
+    "calc_not_a_number": ("不支持的值：{value!r}", "Not a number: {value!r}"),
+    "calc_operator": ("不支持运算符 {symbol}。", "The operator {symbol} is not supported."),
+    "calc_not_allowed": ("这里不允许使用{what}。", "Not allowed here: {what}."),
+    "calc_attribute": ("这里不允许使用属性访问。", "Not allowed here: attribute access."),
+    "calc_subscripts": ("这里不允许使用下标。", "Not allowed here: subscripts."),
+    "calc_lambda": ("这里不允许使用lambda。", "Not allowed here: lambda."),
+    "calc_comprehensions": ("这里不允许使用推导式。", "Not allowed here: comprehensions."),
+    "calc_comparisons": ("这里不允许使用比较。", "Not allowed here: comparisons."),
+    "calc_logic": ("这里不允许使用逻辑运算。", "Not allowed here: logic operators."),
+    "calc_ambiguous_more": ("“{base} + {rate}%” 有两种读法：要算比 {base} 多 {rate}%，"
+                            "写成 {relative}；要加上 {rate}% 这个数本身，写成 {plain}。",
+                            "'{base} + {rate}%' can be read two ways: for {rate}% more than "
+                            "{base}, write {relative}; to add {rate}% as a number, write {plain}."),
+    "calc_ambiguous_less": ("“{base} - {rate}%” 有两种读法：要算比 {base} 少 {rate}%，"
+                            "写成 {relative}；要减去 {rate}% 这个数本身，写成 {plain}。",
+                            "'{base} - {rate}%' can be read two ways: for {rate}% less than "
+                            "{base}, write {relative}; to subtract {rate}% as a number, write "
+                            "{plain}."),
+    "calc_functions_only": ("只能调用列出的数学函数。",
+                            "Only the listed math functions can be called."),
+    "calc_arguments": ("{name} 需要 {count} 个参数。", "{name} takes {count} argument(s)."),
+    "calc_unknown_name": ("不认识 “{name}”。可以用：{allowed}。",
+                          "Unknown name '{name}'. Allowed: {allowed}. "),
     # --- Calling tools (agent/tool_calls.py) and a person's edit of a call (agent/confirm.py) ---
     "call_bad_json": ("参数不是合法的 JSON：{error}", "The arguments are not valid JSON: {error}"),
     "call_not_object": ("参数必须是一个 JSON 对象。", "The arguments must be a JSON object."),
@@ -336,6 +412,11 @@ time, exchange rates, calculations or the course notes."""),
     "language_name": ("Chinese",
                       "English"),
 }
+
+
+def known(key: str) -> bool:
+    """Whether the table has words for `key` (one of a family said by its value, wmo_{code})."""
+    return key in _WORDS
 
 
 def say(lang: str, key: str, /, **values: Any) -> str:
