@@ -141,7 +141,7 @@ async def _react(
                               toolmap, lang, stats)
 
         mode = settings.agent_mode
-        if mode == "auto" and client.tools_rejected:
+        if mode == "auto" and client.memory.tools_rejected:
             mode = "text"
         rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
             client, _opening(system_react(lang, toolmap) + note, question, history, settings),
@@ -161,7 +161,7 @@ async def _react(
                 raise
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
-            client.tools_rejected = True
+            client.memory.tools_rejected = True
             async for event in _rounds(text_rounds(), runner, settings, stats, lang, gate,
                                        writer):
                 yield event
