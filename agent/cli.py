@@ -31,15 +31,16 @@ from agent.events import (
     Thought,
     ThoughtDelta,
 )
-from agent.lang import detect_lang, pick, run_lang
+from agent.lang import detect_lang, run_lang
 from agent.loop import run_plain, run_react
 from agent.model import ModelClient
 from agent.prompts import args_text
 from agent.remarks import note_label
 from agent.settings import AgentSettings, SettingsError, load_settings
-from agent.summary import difference, figures, plural
+from agent.summary import difference, figures
 from agent.terminal_confirm import TerminalConfirmer
 from agent.tools import Toolbox
+from agent.words import count, say
 
 COLORS = {"thought": "36", "action": "33", "ok": "32", "failed": "31", "answer": "1",
           "dim": "2", "heading": "35"}
@@ -101,8 +102,8 @@ class Printer:
             self._stop_stream(lane)
             self._round_heading(event, lane)
             self.streaming[lane] = kind
-            label = {"thought": pick(self.lang, "💭 思考：", "💭 Thought: "),
-                     "answer": pick(self.lang, "💬 回答：", "💬 Answer: "),
+            label = {"thought": say(self.lang, "cli_thought"),
+                     "answer": say(self.lang, "cli_answer"),
                      "text": "✍️ "}[kind]
             self.out.write(self.paint("answer" if kind == "answer" else "thought", label))
             self.streamed.setdefault(lane, set()).add(kind)
@@ -119,28 +120,26 @@ class Printer:
         if isinstance(event, RunFinished):
             return
         self.heading[lane] = event.round
-        heading = pick(self.lang, f"── 第 {event.round} 轮 ──", f"── Round {event.round} ──")
+        heading = say(self.lang, "cli_round", round=event.round)
         self.line(self.paint("heading", heading), lane)
 
     def _show_step(self, event: Event, lane: str, streamed: set[str]) -> None:
-        zh = self.lang == "zh"
         if isinstance(event, Plan):
-            self.line(self.paint("heading", pick(self.lang, "📋 计划", "📋 Plan")), lane)
+            self.line(self.paint("heading", say(self.lang, "cli_plan")), lane)
             for number, step in enumerate(event.steps, 1):
                 why = f" — {step.why}" if step.why else ""
                 self.line(self.paint("dim", f"  {number}. {step.tool}{why}"), lane)
         elif isinstance(event, Note) or (isinstance(event, Thought) and event.synthesized):
-            label = f"📝 {note_label(self.lang)}{'：' if zh else ': '}"
+            label = say(self.lang, "cli_note", label=note_label(self.lang))
             self.line(self.paint("dim", label + event.text), lane)
         elif isinstance(event, Thought):
             if "text" in streamed:  # the neutral text above was (part of) this thought
-                self.line(self.paint("thought", pick(self.lang, "↑ 💭 思考", "↑ 💭 Thought")),
-                          lane)
+                self.line(self.paint("thought", say(self.lang, "cli_thought_above")), lane)
             elif "thought" not in streamed:
-                self.line(self.paint("thought", pick(self.lang, "💭 思考：", "💭 Thought: ")
-                                     + event.text), lane)
+                self.line(self.paint("thought", say(self.lang, "cli_thought") + event.text),
+                          lane)
         elif isinstance(event, Proposed):
-            self.line(self.paint("action", pick(self.lang, "⏸ 提议：", "⏸ Proposed: ")
+            self.line(self.paint("action", say(self.lang, "cli_proposed")
                                  + f"{event.tool}({args_text(event.arguments)})"), lane)
         elif isinstance(event, Decided):
             self.line(self.paint("dim", decided_line(event, self.lang)), lane)
@@ -149,22 +148,21 @@ class Printer:
         elif isinstance(event, Observation):
             style = "ok" if event.ok else "failed"
             mark = "✅" if event.ok else "⚠️"
-            label = "👀 观察" if zh else "👀 Observation"
+            label = say(self.lang, "cli_observation")
             self.line(self.paint(style, f"{label} {mark} {event.text}  ({event.duration_ms} ms)"),
                       lane)
         elif isinstance(event, Answer):
             if "text" in streamed:  # the neutral text above was the answer
-                self.line(self.paint("answer", pick(self.lang, "↑ 💬 回答", "↑ 💬 Answer")), lane)
+                self.line(self.paint("answer", say(self.lang, "cli_answer_above")), lane)
             elif "answer" not in streamed:
-                self.line(self.paint("answer", pick(self.lang, "💬 回答：", "💬 Answer: "))
-                          + event.text, lane)
+                self.line(self.paint("answer", say(self.lang, "cli_answer")) + event.text, lane)
         elif isinstance(event, Judgement):
-            label = pick(self.lang, "⚖️ 模型的评判：", "⚖️ The model's judgement: ")
+            label = say(self.lang, "cli_judgement")
             self.line(self.paint("heading", label + event.text), "")
         elif isinstance(event, RunFinished):
             text = figures(event, self.lang)
             if event.tool_calls:
-                text += " · " + plural(self.lang, event.tool_calls, "次工具调用", "tool call")
+                text += " · " + count(self.lang, "figures_tool_calls", event.tool_calls)
             if event.status != "done":
                 text = f"{event.status}: {event.reason} · {text}" if event.reason else (
                     f"{event.status} · {text}")
@@ -173,14 +171,10 @@ class Printer:
 
 
 def decided_line(event: Decided, lang: str) -> str:
-    by = event.by or pick(lang, "无人", "nobody")
+    by = event.by or say(lang, "decided_nobody")
     if event.decision == "edit":
-        return pick(lang, f"✏️ {by} 修改为 ", f"✏️ edited by {by}: ") + args_text(
-            event.arguments or {})
-    words = {"run": ("▶ {by} 确认执行", "▶ run by {by}"),
-             "skip": ("⏭ {by} 跳过", "⏭ skipped by {by}"),
-             "stop": ("⏹ {by} 停止", "⏹ stopped by {by}")}[event.decision]
-    return pick(lang, *words).format(by=by)
+        return say(lang, "decided_edit", by=by) + args_text(event.arguments or {})
+    return say(lang, f"decided_{event.decision}", by=by)
 
 
 async def _drain(stream: AsyncIterator[Event], printer: Printer, lane: str = "",

@@ -17,11 +17,12 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ValidationError
 
+from agent.class_vote import Poller
 from agent.events import Decided, Event, Proposed
-from agent.lang import pick
 from agent.model import ToolCall
 from agent.tool import Tool
 from agent.tool_calls import ParsedCall, validation_problems
+from agent.words import say
 
 DecisionKind = Literal["run", "edit", "skip", "stop"]
 
@@ -61,16 +62,19 @@ class Reviewed:
 
 @dataclass(frozen=True, slots=True)
 class Gate:
-    """Which calls need a confirmation, and who gives it."""
+    """Which calls need a confirmation, and who gives it; and in quiz mode, who votes before
+    each round (agent/class_vote.py)."""
 
-    confirmer: Confirmer
+    confirmer: Confirmer | None
     every: bool = False
     """Step mode: every call pauses."""
     tools: frozenset[str] = frozenset()
     """AGENT_CONFIRM_TOOLS: these always pause."""
+    poller: Poller | None = None
+    """Quiz mode: the class predicts each round before the model is asked."""
 
     def needs(self, tool: str) -> bool:
-        return self.every or tool in self.tools
+        return self.confirmer is not None and (self.every or tool in self.tools)
 
     async def review(self, reviewed: Reviewed, rnd: int, tools: dict[str, Tool],
                      lang: str) -> AsyncIterator[Event]:
@@ -82,12 +86,12 @@ class Gate:
             proposed = Proposed(round=rnd, call_id=call_id, tool=name,
                                 arguments=parsed.arguments)
             yield proposed
+            assert self.confirmer is not None  # needs() says so
             decision = await self.confirmer.decide(proposed, tools.get(name))
             yield Decided(round=rnd, call_id=call_id, tool=name, decision=decision.kind,
                           by=decision.by, arguments=decision.arguments, reason=decision.reason)
             if decision.kind == "stop":
-                raise StopRun(decision.reason or pick(
-                    lang, f"已被 {decision.by} 停止。", f"Stopped by {decision.by}."))
+                raise StopRun(decision.reason or say(lang, "stopped_by", by=decision.by))
             if decision.kind == "skip":
                 reviewed.skipped[call_id] = skipped_text(lang, decision.by)
             elif decision.kind == "edit" and decision.arguments is not None:
@@ -96,7 +100,7 @@ class Gate:
 
 def skipped_text(lang: str, by: str) -> str:
     """The observation of a skipped call: who skipped it."""
-    return pick(lang, f"已被 {by} 跳过（未执行）。", f"skipped by {by}")
+    return say(lang, "skipped_by", by=by)
 
 
 def edited(parsed: ParsedCall, arguments: dict[str, Any]) -> ParsedCall:
@@ -119,21 +123,18 @@ def parse_edit(typed: str, tool: Tool | None, lang: str) -> dict[str, Any]:
     as the chain shows them), or, for a tool of one argument, the bare value. Validated by
     the tool's own schema; EditError says what is wrong."""
     if tool is None:
-        raise EditError(pick(lang, "没有这个工具，不能修改参数。",
-                             "There is no such tool, so its arguments cannot be edited."))
+        raise EditError(say(lang, "edit_no_tool"))
     text = typed.strip()
     fields = list(tool.fields())
     if text.startswith("{"):
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise EditError(pick(lang, f"不是合法的 JSON：{exc}", f"Not valid JSON: {exc}")) \
-                from None
+            raise EditError(say(lang, "edit_bad_json", error=exc)) from None
         except RecursionError:
-            raise EditError(pick(lang, "JSON 嵌套太深了。", "The JSON is nested too deeply.")) \
-                from None
+            raise EditError(say(lang, "edit_too_deep")) from None
         if not isinstance(value, dict):
-            raise EditError(pick(lang, "必须是一个 JSON 对象。", "It must be a JSON object."))
+            raise EditError(say(lang, "edit_not_object"))
         arguments = value
     else:
         pairs = _pairs(text, set(tool.fields()))
@@ -143,15 +144,13 @@ def parse_edit(typed: str, tool: Tool | None, lang: str) -> dict[str, Any]:
             arguments = {fields[0]: _value(text)}
         else:
             names = ", ".join(fields) or "-"
-            raise EditError(pick(
-                lang, f"请用 JSON 或 key=value 的形式写出参数（{names}）。",
-                f"Write the arguments as JSON or as key=value pairs ({names})."))
+            raise EditError(say(lang, "edit_how", names=names))
     try:
         valid = tool.Args.model_validate(arguments)
     except ValidationError as exc:
         problems = validation_problems(exc)
-        raise EditError(pick(lang, f"{tool.name} 的参数无效：{problems}",
-                             f"Invalid arguments for {tool.name}: {problems}")) from None
+        raise EditError(say(lang, "invalid_arguments", tool=tool.name, problems=problems)
+                        ) from None
     return {key: _tidy(value)
             for key, value in valid.model_dump(mode="json", exclude_unset=True).items()}
 

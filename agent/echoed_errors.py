@@ -33,8 +33,8 @@ from agent.events import (
     RunFinished,
     TextDelta,
 )
-from agent.lang import pick
 from agent.prompts import args_text
+from agent.words import say
 
 NOTE_KIND = "error_as_answer"
 ERROR_KIND = "error_as_answer"
@@ -156,17 +156,11 @@ class _Guard:
 
 
 def no_answer_reason(lang: str, call: str) -> str:
-    return pick(lang, f"没有得到回答：{call} 出错了，模型只是重复了这个错误，没有作答。"
-                      "可以换个说法再问一次。",
-                f"No answer: {call} gave an error, and the model repeated that error instead "
-                "of answering. Try asking in other words.")
+    return say(lang, "echo_no_answer", call=call)
 
 
 def error_as_answer_note(rnd: int, lang: str, call: str) -> Note:
-    return Note(round=rnd, kind=NOTE_KIND, text=pick(
-        lang, f"模型的回答只是重复了上面 {call} 的错误信息，所以 Glassbox 不把它当作回答。",
-        f"the model's answer only repeated the error of {call} above, so Glassbox does "
-        "not show it as the answer."))
+    return Note(round=rnd, kind=NOTE_KIND, text=say(lang, "echo_note", call=call))
 
 
 async def no_errors_as_answers(steps: AsyncIterator[Event], lang: str

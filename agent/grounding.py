@@ -68,9 +68,12 @@ def ledger(answer: str, observations: Sequence[str], question: str = "",
     own, backed = _pool([f for f, e in zip(found, entries, strict=True)
                          if e is not None and f.kind == Kind.NUMBER])
     mixed = [v for a in backed for b in operands for v in _pairs(a, b)]
+    times = [s.figure for s in sources.all if s.figure.kind == Kind.TIME][:MAX_OPERANDS]
+    times += [f for f, e in zip(found, entries, strict=True)
+              if e is not None and f.kind == Kind.TIME][:MAX_OPERANDS]
     for i, figure in enumerate(found):
         if entries[i] is None and figure.kind == Kind.NUMBER:
-            entries[i] = _computed(figure, own, sourced, mixed)
+            entries[i] = _computed(figure, own, sourced, mixed) or _time_gap(figure, times)
     return tuple(e or _entry(f, Backing.UNBACKED) for f, e in zip(found, entries, strict=True))
 
 
@@ -208,6 +211,21 @@ def _pairs(a: Figure, b: Figure) -> list[_Value]:
 
 def _factor(f: Figure) -> tuple[Decimal, Unit]:
     return (f.value / 100, Unit.NONE) if f.unit == Unit.PERCENT else (f.value, f.unit)
+
+
+def _time_gap(f: Figure, times: Sequence[Figure]) -> Entry | None:
+    """Hours or minutes between two backed times of day, either way round the clock: Tokyo
+    at 18:15 is 9 hours ahead of London at 09:15, as UTC+09:00 is of UTC+00:00. Exact only:
+    a weather report's times would back many a rounded count by chance."""
+    if f.unit not in (Unit.HOUR, Unit.MINUTE):
+        return None
+    per = 60 if f.unit == Unit.HOUR else 1
+    for a, b in itertools.combinations(times, 2):
+        gap = (b.time[0] - a.time[0]) * 60 + b.time[1] - a.time[1]
+        for minutes in {gap % 1440, -gap % 1440} - {0}:
+            if f.value == Decimal(minutes) / per:
+                return _entry(f, Backing.COMPUTED, Rule.TIME_DIFFERENCE, 0, (a.text, b.text))
+    return None
 
 
 def _computed(f: Figure, own: Sequence[_Value], sourced: Sequence[_Value],

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.events import Usage
-from agent.lang import pick
 from agent.model import ModelClient, complete
 from agent.prompts import Turn, history_messages
+from agent.words import say
 
 SUMMARY_WORDS = 150
 INPUT_CHARS = 20000
@@ -30,14 +30,11 @@ async def summarise(client: ModelClient, turns: Sequence[Turn], earlier: str,
                     lang: str) -> tuple[str, Usage]:
     """A short summary of `turns` (after an `earlier` summary, if any); its tokens.
     Raises ModelError as any model call does."""
-    lines = [pick(lang, f"此前的摘要：{earlier}", f"Summary so far: {earlier}")] if earlier else []
+    lines = [say(lang, "summary_earlier", summary=earlier)] if earlier else []
     for turn in turns:
-        lines.append(pick(lang, f"问：{turn.question}\n答：{turn.answer}",
-                          f"Q: {turn.question}\nA: {turn.answer}"))
+        lines.append(say(lang, "summary_turn", question=turn.question, answer=turn.answer))
     text = "\n\n".join(lines)[-INPUT_CHARS:]
-    ask = pick(lang, f"用不超过 {SUMMARY_WORDS} 字概括下面这段对话，保留事实、数字和结论：",
-               f"Summarise this conversation in at most {SUMMARY_WORDS} words, keeping the "
-               f"facts, figures and conclusions:")
+    ask = say(lang, "summary_ask", words=SUMMARY_WORDS)
     done = await complete(client, [{"role": "user", "content": f"{ask}\n\n{text}"}],
                           temperature=0.0)
     assert done is not None  # a stream ends with its Completion

@@ -21,6 +21,13 @@ def pick(lang: str, zh: str, en: str) -> str:
     return zh if lang.lower().startswith("zh") else en
 
 
+def counted(template: str, n: int) -> str:
+    """The form of `template` for a count `n`: an English template holds the singular and
+    the plural, split by `|` ("{n:,} tool call|{n:,} tool calls"); Chinese has one form."""
+    forms = template.split("|")
+    return forms[0 if n == 1 or len(forms) == 1 else 1]
+
+
 _ENGLISH_WORDS = frozenset(" ".join((
     "a an the is are was were be do does did can could will would should what which who whom",
     "whose when where why how i you he she it we they my your its our their me him her us them",

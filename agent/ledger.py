@@ -45,6 +45,8 @@ class Rule(StrEnum):
     MEAN = "mean"
     PERCENT_CHANGE = "percent_change"
     """An amount a percentage more or less (20% off 150 is 120)."""
+    TIME_DIFFERENCE = "time_difference"
+    """Hours or minutes between two backed times of day (18:15 is 9 hours after 09:15)."""
     NONE = "none"
 
 

@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator, Sequence
 
 from agent.events import Action, Answer, Event, Note, Observation
 from agent.grounding import ledger, unfounded
-from agent.lang import pick
 from agent.prompts import Turn, args_text
+from agent.words import count, say
 
 NOTE_KIND = "lookups_failed"
 
@@ -24,13 +24,10 @@ def lookups_failed_note(lang: str, calls: Sequence[str], unfounded: Sequence[str
     """Which lookups failed; and only when the answer has figures no source holds (the
     grounding marks them), that those were not looked up: a note judges no answer that
     nothing backs ("I could not find Atlantis" is no failure)."""
-    sep = "、" if lang == "zh" else ", "
-    text = pick(lang, f"这些查询失败了：{sep.join(calls)}。",
-                f"these lookups failed: {sep.join(calls)}.")
+    sep = say(lang, "list_sep")
+    text = say(lang, "note_lookups_failed", calls=sep.join(calls))
     if unfounded:
-        were = "was" if len(unfounded) == 1 else "were"
-        text += pick(lang, f"回答里的 {sep.join(unfounded)} 不是查到的。",
-                     f" The answer's {sep.join(unfounded)} {were} not looked up.")
+        text += count(lang, "note_not_looked_up", len(unfounded), figures=sep.join(unfounded))
     return text
 
 

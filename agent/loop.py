@@ -22,6 +22,7 @@ from typing import Any
 
 from agent.answer_model import AnswerWriter, Drafts
 from agent.auto_rounds import AutoRounds
+from agent.class_vote import class_vote
 from agent.confirm import Gate, Reviewed, StopRun
 from agent.echoed_errors import no_errors_as_answers
 from agent.events import Answer, Event, Observation, RunStarted, Thought
@@ -140,7 +141,7 @@ async def _react(
                               toolmap, lang, stats)
 
         mode = settings.agent_mode
-        if mode == "auto" and client.tools_rejected:
+        if mode == "auto" and client.memory.tools_rejected:
             mode = "text"
         rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
             client, _opening(system_react(lang, toolmap) + note, question, history, settings),
@@ -160,7 +161,7 @@ async def _react(
                 raise
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
-            client.tools_rejected = True
+            client.memory.tools_rejected = True
             async for event in _rounds(text_rounds(), runner, settings, stats, lang, gate,
                                        writer):
                 yield event
@@ -192,6 +193,9 @@ async def _rounds(
         calls: tuple[ParsedCall, ...] = ()
         reasoned = False
         drafts = Drafts()
+        if gate is not None and gate.poller is not None:
+            async for event in class_vote(gate.poller, rnd, tuple(runner.tools)):
+                yield event
         async for item in rounds.round(rnd):
             if isinstance(item, CallsToRun):
                 calls = item.calls

@@ -8,8 +8,8 @@ from enum import StrEnum
 
 import openai
 
-from agent.lang import pick
 from agent.wire_errors import WireFailure, failure_of
+from agent.words import say
 
 
 class ModelErrorKind(StrEnum):
@@ -30,51 +30,6 @@ class ModelErrorKind(StrEnum):
     EMPTY = "empty"  # the model finished with no text where an answer was due
 
 
-_REASONS: dict[ModelErrorKind, tuple[str, str]] = {
-    ModelErrorKind.AUTH: (
-        "模型服务拒绝了 API 密钥，请联系机器人管理员检查配置。",
-        "The model service rejected the API key. Please ask the bot's operator to check it."),
-    ModelErrorKind.QUOTA: (
-        "模型服务的额度已用完，请联系机器人管理员。",
-        "The model service's quota is used up. Please tell the bot's operator."),
-    ModelErrorKind.RATE_LIMIT: (
-        "模型服务现在太忙（请求过多），请稍后再试。",
-        "The model service is busy right now (too many requests). Please try again soon."),
-    ModelErrorKind.SERVER: (
-        "模型服务出错了，请稍后再试。",
-        "The model service had an error. Please try again in a moment."),
-    ModelErrorKind.TIMEOUT: (
-        "模型服务响应超时，请稍后再试。",
-        "The model service took too long to answer. Please try again."),
-    ModelErrorKind.CONNECTION: (
-        "无法连接到模型服务，请稍后再试。",
-        "Could not reach the model service. Please try again in a moment."),
-    ModelErrorKind.MODERATION: (
-        "模型服务的内容审核拦截了这个问题或回答，请换个说法。",
-        "The model service's content filter blocked this question or its answer. "
-        "Please rephrase it."),
-    ModelErrorKind.CONTEXT_LENGTH: (
-        "对话太长，超出了模型的上下文长度，请开始一个新问题。",
-        "The conversation is too long for the model. Please start a new question."),
-    ModelErrorKind.MODEL_NOT_FOUND: (
-        "找不到配置的模型，请联系机器人管理员检查 LLM_MODEL。",
-        "The configured model was not found. Please ask the operator to check LLM_MODEL."),
-    ModelErrorKind.TOOLS_UNSUPPORTED: (
-        "这个模型服务不支持工具调用。",
-        "This model endpoint does not support tool calling."),
-    ModelErrorKind.BAD_REQUEST: (
-        "模型服务拒绝了这个请求，请换个问法再试。",
-        "The model service rejected the request. Please try rephrasing."),
-    ModelErrorKind.INCOMPLETE: (
-        "模型的回答中途断开了，请再试一次。",
-        "The model's reply was cut off. Please try again."),
-    ModelErrorKind.EMPTY: (
-        "模型返回了空回答，请再试一次。",
-        "The model returned an empty reply. Please try again."),
-}
-"""The student-facing reason for each kind, (zh, en); a test checks every kind has one."""
-
-
 class ModelError(Exception):
     """A failed model call, classified. `str()` is safe to log: it never holds the key."""
 
@@ -86,8 +41,8 @@ class ModelError(Exception):
         self.code = code
 
     def reason(self, lang: str) -> str:
-        zh, en = _REASONS[self.kind]
-        return pick(lang, zh, en)
+        """Why, as a student may read it (agent/words.py has one for every kind)."""
+        return say(lang, f"model_{self.kind.value}")
 
 
 def _error_code(exc: openai.APIError) -> str:

@@ -11,18 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.events import Note
-from agent.lang import pick
-
-NOTE_LABEL = ("由 Glassbox 补写", "Written by Glassbox")
-"""The label of a Glassbox note (zh, en), in the chat, /show, the export and the terminal."""
-
+from agent.words import say
 
 NAMED_TOOLS = 8
 """A note names at most this many tools."""
 
 
 def note_label(lang: str) -> str:
-    return pick(lang, *NOTE_LABEL)
+    """The label of a Glassbox note, in the chat, /show, the export and the terminal."""
+    return say(lang, "note_label")
 
 
 def no_reasoning_for_calls(rnd: int, lang: str, tools: Sequence[str]) -> Note:
@@ -31,11 +28,10 @@ def no_reasoning_for_calls(rnd: int, lang: str, tools: Sequence[str]) -> Note:
     shown = names[:NAMED_TOOLS]
     if len(names) > NAMED_TOOLS:  # a reply may carry a thousand calls
         more = len(names) - NAMED_TOOLS
-        shown.append(pick(lang, f"另外 {more} 个工具", f"{more} more tools"))
-    joined = pick(lang, "、", ", ").join(shown)
-    return Note(round=rnd, kind="no_reasoning", text=pick(
-        lang, f"模型没有写出思考过程，直接调用了 {joined}。",
-        f"the model wrote no reasoning; it called {joined}."))
+        shown.append(say(lang, "more_tools", more=more))
+    joined = say(lang, "list_sep").join(shown)
+    return Note(round=rnd, kind="no_reasoning",
+                text=say(lang, "note_no_reasoning_calls", tools=joined))
 
 
 def no_reasoning_for_answer(rnd: int, lang: str, *, observed: int) -> Note:
@@ -43,23 +39,16 @@ def no_reasoning_for_answer(rnd: int, lang: str, *, observed: int) -> Note:
     Glassbox saw, never how good the answer is: failed calls show on their observations,
     and what the answer could not rest on is the lookups' note (agent/lookups.py)."""
     if not observed:
-        text = pick(lang, "模型没有写出思考过程，也没有使用工具，直接作答。",
-                    "the model wrote no reasoning and used no tool before answering.")
+        text = say(lang, "note_no_reasoning_no_tool")
     else:
-        text = pick(lang, "模型作答前没有写出思考过程。",
-                    "the model wrote no reasoning before answering.")
+        text = say(lang, "note_no_reasoning")
     return Note(round=rnd, kind="no_reasoning", text=text)
 
 
 def forced_answer(rnd: int, lang: str, *, tool_rounds: int, repeated: bool) -> Note:
     """The last round, asked for without tools: why it was forced."""
     if repeated:
-        text = pick(lang, "模型第三次发出同样的调用，Glassbox 停止了工具，请它根据已有观察作答。",
-                    "the model made the same call a third time, so Glassbox stopped the "
-                    "tools and asked it to answer from what it observed.")
+        text = say(lang, "note_forced_repeated")
     else:
-        text = pick(lang, f"已用完 {tool_rounds} 轮工具调用的上限，Glassbox 请模型不用工具、"
-                    "根据已有观察作答。",
-                    f"the model used all {tool_rounds} tool rounds, so Glassbox asked it to "
-                    "answer from what it observed, without tools.")
+        text = say(lang, "note_forced_rounds", rounds=tool_rounds)
     return Note(round=rnd, kind="forced_answer", text=text)

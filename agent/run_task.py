@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from agent.events import Event, RunFinished, Status, Usage
-from agent.lang import pick
+from agent.words import say
 
 log = logging.getLogger(__name__)
 
@@ -60,12 +60,11 @@ async def drive(
                 queue.put_nowait(event)
         except asyncio.CancelledError:
             queue.put_nowait(stats.finished(
-                "cancelled", pick(lang, "已停止。", "Stopped."), "cancelled"))
+                "cancelled", say(lang, "run_stopped"), "cancelled"))
         except Exception:
             log.exception("run failed with an unexpected error")
             queue.put_nowait(stats.finished(
-                "error", pick(lang, "Glassbox 内部出错了，请再试一次。",
-                              "Glassbox hit an internal error. Please try again."), "internal"))
+                "error", say(lang, "run_internal_error"), "internal"))
         finally:
             queue.put_nowait(_END)
 

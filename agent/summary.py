@@ -6,13 +6,13 @@ Shared by every front end (terminal, Telegram, export) so they say the same thin
 from __future__ import annotations
 
 from agent.events import RunFinished, Usage
-from agent.lang import pick
+from agent.words import count, say
 
 
 def seconds(ms: int, lang: str) -> str:
     if ms < 1000:
-        return pick(lang, f"{ms} 毫秒", f"{ms} ms")
-    return pick(lang, f"{ms / 1000:,.1f} 秒", f"{ms / 1000:,.1f} s")
+        return say(lang, "figures_ms", ms=ms)
+    return say(lang, "figures_s", s=ms / 1000)
 
 
 def approx(usage: Usage) -> str:
@@ -20,17 +20,12 @@ def approx(usage: Usage) -> str:
     return "≈" if usage.estimated else ""
 
 
-def plural(lang: str, n: int, zh: str, en: str) -> str:
-    """'1 tool call', '2 tool calls', '1,280 tokens'; in Chinese '2 次工具调用'."""
-    return pick(lang, f"{n:,} {zh}", f"{n:,} {en}" + ("" if n == 1 else "s"))
-
-
 def figures(done: RunFinished, lang: str, *, tokens: bool = True) -> str:
     """'3.2 s · 2 rounds · 1,234 tokens' (or its Chinese); `tokens=False` leaves them out."""
-    parts = [seconds(done.duration_ms, lang), plural(lang, done.rounds, "轮", "round")]
+    parts = [seconds(done.duration_ms, lang), count(lang, "figures_rounds", done.rounds)]
     if tokens and done.usage.total_tokens:
         parts.append(approx(done.usage)
-                     + plural(lang, done.usage.total_tokens, "token", "token"))
+                     + count(lang, "figures_tokens", done.usage.total_tokens))
     return " · ".join(parts)
 
 
@@ -41,11 +36,11 @@ def difference(plain: RunFinished, react: RunFinished, lang: str) -> str:
         return f"{a:{fmt}} → {b:{fmt}}"
 
     parts = [
-        pick(lang, "轮数 ", "rounds ") + pair(plain.rounds, react.rounds, ","),
-        pick(lang, "工具调用 ", "tool calls ") + pair(plain.tool_calls, react.tool_calls, ","),
-        pick(lang, "用时（秒）", "seconds ")
-        + pair(plain.duration_ms / 1000, react.duration_ms / 1000, ",.1f"),
-        pick(lang, "token ", "tokens ") + approx(plain.usage + react.usage)
-        + pair(plain.usage.total_tokens, react.usage.total_tokens, ","),
+        say(lang, "difference_rounds", pair=pair(plain.rounds, react.rounds, ",")),
+        say(lang, "difference_tool_calls", pair=pair(plain.tool_calls, react.tool_calls, ",")),
+        say(lang, "difference_seconds",
+            pair=pair(plain.duration_ms / 1000, react.duration_ms / 1000, ",.1f")),
+        say(lang, "difference_tokens", pair=approx(plain.usage + react.usage)
+            + pair(plain.usage.total_tokens, react.usage.total_tokens, ",")),
     ]
-    return pick(lang, "无工具 → ReAct：", "No tools → ReAct: ") + " · ".join(parts)
+    return say(lang, "difference", parts=" · ".join(parts))

@@ -12,9 +12,9 @@ from typing import TextIO
 
 from agent.confirm import Decision, EditError, parse_edit
 from agent.events import Proposed
-from agent.lang import pick
 from agent.prompts import args_text
 from agent.tool import Tool
+from agent.words import say
 
 _CHOICES = {"r": "run", "run": "run", "": "run", "e": "edit", "edit": "edit",
             "s": "skip", "skip": "skip", "q": "stop", "stop": "stop"}
@@ -31,11 +31,9 @@ class TerminalConfirmer:
     async def decide(self, proposed: Proposed, tool: Tool | None) -> Decision:
         call = f"{proposed.tool}({args_text(proposed.arguments)})"
         while True:
-            typed = await self._ask(pick(self.lang, f"⏸ {call}  执行/修改/跳过/停止 [r/e/s/q] ",
-                                         f"⏸ {call}  run/edit/skip/stop [r/e/s/q] "))
+            typed = await self._ask(say(self.lang, "terminal_choose", call=call))
             if typed is None:  # stdin closed: nobody can decide
-                return Decision("stop", self.name, reason=pick(
-                    self.lang, "没有输入，运行已停止。", "No input, so the run stopped."))
+                return Decision("stop", self.name, reason=say(self.lang, "terminal_no_input"))
             choice = _CHOICES.get(typed.strip().lower())
             if choice == "edit":
                 arguments = await self._edit(tool)
@@ -47,9 +45,7 @@ class TerminalConfirmer:
     async def _edit(self, tool: Tool | None) -> dict[str, object] | None:
         """New arguments, asked again until they fit; None: back to the choice."""
         while True:
-            typed = await self._ask(pick(self.lang, "新参数（JSON、key=value 或值；空行返回）：",
-                                         "New arguments (JSON, key=value or the value; "
-                                         "empty: back): "))
+            typed = await self._ask(say(self.lang, "terminal_new_arguments"))
             if not typed or not typed.strip():
                 return None
             try:

@@ -22,11 +22,11 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from agent.events import Action, Event, Observation, ObservationFailure
-from agent.lang import pick
 from agent.model import ToolCall
 from agent.prompts import loop_stop_note, not_run_note, not_run_result, repeated_note
 from agent.run_task import RunStats
 from agent.tool import RUN_LANG, Tool, ToolError, UpstreamError
+from agent.words import say
 
 log = logging.getLogger(__name__)
 
@@ -57,11 +57,9 @@ def parse_call(call: ToolCall, lang: str) -> ParsedCall:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        return ParsedCall(call, call.arguments, pick(
-            lang, f"参数不是合法的 JSON：{exc}", f"The arguments are not valid JSON: {exc}"))
+        return ParsedCall(call, call.arguments, say(lang, "call_bad_json", error=exc))
     if not isinstance(value, dict):
-        return ParsedCall(call, call.arguments, pick(
-            lang, "参数必须是一个 JSON 对象。", "The arguments must be a JSON object."))
+        return ParsedCall(call, call.arguments, say(lang, "call_not_object"))
     return ParsedCall(call, value)
 
 
@@ -142,10 +140,7 @@ class ToolRunner:
         tool = self.tools.get(name)
         if tool is None:
             names = ", ".join(self.tools) or "-"
-            return _Result(pick(self.lang, f"没有名为 “{name}” 的工具。可用的工具：{names}。"
-                                "如果这个问题不需要工具，现在就直接回答。",
-                                f"There is no tool named '{name}'. Available tools: {names}. "
-                                "If the question needs no tool, answer it now."),
+            return _Result(say(self.lang, "call_unknown_tool", name=name, names=names),
                            ObservationFailure.UNKNOWN_TOOL)
         if parsed.error:
             return _Result(parsed.error, ObservationFailure.BAD_ARGUMENTS)
@@ -156,8 +151,7 @@ class ToolRunner:
             args = tool.Args.model_validate(arguments)
         except ValidationError as exc:
             problems = validation_problems(exc)
-            return _Result(pick(self.lang, f"{name} 的参数无效：{problems}",
-                                f"Invalid arguments for {name}: {problems}"),
+            return _Result(say(self.lang, "invalid_arguments", tool=name, problems=problems),
                            ObservationFailure.BAD_ARGUMENTS)
         try:
             text = await asyncio.wait_for(tool.run(args), self.timeout_s)
@@ -166,13 +160,11 @@ class ToolRunner:
         except ToolError as exc:
             return _Result(str(exc), ObservationFailure.TOOL_ERROR)
         except TimeoutError:
-            return _Result(pick(self.lang, f"{name} 超时（超过 {self.timeout_s:g} 秒）。",
-                                f"{name} timed out after {self.timeout_s:g} s."),
+            return _Result(say(self.lang, "call_timed_out", name=name, seconds=self.timeout_s),
                            ObservationFailure.TIMEOUT)
         except Exception as exc:
             log.exception("tool %s raised", name)
-            return _Result(pick(self.lang, f"{name} 出错：{type(exc).__name__}",
-                                f"{name} failed: {type(exc).__name__}"),
+            return _Result(say(self.lang, "call_failed", name=name, error=type(exc).__name__),
                            ObservationFailure.TOOL_ERROR)
         return _Result(self._bound(text), None)
 
@@ -180,8 +172,7 @@ class ToolRunner:
         if len(text) <= self.max_chars:
             return text
         cut = len(text) - self.max_chars
-        return text[: self.max_chars] + pick(
-            self.lang, f"…（另有 {cut} 个字符已省略）", f"… ({cut} more characters cut)")
+        return text[: self.max_chars] + say(self.lang, "call_cut", cut=cut)
 
     async def aclose(self) -> None:
         """Cancel anything still running (the run was cancelled)."""

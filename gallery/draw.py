@@ -1,6 +1,7 @@
 """The gallery page: each scenario's message states in order, as bubbles at phone width, then
-its final state on a phone screen (390×844) and on a projector (1280×720), as Telegram draws
-them (light theme). One self-contained HTML file: inline CSS, no scripts, nothing fetched.
+its final state on a phone screen (390×844) and in Telegram Desktop at 1280×720, as Telegram
+draws them (light theme). What a projector shows in class is the board (gallery/board.py).
+One self-contained HTML file: inline CSS, no scripts, nothing fetched.
 
 Code is drawn in a CJK monospace font, whose Latin letters are half as wide as its Chinese
 ones: the width tables (bot/view/tables.py) count them by."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 from agent.lang import pick
 from gallery.run import Played
@@ -59,7 +61,7 @@ figcaption { font-size: 11px; color: #345; margin: 0 0 2px 4px; }
 .screen { background: var(--chat); overflow: hidden; display: flex; flex-direction: column;
           border: 1px solid #889; position: relative; }
 .phone { width: 390px; height: 844px; border-radius: 28px; border: 8px solid #222; }
-.projector { width: 1280px; height: 720px; flex-direction: row; font-size: 14px;
+.desktop { width: 1280px; height: 720px; flex-direction: row; font-size: 14px;
              margin-top: 16px; }
 .bar { background: #fff; padding: 10px 14px; border-bottom: 1px solid #ddd; flex: none; }
 .bar small { display: block; color: #888; }
@@ -73,6 +75,12 @@ figcaption { font-size: 11px; color: #345; margin: 0 0 2px 4px; }
 .desk { flex: 1; display: flex; flex-direction: column; }
 .desk .scroll { padding: 6px 60px; }
 .desk .bubble { max-width: 480px; }
+.poll { white-space: pre-wrap; min-width: 260px; }
+.poll small { display: block; color: #888; margin: 2px 0 4px; }
+.poll .option { margin: 6px 0; position: relative; padding-bottom: 5px; }
+.poll .option i { position: absolute; left: 0; bottom: 0; height: 3px; background: var(--accent);
+                  border-radius: 2px; }
+.poll .votes { text-align: center; }
 iframe.export { width: 100%; max-width: 1280px; height: 640px; border: 1px solid #889;
                 background: #fff; margin-top: 12px; }
 """
@@ -91,8 +99,9 @@ def page(played: list[Played]) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<title>Glassbox gallery</title>\n<style>" + _CSS + "</style>\n</head>\n<body><main>"
             "<h1>Glassbox gallery</h1><p class=\"about\">Every message state of each scenario, "
-            "in order, run against the fakes; then the final state on a phone and on a "
-            "1280×720 projector.</p><nav>" + nav + "</nav>\n" + "\n".join(parts)
+            "in order, run against the fakes; then the final state on a phone and in "
+            "Telegram Desktop at 1280×720. The class board on a projector: the "
+            "<code>*-board.png</code> pictures.</p><nav>" + nav + "</nav>\n" + "\n".join(parts)
             + "</main></body>\n</html>\n")
 
 
@@ -107,11 +116,12 @@ def _section(p: Played) -> str:
     for n, frame in enumerate(p.frames, 1):
         if frame.from_bot:
             first = next(f for f in bot_frames if f.message_id == frame.message_id) is frame
-            what = "sent" if first else "edited"
+            what = "sent" if first else "deleted" if frame.deleted else "edited"
         else:
             what = "asked"
+        bubble = "" if frame.deleted else _bubble(frame)
         steps.append(f"<figure><figcaption>{n}/{len(p.frames)} · {what} · message "
-                     f"{frame.message_id}</figcaption>{_bubble(frame)}</figure>")
+                     f"{frame.message_id}</figcaption>{bubble}</figure>")
     final = final_state(p.frames)
     chat = "".join(_bubble(frame) for frame in final)
     phone = (f'<div class="screen phone" id="phone-{p.scenario.key}-{p.lang}">'
@@ -119,7 +129,7 @@ def _section(p: Played) -> str:
              f'<div class="scroll">{chat}</div><div class="input">Message</div></div>')
     side = "".join(f'<div class="{"on" if n == 0 else ""}">{_e(name)}</div>'
                    for n, name in enumerate([p.group_title, "Class 3B", "Staff room"]))
-    projector = (f'<div class="screen projector" id="projector-{p.scenario.key}-{p.lang}">'
+    desktop = (f'<div class="screen desktop" id="desktop-{p.scenario.key}-{p.lang}">'
                  f'<div class="side">{side}</div><div class="desk"><div class="bar">'
                  f"<b>{_e(p.group_title)}</b><small>31 members</small></div>"
                  f'<div class="scroll">{chat}</div><div class="input">Write a message…</div>'
@@ -128,19 +138,21 @@ def _section(p: Played) -> str:
         f'<iframe class="export" title="export" srcdoc="{_e(f.document.content.decode())}">'
         "</iframe>" for f in final if f.document is not None)
     return (f'<p class="about">{_e(doc)}</p><div class="row"><div class="timeline">'
-            f'{"".join(steps)}</div>{phone}</div>{projector}{export}')
+            f'{"".join(steps)}</div>{phone}</div>{desktop}{export}')
 
 
 def final_state(frames: list[Frame]) -> list[Frame]:
-    """Each message's last state, in the order the messages appeared."""
+    """Each message's last state, in the order the messages appeared (a deleted one gone)."""
     last: dict[int, Frame] = {}
     for frame in frames:
         last[frame.message_id] = frame
-    return sorted(last.values(), key=lambda f: f.message_id)
+    return sorted((f for f in last.values() if not f.deleted), key=lambda f: f.message_id)
 
 
 def _bubble(frame: Frame) -> str:
-    if frame.document is not None:
+    if frame.poll is not None:
+        body = _poll(frame.poll)
+    elif frame.document is not None:
         size = f"{len(frame.document.content) / 1024:,.1f} KB"
         body = (f'<div class="file"><i>📄</i><span><b>{_e(frame.document.file_name)}</b>'
                 f"{size}</span></div>{_text(frame)}")
@@ -152,6 +164,25 @@ def _bubble(frame: Frame) -> str:
     buttons = f'<div class="buttons">{rows}</div>' if rows else ""
     mine = "" if frame.from_bot else " mine"
     return f'<div class="msg{mine}"><div class="bubble">{sender}{body}</div>{buttons}</div>'
+
+
+def _poll(poll: dict[str, Any]) -> str:
+    """A poll as Telegram draws it: open, its options to tap; closed, each option's share
+    with a bar, and the number of voters."""
+    total = poll["total_voter_count"]
+    kind = "Final results" if poll["is_closed"] else (
+        "Anonymous poll" if poll["is_anonymous"] else "Public poll")
+    rows = []
+    for option in poll["options"]:
+        if poll["is_closed"]:
+            share = round(100 * option["voter_count"] / total) if total else 0
+            rows.append(f'<div class="option"><b>{share}%</b> {_e(option["text"])}'
+                        f'<i style="width:{share}%"></i></div>')
+        else:
+            rows.append(f'<div class="option">○ {_e(option["text"])}</div>')
+    votes = f"{total} vote{'' if total == 1 else 's'}"
+    return (f'<div class="poll"><b>{_e(poll["question"])}</b><small>{kind}</small>'
+            f'{"".join(rows)}<small class="votes">{votes}</small></div>')
 
 
 def _text(frame: Frame) -> str:

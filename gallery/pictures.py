@@ -1,5 +1,5 @@
 """PNGs of the gallery's screens, taken by Debian's chromium through Playwright (never a
-downloaded browser): `{scenario}-{lang}-{phone|projector}.png`."""
+downloaded browser): `{scenario}-{lang}-{phone|desktop}.png`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
-README_SHOTS = ("phone-ask-en", "projector-compare-en", "phone-ask-zh", "projector-compare-zh")
-"""The screens README shows: a finished /ask on a phone, /compare on a projector."""
+README_SHOTS = ("phone-ask-en", "phone-ask-zh", "phone-quiz-en", "phone-quiz-zh")
+"""The screens of the page README shows: a finished /ask and a /quiz on a phone (beside the
+class board's /compare and /quiz on a projector, gallery/board.py)."""
 
 
 async def take(gallery: Path, out: Path, only: tuple[str, ...] | None) -> list[Path]:

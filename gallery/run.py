@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent.lang import Lang
+from gallery.board import BoardShot, camera
 from gallery.scenarios import SCENARIOS, Scenario, Shot
 from gallery.stage import stage
 from tests.fakes.telegram_objects import Frame
@@ -22,18 +24,27 @@ class Played:
     frames: list[Frame]
     """Every state of the scenario's messages, in order (the users' messages too)."""
     group_title: str
+    board: BoardShot | None = None
+    """The class board at the scenario's end (a board scenario, when pictures are taken)."""
 
 
-async def play_all(delay: float = 0.03) -> list[Played]:
-    """Every scenario, English first, then Chinese."""
+async def play_all(delay: float = 0.03, boards: Path | None = None) -> list[Played]:
+    """Every scenario, English first, then Chinese; `boards`: a folder for the pictures of
+    the class board after each board scenario (Debian's chromium takes them)."""
     played: list[Played] = []
     with tempfile.TemporaryDirectory(prefix="glassbox-gallery-") as workdir:
-        for lang in LANGS:
-            async with stage(lang, Path(workdir), delay) as s:
-                for scenario in SCENARIOS:
-                    shot = await scenario.play(s)
-                    title = s.tg.chats[shot.chat].get("title") or s.tg.chats[shot.chat].get(
-                        "first_name", "")
-                    played.append(Played(scenario, lang, shot, s.frames(shot.chat, shot.since),
-                                         title))
+        async with contextlib.AsyncExitStack() as stack:
+            cam = None if boards is None else await stack.enter_async_context(camera(boards))
+            for lang in LANGS:
+                async with stage(lang, Path(workdir), delay) as s:
+                    for scenario in SCENARIOS:
+                        shot = await scenario.play(s)
+                        chat = s.tg.chats[shot.chat]
+                        board = None
+                        if cam is not None and scenario.board:
+                            board = await cam.shoot(s.board_url, f"{scenario.key}-{lang}")
+                        played.append(Played(scenario, lang, shot,
+                                             s.frames(shot.chat, shot.since),
+                                             chat.get("title") or chat.get("first_name", ""),
+                                             board))
     return played

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from gallery.stage import GROUP, TEACHER, Stage, routed
 from tests.fakes.model import error
+from tests.fakes.telegram import Message
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class Scenario:
     title: tuple[str, str]
     """(zh, en)"""
     play: Callable[[Stage], Awaitable[Shot]]
+    board: bool = False
+    """A run of the teacher's in the class group, which the projector's board shows too."""
 
 
 async def ask(s: Stage) -> Shot:
@@ -60,7 +63,8 @@ async def mixed(s: Stage) -> Shot:
 
 
 async def compare(s: Stage) -> Shot:
-    """/compare: the model alone guesses a product; with tools it calculates it."""
+    """/compare in the class group, by the teacher: the model alone guesses a product; with
+    tools it calculates it."""
     s.model.default = routed(
         s.said(s.t("123456789 × 987654321 约等于 **121,932,631,137,021,795**。",
                    "123456789 × 987654321 = **121,932,631,137,021,795**.")),
@@ -72,7 +76,7 @@ async def compare(s: Stage) -> Shot:
                    "123456789 × 987654321 = **121,932,631,112,635,269**.")))
     since = _mark(s)
     try:
-        await s.ask(GROUP, s.user("compare"), "/compare " + s.t(
+        await s.ask(GROUP, TEACHER, "/compare " + s.t(
             "123456789 乘以 987654321 等于多少？", "What is 123456789 × 987654321?"))
     finally:
         s.model.default = None
@@ -112,13 +116,15 @@ async def round_cap(s: Stage) -> Shot:
 
 
 async def tool_failure(s: Stage) -> Shot:
-    """A tool that fails (no such place), and a model that says so."""
+    """A tool that fails (no such place), and a model that says so: the teacher's question
+    in the class group."""
     s.model.push(s.called(("get_weather", {"city": "Atlantis"})),
                  s.said(s.t("我找不到叫 Atlantis 的地方，它可能只是传说。",
                             "I could not find a place called Atlantis; it may be a legend.")))
-    user = s.user("failure")
-    await s.ask(user, user, s.t("Atlantis 现在天气怎么样？", "What is the weather in Atlantis?"))
-    return Shot(user, ("Atlantis", "⚠️"))
+    since = _mark(s)
+    await s.ask(GROUP, TEACHER, "/ask " + s.t("Atlantis 现在天气怎么样？",
+                                             "What is the weather in Atlantis?"))
+    return Shot(GROUP, ("Atlantis", "⚠️"), since=since)
 
 
 async def thinking(s: Stage) -> Shot:
@@ -208,6 +214,58 @@ async def export(s: Stage) -> Shot:
     return Shot(GROUP, ("glassbox-1.html",), since=since)
 
 
+async def quiz(s: Stage) -> Shot:
+    """/quiz in the class group, by the teacher: before each round the class votes in a poll
+    on what the model does next; the teacher taps 👁 Reveal, the poll closes, the round runs,
+    and the votes stay beside what the model did."""
+    s.model.push(
+        s.called(("get_weather", {"city": "Berlin"}), content=s.t(
+            "我需要先查一下柏林现在的天气。", "I need the current weather in Berlin.")),
+        s.called(("calculate", {"expression": "2.3 * 9 / 5 + 32"}), content=s.t(
+            "现在把 2.3 °C 换算成华氏度。", "Now I convert 2.3 °C to Fahrenheit.")),
+        s.said(s.t("柏林现在 **2.3 °C**，约合 **36.1 °F**。",
+                   "It is **2.3 °C** in Berlin right now, about **36.1 °F**.")))
+    names = s.t("小林 小红 小明 小芳 小刚 小丽", "Alex Sam Kim Lee Max Ana").split()
+    students = [s.user(f"quiz-{name}", name=name) for name in names]
+    weather, calc, answer = "get_weather", "calculate", s.t("直接回答（不调用工具）",
+                                                            "answer directly (no tool)")
+    votes = ((weather, weather, weather, weather, calc, answer),
+             (calc, calc, calc, answer, answer, weather),
+             (answer, answer, answer, answer, answer, calc))
+    """By round, each student's choice (a poll's option)."""
+    since = _mark(s)
+    polled = len(_polls(s))
+    asked = s.tg.send(GROUP, TEACHER, "/quiz " + s.t(
+        "柏林现在多少度？换算成华氏度是多少？",
+        "How warm is it in Berlin now, and what is that in °F?"))
+    for n, chosen in enumerate(votes, polled + 1):
+        await s.tg.wait(lambda n=n: len(_polls(s)) >= n and _reveal(s, asked) != "", 30)
+        poll = _polls(s)[n - 1]
+        for student, choice in zip(students, chosen, strict=True):
+            s.tg.vote(GROUP, student, poll.message_id, [poll.poll.options.index(choice)])
+        ballot = s.gb.parts.runs.ballots.of_poll(poll.poll.poll_id)
+        await s.tg.wait(lambda b=ballot: b is None or sum(b.counts()) == len(students), 30)
+        s.tg.tap(GROUP, TEACHER, s.gb.replies_to(GROUP, asked)[0].message_id,
+                 _reveal(s, asked))
+        await s.tg.wait(lambda p=poll: p.poll.closed, 30)
+    await s.gb.answer_to(GROUP, asked, 60)
+    return Shot(GROUP, ("get_weather", "calculate", "36.1 °F", "🗳", "✅"), since=since)
+
+
+def _polls(s: Stage) -> list[Message]:
+    """The bot's polls in the group, in order (those taken out of the chat too)."""
+    return [m for (chat, _), m in sorted(s.tg.messages.items())
+            if chat == GROUP and m.poll is not None]
+
+
+def _reveal(s: Stage, asked: int) -> str:
+    """The 👁 Reveal button's data on the run's message ("" while there is none)."""
+    replies = s.gb.replies_to(GROUP, asked)
+    rows = (replies[0].reply_markup or {}).get("inline_keyboard", []) if replies else []
+    return next((b["callback_data"] for row in rows for b in row
+                 if b["callback_data"].startswith("quiz:")), "")
+
+
 def _mark(s: Stage) -> int:
     """Frame number from which on what happens belongs to the scenario being played."""
     return len(s.tg.frames)
@@ -232,11 +290,11 @@ async def local_model(s: Stage) -> Shot:
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("ask", ("/ask：三轮", "/ask in 3 rounds"), ask),
     Scenario("mixed", ("界面是中文，问题是英文", "English Telegram, Chinese question"), mixed),
-    Scenario("compare", ("/compare", "/compare"), compare),
+    Scenario("compare", ("/compare", "/compare"), compare, board=True),
     Scenario("plain", ("/plain", "/plain"), plain),
     Scenario("error", ("模型出错", "A model error"), model_error),
     Scenario("round-cap", ("达到轮数上限", "The round cap"), round_cap),
-    Scenario("tool-failure", ("工具失败", "A failed tool"), tool_failure),
+    Scenario("tool-failure", ("工具失败", "A failed tool"), tool_failure, board=True),
     Scenario("thinking", ("思考型模型", "A thinking model"), thinking),
     Scenario("no-reasoning", ("模型不写推理", "No reasoning given"), no_reasoning),
     Scenario("long", ("长回答，分页", "A long answer in pages"), long_answer),
@@ -244,5 +302,6 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("history", ("/history", "/history"), history),
     Scenario("show", ("/show", "/show"), show),
     Scenario("export", ("/export", "/export"), export),
+    Scenario("quiz", ("/quiz：全班先预测", "/quiz: the class predicts"), quiz, board=True),
     Scenario("local-model", ("本地小模型", "A small local model"), local_model),
 )

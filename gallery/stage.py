@@ -1,26 +1,31 @@
-"""The bot as a class meets it, for the gallery: the real Application against the fake Bot API,
-the fake model (replies streamed at a visible pace) and the fake weather service."""
+"""The bot as a class meets it, for the gallery: the real Application and its HTTP server (the
+class board) as `python -m bot` runs them, against the fake Bot API, the fake model (replies
+streamed at a visible pace) and the fake weather service."""
 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent.lang import Lang, pick
-from tests.botkit import Glassbox, running
+from tests.botkit import Glassbox
 from tests.fakes.model import DashScope, FakeModel, sse
 from tests.fakes.server import Reply
 from tests.fakes.telegram import FakeTelegram, Message
 from tests.fakes.telegram_objects import Frame
 from tests.fakes.upstreams import FakeOpenMeteo
+from tests.web.kit import serving
 
 SCALE = 0.02
 """Telegram's time limits as the bot tests run them (botkit.SCALE), 50 times faster."""
 GROUP = -1001234567890
 TEACHER = 900
+"""The class group's administrator, who asks for the board and runs the lecture's examples."""
+LINK = re.compile(r"https?://\S+/board/\S+")
 
 
 @dataclass
@@ -33,6 +38,8 @@ class Stage:
     lang: Lang
     delay: float
     """Seconds between streamed chunks (0: as fast as the fakes go)."""
+    board_url: str = ""
+    """The class group's board, as the teacher's /board link opens it."""
     users: dict[str, int] = field(default_factory=dict)
 
     def t(self, zh: str, en: str) -> str:
@@ -84,13 +91,27 @@ async def stage(lang: Lang, workdir: Path, delay: float) -> AsyncIterator[Stage]
     with FakeTelegram(scale=SCALE) as tg, FakeModel() as model, FakeOpenMeteo() as meteo:
         tg.group(GROUP, pick(lang, "三年级一班", "Class 3A"))
         tg.user(TEACHER, pick(lang, "陈老师", "Ms Chen"), lang)
-        async with running(tg, model, workdir / f"gallery-{lang}.sqlite3", tools=None,
+        tg.admin(GROUP, TEACHER)
+        async with serving(tg, model, workdir / f"gallery-{lang}.sqlite3", tools=None,
                            agent_tools=("get_weather", "calculate"),
                            open_meteo_geocoding_url=meteo.geocoding_url,
                            open_meteo_forecast_url=meteo.forecast_url,
                            user_rate_limit="off", history_rate_limit="off",
-                           request_timeout_s=30) as gb:
-            yield Stage(tg, model, gb, lang, delay)
+                           request_timeout_s=30) as web:
+            s = Stage(tg, model, web.gb, lang, delay)
+            s.board_url = await board_link(s)
+            yield s
+
+
+async def board_link(s: Stage) -> str:
+    """The teacher's /board in the group: the link the bot sends them privately."""
+    before = len(s.tg.bot_messages(TEACHER))
+    s.tg.send(GROUP, TEACHER, "/board")
+    await s.tg.wait(lambda: len(s.tg.bot_messages(TEACHER)) > before, 30)
+    found = LINK.search(s.tg.bot_messages(TEACHER)[-1].text)
+    if found is None:
+        raise RuntimeError("the bot sent no board link")
+    return found[0]
 
 
 def routed(plain: Reply, tool_round: Reply,

@@ -1,6 +1,8 @@
 """The gallery builds: every scenario plays in both languages, every state it drew is a page
 Telegram accepts, each final state shows what the scenario is about, and (where Debian's
-chromium is installed) its screens become pictures."""
+chromium is installed) its screens become pictures, the class board's among them: a
+/compare's end shows both answers, their differing digits marked, and the judgement on one
+1280×720 screen at the board's defaults."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from gallery.board import BoardShot
 from gallery.draw import final_state, page
 from gallery.pictures import CHROMIUM, take
 from gallery.run import LANGS, Played, play_all
@@ -17,8 +20,16 @@ from tests.fakes.telegram_html import parse_html
 
 
 @pytest.fixture(scope="module")
-def played() -> list[Played]:
-    return asyncio.run(play_all(delay=0.0))
+def played(tmp_path_factory: pytest.TempPathFactory) -> list[Played]:
+    boards = tmp_path_factory.mktemp("boards") if CHROMIUM.exists() else None
+    return asyncio.run(play_all(delay=0.0, boards=boards))
+
+
+def board_of(played: list[Played], key: str, lang: str) -> BoardShot:
+    [p] = [p for p in played if p.scenario.key == key and p.lang == lang]
+    if p.board is None:
+        pytest.skip("no /usr/bin/chromium: the board is not pictured")
+    return p.board
 
 
 def shown(played: Played) -> str:
@@ -54,14 +65,45 @@ def test_the_page_draws_every_scenario_and_fetches_nothing(played: list[Played],
     html = page(played)
     for p in played:
         assert f'id="phone-{p.scenario.key}-{p.lang}"' in html
-        assert f'id="projector-{p.scenario.key}-{p.lang}"' in html
+        assert f'id="desktop-{p.scenario.key}-{p.lang}"' in html
     assert "<script" not in html and "src=" not in html.replace("srcdoc=", "")
     out = tmp_path / "gallery.html"
     out.write_text(html, "utf-8")
     if not CHROMIUM.exists():
         pytest.skip("no /usr/bin/chromium: the pictures are not taken")
     pictures = asyncio.run(take(out, tmp_path / "pictures",
-                                ("phone-ask-en", "projector-compare-zh")))
-    assert [p.name for p in pictures] == ["ask-en-phone.png", "compare-zh-projector.png"]
+                                ("phone-ask-en", "desktop-compare-zh")))
+    assert [p.name for p in pictures] == ["ask-en-phone.png", "compare-zh-desktop.png"]
     assert all(p.read_bytes().startswith(b"\x89PNG") and p.stat().st_size > 10_000
                for p in pictures)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_board_shows_a_compare_end_on_one_screen(played: list[Played], lang: str) -> None:
+    board = board_of(played, "compare", lang)
+    assert board.path.name == f"compare-{lang}-board.png"
+    assert board.path.read_bytes().startswith(b"\x89PNG")
+    assert board.outside == ()  # both answers and the judgement inside 1280×720
+    assert "121,932,631,137,021,795" in board.text and "121,932,631,112,635,269" in board.text
+    assert "⚖️" in board.text
+    # 137,021,795 against 112,635,269: every digit of the last nine but the first one
+    assert "".join(d for lane, d in board.marked if lane == "react") == "12635269"
+    assert "".join(d for lane, d in board.marked if lane == "plain") == "37021795"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_board_shows_a_tool_failure(played: list[Played], lang: str) -> None:
+    board = board_of(played, "tool-failure", lang)
+    assert board.path.name == f"tool-failure-{lang}-board.png"
+    assert "get_weather" in board.text and "Atlantis" in board.text
+    assert ("I could not find a place called Atlantis" if lang == "en"
+            else "我找不到叫 Atlantis 的地方") in board.text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_board_shows_a_quiz_with_the_class_votes(played: list[Played], lang: str) -> None:
+    board = board_of(played, "quiz", lang)
+    assert board.path.name == f"quiz-{lang}-board.png"
+    assert "🗳" in board.text and "36.1 °F" in board.text
+    assert ("6 votes" if lang == "en" else "6 票") in board.text
+    assert ("answer directly (no tool)" if lang == "en" else "直接回答（不调用工具）") in board.text

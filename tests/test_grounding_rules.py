@@ -54,6 +54,12 @@ def entry(answer: str, figure: str, observations: list[str], question: str = "",
     ("An average of 18.3 °C.", "18.3 °C", [HZ], Backing.COMPUTED, Rule.MEAN),
     ("15% of 80 is 12.", "12", [], Backing.COMPUTED, Rule.PRODUCT),
     ("20% off 150 is 120.", "120", ["20% off 150?"], Backing.COMPUTED, Rule.PERCENT_CHANGE),
+    ("Tokyo is 9 hours ahead.", "9 hours", ["London: 09:15", "Tokyo: 18:15"], Backing.COMPUTED,
+     Rule.TIME_DIFFERENCE),
+    ("东京比伦敦快9个小时。", "9个小时", ["London: 09:15 (UTC+00:00)", "Tokyo: 18:15 (UTC+09:00)"],
+     Backing.COMPUTED, Rule.TIME_DIFFERENCE),
+    ("It is 30 minutes later there.", "30 minutes", ["Delhi: 14:45", "Kathmandu: 15:15"],
+     Backing.COMPUTED, Rule.TIME_DIFFERENCE),
     ("On December 3rd.", "December 3rd", [BERLIN], Backing.OBSERVATION, Rule.DATE),
     ("At 9 AM.", "9 AM", [BERLIN], Backing.OBSERVATION, Rule.TIME),
     ("From 2025.", "2025", [FX], Backing.OBSERVATION, Rule.DATE),
@@ -79,6 +85,7 @@ def test_each_rule_backs_what_it_states(answer: str, figure: str, sources: list[
     ("About 23 °C.", "23 °C", [HZ]),  # 21.4 does not round to 23
     ("It will reach 13 °C.", "13 °C", ["now 7.8 °C, low 5.2 °C"]),  # a sum by chance
     ("Tokyo is 9 hours ahead.", "9 hours", ["Asia/Tokyo: 17:05 (UTC+09:00)"]),
+    ("Tokyo is 8 hours ahead.", "8 hours", ["London: 09:15", "Tokyo: 18:15"]),
     ("It is 72.5 °F.", "72.5 °F", [HZ]),
     ("Atlantis is 77 °F.", "77 °F", ["Atlantis: 25 km away"]),  # °F from km: no
     ("It is 1:40 AM.", "1:40 AM", ["Europe/London: 2026-12-02 00:40"]),

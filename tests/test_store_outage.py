@@ -1,8 +1,8 @@
 """PostgreSQL going away under a running bot, and coming back (through a relay the test
 cuts, tests/dbkit.Cuttable): a question still gets its answer, which says its transcript
-could not be saved; /healthz says 503 while the database is down and 200 once it is back;
-what was stored before is all still there. And a database unreachable at start-up: one
-line, exit 2, no password."""
+could not be saved, and /history says the records cannot be reached; /healthz says 503
+while the database is down and 200 once it is back; what was stored before is all still
+there. And a database unreachable at start-up: one line, exit 2, no password."""
 
 from __future__ import annotations
 
@@ -44,6 +44,14 @@ async def test_a_run_answers_while_the_database_is_down_and_healthz_follows_it()
                 final = await web.gb.answer_to(GROUP, asked, timeout=30)
                 assert "Six." in final.text
                 assert "This answer could not be saved" in final.text
+                down = await reply(web.gb, GROUP, ALICE, "/history")
+                assert "records cannot be reached right now" in down.text
+                model.default = lambda body: text_reply("Seven.")  # type: ignore[assignment]
+                compared = tg.send(GROUP, ALICE, "/compare what is 3+4?")
+                both = await web.gb.answer_to(GROUP, compared, timeout=30)
+                assert both.text.count("Seven.") == 2 and "⚖️" in both.text
+                assert "could not be saved" in both.text and "went wrong" not in both.text
+                model.default = None  # type: ignore[assignment]
 
                 await relay.restore()
                 await healthz_becomes(web.http, 200)

@@ -189,7 +189,7 @@ async def test_auto_falls_back_to_text_and_remembers(
     assert "tools" in fake_model.bodies[0]
     assert "tools" not in fake_model.bodies[1] and fake_model.bodies[1]["stop"] == STOP
     # The client remembers: the next run with it starts in text.
-    assert client.tools_rejected
+    assert client.memory.tools_rejected
     assert of(again, Answer)[0].text == "Still 21°C."
     assert len(fake_model.bodies) == 4 and "tools" not in fake_model.bodies[3]
 
@@ -206,7 +206,7 @@ async def test_what_a_client_learned_is_not_shared(
     finally:
         await rejected.close()
         await fresh.close()
-    assert (rejected.tools_rejected, fresh.tools_rejected) == (True, False)
+    assert (rejected.memory.tools_rejected, fresh.memory.tools_rejected) == (True, False)
     assert of(events, Answer)[0].text == "Hello."
     assert "tools" in fake_model.bodies[2]  # same model, another client: native again
 
@@ -216,7 +216,7 @@ async def test_auto_does_not_fall_back_on_other_400s(
 ) -> None:
     fake_model.push(error("openai/error_400_context_length_exceeded.json", 400))
     events = await events_of(react("Hi", client, settings, [Weather()]))
-    assert not client.tools_rejected
+    assert not client.memory.tools_rejected
     assert (events[-1].status, events[-1].error_kind) == ("error", "context_length")
     assert len(fake_model.bodies) == 1
 

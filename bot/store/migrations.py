@@ -293,19 +293,32 @@ async def m009_steps_payload_only(db: aiosqlite.Connection) -> None:
     """)
 
 
+@migration
+async def m010_endpoint_memory(db: aiosqlite.Connection) -> None:
+    """What auto mode learned about each model endpoint (agent/endpoint_memory.py), as a
+    JSON object of what differs from an unseen endpoint."""
+    await _script(db, """
+        CREATE TABLE endpoint_memory (
+            endpoint TEXT PRIMARY KEY,
+            learned TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )
+    """)
+
+
 OLD_API_CHAT_BASE = 9_000_000_000_000_000
-"""Where versions before m010 numbered the HTTP API's token scopes among the chat ids (above
+"""Where versions before m011 numbered the HTTP API's token scopes among the chat ids (above
 any Telegram id): scope k was chat `OLD_API_CHAT_BASE + k`."""
 
 _KIND = f"CASE WHEN chat_id >= {OLD_API_CHAT_BASE} THEN 'api' ELSE 'telegram' END"
 _ID = (f"CASE WHEN chat_id >= {OLD_API_CHAT_BASE} THEN chat_id - {OLD_API_CHAT_BASE}"
        " ELSE chat_id END")
-"""A pre-m010 chat id as its conversation's kind and id."""
+"""A pre-m011 chat id as its conversation's kind and id."""
 
 
 
 @migration
-async def m010_conversations(db: aiosqlite.Connection) -> None:
+async def m011_conversations(db: aiosqlite.Connection) -> None:
     """A conversation is keyed by what it is (`conversation_kind`: a Telegram chat, an HTTP
     API token's scope) and its id among its kind, not by a made-up chat id: runs, their
     counters and settings move over (API scope k, stored as chat 9×10^15 + k, becomes

@@ -29,7 +29,7 @@ _PASSAGE_WORDS = ("words tsvector GENERATED ALWAYS AS (setweight(to_tsvector('en
 
 
 def _keyed_by_conversation(table: str) -> str:
-    """m010 for a table whose primary key was `chat_id`: (conversation_kind, chat_id), API
+    """m011 for a table whose primary key was `chat_id`: (conversation_kind, chat_id), API
     scope k (chat OLD_API_CHAT_BASE + k) becoming ('api', k)."""
     return f"""
         ALTER TABLE {table} DROP CONSTRAINT {table}_pkey;
@@ -177,7 +177,14 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
             DROP COLUMN arguments, DROP COLUMN text, DROP COLUMN ok, DROP COLUMN duration_ms,
             DROP COLUMN synthesized
     """),
-    ("m010_conversations", f"""
+    ("m010_endpoint_memory", """
+        CREATE TABLE endpoint_memory (
+            endpoint TEXT PRIMARY KEY,
+            learned TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )
+    """),
+    ("m011_conversations", f"""
         ALTER TABLE runs DROP CONSTRAINT runs_chat_id_n_key;
         ALTER TABLE runs ADD COLUMN conversation_kind TEXT NOT NULL DEFAULT 'telegram';
         ALTER TABLE runs ALTER COLUMN user_id DROP NOT NULL;

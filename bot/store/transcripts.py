@@ -29,6 +29,7 @@ from bot.store.api_sessions import ApiSessions
 from bot.store.boards import Boards
 from bot.store.chat_settings import ChatSettingsTable
 from bot.store.db import Db, Dialect, PostgresDb, SqliteDb, StoreUnavailable, open_db
+from bot.store.endpoints import EndpointsTable
 from bot.store.kinds import ConversationKind
 from bot.store.migrations import migrate
 from bot.store.pg_migrations import migrate_pg
@@ -88,6 +89,8 @@ class Store:
         """Each Telegram chat's class-board link."""
         self.api = ApiSessions(db, self._many)
         """The HTTP API's token scopes and sessions."""
+        self.endpoints = EndpointsTable(db)
+        """What auto mode learned about each model endpoint."""
 
     @property
     def path(self) -> Path | None:

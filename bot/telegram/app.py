@@ -21,6 +21,7 @@ from bot.runs.quota import Cooldowns
 from bot.runs.services import Shared
 from bot.runs.uploads import UploadGate
 from bot.settings import BotSettings
+from bot.store.db import StoreUnavailable
 from bot.telegram.admins import Admins
 from bot.telegram.context import CONTEXT_TYPES, BotData, Context, Parts
 from bot.telegram.delivery.outbox import Notice, Outbox
@@ -138,20 +139,25 @@ async def on_error(update: object, context: Context) -> None:
         log.warning("fetching updates failed (%s); retrying", context.error)
         return
     update_id = update.update_id if isinstance(update, Update) else None
-    log.error("update %s failed: %s", update_id, type(context.error).__name__,
-              exc_info=context.error)
+    store_down = isinstance(context.error, StoreUnavailable)
+    if store_down:  # an outage, not a bug: one line, and the sender is told what it is
+        log.warning("update %s: the store is unreachable (%s)", update_id, context.error)
+    else:
+        log.error("update %s failed: %s", update_id, type(context.error).__name__,
+                  exc_info=context.error)
     if isinstance(update, Update):
         try:
-            await _apologise(update, context)
+            await _apologise(update, context, "store_unavailable" if store_down
+                             else "handler_failed")
         except Exception as err:  # the apology is best effort; its failure is only logged
             log.warning("update %s: could not tell the sender it failed (%s)", update_id, err)
 
 
-async def _apologise(update: Update, context: Context) -> None:
+async def _apologise(update: Update, context: Context, key: str) -> None:
     """One polite line to whoever sent `update`: an alert on their button, or a reply."""
     if update.effective_user is None or context.bot_data.parts is None:
         return
-    line = text(lang_of(update.effective_user), "handler_failed")
+    line = text(lang_of(update.effective_user), key)
     if update.callback_query is not None:
         await update.callback_query.answer(line, show_alert=True)
     elif update.message is not None:

@@ -36,14 +36,16 @@ class Served:
 
 @contextlib.asynccontextmanager
 async def serving(tg: FakeTelegram, model: FakeModel, db: Path, *,
-                  tools: Sequence[Tool] | None = (), **extra: Any) -> AsyncIterator[Served]:
+                  tools: Sequence[Tool] | None = (), request_timeout_s: float = 5.0,
+                  **extra: Any) -> AsyncIterator[Served]:
     """Start the bot with its HTTP server on a free local port; stop it as SIGTERM would."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
     settings = bot_settings(tg, model, db, public_url=base, **extra)
-    app = build_app(settings, tools=tools, limits=Limits().scaled(SCALE), poll_timeout_s=1)
+    app = build_app(settings, tools=tools, limits=Limits().scaled(SCALE), poll_timeout_s=1,
+                    request_timeout_s=request_timeout_s)
     stopping = asyncio.Event()
     task = asyncio.create_task(serve.serve(app, settings, sock, stopping=stopping,
                                            poll_timeout_s=1))

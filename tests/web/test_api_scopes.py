@@ -29,7 +29,7 @@ from tests.fakes.telegram import FakeTelegram
 from tests.web.kit import serving
 
 BASE = 9_000_000_000_000_000
-"""Where API scopes were numbered among the chat ids before m010."""
+"""Where API scopes were numbered among the chat ids before m011."""
 GROUP = -100123
 TOKENS = "teacher-token-1, other-token-2"
 TEACHER = {"Authorization": "Bearer teacher-token-1"}

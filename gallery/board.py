@@ -1,0 +1,78 @@
+"""The class board as a projector shows it: the board page of the class group, opened from
+the teacher's link in Debian's chromium at 1280×720 with the board's defaults (dark, text at
+32 px), once the teacher's run has ended. `{scenario}-{lang}-board.png`."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gallery.pictures import ARGS, CHROMIUM
+
+WIDTH, HEIGHT = 1280, 720
+ANSWERS = ('.answers [data-lane="plain"] .step.answer',
+           '.answers [data-lane="react"] .step.answer', ".judgement")
+"""What a /compare's end must show on the one screen."""
+
+
+@dataclass(frozen=True)
+class BoardShot:
+    path: Path
+    text: str
+    """The page's text as the browser lays it out (what is hidden is not in it)."""
+    marked: tuple[tuple[str, str], ...]
+    """The differing digits marked: (lane, digits), in page order."""
+    outside: tuple[str, ...]
+    """Of a /compare's answers and judgement, those not wholly inside the screen."""
+
+
+class Camera:
+    """A browser pointed at one board link, for a picture after each scenario it is told."""
+
+    def __init__(self, browser: Any, out: Path) -> None:
+        self._browser, self.out = browser, out
+
+    async def shoot(self, url: str, name: str) -> BoardShot:
+        """The board at `url` once its run on screen is over (and a /compare judged)."""
+        page = await self._browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+        try:
+            await page.goto(url)
+            await page.wait_for_function(
+                """() => { const run = document.querySelector("article.run");
+                           return run && run.dataset.status !== "running"
+                               && (run.dataset.mode !== "compare"
+                                   || document.querySelector(".judgement")); }""",
+                timeout=20000)
+            await page.wait_for_timeout(300)  # the last frame drawn and scrolled
+            path = self.out / f"{name}-board.png"
+            await page.screenshot(path=str(path))
+            outside = await page.evaluate(
+                """([selectors, h]) => selectors.filter(s => {
+                       const e = document.querySelector(s);
+                       if (!e) return false;
+                       const r = e.getBoundingClientRect();
+                       return r.top < 0 || r.bottom > h; })""",
+                [list(ANSWERS) if await page.query_selector(".answers") else [], HEIGHT])
+            marked = await page.eval_on_selector_all(
+                ".answers mark.differs",
+                "ms => ms.map(m => [m.closest('[data-lane]').dataset.lane, m.textContent])")
+            return BoardShot(path, await page.inner_text("body"),
+                             tuple((lane, digits) for lane, digits in marked), tuple(outside))
+        finally:
+            await page.close()
+
+
+@contextlib.asynccontextmanager
+async def camera(out: Path) -> AsyncIterator[Camera]:
+    from playwright.async_api import async_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield Camera(browser, out)
+        finally:
+            await browser.close()
