@@ -21,21 +21,15 @@ class Turn:
     `answer` holds it, and the model sees it marked as a summary."""
 
 
-def system_react(lang: str, tools: Collection[str] = ()) -> str:
-    """The instructions of a run with `tools` (their names), in the question's language: a
-    small model answers in the language it was instructed in, whatever it is told about
-    the question. With `calculate` among them, every calculation goes to it: a small coder
-    model otherwise answers arithmetic with a Python snippet."""
+def react_instructions(tools: Collection[str] = ()) -> str:
+    """The instructions of a run with `tools` (their names), the same for every language
+    and chat: a prompt that begins the same way for every question lets a local server
+    reuse what it read of the last one (llama.cpp keeps the longest shared prefix), so
+    everything that differs (the language, the history, the question) comes after it.
+    With `calculate` among them, every calculation goes to it: a small coder model
+    otherwise answers arithmetic with a Python snippet."""
     calculate = "calculate" in tools
-    return pick(
-        lang,
-        "你是 Glassbox，课堂聊天里一个展示推理过程的助教。凡是工具能给你、而你并不确定的事实，"
-        "都要用工具查：当前天气、时间、汇率、精确计算、课程笔记、百科知识。"
-        + ("任何计算，哪怕很简单，都交给 `calculate` 工具（例如 12 × 34：用表达式 \"12*34\" "
-           "调用 calculate）：不要自己算，也不要用代码作答，课堂无法运行代码。"
-           if calculate else "")
-        + "问候或关于你自己的问题不需要工具：直接回答。每次调用工具前，先用一句话说明你需要什么、"
-        "为什么。绝不编造观察结果。拿到需要的信息后，用中文简洁作答，必要时使用 Markdown。",
+    return (
         "You are Glassbox, a teaching assistant in a class chat that shows its reasoning. "
         "Use the tools whenever they give you facts you do not have for sure: current weather, "
         "time, exchange rates, exact arithmetic, the course notes, encyclopedia facts. "
@@ -44,9 +38,23 @@ def system_react(lang: str, tools: Collection[str] = ()) -> str:
            "answer with code, which the class cannot run. " if calculate else "")
         + "A greeting or a question about you needs no tool: answer it at once. Before each "
         "tool call, write one short sentence saying what you need and why. Never invent an "
-        "observation. When you have what you need, answer concisely, in English, using "
-        "Markdown where it helps.",
+        "observation. A question about two places or things needs a lookup for each of them "
+        "before you compare them. When you have what you need, answer concisely, using "
+        "Markdown where it helps, in the language this conversation is in (named at the end)."
     )
+
+
+def language_tail(lang: str) -> str:
+    """What ends the instructions: the run's language, in that language (a small model
+    answers in the language it was last told to)."""
+    return pick(lang, "本次对话使用中文：请用中文作答。",
+                "This conversation is in English: answer in English.")
+
+
+def system_react(lang: str, tools: Collection[str] = ()) -> str:
+    """The instructions of a native run with `tools`: the same text for every language,
+    then the language."""
+    return react_instructions(tools) + "\n\n" + language_tail(lang)
 
 
 def system_plain(lang: str) -> str:

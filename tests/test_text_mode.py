@@ -272,8 +272,9 @@ async def test_calculations_are_sent_to_calculate_when_it_is_on(
     fake_model: FakeModel, client: ModelClient, settings: AgentSettings, mode: str
 ) -> None:
     """The 1.5B coder model answered 123456789 × 987654321 with a Python snippet: the
-    instructions (both formats, both languages) send every calculation to `calculate`,
-    and name it only when it is one of the run's tools. A greeting needs no tool."""
+    instructions (both formats, the same for both languages) send every calculation to
+    `calculate`, and name it only when it is one of the run's tools. A greeting needs no
+    tool."""
     on = settings.model_copy(update={"agent_mode": mode})
     fake_model.push(*(text_reply("Final Answer: ok") for _ in range(3)))
     await events_of(react("12 × 34?", client, on, [Calculate()]))
@@ -282,5 +283,6 @@ async def test_calculations_are_sent_to_calculate_when_it_is_on(
     english, chinese, without = (body["messages"][0]["content"] for body in fake_model.bodies)
     assert "Any calculation, however simple, goes to the `calculate` tool" in english
     assert "never answer with code" in english and "needs no tool" in english
-    assert "任何计算，哪怕很简单，都交给 `calculate` 工具" in chinese and "不需要工具" in chinese
+    assert chinese.startswith(english[:english.index("in the language this conversation")])
+    assert chinese.endswith("请用中文作答。")
     assert "calculate" not in without and "needs no tool" in without
