@@ -129,6 +129,14 @@ _WORDS: dict[str, tuple[str, str]] = {
                            "根据已有观察作答。",
                            "the model used all {rounds} tool rounds, so Glassbox asked it to "
                            "answer from what it observed, without tools."),
+    "sides_missing": ("还没有查：{names}。这个问题在比较它们：作答前请先逐一查询。",
+                      "Not looked up yet: {names}. The question compares them: look each "
+                      "one up before you answer."),
+    "note_side_not_looked_up": ("没有查过 {names}：回答里关于它的内容没有观察结果作依据。",
+                                "{names} was not looked up: what the answer says of it rests "
+                                "on no observation."
+                                "| {names} were not looked up: what the answer says of them "
+                                "rests on no observation."),
     "note_lookups_failed": ("这些查询失败了：{calls}。", "these lookups failed: {calls}."),
     "note_not_looked_up": ("回答里的 {figures} 不是查到的。",
                            " The answer's {figures} was not looked up."
