@@ -18,7 +18,6 @@ from pydantic import ValidationError
 
 from agent.embedded_calls import extract_calls
 from agent.events import Answer, AnswerDelta, Event, Thought
-from agent.lang import pick
 from agent.model import (
     Completion,
     ContentDelta,
@@ -46,6 +45,7 @@ from agent.text_protocol import (
 )
 from agent.tool import Tool
 from agent.tool_calls import ParsedCall, parse_call, validation_problems
+from agent.words import say
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +115,8 @@ class TextRounds:
              language_line(self.lang)])})
 
     async def last_round(self, rnd: int) -> AsyncIterator[Event]:
-        self.messages.append({"role": "user", "content": limit_message(self.lang) + pick(
-            self.lang, "请以 `Final Answer:` 开头作答。", " Start with `Final Answer:`.")})
+        self.messages.append({"role": "user", "content": limit_message(self.lang)
+                              + say(self.lang, "final_answer_start")})
         reply: _Reply  # _call's last item
         async for item in self._call(rnd):
             if isinstance(item, _Reply):
@@ -194,8 +194,7 @@ class TextRounds:
 def _problem(args: dict[str, Any] | str, tool: Tool, lang: str) -> str:
     """Why `tool` cannot use `args` (empty when it can)."""
     if isinstance(args, str):
-        return pick(lang, "它既不是 JSON 对象，也不是单个参数的值。",
-                    "it is neither a JSON object nor the value of a single argument.")
+        return say(lang, "text_input_unreadable")
     try:
         tool.Args.model_validate(args)
     except ValidationError as exc:
