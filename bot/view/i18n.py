@@ -401,6 +401,10 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "quiz_voting": ("群里正在投票：模型下一步会做什么？点 👁 揭晓后继续。",
                     "The class is voting in the group: what will the model do next? Tap "
                     "👁 Reveal to go on."),
+    "quiz_voting_board": ("群里正在投票", "voting in the group"),
+    "quiz_waiting": ("⏳ 等待揭晓…", "⏳ Waiting for the reveal…"),
+    "quiz_matched": ("🗳 全班多数猜中 {hit}/{n} 轮", "🗳 the class's top pick was right in "
+                     "{hit} of {n} rounds"),
     "quiz_cut": ("运行在揭晓前就结束了", "the run ended before the reveal"),
     "quiz_votes": ("{n:,} 票", "{n:,} vote|{n:,} votes"),
     "quiz_revealed_by": ("{by} 揭晓", "revealed by {by}"),
