@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.events import Action, Answer, AnswerDelta, Event, Observation, Thought
-from agent.lang import pick
 from agent.model import ModelClient
 from agent.native import answer_round
 from agent.prompts import Turn, args_text, history_messages
 from agent.run_task import RunStats
 from agent.settings import AgentSettings
+from agent.words import say
 
 CHAIN_CHARS = 12000
 """The chain the answer model reads is cut to its last this many characters."""
@@ -54,15 +54,7 @@ class Chain:
 
 
 def _system(lang: str) -> str:
-    return pick(
-        lang,
-        "你是 Glassbox 的回答撰写者。另一个模型已经一步步思考并调用了工具；根据问题、它的完整过程和"
-        "草稿，用中文写出最终回答：准确、简洁，只使用过程中得到的事实，必要时使用 Markdown。"
-        "不要提到另一个模型或草稿。",
-        "You write Glassbox's final answers. Another model has reasoned step by step and used "
-        "tools; from the question, its whole chain and its draft, write the final answer in "
-        "English: accurate, concise, using only facts the chain established, with Markdown "
-        "where it helps. Do not mention the other model or the draft.")
+    return say(lang, "answer_system")
 
 
 @dataclass
@@ -82,9 +74,8 @@ class AnswerWriter:
         yield drafts.as_thought(rnd)
         lang = self.lang
         chain, draft = self.chain.text(), drafts.answer
-        user = pick(lang, f"问题：{self.question}\n\n过程：\n{chain or '（无）'}\n\n草稿：{draft}",
-                    f"Question: {self.question}\n\nChain:\n{chain or '(none)'}\n\n"
-                    f"Draft: {draft}")
+        user = say(lang, "answer_ask", question=self.question,
+                   chain=chain or say(lang, "answer_no_chain"), draft=draft)
         messages: list[dict[str, Any]] = [{"role": "system", "content": _system(lang)},
                                           *history_messages(self.history, self.history_chars),
                                           {"role": "user", "content": user}]

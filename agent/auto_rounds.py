@@ -8,7 +8,7 @@ whose result it already has, or answers by describing a call ("I would use the `
 function") instead of making it, or with a snippet of code working the question's numbers
 where `calculate` was at hand (those rounds are asked again in text). The rounds so far stay
 in the chain and go to the model as text-format history; the client remembers it
-(`ModelClient.calls_as_text`, not for an answer in code), so later runs with it start in
+(`EndpointMemory.calls_as_text`, not for an answer in code), so later runs with it start in
 text. Glassbox says so once per run, in a Note.
 """
 
@@ -21,12 +21,12 @@ from typing import Any, Literal
 
 from agent.embedded_calls import computes_in_code, named_as_code
 from agent.events import Answer, Event, Note, Thought
-from agent.lang import pick
 from agent.model import ModelClient
 from agent.native import NativeRounds
 from agent.rounds import CallsToRun, Rounds
 from agent.text_rounds import TextRounds
 from agent.tool_calls import ParsedCall
+from agent.words import say
 
 log = logging.getLogger(__name__)
 
@@ -44,40 +44,7 @@ def text_format_note(lang: str, why: Why = "as_text") -> str:
     """Why the run goes on in the text format: the model writes its calls as text,
     describes a call in its answer instead of making it, asked again for a call whose
     result it had, or (`remembered`) did one of the first two in an earlier run."""
-    if why == "remembered":
-        return pick(
-            lang,
-            "这个模型之前没有正确使用函数调用，所以 Glassbox 使用经典的 "
-            "Thought/Action/Observation 文本格式。",
-            "This model did not use function calling properly before, so Glassbox uses the "
-            "classic Thought/Action/Observation format.")
-    if why == "as_text":
-        return pick(
-            lang,
-            "这个模型把工具调用写在文字里，所以 Glassbox 改用经典的 Thought/Action/Observation "
-            "文本格式。",
-            "This model writes its tool calls as text, so Glassbox uses the classic "
-            "Thought/Action/Observation format.")
-    if why == "code":
-        return pick(
-            lang,
-            "这个模型用一段代码作答，而没有调用工具计算，所以 Glassbox 改用经典的 "
-            "Thought/Action/Observation 文本格式，重新问这一轮。",
-            "This model answered with code instead of calling a tool to work it out, so "
-            "Glassbox asks this round again in the classic Thought/Action/Observation format.")
-    if why == "described":
-        return pick(
-            lang,
-            "这个模型只描述了要调用的工具而没有调用，所以 Glassbox 改用经典的 "
-            "Thought/Action/Observation 文本格式，重新问这一轮。",
-            "This model described a tool call instead of making it, so Glassbox asks this "
-            "round again in the classic Thought/Action/Observation format.")
-    return pick(
-        lang,
-        "这个模型再次请求了已经拿到结果的调用，所以 Glassbox 改用经典的 "
-        "Thought/Action/Observation 文本格式。",
-        "This model asked again for a call whose result it already had, so Glassbox goes on "
-        "in the classic Thought/Action/Observation format.")
+    return say(lang, f"text_format_{why}")
 
 
 class AutoRounds:
@@ -96,7 +63,7 @@ class AutoRounds:
         self._why: Why = "repeated"
         """Why this run left native calling: "repeated" until the model writes a call into
         its text (or describes one), which says it is a text-only model."""
-        if client.calls_as_text:
+        if client.memory.calls_as_text:
             self.text = make_text()
 
     @property
@@ -169,7 +136,7 @@ class AutoRounds:
 
     def _note(self, rnd: int) -> Note:
         if self._why in _TEXT_ONLY:  # a cloud model that looped once is not text-only
-            self.client.calls_as_text = True
+            self.client.memory.calls_as_text = True
         return Note(round=rnd, kind=NOTE_KIND, text=text_format_note(self.lang, self._why))
 
     def _text_with_history(self) -> TextRounds:

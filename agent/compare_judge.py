@@ -15,11 +15,11 @@ from collections.abc import Sequence
 
 from agent.events import Action, Event, Judgement, Observation, Usage
 from agent.figure_diff import differing
-from agent.lang import pick
 from agent.model import ModelClient, complete
 from agent.model_errors import ModelError
 from agent.prompts import args_text
 from agent.tool import Source, Tool
+from agent.words import say
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ async def judge(question: str, plain_answer: str, react_answer: str, *, client: 
                 lang: str, calls: Sequence[tuple[str, Source]] = ()) -> Judgement | None:
     """The difference line for two finished answers, in `lang`, or None (logged) if the call
     failed or gave nothing; `calls`: the ReAct lane's tool calls that worked (ToolUses)."""
-    system = JUDGE_SYSTEM.format(words=MAX_WORDS, language=pick(lang, "Chinese", "English"))
+    system = JUDGE_SYSTEM.format(words=MAX_WORDS, language=say(lang, "language_name"))
     plain_answer, react_answer = plain_answer[:ANSWER_CHARS], react_answer[:ANSWER_CHARS]
     pairs = differing(plain_answer, react_answer)[:MAX_PAIRS]
     figures = "; ".join(f"{p.left.text} (without tools) vs {p.right.text} (with tools)"

@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ValidationError
 
+from agent.class_vote import Poller
 from agent.events import Decided, Event, Proposed
 from agent.model import ToolCall
 from agent.tool import Tool
@@ -61,16 +62,19 @@ class Reviewed:
 
 @dataclass(frozen=True, slots=True)
 class Gate:
-    """Which calls need a confirmation, and who gives it."""
+    """Which calls need a confirmation, and who gives it; and in quiz mode, who votes before
+    each round (agent/class_vote.py)."""
 
-    confirmer: Confirmer
+    confirmer: Confirmer | None
     every: bool = False
     """Step mode: every call pauses."""
     tools: frozenset[str] = frozenset()
     """AGENT_CONFIRM_TOOLS: these always pause."""
+    poller: Poller | None = None
+    """Quiz mode: the class predicts each round before the model is asked."""
 
     def needs(self, tool: str) -> bool:
-        return self.every or tool in self.tools
+        return self.confirmer is not None and (self.every or tool in self.tools)
 
     async def review(self, reviewed: Reviewed, rnd: int, tools: dict[str, Tool],
                      lang: str) -> AsyncIterator[Event]:
@@ -82,6 +86,7 @@ class Gate:
             proposed = Proposed(round=rnd, call_id=call_id, tool=name,
                                 arguments=parsed.arguments)
             yield proposed
+            assert self.confirmer is not None  # needs() says so
             decision = await self.confirmer.decide(proposed, tools.get(name))
             yield Decided(round=rnd, call_id=call_id, tool=name, decision=decision.kind,
                           by=decision.by, arguments=decision.arguments, reason=decision.reason)

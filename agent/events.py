@@ -241,11 +241,37 @@ class Judgement(Event):
     usage: Usage = Usage()
 
 
+ANSWER_CHOICE, OTHER_CHOICE = ":answer", ":other"
+"""A class vote's choices that are no tool: the model answers directly, or calls a tool the
+poll had no room for (a tool's name never holds a colon)."""
+
+
+@dataclass(frozen=True, slots=True)
+class VoteOpened(Event):
+    """Quiz mode: before the round's model call, the class is asked which of `choices` (tool
+    names, ANSWER_CHOICE, OTHER_CHOICE) the model will take; a VoteClosed follows."""
+
+    type: ClassVar[str] = "vote_opened"
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class VoteClosed(Event):
+    """How the class voted before the round: `counts` lines up with `choices`; `by` who
+    revealed (empty: the time ran out); `sent` False when the poll could not be posted."""
+
+    type: ClassVar[str] = "vote_closed"
+    choices: tuple[str, ...] = ()
+    counts: tuple[int, ...] = ()
+    by: str = ""
+    sent: bool = True
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
         RunStarted, Plan, Thought, ThoughtDelta, TextDelta, Note, Proposed, Decided, Action,
-        Observation, AnswerDelta, Answer, RunFinished, Judgement,
+        Observation, AnswerDelta, Answer, RunFinished, Judgement, VoteOpened, VoteClosed,
     )
 }
 
@@ -260,6 +286,10 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["failure"] = ObservationFailure(values["failure"])
     if cls is RunStarted:
         values["tools"] = tuple(values.get("tools", ()))
+    if cls in (VoteOpened, VoteClosed):
+        for key in ("choices", "counts"):
+            if key in values:
+                values[key] = tuple(values[key])
     if cls is Answer:
         values["unfounded"] = tuple(values.get("unfounded", ()))
         values["ledger"] = tuple(e if isinstance(e, Entry) else Entry.from_dict(e)

@@ -22,6 +22,7 @@ from typing import Any
 
 from agent.answer_model import AnswerWriter, Drafts
 from agent.auto_rounds import AutoRounds
+from agent.class_vote import class_vote
 from agent.confirm import Gate, Reviewed, StopRun
 from agent.echoed_errors import no_errors_as_answers
 from agent.events import Answer, Event, Observation, RunStarted, Thought
@@ -36,6 +37,7 @@ from agent.remarks import forced_answer, no_reasoning_for_answer, no_reasoning_f
 from agent.rounds import CallsToRun, Rounds
 from agent.run_task import RunStats, drive
 from agent.settings import AgentSettings
+from agent.sides import Sides
 from agent.text_protocol import text_system
 from agent.text_rounds import TextRounds
 from agent.tool import Tool
@@ -134,17 +136,19 @@ async def _react(
                 note = "\n\n" + plan_note(plan)
                 yield plan
 
+        sides = Sides(question)
+
         def text_rounds() -> TextRounds:
             system = text_system(tools, lang) + note
             return TextRounds(client, _opening(system, question, history, settings),
-                              toolmap, lang, stats)
+                              toolmap, lang, stats, sides)
 
         mode = settings.agent_mode
-        if mode == "auto" and client.tools_rejected:
+        if mode == "auto" and client.memory.tools_rejected:
             mode = "text"
         rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
             client, _opening(system_react(lang, toolmap) + note, question, history, settings),
-            toolmap, lang, stats)
+            toolmap, lang, stats, sides)
         if mode == "auto":
             assert isinstance(rounds, NativeRounds)
             rounds = AutoRounds(client, rounds, text_rounds, lang, question)
@@ -160,7 +164,7 @@ async def _react(
                 raise
             log.info("endpoint rejected tools for model %s: going on in text mode",
                      client.model)
-            client.tools_rejected = True
+            client.memory.tools_rejected = True
             async for event in _rounds(text_rounds(), runner, settings, stats, lang, gate,
                                        writer):
                 yield event
@@ -192,6 +196,9 @@ async def _rounds(
         calls: tuple[ParsedCall, ...] = ()
         reasoned = False
         drafts = Drafts()
+        if gate is not None and gate.poller is not None:
+            async for event in class_vote(gate.poller, rnd, tuple(runner.tools)):
+                yield event
         async for item in rounds.round(rnd):
             if isinstance(item, CallsToRun):
                 calls = item.calls

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import openai
 
+from agent.endpoint_memory import EndpointMemory, endpoint_key
 from agent.events import Usage
 from agent.model_errors import ModelError, ModelErrorKind, classify
 from agent.model_transport import AiohttpTransport
@@ -162,22 +163,12 @@ class ModelHttpClient(openai.DefaultAsyncHttpxClient):
 class ModelClient:
     """Streams chat completions; one instance (one connection pool) per process."""
 
-    tools_rejected: bool = False
-    """Set on an instance when its endpoint rejected `tools` (AGENT_MODE=auto): later runs
-    with this client speak the text protocol. Learned per client, not per process."""
-
-    usage_option: bool = True
-    """Whether to ask for `stream_options: {"include_usage": true}`; cleared on an instance
-    whose endpoint refused it."""
-
-    calls_as_text: bool = False
-    """Set on an instance when its model wrote tool calls into its text although `tools`
-    were accepted (AGENT_MODE=auto, agent/auto_rounds.py): later runs speak the text
-    protocol."""
-
     def __init__(self, settings: AgentSettings, *, http_client: httpx.AsyncClient | None = None):
         self.model = settings.llm_model
         self.temperature = settings.llm_temperature
+        self.memory = EndpointMemory(endpoint_key(settings.openai_base_url, self.model))
+        """What auto mode learned about this endpoint (agent/endpoint_memory.py); the bot
+        replaces it with the one its store kept."""
         self._client = openai.AsyncOpenAI(
             api_key=settings.openai_api_key.get_secret_value(),
             base_url=settings.openai_base_url,
@@ -211,7 +202,7 @@ class ModelClient:
             "temperature": self.temperature if temperature is None else temperature,
             **extra,
         }
-        if self.usage_option:
+        if self.memory.usage_option:
             params["stream_options"] = {"include_usage": True}
         if tools:
             params["tools"] = tools
@@ -269,7 +260,7 @@ class ModelClient:
             if "stream_options" not in params or "stream_options" not in str(exc):
                 raise
             log.info("endpoint refused stream_options: token counts will be estimated")
-            self.usage_option = False
+            self.memory.usage_option = False
             params.pop("stream_options")
             return await self._post(params)
 

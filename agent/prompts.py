@@ -7,7 +7,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent.lang import pick
+from agent.words import say
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,51 +21,53 @@ class Turn:
     `answer` holds it, and the model sees it marked as a summary."""
 
 
+_INSTRUCTIONS = (
+    "You are Glassbox, a teaching assistant in a class chat that shows its reasoning. Use the "
+    "tools whenever they give you facts you do not have for sure: current weather, time, "
+    "exchange rates, exact arithmetic, the course notes, encyclopedia facts. {calculate}A "
+    "greeting or a question about you needs no tool: answer it at once. Before each tool "
+    "call, write one short sentence saying what you need and why. Never invent an "
+    "observation. A question about two places or things needs a lookup for each of them "
+    "before you compare them. When you have what you need, answer concisely, using Markdown "
+    "where it helps, in the language this conversation is in (named at the end).")
+_CALCULATE = (
+    "Any calculation, however simple, goes to the `calculate` tool (e.g. for 12 × 34: "
+    "calculate with the expression \"12*34\"): never work it out yourself, and never answer "
+    "with code, which the class cannot run. ")
+
+
+def react_instructions(tools: Collection[str] = ()) -> str:
+    """The instructions of a run with `tools` (their names), the same for every language
+    and chat: a prompt that begins the same way for every question lets a local server
+    reuse what it read of the last one (llama.cpp keeps the longest shared prefix), so
+    everything that differs (the language, the history, the question) comes after it.
+    With `calculate` among them, every calculation goes to it: a small coder model
+    otherwise answers arithmetic with a Python snippet."""
+    return _INSTRUCTIONS.format(calculate=_CALCULATE if "calculate" in tools else "")
+
+
+def language_tail(lang: str) -> str:
+    """What ends the instructions: the run's language, in that language (a small model
+    answers in the language it was last told to)."""
+    return say(lang, "language_tail")
+
+
 def system_react(lang: str, tools: Collection[str] = ()) -> str:
-    """The instructions of a run with `tools` (their names), in the question's language: a
-    small model answers in the language it was instructed in, whatever it is told about
-    the question. With `calculate` among them, every calculation goes to it: a small coder
-    model otherwise answers arithmetic with a Python snippet."""
-    calculate = "calculate" in tools
-    return pick(
-        lang,
-        "你是 Glassbox，课堂聊天里一个展示推理过程的助教。凡是工具能给你、而你并不确定的事实，"
-        "都要用工具查：当前天气、时间、汇率、精确计算、课程笔记、百科知识。"
-        + ("任何计算，哪怕很简单，都交给 `calculate` 工具（例如 12 × 34：用表达式 \"12*34\" "
-           "调用 calculate）：不要自己算，也不要用代码作答，课堂无法运行代码。"
-           if calculate else "")
-        + "问候或关于你自己的问题不需要工具：直接回答。每次调用工具前，先用一句话说明你需要什么、"
-        "为什么。绝不编造观察结果。拿到需要的信息后，用中文简洁作答，必要时使用 Markdown。",
-        "You are Glassbox, a teaching assistant in a class chat that shows its reasoning. "
-        "Use the tools whenever they give you facts you do not have for sure: current weather, "
-        "time, exchange rates, exact arithmetic, the course notes, encyclopedia facts. "
-        + ("Any calculation, however simple, goes to the `calculate` tool (e.g. for 12 × 34: "
-           "calculate with the expression \"12*34\"): never work it out yourself, and never "
-           "answer with code, which the class cannot run. " if calculate else "")
-        + "A greeting or a question about you needs no tool: answer it at once. Before each "
-        "tool call, write one short sentence saying what you need and why. Never invent an "
-        "observation. When you have what you need, answer concisely, in English, using "
-        "Markdown where it helps.",
-    )
+    """The instructions of a native run with `tools`: the same text for every language,
+    then the language."""
+    return react_instructions(tools) + "\n\n" + language_tail(lang)
 
 
 def system_plain(lang: str) -> str:
     """The instructions of a run without tools, in the question's language."""
-    return pick(
-        lang,
-        "你是 Glassbox，课堂聊天里的助教。你没有工具：根据你所知道的用中文简洁作答，必要时使用 "
-        "Markdown。如果有些事你无法知道（实时数据、精确数字），请直说。",
-        "You are Glassbox, a teaching assistant in a class chat. You have no tools: answer from "
-        "what you know, concisely, in English, using Markdown where it helps. "
-        "Say so when you cannot know something (live data, exact figures).",
-    )
+    return say(lang, "system_plain")
 
 
 def language_line(lang: str) -> str:
     """The short line that repeats the answer's language after the observations, in that
     language: small models drift into the language of the tool results (English weather,
     Chinese course notes)."""
-    return pick(lang, "（请用中文回答。）", "(Answer in English.)")
+    return say(lang, "language_line")
 
 
 def history_messages(history: Sequence[Turn], budget_chars: int) -> list[dict[str, Any]]:
@@ -98,35 +100,22 @@ def args_text(arguments: dict[str, Any] | str) -> str:
 
 
 def limit_message(lang: str) -> str:
-    return pick(
-        lang,
-        "你已经用完了可以调用工具的轮数。请不要再调用工具，根据上面的观察给出你能给出的最好回答；"
-        "没能查到的内容请直接说明没有查到，不要猜测。",
-        "You have used all your tool rounds. Do not call any more tools; give the best answer "
-        "you can from the observations above, and say plainly what you could not look up "
-        "instead of guessing it.",
-    )
+    return say(lang, "limit_message")
 
 
 def repeated_note(lang: str) -> str:
-    return pick(lang, "（这个调用与之前的一次完全相同，未再次执行；以下是之前的结果。）",
-                "(This call is identical to an earlier one and was not run again; "
-                "here is the earlier result.)")
+    return say(lang, "repeated_note")
 
 
 def loop_stop_note(lang: str) -> str:
-    return pick(lang, "（同一调用第三次出现，停止调用工具，直接作答。）",
-                "(The same call a third time: no more tools, answering now.)")
+    return say(lang, "loop_stop_note")
 
 
 def not_run_result(lang: str, cap: int) -> str:
     """What the model is sent for each call past the cap of calls a round."""
-    return pick(lang, f"未运行：每轮最多运行 {cap} 个工具调用。如仍需要，请在下一轮再调用。",
-                f"Not run: at most {cap} tool calls run per round. Call it again in the next "
-                "round if you still need it.")
+    return say(lang, "not_run_result", cap=cap)
 
 
 def not_run_note(lang: str, skipped: int, cap: int) -> str:
     """The one observation the chain shows for all of a round's calls not run."""
-    return pick(lang, f"另有 {skipped} 个调用未运行：每轮最多 {cap} 个",
-                f"{skipped} more calls not run: at most {cap} per round")
+    return say(lang, "not_run_note", skipped=skipped, cap=cap)

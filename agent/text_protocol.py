@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent.lang import pick
-from agent.prompts import system_react
+from agent.prompts import language_tail, react_instructions
 from agent.tool import Tool
+from agent.words import say
 
 STOP = ["Observation:", "\nObservation"]
 
@@ -285,19 +285,13 @@ def mend(tool: Tool, raw: str, problem: str, lang: str) -> str:
     props = tool.schema()["function"]["parameters"].get("properties", {})
     listing = "; ".join(
         f"{name} ({_type_of(props.get(name, {}))}"
-        + ("" if fields[name].is_required() else pick(lang, "，可选", ", optional")) + ")"
+        + ("" if fields[name].is_required() else say(lang, "mend_optional")) + ")"
         for name in order)
     given = arguments_for(raw, tool)
     known = given if isinstance(given, dict) else {}
     example = {name: known.get(name, "...") for name in order}
     line = f"Action: {tool.name}[{json.dumps(example, ensure_ascii=False)}]"
-    return pick(
-        lang,
-        f"{tool.name} 无法使用这个输入：{problem}\n它的参数：{listing}。请把 ... 换成值，"
-        f"这样重写：\n{line}",
-        f"{tool.name} cannot use this input: {problem}\nIts arguments: {listing}. "
-        f"Write it like this, with values for the ...:\n{line}",
-    )
+    return say(lang, "mend", tool=tool.name, problem=problem, listing=listing, line=line)
 
 
 def _type_of(schema: dict[str, Any]) -> str:
@@ -312,23 +306,29 @@ def _type_of(schema: dict[str, Any]) -> str:
 # of rain, so the English one looks up Hamlet; with that example the Chinese weather
 # question got the day's summary without the current temperature (2 of 2), with the
 # weather example it got the current weather, copying nothing (6 of 6).
-_FORMAT = {
-    "en": """You can use these tools:
+# One format for every language, so that every question's prompt starts the same (see
+# agent.prompts.react_instructions). Its examples, as measured against Qwen2.5-Coder-1.5B:
+# the English one looks up Hamlet, not the weather (an English weather example's "21°C and
+# clear" was copied into Hangzhou's answer over an observation of rain); the Chinese one
+# keeps the weather, with which the Chinese weather question got the current weather (6 of
+# 6; with Hamlet it got the day's summary, 2 of 2).
+_FORMAT = """You can use these tools:
 
 {tools}
 
-Use exactly this format:
+Use exactly this format (the labels stay in English in every language):
 
 Thought: one short sentence: what you need and why (or that no tool is needed)
 Action: tool_name[input]
 Observation: the tool's result (the system writes this, never you)
 ... (Thought, Action and Observation may repeat)
 Thought: I have what I need.
-Final Answer: the answer to the question, in English
+Final Answer: the answer to the question, in the conversation's language
 
 The input of a tool with one argument is its plain value; for a tool with several
 arguments it is a JSON object, e.g. tool_name[{{"a": 1, "b": "x"}}]. Write one Action,
-then stop and wait for the Observation. A greeting, thanks or a question about you (who
+then stop and wait for the Observation. A question about two places or things takes one
+Action for each, one after the other. A greeting, thanks or a question about you (who
 you are, what you can do) needs no tool: write the Thought and the Final Answer at once.
 
 Example (the tool in it is only an illustration):
@@ -339,29 +339,7 @@ Observation: Hamlet: a tragedy by William Shakespeare, written around 1600.
 Thought: I have what I need.
 Final Answer: Hamlet was written by William Shakespeare, around 1600.
 
-Example without a tool:
-Question: Hello! Who are you and what can you do?
-Thought: A greeting needs no tool.
-Final Answer: Hello! I am Glassbox, the class's assistant. Ask me about the weather, the
-time, exchange rates, calculations or the course notes.""",
-    "zh": """你可以使用这些工具：
-
-{tools}
-
-严格使用下面的格式（标签保持英文）：
-
-Thought: 一句话：你需要什么、为什么（或者不需要工具）
-Action: 工具名[输入]
-Observation: 工具的结果（由系统填写，绝不由你填写）
-……（Thought、Action、Observation 可以重复）
-Thought: 我已经有了需要的信息。
-Final Answer: 用中文写出对问题的回答
-
-只有一个参数的工具，输入就是这个参数的值；有多个参数的工具，输入是一个 JSON 对象，
-例如 tool_name[{{"a": 1, "b": "x"}}]。写完一个 Action 就停下，等待 Observation。
-问候、道谢或关于你自己的问题（你是谁、你能做什么）不需要工具：直接写 Thought 和 Final Answer。
-
-示例（其中的工具只是示意）：
+Example in Chinese:
 Question: 巴黎现在多热？
 Thought: 我需要巴黎现在的天气。
 Action: get_weather[巴黎]
@@ -369,19 +347,25 @@ Observation: 巴黎：21°C，晴
 Thought: 我已经有了需要的信息。
 Final Answer: 巴黎现在 21°C，天气晴朗。
 
-不需要工具的示例：
+Example without a tool:
+Question: Hello! Who are you and what can you do?
+Thought: A greeting needs no tool.
+Final Answer: Hello! I am Glassbox, the class's assistant. Ask me about the weather, the
+time, exchange rates, calculations or the course notes.
+
+Example without a tool, in Chinese:
 Question: 你好！你是谁？能做什么？
 Thought: 问候不需要工具。
-Final Answer: 你好！我是 Glassbox，课堂的助教。可以问我天气、时间、汇率、计算或课程笔记。""",
-}
+Final Answer: 你好！我是 Glassbox，课堂的助教。可以问我天气、时间、汇率、计算或课程笔记。"""
 
 
 def text_system(tools: Sequence[Tool], lang: str = "en") -> str:
-    """The text protocol's system prompt, in the question's language: who we are, the
-    tools with their argument schemas, the format and one worked example."""
+    """The text protocol's system prompt: who we are, the tools with their argument
+    schemas, the format and its worked examples, the same for every question; then the
+    question's language."""
     listing = "\n".join(_describe(tool) for tool in tools) or "(none)"
-    form = _FORMAT["zh"] if lang.lower().startswith("zh") else _FORMAT["en"]
-    return system_react(lang, [tool.name for tool in tools]) + "\n\n" + form.format(tools=listing)
+    return (react_instructions([tool.name for tool in tools]) + "\n\n"
+            + _FORMAT.format(tools=listing) + "\n\n" + language_tail(lang))
 
 
 def _describe(tool: Tool) -> str:
@@ -392,10 +376,4 @@ def _describe(tool: Tool) -> str:
 
 def correction(lang: str) -> str:
     """The one corrective message after a reply that could not be read."""
-    return pick(
-        lang,
-        "你的回复不符合格式。请只写 `Thought: ...` 再写 `Action: 工具名[输入]`，"
-        "或者写 `Final Answer: ...` 给出回答。",
-        "Your reply did not follow the format. Write `Thought: ...` then "
-        "`Action: tool_name[input]`, or write `Final Answer: ...` with the answer.",
-    )
+    return say(lang, "correction")

@@ -18,7 +18,6 @@ from pydantic import ValidationError
 
 from agent.embedded_calls import extract_calls
 from agent.events import Answer, AnswerDelta, Event, Thought
-from agent.lang import pick
 from agent.model import (
     Completion,
     ContentDelta,
@@ -30,6 +29,7 @@ from agent.model import (
 from agent.prompts import language_line, limit_message
 from agent.rounds import CallsToRun
 from agent.run_task import RunStats
+from agent.sides import Sides
 from agent.text_protocol import (
     STOP,
     Act,
@@ -45,6 +45,7 @@ from agent.text_protocol import (
 )
 from agent.tool import Tool
 from agent.tool_calls import ParsedCall, parse_call, validation_problems
+from agent.words import say
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +68,12 @@ class TextRounds:
     """One protocol of the loop (see `agent.rounds.Rounds`)."""
 
     def __init__(self, client: ModelClient, messages: list[dict[str, Any]],
-                 tools: Mapping[str, Tool], lang: str, stats: RunStats) -> None:
+                 tools: Mapping[str, Tool], lang: str, stats: RunStats,
+                 sides: Sides | None = None) -> None:
         self.client, self.messages, self.tools = client, messages, tools
         self.lang, self.stats = lang, stats
+        self.sides = sides or Sides("")
+        """The sides of a comparing question: the model is told which are still missing."""
 
     async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         reply: _Reply  # each _call's last item
@@ -105,13 +109,14 @@ class TextRounds:
             yield event
 
     def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
+        missing = self.sides.after((p.wire_arguments() for p in calls), results, self.lang)
         self.messages.append({"role": "user", "content": "\n".join(
-            [*(f"Observation: {text}" for text in results),
+            [*(f"Observation: {text}" for text in results), *missing,
              language_line(self.lang)])})
 
     async def last_round(self, rnd: int) -> AsyncIterator[Event]:
-        self.messages.append({"role": "user", "content": limit_message(self.lang) + pick(
-            self.lang, "请以 `Final Answer:` 开头作答。", " Start with `Final Answer:`.")})
+        self.messages.append({"role": "user", "content": limit_message(self.lang)
+                              + say(self.lang, "final_answer_start")})
         reply: _Reply  # _call's last item
         async for item in self._call(rnd):
             if isinstance(item, _Reply):
@@ -189,8 +194,7 @@ class TextRounds:
 def _problem(args: dict[str, Any] | str, tool: Tool, lang: str) -> str:
     """Why `tool` cannot use `args` (empty when it can)."""
     if isinstance(args, str):
-        return pick(lang, "它既不是 JSON 对象，也不是单个参数的值。",
-                    "it is neither a JSON object nor the value of a single argument.")
+        return say(lang, "text_input_unreadable")
     try:
         tool.Args.model_validate(args)
     except ValidationError as exc:

@@ -53,6 +53,82 @@ _WORDS: dict[str, tuple[str, str]] = {
                            "Europe/London, or a city name."),
     "notes_nothing": ("课程笔记里没有找到与 “{query}” 相关的内容。",
                       "Nothing about '{query}' in the course notes."),
+    # --- The WMO weather codes Open-Meteo reports (get_weather); the English as in the
+    # Open-Meteo docs table (tests/wire/open-meteo/wmo_weather_codes.json) ---
+    "wmo_0": ("晴", "clear sky"),
+    "wmo_1": ("大致晴朗", "mainly clear"),
+    "wmo_2": ("局部多云", "partly cloudy"),
+    "wmo_3": ("阴", "overcast"),
+    "wmo_45": ("雾", "fog"),
+    "wmo_48": ("雾凇", "depositing rime fog"),
+    "wmo_51": ("小毛毛雨", "light drizzle"),
+    "wmo_53": ("中毛毛雨", "moderate drizzle"),
+    "wmo_55": ("大毛毛雨", "dense drizzle"),
+    "wmo_56": ("轻度冻毛毛雨", "light freezing drizzle"),
+    "wmo_57": ("重度冻毛毛雨", "dense freezing drizzle"),
+    "wmo_61": ("小雨", "slight rain"),
+    "wmo_63": ("中雨", "moderate rain"),
+    "wmo_65": ("大雨", "heavy rain"),
+    "wmo_66": ("轻度冻雨", "light freezing rain"),
+    "wmo_67": ("重度冻雨", "heavy freezing rain"),
+    "wmo_71": ("小雪", "slight snow fall"),
+    "wmo_73": ("中雪", "moderate snow fall"),
+    "wmo_75": ("大雪", "heavy snow fall"),
+    "wmo_77": ("米雪", "snow grains"),
+    "wmo_80": ("小阵雨", "slight rain showers"),
+    "wmo_81": ("中阵雨", "moderate rain showers"),
+    "wmo_82": ("强阵雨", "violent rain showers"),
+    "wmo_85": ("小阵雪", "slight snow showers"),
+    "wmo_86": ("大阵雪", "heavy snow showers"),
+    "wmo_95": ("雷暴", "thunderstorm"),
+    "wmo_96": ("雷暴伴小冰雹", "thunderstorm with slight hail"),
+    "wmo_99": ("雷暴伴大冰雹", "thunderstorm with heavy hail"),
+    "wmo_unknown": ("天气代码 {code}", "weather code {code}"),
+    # --- The calculator's refusals (agent/tools/calculator.py) ---
+    "calc_how_to_write": ("写法示例：12.5% * 3840、12.5% of 3840、3840 * (1 + 5%)、"
+                          "150 * (1 - 20%)、2**10、sqrt(2)。",
+                          "Write it like: 12.5% * 3840, 12.5% of 3840, 3840 * (1 + 5%), "
+                          "20% off 150, 2**10, sqrt(2)."),
+    "calc_too_large": ("结果太大，无法计算。", "The result is too large to compute."),
+    "calc_factorial": ("阶乘只对非负整数有定义。",
+                       "factorial is only defined for whole numbers ≥ 0."),
+    "calc_round_digits": ("round 的位数必须是整数。", "round's number of digits must be whole."),
+    "calc_character": ("不支持字符 “{ch}”：请用普通数字和运算符书写"
+                       "（分数写成 1/2，乘方写成 2**3）。",
+                       "The character '{ch}' is not supported: write it with plain digits and "
+                       "operators (a fraction as 1/2, a power as 2**3)."),
+    "calc_too_long": ("表达式太长（最多 {most} 个字符）。",
+                      "The expression is too long (at most {most} characters)."),
+    "calc_empty": ("表达式是空的。", "The expression is empty."),
+    "calc_unreadable": ("无法理解这个表达式：{text}。", "Could not read the expression: {text}. "),
+    "calc_division_by_zero": ("不能除以零。", "Division by zero."),
+    "calc_undefined": ("这个运算对给出的数没有定义（例如负数开平方、log(0)）。",
+                       "The operation is not defined for these numbers "
+                       "(e.g. sqrt of a negative, log(0))."),
+    "calc_too_deep": ("表达式嵌套太深。", "The expression is nested too deeply."),
+    "calc_not_a_number": ("不支持的值：{value!r}", "Not a number: {value!r}"),
+    "calc_operator": ("不支持运算符 {symbol}。", "The operator {symbol} is not supported."),
+    "calc_not_allowed": ("这里不允许使用{what}。", "Not allowed here: {what}."),
+    "calc_attribute": ("这里不允许使用属性访问。", "Not allowed here: attribute access."),
+    "calc_subscripts": ("这里不允许使用下标。", "Not allowed here: subscripts."),
+    "calc_lambda": ("这里不允许使用lambda。", "Not allowed here: lambda."),
+    "calc_comprehensions": ("这里不允许使用推导式。", "Not allowed here: comprehensions."),
+    "calc_comparisons": ("这里不允许使用比较。", "Not allowed here: comparisons."),
+    "calc_logic": ("这里不允许使用逻辑运算。", "Not allowed here: logic operators."),
+    "calc_ambiguous_more": ("“{base} + {rate}%” 有两种读法：要算比 {base} 多 {rate}%，"
+                            "写成 {relative}；要加上 {rate}% 这个数本身，写成 {plain}。",
+                            "'{base} + {rate}%' can be read two ways: for {rate}% more than "
+                            "{base}, write {relative}; to add {rate}% as a number, write {plain}."),
+    "calc_ambiguous_less": ("“{base} - {rate}%” 有两种读法：要算比 {base} 少 {rate}%，"
+                            "写成 {relative}；要减去 {rate}% 这个数本身，写成 {plain}。",
+                            "'{base} - {rate}%' can be read two ways: for {rate}% less than "
+                            "{base}, write {relative}; to subtract {rate}% as a number, write "
+                            "{plain}."),
+    "calc_functions_only": ("只能调用列出的数学函数。",
+                            "Only the listed math functions can be called."),
+    "calc_arguments": ("{name} 需要 {count} 个参数。", "{name} takes {count} argument(s)."),
+    "calc_unknown_name": ("不认识 “{name}”。可以用：{allowed}。",
+                          "Unknown name '{name}'. Allowed: {allowed}. "),
     # --- Calling tools (agent/tool_calls.py) and a person's edit of a call (agent/confirm.py) ---
     "call_bad_json": ("参数不是合法的 JSON：{error}", "The arguments are not valid JSON: {error}"),
     "call_not_object": ("参数必须是一个 JSON 对象。", "The arguments must be a JSON object."),
@@ -129,6 +205,14 @@ _WORDS: dict[str, tuple[str, str]] = {
                            "根据已有观察作答。",
                            "the model used all {rounds} tool rounds, so Glassbox asked it to "
                            "answer from what it observed, without tools."),
+    "sides_missing": ("还没有查：{names}。这个问题在比较它们：作答前请先逐一查询。",
+                      "Not looked up yet: {names}. The question compares them: look each "
+                      "one up before you answer."),
+    "note_side_not_looked_up": ("没有查过 {names}：回答里关于它的内容没有观察结果作依据。",
+                                "{names} was not looked up: what the answer says of it rests "
+                                "on no observation."
+                                "| {names} were not looked up: what the answer says of them "
+                                "rests on no observation."),
     "note_lookups_failed": ("这些查询失败了：{calls}。", "these lookups failed: {calls}."),
     "note_not_looked_up": ("回答里的 {figures} 不是查到的。",
                            " The answer's {figures} was not looked up."
@@ -178,7 +262,91 @@ _WORDS: dict[str, tuple[str, str]] = {
     "summary_ask": ("用不超过 {words} 字概括下面这段对话，保留事实、数字和结论：",
                     "Summarise this conversation in at most {words} words, keeping the facts, "
                     "figures and conclusions:"),
+    # --- What the loop says to the model (agent/prompts.py, answer_model.py, auto_rounds.py,
+    # text_rounds.py, text_protocol.py, compare_judge.py) ---
+    "system_plain": ("你是 Glassbox，课堂聊天里的助教。你没有工具：根据你所知道的用中文简洁作"
+                     "答，必要时使用 Markdown。如果有些事你无法知道（实时数据、精确数字），请"
+                     "直说。",
+                     "You are Glassbox, a teaching assistant in a class chat. You have no "
+                     "tools: answer from what you know, concisely, in English, using Markdown "
+                     "where it helps. Say so when you cannot know something (live data, exact "
+                     "figures)."),
+    "language_line": ("（请用中文回答。）",
+                      "(Answer in English.)"),
+    "language_tail": ("本次对话使用中文：请用中文作答。",
+                      "This conversation is in English: answer in English."),
+    "limit_message": ("你已经用完了可以调用工具的轮数。请不要再调用工具，根据上面的观察给出你"
+                      "能给出的最好回答；没能查到的内容请直接说明没有查到，不要猜测。",
+                      "You have used all your tool rounds. Do not call any more tools; give "
+                      "the best answer you can from the observations above, and say plainly "
+                      "what you could not look up instead of guessing it."),
+    "repeated_note": ("（这个调用与之前的一次完全相同，未再次执行；以下是之前的结果。）",
+                      "(This call is identical to an earlier one and was not run again; here "
+                      "is the earlier result.)"),
+    "loop_stop_note": ("（同一调用第三次出现，停止调用工具，直接作答。）",
+                       "(The same call a third time: no more tools, answering now.)"),
+    "not_run_result": ("未运行：每轮最多运行 {cap} 个工具调用。如仍需要，请在下一轮再调用。",
+                       "Not run: at most {cap} tool calls run per round. Call it again in the "
+                       "next round if you still need it."),
+    "not_run_note": ("另有 {skipped} 个调用未运行：每轮最多 {cap} 个",
+                     "{skipped} more calls not run: at most {cap} per round"),
+    "answer_system": ("你是 Glassbox 的回答撰写者。另一个模型已经一步步思考并调用了工具；根据"
+                      "问题、它的完整过程和草稿，用中文写出最终回答：准确、简洁，只使用过程中"
+                      "得到的事实，必要时使用 Markdown。不要提到另一个模型或草稿。",
+                      "You write Glassbox's final answers. Another model has reasoned step by "
+                      "step and used tools; from the question, its whole chain and its draft, "
+                      "write the final answer in English: accurate, concise, using only facts "
+                      "the chain established, with Markdown where it helps. Do not mention "
+                      "the other model or the draft."),
+    "answer_ask": ("问题：{question}\n\n过程：\n{chain}\n\n草稿：{draft}",
+                   "Question: {question}\n\nChain:\n{chain}\n\nDraft: {draft}"),
+    "answer_no_chain": ("（无）",
+                        "(none)"),
+    "text_format_remembered": ("这个模型之前没有正确使用函数调用，所以 Glassbox 使用经典的 "
+                               "Thought/Action/Observation 文本格式。",
+                               "This model did not use function calling properly before, so "
+                               "Glassbox uses the classic Thought/Action/Observation format."),
+    "text_format_as_text": ("这个模型把工具调用写在文字里，所以 Glassbox 改用经典的 "
+                            "Thought/Action/Observation 文本格式。",
+                            "This model writes its tool calls as text, so Glassbox uses the "
+                            "classic Thought/Action/Observation format."),
+    "text_format_code": ("这个模型用一段代码作答，而没有调用工具计算，所以 Glassbox 改用经典的"
+                         " Thought/Action/Observation 文本格式，重新问这一轮。",
+                         "This model answered with code instead of calling a tool to work it "
+                         "out, so Glassbox asks this round again in the classic "
+                         "Thought/Action/Observation format."),
+    "text_format_described": ("这个模型只描述了要调用的工具而没有调用，所以 Glassbox 改用经典"
+                              "的 Thought/Action/Observation 文本格式，重新问这一轮。",
+                              "This model described a tool call instead of making it, so "
+                              "Glassbox asks this round again in the classic "
+                              "Thought/Action/Observation format."),
+    "text_format_repeated": ("这个模型再次请求了已经拿到结果的调用，所以 Glassbox 改用经典的 "
+                             "Thought/Action/Observation 文本格式。",
+                             "This model asked again for a call whose result it already had, "
+                             "so Glassbox goes on in the classic Thought/Action/Observation "
+                             "format."),
+    "final_answer_start": ("请以 `Final Answer:` 开头作答。",
+                           " Start with `Final Answer:`."),
+    "text_input_unreadable": ("它既不是 JSON 对象，也不是单个参数的值。",
+                              "it is neither a JSON object nor the value of a single argument."),
+    "mend_optional": ("，可选",
+                      ", optional"),
+    "mend": ("{tool} 无法使用这个输入：{problem}\n它的参数：{listing}。请把 ... 换成值，这样重"
+             "写：\n{line}",
+             "{tool} cannot use this input: {problem}\nIts arguments: {listing}. Write it "
+             "like this, with values for the ...:\n{line}"),
+    "correction": ("你的回复不符合格式。请只写 `Thought: ...` 再写 `Action: 工具名[输入]`，或"
+                   "者写 `Final Answer: ...` 给出回答。",
+                   "Your reply did not follow the format. Write `Thought: ...` then `Action: "
+                   "tool_name[input]`, or write `Final Answer: ...` with the answer."),
+    "language_name": ("Chinese",
+                      "English"),
 }
+
+
+def known(key: str) -> bool:
+    """Whether the table has words for `key` (one of a family said by its value, wmo_{code})."""
+    return key in _WORDS
 
 
 def say(lang: str, key: str, /, **values: Any) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 from bench.figures import Figure, table
 from bench.huge import huge_figures
 from bench.live import live_figures, overhead_figures
-from bench.local_model import report, run_questions
+from bench.local_model import load, report, run_questions
 from bench.notes import notes_figures
 from bench.rendering import render_figures
 from bench.scale import checkout
@@ -45,16 +45,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", metavar="REF",
                         help="with --only overhead: measure this git ref's code first")
     parser.add_argument("--local-model", metavar="URL",
-                        help="instead: eight class questions against a real model at URL "
+                        help="instead: the class questions against a real model at URL "
                              "(bench/local_model.py)")
     parser.add_argument("--record", action="store_true",
                         help="with --local-model: keep the streams under tests/wire/local/")
     parser.add_argument("--question", action="append",
                         help="with --local-model: only this question id (repeatable)")
+    parser.add_argument("--server-log", type=Path, metavar="PATH",
+                        help="with --local-model: llama-cpp-python's server log, read for the "
+                             "prompt tokens each call made the server read anew")
     args = parser.parse_args(argv)
     if args.local_model:
-        outcomes = asyncio.run(run_questions(args.local_model, args.record, args.question))
-        print(report(outcomes, args.local_model))
+        started_load = load()
+        outcomes = asyncio.run(run_questions(args.local_model, args.record, args.question,
+                                             args.server_log))
+        print(report(outcomes, args.local_model, (started_load, load())))
         return 0
     parts = args.only or ["live", "store", "render", "huge", "notes"]
     started = time.monotonic()

@@ -1,8 +1,11 @@
 """`scripts/bench --local-model URL [--record]`: the class questions through the agent
 against a real model at URL (an OpenAI-compatible server, e.g. llama-cpp-python's), with
 default settings and the tools on the test fakes (Open-Meteo, Frankfurter, Wikipedia) and
-the course notes in data/notes. Prints, per question, whether it finished with the right
-tool and a right answer, the tools used, rounds and seconds, then the score.
+the course notes in data/notes. Prints, per question, whether it is right (finished with
+the right tools and a right answer), how it finished, the tools used, rounds and seconds,
+then the score, the median seconds and the machine's load. With `--server-log PATH`
+(llama-cpp-python's server log), also how many prompt tokens each question made the server
+read anew: what its prompt cache did not hold.
 
 `--record` keeps what the model streamed, byte for byte, under tests/wire/local/ (one
 folder a question: the question, then each response body as NN.sse), for
@@ -16,9 +19,10 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -44,25 +48,50 @@ class Question:
     """The tool a right run uses ("" for none)."""
     expect: str = ""
     """Text a right answer holds (digits compared without separators), if any."""
+    also: tuple[str, ...] = ()
+    """More text a right answer holds (each side of a comparison)."""
+    then: str = ""
+    """A second tool a right run uses."""
+    held_out: bool = False
+    """Never looked at while changing prompts: a change tuned on the others that breaks
+    these shows here."""
 
 
+# Interleaved across languages, as a class asks them: each new question follows one in the
+# other language, so a prompt cache that serves only one language shows in the seconds.
 QUESTIONS = (
     Question("arithmetic", "What is 123456789 × 987654321 exactly?", "calculate",
              "121932631112635269"),
+    Question("weather_zh", "杭州现在天气怎么样？", "get_weather", "21.4"),
     Question("weather", "What is the weather in Hangzhou right now?", "get_weather", "21.4"),
+    Question("percent_zh", "12.5% 的 3840 是多少？", "calculate", "480"),
+    Question("compare", "Is it colder in Berlin or in Paris right now? Give both temperatures.",
+             "get_weather", "2.3", also=("21.4", "Berlin")),
+    Question("currency_zh", "100 美元现在能换多少人民币？", "convert_currency"),
     Question("currency", "How much is 100 US dollars in Chinese yuan today?",
              "convert_currency"),
+    Question("time_diff_zh", "北京现在比伦敦早几个小时？", "get_time", "8", held_out=True),
     Question("time", "What time is it in London right now?", "get_time"),
+    Question("currency_350_zh", "350 美元等于多少人民币？", "convert_currency", "2554"),
+    # 350 × 7.2994 = 2554.79: the amount is not the format's or the tools' 100
     Question("notes", "What do the course notes say about ReAct?", "search_notes", "Action"),
     # "Action": the notes' ReAct is Thought, Action, Observation; "ReAct" alone let an
     # answer about the React JavaScript library count as right (any case: "actions and
     # observations" is what the notes say too)
-    Question("weather_zh", "杭州现在天气怎么样？", "get_weather", "21.4"),
-    Question("currency_zh", "100 美元现在能换多少人民币？", "convert_currency"),
+    Question("wikipedia_zh", "图灵测试是谁提出的？", "search_wikipedia", "图灵", held_out=True),
     Question("greeting", "Hi! Who are you and what can you do?", ""),
-    Question("percent_zh", "12.5% 的 3840 是多少？", "calculate", "480"),
+    Question("thanks_zh", "谢谢！给我一句复习考试的建议吧。", "", held_out=True),
     Question("percent_off", "What is 20% off 150?", "calculate", "120"),
+    Question("notes_deep", "According to the course notes, what must the program do when a "
+             "model writes its own Observation line?", "search_notes", "cut"),
+    # the notes' third section, "How it goes wrong", not the first passage about ReAct
+    Question("wikipedia", "Who was Ayrton Senna?", "search_wikipedia", "Formula One"),
     Question("percent_growth", "3840 * (1 + 5%)?", "calculate", "4032"),
+    Question("two_tools", "Convert 100 US dollars to Chinese yuan and share it equally among 4 "
+             "students: how much does each get?", "convert_currency", "182.4",
+             then="calculate", held_out=True),
+    # 729.94 / 4 = 182.485
+    Question("euros", "How many US dollars are 250 euros?", "convert_currency", held_out=True),
 )
 
 CALL_JSON = re.compile(r"\"(?:name|arguments|parameters)\"\s*+:")
@@ -89,14 +118,17 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
     rounds: int = 0
     seconds: float = 0.0
+    prompts: list[tuple[int, int] | None] = field(default_factory=list)
+    """Per model call, the prompt tokens the server took from its cache and read anew."""
 
     def problems(self) -> list[str]:
         """Why this run is not right (empty: finished with the right tool and answer)."""
         q, found = self.question, []
         if self.status != "done":
             found.append(f"status {self.status}")
-        if q.tool and q.tool not in self.tools:
-            found.append(f"no {q.tool}")
+        for tool in (q.tool, q.then):
+            if tool and tool not in self.tools:
+                found.append(f"no {tool}")
         if not q.tool and self.tools:
             found.append("used a tool")
         if CALL_JSON.search(self.answer):
@@ -105,8 +137,9 @@ class Outcome:
         if answer_lang(self.answer) not in (want, ""):
             found.append(f"answered in {answer_lang(self.answer)}")
         digits = re.sub(r"[,\s]", "", self.answer)
-        if q.expect and q.expect.lower() not in self.answer.lower() and q.expect not in digits:
-            found.append(f"no {q.expect!r} in the answer")
+        for text in (q.expect, *q.also):
+            if text and text.lower() not in self.answer.lower() and text not in digits:
+                found.append(f"no {text!r} in the answer")
         if q.tool and not q.expect and self.tools:  # the answer's figures are observed
             invented = unfounded(ledger(self.answer, self.observations, q.text))
             if invented or not any(ch.isdigit() for ch in self.answer):
@@ -114,12 +147,42 @@ class Outcome:
         return found
 
 
-class Recorder(httpx.AsyncBaseTransport):
-    """A transport that keeps each chat-completion response body as it streams."""
+_PREFIX_LINE = re.compile(rb"Llama\.generate: (\d++) prefix-match hit, remaining (\d++) prompt "
+                          rb"tokens to eval")
+_LOG_TAIL = 16_384
 
-    def __init__(self) -> None:
+
+class ServerLog:
+    """llama-cpp-python's server log, which says for each request how much of the prompt
+    it found in its cache ("Llama.generate: N prefix-match hit, remaining M prompt tokens to
+    eval"). Read when a response's first bytes come: the server then has read that prompt
+    and is writing its answer, so the newest such line is that request's, whoever else
+    shares the server."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def last_prompt(self) -> tuple[int, int] | None:
+        """(tokens reused from the cache, tokens read anew) of the newest request."""
+        try:
+            with self.path.open("rb") as log:
+                log.seek(max(0, log.seek(0, 2) - _LOG_TAIL))
+                tail = log.read()
+        except OSError:
+            return None
+        found = list(_PREFIX_LINE.finditer(tail))
+        return (int(found[-1][1]), int(found[-1][2])) if found else None
+
+
+class Recorder(httpx.AsyncBaseTransport):
+    """A transport that keeps each chat-completion response body as it streams, and, with
+    the server's log, how many prompt tokens the server read anew for it."""
+
+    def __init__(self, log: ServerLog | None = None) -> None:
         self.inner = httpx.AsyncHTTPTransport()
         self.bodies: list[bytearray] = []
+        self.prompts: list[tuple[int, int] | None] = []
+        self.log = log
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self.inner.handle_async_request(request)
@@ -127,19 +190,30 @@ class Recorder(httpx.AsyncBaseTransport):
             return response
         body = bytearray()
         self.bodies.append(body)
+        self.prompts.append(None)
+        at = len(self.prompts) - 1
+
+        def first_bytes() -> None:
+            if self.log is not None:
+                self.prompts[at] = self.log.last_prompt()
+
         return httpx.Response(response.status_code, headers=response.headers,
-                              stream=_Tee(response, body), extensions=response.extensions)
+                              stream=_Tee(response, body, first_bytes),
+                              extensions=response.extensions)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
 
 class _Tee(httpx.AsyncByteStream):
-    def __init__(self, response: httpx.Response, into: bytearray) -> None:
-        self.response, self.into = response, into
+    def __init__(self, response: httpx.Response, into: bytearray,
+                 first_bytes: Callable[[], None]) -> None:
+        self.response, self.into, self.first_bytes = response, into, first_bytes
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         async for chunk in self.response.aiter_raw():
+            if not self.into:
+                self.first_bytes()
             self.into.extend(chunk)
             yield chunk
 
@@ -159,15 +233,15 @@ def settings_for(url: str, meteo: FakeOpenMeteo, rates: FakeFrankfurter,
         wikipedia_rest_url=wiki.rest_url)
 
 
-async def run_questions(url: str, record: bool, only: list[str] | None = None
-                        ) -> list[Outcome]:
+async def run_questions(url: str, record: bool, only: list[str] | None = None,
+                        server_log: Path | None = None) -> list[Outcome]:
     outcomes = []
     with ExitStack() as stack:
         meteo = stack.enter_context(FakeOpenMeteo())
         rates = stack.enter_context(FakeFrankfurter())
         wiki = stack.enter_context(FakeWikipedia())
         settings = settings_for(url, meteo, rates, wiki)
-        recorder = Recorder()
+        recorder = Recorder(ServerLog(server_log) if server_log else None)
         client = ModelClient(settings, http_client=httpx.AsyncClient(transport=recorder))
         box = await Toolbox.open(settings)
         try:
@@ -175,11 +249,13 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None
                 if only and q.id not in only:
                     continue
                 print(f"{q.id}: {q.text}", file=sys.stderr)
-                first, in_text = len(recorder.bodies), client.calls_as_text
+                first, in_text = len(recorder.bodies), client.memory.calls_as_text
                 clock = datetime.now(UTC).replace(second=0, microsecond=0)
                 outcome = await _one(q, client, settings, box)
+                outcome.prompts = recorder.prompts[first:]
                 outcomes.append(outcome)
-                print(f"  {outcome.status} {outcome.tools} {outcome.seconds:.0f} s: "
+                print(f"  {outcome.status} {outcome.tools} {outcome.seconds:.0f} s "
+                      f"(prompt tokens reused, read: {outcome.prompts}; load {load()}): "
                       f"{outcome.answer[:160]!r}", file=sys.stderr)
                 if record:
                     save(outcome, in_text, clock, recorder.bodies[first:])
@@ -223,7 +299,8 @@ def save(outcome: Outcome, in_text: bool, clock: datetime, bodies: list[bytearra
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.sse"):
         old.unlink()
-    meta = {"question": q.text, "tool": q.tool, "expect": q.expect, "starts_in_text": in_text,
+    meta = {"question": q.text, "tool": q.tool, "expect": q.expect, "also": list(q.also),
+            "then": q.then, "starts_in_text": in_text,
             "problems": outcome.problems(), "seconds": round(outcome.seconds),
             "clock": clock.isoformat()}
     (folder / "question.json").write_text(json.dumps(meta, ensure_ascii=False) + "\n", "utf-8")
@@ -231,15 +308,39 @@ def save(outcome: Outcome, in_text: bool, clock: datetime, bodies: list[bytearra
         (folder / f"{n:02d}.sse").write_bytes(bytes(body))
 
 
-def report(outcomes: list[Outcome], url: str) -> str:
-    rows = ["| question | right | tools | rounds | seconds | notes | answer (start) |",
-            "|---|---|---|---:|---:|---|---|"]
+def load() -> str:
+    """The machine's load averages (1, 5, 15 minutes), as `uptime` shows them."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def _median(values: list[float]) -> str:
+    return f"{statistics.median(values):.0f}" if values else "-"
+
+
+def report(outcomes: list[Outcome], url: str, loads: tuple[str, str] = ("?", "?")) -> str:
+    rows = ["| question | right | finished | tools | rounds | seconds | prompt tokens read "
+            "anew (1st call; all calls) | answer (start) |",
+            "|---|---|---|---|---:|---:|---|---|"]
     for o in outcomes:
         problems = o.problems()
         verdict = "yes" if not problems else "no: " + "; ".join(problems)
         answer = " ".join(o.answer.split())[:70].replace("|", "\\|")
-        rows.append(f"| {o.question.id} | {verdict} | {', '.join(o.tools) or '-'} | "
-                    f"{o.rounds} | {o.seconds:.0f} | {', '.join(o.notes) or '-'} | {answer} |")
+        name = o.question.id + (" (held out)" if o.question.held_out else "")
+        read = [p[1] for p in o.prompts if p is not None]
+        prompt = f"{read[0]}; {sum(read)}" if read else "-"
+        rows.append(f"| {name} | {verdict} | {o.status} | {', '.join(o.tools) or '-'} | "
+                    f"{o.rounds} | {o.seconds:.0f} | {prompt} | {answer} |")
     right = sum(not o.problems() for o in outcomes)
-    rows.append(f"\n{right} of {len(outcomes)} right, against {url}.")
+    one_tool = [o.seconds for o in outcomes if len(o.tools) == 1]
+    firsts = [o.prompts[0][1] for o in outcomes[1:] if o.prompts and o.prompts[0] is not None]
+    rows.append(f"\n{right} of {len(outcomes)} right, "
+                f"{sum(o.status == 'done' for o in outcomes)} finished, against {url}, in one "
+                f"process. Median seconds: {_median([o.seconds for o in outcomes])} of all, "
+                f"{_median(one_tool)} of the {len(one_tool)} runs with one tool call. Prompt "
+                f"tokens read anew by a new question's first call (after the first): median "
+                f"{_median([float(n) for n in firsts])}. Load average at the start {loads[0]}, "
+                f"at the end {loads[1]}.")
     return "\n".join(rows)

@@ -69,6 +69,9 @@ class BotSettings(AgentSettings):
     """Runs older than this are deleted once a day; empty keeps them forever."""
     step_timeout_s: float = Field(default=300.0, gt=0)
     """Step mode: a pause nobody decides within this many seconds stops the run."""
+    quiz_timeout_s: float = Field(default=90.0, gt=0, le=3600)
+    """Quiz mode: a class vote nobody reveals within this many seconds is closed, and the
+    round goes on."""
 
 
     # --- Abuse and access ---

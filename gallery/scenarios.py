@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from gallery.stage import GROUP, TEACHER, Stage, routed
 from tests.fakes.model import error
+from tests.fakes.telegram import Message
 
 
 @dataclass(frozen=True)
@@ -213,6 +214,58 @@ async def export(s: Stage) -> Shot:
     return Shot(GROUP, ("glassbox-1.html",), since=since)
 
 
+async def quiz(s: Stage) -> Shot:
+    """/quiz in the class group, by the teacher: before each round the class votes in a poll
+    on what the model does next; the teacher taps 👁 Reveal, the poll closes, the round runs,
+    and the votes stay beside what the model did."""
+    s.model.push(
+        s.called(("get_weather", {"city": "Berlin"}), content=s.t(
+            "我需要先查一下柏林现在的天气。", "I need the current weather in Berlin.")),
+        s.called(("calculate", {"expression": "2.3 * 9 / 5 + 32"}), content=s.t(
+            "现在把 2.3 °C 换算成华氏度。", "Now I convert 2.3 °C to Fahrenheit.")),
+        s.said(s.t("柏林现在 **2.3 °C**，约合 **36.1 °F**。",
+                   "It is **2.3 °C** in Berlin right now, about **36.1 °F**.")))
+    names = s.t("小林 小红 小明 小芳 小刚 小丽", "Alex Sam Kim Lee Max Ana").split()
+    students = [s.user(f"quiz-{name}", name=name) for name in names]
+    weather, calc, answer = "get_weather", "calculate", s.t("直接回答（不调用工具）",
+                                                            "answer directly (no tool)")
+    votes = ((weather, weather, weather, weather, calc, answer),
+             (calc, calc, calc, answer, answer, weather),
+             (answer, answer, answer, answer, answer, calc))
+    """By round, each student's choice (a poll's option)."""
+    since = _mark(s)
+    polled = len(_polls(s))
+    asked = s.tg.send(GROUP, TEACHER, "/quiz " + s.t(
+        "柏林现在多少度？换算成华氏度是多少？",
+        "How warm is it in Berlin now, and what is that in °F?"))
+    for n, chosen in enumerate(votes, polled + 1):
+        await s.tg.wait(lambda n=n: len(_polls(s)) >= n and _reveal(s, asked) != "", 30)
+        poll = _polls(s)[n - 1]
+        for student, choice in zip(students, chosen, strict=True):
+            s.tg.vote(GROUP, student, poll.message_id, [poll.poll.options.index(choice)])
+        ballot = s.gb.parts.runs.ballots.of_poll(poll.poll.poll_id)
+        await s.tg.wait(lambda b=ballot: b is None or sum(b.counts()) == len(students), 30)
+        s.tg.tap(GROUP, TEACHER, s.gb.replies_to(GROUP, asked)[0].message_id,
+                 _reveal(s, asked))
+        await s.tg.wait(lambda p=poll: p.poll.closed, 30)
+    await s.gb.answer_to(GROUP, asked, 60)
+    return Shot(GROUP, ("get_weather", "calculate", "36.1 °F", "🗳", "✅"), since=since)
+
+
+def _polls(s: Stage) -> list[Message]:
+    """The bot's polls in the group, in order (those taken out of the chat too)."""
+    return [m for (chat, _), m in sorted(s.tg.messages.items())
+            if chat == GROUP and m.poll is not None]
+
+
+def _reveal(s: Stage, asked: int) -> str:
+    """The 👁 Reveal button's data on the run's message ("" while there is none)."""
+    replies = s.gb.replies_to(GROUP, asked)
+    rows = (replies[0].reply_markup or {}).get("inline_keyboard", []) if replies else []
+    return next((b["callback_data"] for row in rows for b in row
+                 if b["callback_data"].startswith("quiz:")), "")
+
+
 def _mark(s: Stage) -> int:
     """Frame number from which on what happens belongs to the scenario being played."""
     return len(s.tg.frames)
@@ -249,5 +302,6 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("history", ("/history", "/history"), history),
     Scenario("show", ("/show", "/show"), show),
     Scenario("export", ("/export", "/export"), export),
+    Scenario("quiz", ("/quiz：全班先预测", "/quiz: the class predicts"), quiz, board=True),
     Scenario("local-model", ("本地小模型", "A small local model"), local_model),
 )

@@ -51,7 +51,7 @@ async def test_calls_written_as_text_move_the_run_to_the_text_format(
         {"role": "assistant", "content": 'Action: get_weather[{"city": "Lima"}]'},
         {"role": "user", "content": "Observation: Lima: 21°C, clear\n(Answer in English.)"},
     ]
-    assert client.calls_as_text
+    assert client.memory.calls_as_text
 
     # The client remembers: the next run starts in text, and says so once.
     fake_model.push(text_reply("Thought: easy.\nFinal Answer: 4"))
@@ -78,7 +78,7 @@ async def test_a_call_asked_for_again_is_answered_in_text(
     text = fake_model.bodies[2]
     assert "tools" not in text
     assert [m["role"] for m in text["messages"]] == ["system", "user", "assistant", "user"]
-    assert not client.calls_as_text  # a model that uses native calls keeps them
+    assert not client.memory.calls_as_text  # a model that uses native calls keeps them
 
 
 async def test_a_restated_call_is_never_the_answer(
@@ -93,15 +93,15 @@ async def test_a_restated_call_is_never_the_answer(
     assert "format" in fake_model.bodies[2]["messages"][-1]["content"]  # the correction
 
 
-async def test_chinese_question_gets_chinese_instructions(
+async def test_chinese_question_is_told_its_language_after_the_shared_prefix(
     fake_model: FakeModel, client: ModelClient, settings: AgentSettings
 ) -> None:
     fake_model.push(text_reply(FENCED), text_reply("Final Answer: 利马现在 21°C。"))
     events = await events_of(react("利马天气怎么样？", client, settings, [Weather()]))
     assert of(events, Note)[0].text.startswith("这个模型把工具调用写在文字里")
     native, text = fake_model.bodies
-    assert native["messages"][0]["content"].startswith("你是 Glassbox")
-    assert "用中文写出对问题的回答" in text["messages"][0]["content"]
+    assert native["messages"][0]["content"].endswith("本次对话使用中文：请用中文作答。")
+    assert text["messages"][0]["content"].endswith("本次对话使用中文：请用中文作答。")
     assert text["messages"][-1]["content"].endswith("（请用中文回答。）")
 
 
@@ -168,7 +168,7 @@ async def test_a_call_described_instead_of_made_is_asked_again_in_text(
     assert "tools" in native and "tools" not in first_text
     assert first_text["messages"][-1] == {"role": "user", "content": native["messages"][-1][
         "content"]}  # the same question, asked again in the text format
-    assert client.calls_as_text  # a model that talks about calls: later runs start in text
+    assert client.memory.calls_as_text  # a model that talks about calls: later runs start in text
 
 
 async def test_an_answer_that_names_the_tool_it_used_stays_native(
@@ -182,7 +182,7 @@ async def test_an_answer_that_names_the_tool_it_used_stays_native(
     assert kinds(events) == ["run_started", "action", "observation", "answer", "run_finished"]
     assert of(events, Answer)[0].text == "I used `calculate` to work it out: 6 × 7 = 42."
     assert all("tools" in body for body in fake_model.bodies)
-    assert not client.calls_as_text
+    assert not client.memory.calls_as_text
 
 
 CODE_ANSWER = ("To calculate the product of 123456789 and 987654321, I will use Python's "
@@ -207,7 +207,7 @@ async def test_an_answer_in_code_with_the_questions_numbers_is_asked_again_in_te
     assert "121932631112635269" in shown
     native, first_text, _ = fake_model.bodies
     assert "tools" in native and "tools" not in first_text
-    assert not client.calls_as_text  # a cloud model asked for a program answers in code too
+    assert not client.memory.calls_as_text  # a cloud model asked for a program answers in code too
 
 
 async def test_code_that_does_not_work_the_questions_numbers_is_an_answer(

@@ -98,3 +98,12 @@ def test_the_board_shows_a_tool_failure(played: list[Played], lang: str) -> None
     assert "get_weather" in board.text and "Atlantis" in board.text
     assert ("I could not find a place called Atlantis" if lang == "en"
             else "我找不到叫 Atlantis 的地方") in board.text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_board_shows_a_quiz_with_the_class_votes(played: list[Played], lang: str) -> None:
+    board = board_of(played, "quiz", lang)
+    assert board.path.name == f"quiz-{lang}-board.png"
+    assert "🗳" in board.text and "36.1 °F" in board.text
+    assert ("6 votes" if lang == "en" else "6 票") in board.text
+    assert ("answer directly (no tool)" if lang == "en" else "直接回答（不调用工具）") in board.text

@@ -78,7 +78,7 @@ async def replay(folder: Path, fake_model: FakeModel,
     info = meta(folder)
     streams = sorted(folder.glob("*.sse"))
     fake_model.push(*(Reply(200, [(0.0, s.read_bytes())], dict(SSE_HEADERS)) for s in streams))
-    client.calls_as_text = info["starts_in_text"]
+    client.memory.calls_as_text = info["starts_in_text"]
     events = [e async for e in run_react(info["question"], client=client, settings=settings,
                                          tools=tools_at(box, settings, info.get("clock")))]
     assert len(fake_model.bodies) == len(streams)
@@ -91,7 +91,8 @@ async def test_a_recorded_run_replays_to_a_right_answer(
 ) -> None:
     info = meta(folder)
     events, shown = await replay(folder, fake_model, stage)
-    q = Question(folder.name, info["question"], info["tool"], info["expect"])
+    q = Question(folder.name, info["question"], info["tool"], info["expect"],
+                 tuple(info.get("also", ())), info.get("then", ""))
     outcome = outcome_of(q, events)
     assert outcome.problems() == info["problems"]
 

@@ -27,6 +27,7 @@ from agent.tool import Tool
 from bot.runs.active import Active, ActiveRuns
 from bot.runs.admission import Admission
 from bot.runs.ask import Ask, Busy, Front, Refusal
+from bot.runs.ballots import Ballots
 from bot.runs.class_settings import run_settings, run_tools
 from bot.runs.listeners import Listeners
 from bot.runs.quota import refusal
@@ -68,9 +69,12 @@ class Runs:
         self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
         self.pauses = Pauses()
+        self.ballots = Ballots()
         self.answer_client = answer_client(settings)
         """LLM_ANSWER_MODEL's client (None: the run's model answers); closed with `client`."""
         self.admission = Admission(settings.max_concurrent_runs)
+        self._kept: dict[str, dict[str, bool]] = {}
+        """What the store holds of each endpoint's memory, as last read or written."""
 
     async def ask(self, ask: Ask, front: Front) -> Active | Refusal:
         """Start `ask` in the background, shown by `front`: its handle (to stop it, or
@@ -96,6 +100,31 @@ class Runs:
         front.claimed(active)
         self.active.run(active, self._execute(q, active, front))
         return active
+
+    def _clients(self) -> list[ModelClient]:
+        return [self.client, *([self.answer_client] if self.answer_client else [])]
+
+    async def recall(self) -> None:
+        """Give each model client what auto mode learned about its endpoint before a
+        restart (the store's endpoint memory)."""
+        for client in self._clients():
+            client.memory = await self.store.endpoints.get(client.memory.endpoint)
+            self._kept[client.memory.endpoint] = client.memory.learned()
+
+    async def _keep_memory(self) -> None:
+        """Store what a run taught auto mode about an endpoint (nothing when it learned
+        nothing new); a database that is down is tried again after the next run."""
+        for client in self._clients():
+            memory = client.memory
+            learned = memory.learned()
+            if learned == self._kept.get(memory.endpoint):
+                continue
+            try:
+                await self.store.endpoints.put(memory)
+            except StoreUnavailable as err:
+                log.warning("what auto mode learned is not stored yet: %s", err)
+                continue
+            self._kept[memory.endpoint] = learned
 
     async def stop_all(self) -> None:
         """A shutdown: every run stops with a notice and its front end shows its end."""
@@ -177,6 +206,7 @@ class Runs:
         if steps.lost:
             view.add_notice(text(q.run_lang, "transcript_unsaved"))
         self.listeners.run_finished(record, status)
+        await self._keep_memory()
         return status
 
     async def _judge(self, q: Question, view: View, record: RunRecord, active: Active,

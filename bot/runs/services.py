@@ -73,6 +73,7 @@ class Shared:
             raise
         runs = Runs(settings, ModelClient(settings), tools, store,
                     Listeners(self.metrics, self.hub))
+        await runs.recall()
         pruning = None
         if settings.transcript_retention_days:
             pruning = asyncio.create_task(_prune_daily(store,

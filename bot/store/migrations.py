@@ -272,3 +272,16 @@ async def m009_steps_payload_only(db: aiosqlite.Connection) -> None:
         ALTER TABLE steps_new RENAME TO steps;
         CREATE INDEX steps_run ON steps (run_id, id)
     """)
+
+
+@migration
+async def m010_endpoint_memory(db: aiosqlite.Connection) -> None:
+    """What auto mode learned about each model endpoint (agent/endpoint_memory.py), as a
+    JSON object of what differs from an unseen endpoint."""
+    await _script(db, """
+        CREATE TABLE endpoint_memory (
+            endpoint TEXT PRIMARY KEY,
+            learned TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )
+    """)

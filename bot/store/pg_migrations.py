@@ -162,6 +162,13 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
             DROP COLUMN arguments, DROP COLUMN text, DROP COLUMN ok, DROP COLUMN duration_ms,
             DROP COLUMN synthesized
     """),
+    ("m010_endpoint_memory", """
+        CREATE TABLE endpoint_memory (
+            endpoint TEXT PRIMARY KEY,
+            learned TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )
+    """),
 ]
 
 

@@ -25,6 +25,7 @@ from typing import Any
 from agent.events import Delta, Event, Usage
 from bot.store.chat_settings import ChatSettingsTable
 from bot.store.db import Db, Dialect, PostgresDb, SqliteDb, StoreUnavailable, open_db
+from bot.store.endpoints import EndpointsTable
 from bot.store.migrations import migrate
 from bot.store.pg_migrations import migrate_pg
 from bot.store.records import (
@@ -78,6 +79,8 @@ class Store:
         """Each chat's own settings (/settings)."""
         self.threads = ThreadsTable(db, self._many)
         """Reply threads and the summaries of their older turns."""
+        self.endpoints = EndpointsTable(db)
+        """What auto mode learned about each model endpoint."""
 
     @property
     def path(self) -> Path | None:

@@ -18,6 +18,7 @@ from bot.store.retry import retried
 from bot.telegram.delivery.live import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
 from bot.telegram.delivery.typing_indicator import Typing
+from bot.telegram.quiz_gate import ChatPoller
 from bot.telegram.step_gate import chat_gate
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import text
@@ -33,10 +34,12 @@ class ChatRun:
     """The run service's `Front` for one question asked in a chat, replying to `reply_to`."""
 
     def __init__(self, runs: Runs, outbox: Outbox, typing: Typing, chat_id: int,
-                 reply_to: int, asker_name: str, *, step: bool) -> None:
+                 reply_to: int, asker_name: str, *, step: bool, quiz: bool = False) -> None:
         self.runs, self.outbox, self.typing = runs, outbox, typing
         self.chat_id, self.reply_to, self.asker_name, self.step = (chat_id, reply_to,
                                                                     asker_name, step)
+        self.quiz = quiz
+        """Quiz mode: the class votes before each round."""
         self._tasks: list[asyncio.Task[None]] = []
 
     def claimed(self, run: Active) -> None:
@@ -56,9 +59,12 @@ class ChatRun:
         self._tasks = [asyncio.create_task(self._remember_first()),
                        asyncio.create_task(self._typing_until_shown())]
         settings = self.runs.settings
+        poller = ChatPoller(self.runs.ballots, self.run, self.asker_name, record.question,
+                            self.live, self.outbox, self.reply_to,
+                            settings.quiz_timeout_s) if self.quiz else None
         return chat_gate(self.runs.pauses, self.run, self.asker_name, self.live,
                          every=self.step, tools=settings.agent_confirm_tools,
-                         timeout_s=settings.step_timeout_s)
+                         timeout_s=settings.step_timeout_s, poller=poller)
 
     def stepped(self, lane: str, event: Event | None) -> None:
         self.live.show(lambda: render_view(self.view, live=True))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from agent.class_vote import Poller
 from agent.confirm import Decision, Gate
 from agent.events import Proposed
 from agent.tool import Tool
@@ -41,9 +42,12 @@ class ChatConfirmer:
 
 
 def chat_gate(pauses: Pauses, active: Active, asker_name: str, live: LiveMessage, *,
-              every: bool, tools: frozenset[str], timeout_s: float) -> Gate | None:
-    """The run's gate: every call pauses in step mode, the AGENT_CONFIRM_TOOLS always;
-    None when nothing would pause."""
-    if not every and not tools:
+              every: bool, tools: frozenset[str], timeout_s: float,
+              poller: Poller | None = None) -> Gate | None:
+    """The run's gate: every call pauses in step mode, the AGENT_CONFIRM_TOOLS always, and in
+    quiz mode `poller` asks the class before each round; None when nothing would pause."""
+    if not every and not tools and poller is None:
         return None
-    return Gate(ChatConfirmer(pauses, active, asker_name, live, timeout_s), every, tools)
+    confirmer = ChatConfirmer(pauses, active, asker_name, live, timeout_s) if (
+        every or tools) else None
+    return Gate(confirmer, every, tools, poller)

@@ -27,6 +27,7 @@ from bot.view.i18n import (
     status_label,
 )
 from bot.view.markdown import md_to_html
+from bot.view.quiz_view import vote_html, voting_now
 from bot.view.spans import to_html
 from bot.view.step_view import decision_spans
 from bot.view.transcript import Transcript, View
@@ -90,7 +91,8 @@ def _lane_state(t: Transcript, lang: str, running: bool) -> str:
     """Where a lane without an answer is: working, or how it ended."""
     done = t.finished
     if done is None:
-        words = phrase(lang, "chain_working") if running else phrase(lang, "chain_unfinished")
+        words = phrase(lang, "chain_unfinished") if not running else phrase(
+            lang, "quiz_waiting" if voting_now(t) else "chain_working")
         return f'<p class="footer working">{_e(words)}</p>'
     return f'<p class="footer ending">{_e(ending_line(done.status, done.reason, lang))}</p>'
 
@@ -112,6 +114,8 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool,
         if t.mode == "react" and rnd.shows:
             steps.append(f'<h3 class="round">{_e(phrase(lang, "chain_round", n=rnd.number))}'
                          "</h3>")
+        if rnd.vote is not None:  # quiz mode: the class voted before the model was asked
+            steps.append(("vote", *vote_html(t, rnd, lang)))
         if rnd.model_thought:
             label = f"💭 {_e(phrase(lang, 'chain_thought'))}"
             steps.append(("thought", label, f'<div class="text">{_e(rnd.model_thought)}</div>'))

@@ -31,6 +31,7 @@ from bot.view.i18n import (
     status_label,
 )
 from bot.view.markdown import md_to_html
+from bot.view.quiz_view import vote_html
 from bot.view.step_view import decision_spans
 from bot.view.textlen import shorten
 from bot.view.transcript import RoundView, ToolStep, Transcript, without_glassbox_notes
@@ -50,6 +51,10 @@ table.meta td:first-child { color: #666; }
 .label code { font-weight: normal; background: #f5f5f5; padding: 0 .2em; }
 .note { color: #777; font-size: .85em; }
 mark.differs { background: #fde68a; color: inherit; }
+ul.votes { list-style: none; padding: 0; margin: .3em 0; }
+ul.votes li { display: flex; gap: .6em; align-items: center; }
+ul.votes .choice { min-width: 14em; }
+ul.votes li.taken { font-weight: 600; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f5f5f5;
       border: 1px solid #ddd; padding: .5em .7em; margin: .3em 0; font-size: .9em; }
 .failed pre { border-color: #c55; }
@@ -123,7 +128,7 @@ def _lane(lane: str, t: Transcript, events: Sequence[Event], lang: str, drawn: D
                         for step, done in t.checklist())
         out.append(f'<section class="round"><h3>📋 {_e(phrase(lang, "chain_plan"))}</h3>'
                    f"<ul>{items}</ul></section>")
-    out += [_round(view, lang) for view in t.rounds]
+    out += [_round(t, view, lang) for view in t.rounds]
     out += [_unknown(event) for event in events if isinstance(event, UnknownEvent)]
     if t.answer:
         line = unfounded_line(t, lang)
@@ -148,9 +153,12 @@ def _ledger(t: Transcript, lang: str) -> str:
             f'<th>{_e(phrase(lang, "ledger_status"))}</th></tr>{rows}</table>')
 
 
-def _round(view: RoundView, lang: str) -> str:
+def _round(t: Transcript, view: RoundView, lang: str) -> str:
     heading = phrase(lang, "chain_round", n=view.number)
     out = [f'<section class="round"><h3>{_e(heading)}</h3>']
+    if view.vote is not None:  # quiz mode: the class voted before the model was asked
+        label, body = vote_html(t, view, lang)
+        out.append(f'<div class="step vote"><span class="label">{label}</span>{body}</div>')
     if view.model_thought:
         out.append(f'<div class="step"><span class="label">💭 {_e(phrase(lang, "chain_thought"))}'
                    f"</span><pre>{_e(view.model_thought)}</pre></div>")

@@ -41,6 +41,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "/compare 问题 — 两种方式同时回答，并排对比\n"
         "/plan 问题 — 先列出计划（清单），再一步步回答\n"
         "/step 问题 — 每次行动前暂停，由你决定：执行、修改、跳过或停止\n"
+        "/quiz 问题 — 课堂预测（群里）：每一轮前全班投票猜模型下一步调用哪个工具，再揭晓\n"
         "/settings — 本聊天的设置：语言、时区、工具、计划、模式（管理员可修改）\n"
         "/notes — 课程笔记：带 /notes 说明发送 PDF、.md 或 .txt 文件即可添加（管理员）\n"
         "/examples — 示例问题，点一下就能运行\n"
@@ -69,6 +70,8 @@ _HTML: dict[str, tuple[str, str]] = {
         "/compare question — both at once, side by side\n"
         "/plan question — make a plan (a checklist) first, then answer step by step\n"
         "/step question — pause before every action: you run, edit, skip or stop it\n"
+        "/quiz question — predict, then reveal (in a group): before each round the class "
+        "votes on which tool the model calls next\n"
         "/settings — this chat's settings: language, time zone, tools, plans, mode (admins)\n"
         "/notes — course notes: send a PDF, .md or .txt file captioned /notes (admins)\n"
         "/examples — preset questions to tap\n"
@@ -196,6 +199,19 @@ _HTML: dict[str, tuple[str, str]] = {
         "✏️ New arguments for <code>{call}</code>: <b>reply to this message</b> with JSON, "
         "key=value pairs ({fields}), or, for a tool of one argument, just the value."),
     "step_edit_invalid": ("⚠️ {error}", "⚠️ {error}"),
+    # --- Quiz mode ---
+    "quiz_private": (
+        "🗳 /quiz 是给课堂用的：在<b>群里</b>，每一轮开始前，我会发一个投票"
+        "“模型下一步会调用哪个工具？”，全班先猜，老师（或提问的人）点 👁 揭晓后，"
+        "再看模型真正做了什么；投票结果会和这次运行一起保存（/show、/export、看板）。\n\n"
+        "把我加进课堂群，在群里发 <code>/quiz 问题</code> 就可以。"
+        "私聊里想一步步看，可以用 <code>/step 问题</code>。",
+        "🗳 /quiz is for a class: in a <b>group</b>, before each round I post a poll “Which "
+        "tool will the model call next?”, the class predicts, and once the teacher (or whoever "
+        "asked) taps 👁 Reveal, everyone sees what the model really did. The votes are kept "
+        "with the run (/show, /export, the board).\n\n"
+        "Add me to your class group and send <code>/quiz your question</code> there. "
+        "To go one step at a time here, try <code>/step your question</code>."),
     "step_edit_not_yours": ("只有 {name} 或管理员可以修改这一步。",
                             "Only {name} or an admin can edit this step."),
     "stopped_by": ("由 {name} 停止。", "Stopped by {name}."),
@@ -389,6 +405,30 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "step_stopped": ("{by} 在这里停止了运行", "Stopped here by {by}"),
     "step_timed_out": ("无人决定，运行在这里停止", "No one decided in time; the run stopped here"),
     "step_edited": ("{by} 修改了参数；模型原本提议 ", "Edited by {by}; the model proposed "),
+    "quiz_poll": ("第 {n} 轮：模型下一步会调用哪个工具？", "Round {n}: which tool will the "
+                  "model call next?"),
+    "quiz_answer_choice": ("直接回答（不调用工具）", "answer directly (no tool)"),
+    "quiz_other_choice": ("另一个工具", "another tool"),
+    "quiz_heading": ("全班预测", "Class prediction"),
+    "quiz_voting": ("群里正在投票：模型下一步会做什么？点 👁 揭晓后继续。",
+                    "The class is voting in the group: what will the model do next? Tap "
+                    "👁 Reveal to go on."),
+    "quiz_voting_board": ("群里正在投票", "voting in the group"),
+    "quiz_waiting": ("⏳ 等待揭晓…", "⏳ Waiting for the reveal…"),
+    "quiz_matched": ("🗳 全班多数猜中 {hit}/{n} 轮", "🗳 the class's top pick was right in "
+                     "{hit} of {n} rounds"),
+    "quiz_cut": ("运行在揭晓前就结束了", "the run ended before the reveal"),
+    "quiz_votes": ("{n:,} 票", "{n:,} vote|{n:,} votes"),
+    "quiz_revealed_by": ("{by} 揭晓", "revealed by {by}"),
+    "quiz_timed_out": ("时间到，自动揭晓", "time ran out"),
+    "quiz_unsent": ("投票没能发到群里，这一轮没有预测", "the poll could not be posted, so no "
+                    "one predicted this round"),
+    "quiz_model_took": ("模型的选择", "the model's choice"),
+    "quiz_thinking": ("模型正在决定……", "the model is deciding…"),
+    "quiz_button_reveal": ("👁 揭晓", "👁 Reveal"),
+    "quiz_answer_reveal": ("👁 揭晓", "👁 Revealing"),
+    "quiz_not_yours": ("只有 {name} 或管理员可以揭晓。", "Only {name} or an admin can reveal."),
+    "quiz_stale": ("这一轮已经揭晓了。", "This round has already been revealed."),
     "step_button_run": ("▶ 执行", "▶ Run"),
     "step_button_edit": ("✏️ 修改", "✏️ Edit"),
     "step_button_skip": ("⏭ 跳过", "⏭ Skip"),

@@ -21,6 +21,7 @@ from bot.view.differences import Drawn, compared_answers, to_span_marks
 from bot.view.grounding import MARK, marked, status, unfounded_line
 from bot.view.i18n import answer_heading, ending_line, phrase, plural
 from bot.view.markdown import md_spans
+from bot.view.quiz_view import class_record, vote_spans, voting_now
 from bot.view.spans import (
     CODE,
     PAGE_LIMIT,
@@ -228,6 +229,8 @@ def chain_summary(t: Transcript, lang: str) -> str:
         parts.append(phrase(lang, "chain_no_tools"))
     if failed:
         parts.append("⚠️ " + phrase(lang, "chain_failed_calls", n=failed))
+    if record := class_record(t, lang):
+        parts.append(record)
     return " · ".join(parts)
 
 
@@ -248,7 +251,7 @@ def _rounds(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
             heading = phrase(lang, "chain_round", n=view.number)
             out.append((f"— {heading} —", (B,)))
             out.append(("\n", ()))
-        _round(out, view, lang, live, running)
+        _round(out, t, view, lang, live, running)
 
 
 def _plan(out: list[Span], t: Transcript, lang: str) -> None:
@@ -262,8 +265,12 @@ def _plan(out: list[Span], t: Transcript, lang: str) -> None:
             out.append((f" — {squeeze(step.why)}", ()))
 
 
-def _round(out: list[Span], view: RoundView, lang: str, live: bool, running: bool) -> None:
+def _round(out: list[Span], t: Transcript, view: RoundView, lang: str, live: bool,
+           running: bool) -> None:
     lines = 0
+    if view.vote is not None:  # quiz mode: the class voted before the model was asked
+        out.extend(vote_spans(t, view, lang))
+        lines += 1
     if view.model_thought:
         if lines:
             out.append(("\n", ()))
@@ -381,7 +388,7 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
         out.append(("\n\n⚠️ " + t.notice, ()))
     elif running and live:
         out.append(("\n\n", ()))
-        out.append((phrase(lang, "chain_working"), (I,)))
+        out.append((phrase(lang, "quiz_waiting" if voting_now(t) else "chain_working"), (I,)))
     elif done is None:
         out.append(("\n\n", ()))
         out.append((phrase(lang, "chain_unfinished"), (I,)))

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.class_vote import taken
 from agent.events import (
     Action,
     Answer,
@@ -33,6 +34,8 @@ from agent.events import (
     TextDelta,
     Thought,
     ThoughtDelta,
+    VoteClosed,
+    VoteOpened,
 )
 from agent.lang import Lang
 from agent.ledger import Entry
@@ -92,6 +95,23 @@ class ToolStep:
 
 
 @dataclass
+class RoundVote:
+    """Quiz mode: the class's vote before a round (agent/class_vote.py)."""
+
+    choices: tuple[str, ...]
+    counts: tuple[int, ...] | None = None
+    """How many chose each choice; None while the vote is open."""
+    by: str = ""
+    """Who revealed; empty when the time ran out."""
+    sent: bool = True
+    """False: the poll could not be posted, so nobody voted."""
+
+    @property
+    def voters(self) -> int:
+        return sum(self.counts or ())
+
+
+@dataclass
 class RoundView:
     number: int
     thought: str = Streamed()  # type: ignore[assignment]
@@ -105,6 +125,8 @@ class RoundView:
     draft: str = Streamed()  # type: ignore[assignment]
     """Text streamed whose role is not known yet (TextDelta): it becomes the Thought or
     the Answer, and is shown as neither until then."""
+    vote: RoundVote | None = None
+    """Quiz mode: what the class predicted before the round."""
 
     @property
     def glassbox_note(self) -> str:
@@ -128,7 +150,7 @@ class RoundView:
     @property
     def shows(self) -> bool:
         """Whether the round has anything to show."""
-        return bool(self.thought or self.steps or self.notes or self.draft)
+        return bool(self.thought or self.steps or self.notes or self.draft or self.vote)
 
 
 @dataclass
@@ -256,6 +278,23 @@ class Transcript:
             self.plan = event.steps
         elif isinstance(event, Judgement):
             self.judgement = event.text
+        elif isinstance(event, VoteOpened):
+            self._round(event.round).vote = RoundVote(event.choices)
+        elif isinstance(event, VoteClosed):
+            self._round(event.round).vote = RoundVote(event.choices, event.counts, event.by,
+                                                      event.sent)
+
+    def vote_taken(self, view: RoundView) -> set[int] | None:
+        """The choices of `view`'s vote the model took: the tools it called, or "answer
+        directly" in the round that answered; None while that is not known yet."""
+        if view.vote is None:
+            return None
+        tools = [s.tool for s in view.steps if s.failure != ObservationFailure.NOT_RUN]
+        if tools:
+            return taken(view.vote.choices, tools)
+        if self.answer_final and view is self.rounds[-1]:
+            return taken(view.vote.choices, ())
+        return None
 
     def _round(self, number: int) -> RoundView:
         """The view of round `number`, made (in order) if it is new."""

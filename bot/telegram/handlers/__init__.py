@@ -4,7 +4,7 @@ python-telegram-bot tries the handlers of a group in the order they were added a
 the first that takes the update; groups run in ascending order. So:
 1. group -1, the gate: edits, channel posts and chats outside ALLOWED_CHAT_IDS stop here;
 2. group 0, the commands and buttons we know (step mode's decisions, whose edit replies
-   are not follow-ups; questions; then history);
+   are not follow-ups; quiz mode's reveals and votes; questions; then history);
 3. group 0, last, the fallbacks: unknown commands, non-text messages, and the catch-all
    button handler, which would swallow every button if it came earlier.
 """
@@ -13,13 +13,22 @@ from __future__ import annotations
 
 from telegram.ext import Application
 
-from bot.telegram.handlers import ask, board, guards, history, notes, settings_menu, step
+from bot.telegram.handlers import (
+    ask,
+    board,
+    guards,
+    history,
+    notes,
+    quiz,
+    settings_menu,
+    step,
+)
 
 GATE_GROUP = -1
 
 
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(guards.gate_handler(), group=GATE_GROUP)
-    app.add_handlers([*step.handlers(app), *ask.handlers(), *history.handlers(),
+    app.add_handlers([*step.handlers(app), *quiz.handlers(), *ask.handlers(), *history.handlers(),
                       *board.handlers(), *settings_menu.handlers(), *notes.handlers(),
                       *guards.fallback_handlers()])

@@ -80,11 +80,11 @@ async def group_reply(update: Update, context: Context) -> None:
 async def start_question(update: Update, context: Context, mode: RunMode, typed: str,
                          msg: Message, *, replies_count: bool = True,
                          planner: bool | None = None, command: str = "",
-                         step: bool = False) -> None:
+                         step: bool = False, quiz: bool = False) -> None:
     """Check the question and start its run (replying to `msg`), or say why not.
     `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
     first (/plan), or None for the AGENT_PLANNER setting; `step`: pause before every action
-    (/step). Why not goes as a notice: once
+    (/step); `quiz`: the class predicts each round first (/quiz). Why not goes as a notice: once
     per cooldown to a sender who keeps trying."""
     sender = sender_of(update)
     chat = await chat_settings(context, msg.chat_id)
@@ -104,7 +104,7 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
         return
     question = question.strip()
     chat_run = ChatRun(context.runs, context.outbox, context.parts.typing, msg.chat_id,
-                       reply_to, sender.name, step=step or chat.step)
+                       reply_to, sender.name, step=step or chat.step, quiz=quiz)
     # The run's message speaks one language: the chat's if set, else the question's if clear.
     started = await context.runs.ask(Ask(
         mode=mode, text=question, chat_id=msg.chat_id, user_id=sender.id,

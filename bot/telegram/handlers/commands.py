@@ -11,6 +11,7 @@ _DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "compare": ("两种方式同时回答并对比", "Both at once, side by side"),
     "plan": ("先列计划，再一步步回答", "Make a plan first, then answer step by step"),
     "step": ("每次行动前暂停，由你决定", "Pause before every action: you decide"),
+    "quiz": ("全班先猜模型下一步，再揭晓", "The class predicts each step, then sees it"),
     "examples": ("示例问题，点一下就运行", "Preset questions to tap"),
     "stop": ("停止你正在运行的问题", "Stop your running question"),
     "history": ("本聊天的记录：页码或关键词", "Earlier runs here: a page or a keyword"),
@@ -26,7 +27,7 @@ _DESCRIPTIONS: dict[str, tuple[str, str]] = {
 }
 PRIVATE = ("ask", "plain", "compare", "plan", "step", "examples", "stop", "history", "show",
            "export", "forget", "board", "settings", "notes", "help", "start")
-GROUP = ("ask", "plain", "compare", "plan", "step", "examples", "stop", "history", "show",
+GROUP = ("ask", "plain", "compare", "plan", "step", "quiz", "examples", "stop", "history", "show",
          "export", "forget", "board", "settings", "notes", "help")
 
 

@@ -1,0 +1,64 @@
+"""Quiz mode: before each round's model call, the class predicts what the model will do
+(which tool it calls next, or that it answers directly), and the round starts once the
+vote is closed.
+
+The vote comes before the model is asked, so nothing the class sees (a streamed thought, a
+proposed call) gives the answer away; the round's Action or Answer is the reveal. How the
+class is asked is the front end's business (a Telegram poll in the group: bot/telegram).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from agent.events import ANSWER_CHOICE, OTHER_CHOICE, Event, VoteClosed, VoteOpened
+
+MAX_CHOICES = 10
+"""A Telegram poll has at most 10 options in the Bot API versions most clients still speak
+(12 since 10.0); the class reads them from the back of the room, too."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """A closed vote: how many chose each choice, who revealed (empty: the time ran out);
+    `sent` False when the class could not be asked at all."""
+
+    counts: tuple[int, ...]
+    by: str = ""
+    sent: bool = True
+
+
+class Poller(Protocol):
+    async def vote(self, rnd: int, choices: tuple[str, ...]) -> Tally:
+        """Ask the class which of `choices` the model takes in round `rnd`; return once the
+        vote is closed (revealed, or out of time)."""
+
+
+def vote_choices(tools: Sequence[str], most: int = MAX_CHOICES) -> tuple[str, ...]:
+    """The offered tools and "answer directly"; past `most`, the first tools, "another tool"
+    and "answer directly"."""
+    if len(tools) + 1 <= most:
+        return (*tools, ANSWER_CHOICE)
+    return (*tools[:most - 2], OTHER_CHOICE, ANSWER_CHOICE)
+
+
+def taken(choices: Sequence[str], tools: Sequence[str]) -> set[int]:
+    """Which choices the model took, given the tools it called in the round (none: it
+    answered)."""
+    if not tools:
+        return {i for i, c in enumerate(choices) if c == ANSWER_CHOICE}
+    named = {i for i, c in enumerate(choices) if c in tools}
+    if any(tool not in choices for tool in tools):
+        named |= {i for i, c in enumerate(choices) if c == OTHER_CHOICE}
+    return named
+
+
+async def class_vote(poller: Poller, rnd: int, tools: Sequence[str]) -> AsyncIterator[Event]:
+    """The round's vote as events: opened (the front end shows it), then closed."""
+    choices = vote_choices(tools)
+    yield VoteOpened(round=rnd, choices=choices)
+    tally = await poller.vote(rnd, choices)
+    counts = tuple(tally.counts[:len(choices)]) + (0,) * (len(choices) - len(tally.counts))
+    yield VoteClosed(round=rnd, choices=choices, counts=counts, by=tally.by, sent=tally.sent)

@@ -1,0 +1,88 @@
+"""Quiz mode in a chat: the class votes (a poll in the group) before each round, and the
+round starts when the asker or an admin reveals, or the time runs out.
+
+A ballot counts each voter's latest choice by user id, as `poll_answer` updates arrive
+(a retracted vote arrives with no options); only the counts are ever shown. The reveal
+button carries the run's key and the ballot's number, so a tap under an earlier round's
+poll is stale rather than a reveal of this one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Ballot:
+    """One round's open poll."""
+
+    number: int
+    run_key: int
+    chat_id: int
+    asker_id: int
+    asker_name: str
+    size: int
+    """How many choices the poll has."""
+    poll_id: str = ""
+    votes: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    revealed: asyncio.Future[str] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future())
+    """Who revealed, once someone did."""
+
+    @property
+    def open(self) -> bool:
+        return not self.revealed.done()
+
+    def count(self, user_id: int, options: Sequence[int]) -> None:
+        """A voter's choice (none: they took their vote back); options past the poll's are
+        not the poll's and are dropped."""
+        chosen = tuple(i for i in options if 0 <= i < self.size)
+        if chosen:
+            self.votes[user_id] = chosen
+        else:
+            self.votes.pop(user_id, None)
+
+    def counts(self) -> tuple[int, ...]:
+        return tuple(sum(i in chosen for chosen in self.votes.values())
+                     for i in range(self.size))
+
+    def reveal(self, by: str) -> bool:
+        """Reveal, once; False if it was revealed (or closed) already."""
+        if not self.open:
+            return False
+        self.revealed.set_result(by)
+        return True
+
+
+class Ballots:
+    """The ballots open now: by run (for the reveal button) and by poll (for the votes)."""
+
+    def __init__(self) -> None:
+        self._by_run: dict[int, Ballot] = {}
+        self._by_poll: dict[str, Ballot] = {}
+        self._numbers = itertools.count(1)
+
+    def next_number(self) -> int:
+        return next(self._numbers)
+
+    def of_run(self, run_key: int) -> Ballot | None:
+        return self._by_run.get(run_key)
+
+    def of_poll(self, poll_id: str) -> Ballot | None:
+        return self._by_poll.get(poll_id)
+
+    def add(self, ballot: Ballot) -> None:
+        self._by_run[ballot.run_key] = ballot
+
+    def polled(self, ballot: Ballot, poll_id: str) -> None:
+        """The ballot's poll is in the chat as `poll_id`: its votes are counted now."""
+        ballot.poll_id = poll_id
+        self._by_poll[poll_id] = ballot
+
+    def remove(self, ballot: Ballot) -> None:
+        if self._by_run.get(ballot.run_key) is ballot:
+            del self._by_run[ballot.run_key]
+        self._by_poll.pop(ballot.poll_id, None)

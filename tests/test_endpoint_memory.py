@@ -1,0 +1,62 @@
+"""What auto mode learns about an endpoint is one named memory (agent/endpoint_memory.py),
+kept in the store: after a restart, a model known to write its calls as text is asked in
+the text format from the first question, on both backends."""
+
+from __future__ import annotations
+
+from agent.endpoint_memory import EndpointMemory, endpoint_key
+from tests.botkit import ALICE, Add, people, running
+from tests.dbkit import Target
+from tests.fakes.model import FakeModel, text_reply
+from tests.fakes.telegram import FakeTelegram
+
+CALL_AS_TEXT = '<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 2}}\n</tool_call>'
+
+
+async def test_a_model_that_writes_calls_as_text_starts_in_text_after_a_restart(
+        fake_telegram: FakeTelegram, db_target: Target) -> None:
+    people(fake_telegram)
+    with FakeModel() as model:
+        model.push(text_reply(CALL_AS_TEXT),
+                   text_reply("Thought: I have it.\nFinal Answer: 2 + 2 = 4."))
+        async with running(fake_telegram, model, db_target, tools=[Add()]) as gb:
+            asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
+            first = await gb.answer_to(ALICE, asked)
+            assert "This model writes its tool calls as text" in first.text
+            assert "2 + 2 = 4." in first.text
+        native, text = model.bodies
+        assert "tools" in native and "tools" not in text
+
+        model.push(text_reply("Thought: I have it.\nFinal Answer: 3 + 3 = 6."))
+        async with running(fake_telegram, model, db_target, tools=[Add()]) as gb:
+            asked = gb.tg.send(ALICE, ALICE, "And 3+3?")
+            again = await gb.answer_to(ALICE, asked)
+            key = endpoint_key(model.base_url, gb.parts.runs.client.model)
+            kept = await gb.parts.store.endpoints.get(key)
+        restarted = model.bodies[2]
+        assert "tools" not in restarted and "stop" in restarted  # no native round wasted
+        assert "Action: tool_name[input]" in restarted["messages"][0]["content"]
+        assert "did not use function calling properly before" in again.text
+        assert "3 + 3 = 6." in again.text and len(model.bodies) == 3
+        assert kept == EndpointMemory(key, calls_as_text=True)
+
+
+async def test_an_endpoint_that_taught_nothing_leaves_no_row(
+        fake_telegram: FakeTelegram, db_target: Target) -> None:
+    people(fake_telegram)
+    with FakeModel() as model:
+        model.push(text_reply("Hello!"))
+        async with running(fake_telegram, model, db_target, tools=[Add()]) as gb:
+            asked = gb.tg.send(ALICE, ALICE, "Hi")
+            await gb.answer_to(ALICE, asked)
+            rows = list(await gb.parts.store.db.fetch("SELECT endpoint FROM endpoint_memory"))
+    assert rows == []
+
+
+def test_the_key_keeps_no_secret_and_a_newer_versions_keys_are_left_out() -> None:
+    key = endpoint_key("https://user:pw@llm.example:8443/v1/?key=sk-1#x", "qwen")
+    assert key == "https://llm.example:8443/v1 qwen"
+    memory = EndpointMemory.restored(key, {"calls_as_text": True, "usage_option": False,
+                                           "thinks_twice": True, "tools_rejected": "yes"})
+    assert memory == EndpointMemory(key, calls_as_text=True, usage_option=False)
+    assert memory.learned() == {"calls_as_text": True, "usage_option": False}
