@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.telegram.handlers.commands import GROUP, PRIVATE, menu
 from bot.view.i18n import (
     _HTML,
     _PLAIN,
@@ -91,3 +92,14 @@ def test_no_view_module_but_i18n_picks_a_language_inline() -> None:
                 func = node.func
                 name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
                 assert name != "pick", f"{path.name}:{node.lineno} calls pick()"
+            if isinstance(node, ast.Compare):  # `"、" if lang == "zh" else ", "`
+                sides = [node.left, *node.comparators]
+                assert not any(isinstance(side, ast.Constant) and side.value in ("zh", "en")
+                               for side in sides), f"{path.name}:{node.lineno} compares a lang"
+
+
+def test_the_command_menus_have_words_for_every_command() -> None:
+    assert [c.description for c in menu(GROUP, "zh")][:2] == ["用工具一步步回答问题",
+                                                              "只用模型回答，不用工具"]
+    assert {c.command for c in menu(PRIVATE, "en")} == set(PRIVATE)
+    assert all(c.description for c in menu(PRIVATE + GROUP, "en"))
