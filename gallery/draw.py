@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 from agent.lang import pick
 from gallery.run import Played
@@ -74,6 +75,12 @@ figcaption { font-size: 11px; color: #345; margin: 0 0 2px 4px; }
 .desk { flex: 1; display: flex; flex-direction: column; }
 .desk .scroll { padding: 6px 60px; }
 .desk .bubble { max-width: 480px; }
+.poll { white-space: pre-wrap; min-width: 240px; }
+.poll small { display: block; color: #888; margin: 2px 0 4px; }
+.poll .option { margin: 6px 0; position: relative; padding-bottom: 4px; }
+.poll .option span { display: inline-block; width: 2.6em; font-weight: 600; }
+.poll .option i { position: absolute; left: 0; bottom: 0; height: 3px; border-radius: 2px;
+                  background: var(--accent); }
 iframe.export { width: 100%; max-width: 1280px; height: 640px; border: 1px solid #889;
                 background: #fff; margin-top: 12px; }
 """
@@ -142,7 +149,9 @@ def final_state(frames: list[Frame]) -> list[Frame]:
 
 
 def _bubble(frame: Frame) -> str:
-    if frame.document is not None:
+    if frame.poll is not None:
+        body = _poll(frame.poll)
+    elif frame.document is not None:
         size = f"{len(frame.document.content) / 1024:,.1f} KB"
         body = (f'<div class="file"><i>📄</i><span><b>{_e(frame.document.file_name)}</b>'
                 f"{size}</span></div>{_text(frame)}")
@@ -154,6 +163,21 @@ def _bubble(frame: Frame) -> str:
     buttons = f'<div class="buttons">{rows}</div>' if rows else ""
     mine = "" if frame.from_bot else " mine"
     return f'<div class="msg{mine}"><div class="bubble">{sender}{body}</div>{buttons}</div>'
+
+
+def _poll(poll: Any) -> str:
+    """A poll as Telegram draws it: its question, then each option; once it is closed, each
+    option's share of the votes."""
+    total = sum(poll.counts())
+    rows = []
+    for text, count in zip(poll.options, poll.counts(), strict=True):
+        share = round(100 * count / total) if total else 0
+        rows.append(f'<div class="option"><span>{share}%</span> {_e(text)}'
+                    f'<i style="width:{share}%"></i></div>' if poll.closed else
+                    f'<div class="option"><span>○</span> {_e(text)}</div>')
+    kind = "Final results" if poll.closed else "Poll"
+    return (f'<div class="poll"><b>{_e(poll.question)}</b><small>{kind}</small>{"".join(rows)}'
+            f"<small>{total} votes</small></div>")
 
 
 def _text(frame: Frame) -> str:

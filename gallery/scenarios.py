@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from gallery.stage import GROUP, TEACHER, Stage, routed
 from tests.fakes.model import error
+from tests.fakes.telegram import Message
 
 
 @dataclass(frozen=True)
@@ -213,6 +214,45 @@ async def export(s: Stage) -> Shot:
     return Shot(GROUP, ("glassbox-1.html",), since=since)
 
 
+async def quiz(s: Stage) -> Shot:
+    """/quiz in the class group, by the teacher: before each round the class predicts in a
+    poll which tool the model calls next; the teacher reveals, and the votes stay beside
+    what the model did."""
+    s.model.push(
+        s.called(("get_weather", {"city": "Berlin"}), content=s.t(
+            "我需要先查一下柏林现在的天气。", "I need the current weather in Berlin.")),
+        s.said(s.t("柏林现在 **2.3 °C**，风速 10.7 km/h。",
+                   "It is **2.3 °C** in Berlin right now, with a wind of 10.7 km/h.")))
+    class_ = [s.user(f"quiz-{n}", name=name) for n, name in enumerate(
+        s.t("小红 小明 小丽 小刚 小芳", "Sam Kim Lee Ana Ben").split())]
+    since = _mark(s)
+    asked = s.tg.send(GROUP, TEACHER, "/quiz " + s.t("柏林现在多少度？",
+                                                     "How warm is it in Berlin now?"))
+    # Round 1: most guess the lookup; round 2: most guess the answer comes next, two expect
+    # a calculation (the options: the tools, then answering directly).
+    for n, votes in enumerate((("get_weather",) * 3 + ("calculate", ""),
+                               ("",) * 3 + ("calculate",) * 2), 1):
+        poll, live = await s.voting(asked, n)
+        if n == 2:  # round 1 revealed: the class's votes beside the model's action
+            await s.picture("quiz-round-1", ready="() => document.querySelector("
+                            "'article.run .step.observation')")
+        options = poll.poll.options
+        for student, choice in zip(class_, votes, strict=True):
+            option = options.index(choice) if choice else len(options) - 1
+            s.tg.vote(GROUP, student, poll.message_id, [option])
+        await s.counted(poll, len(votes))
+        s.tg.tap(GROUP, TEACHER, live.message_id, reveal(live))
+    await s.gb.answer_to(GROUP, asked, 60)
+    return Shot(GROUP, ("get_weather", "2.3 °C"), since=since)
+
+
+def reveal(live: Message) -> str:
+    """The callback data of a quiz's 👁 Reveal button on the run's message."""
+    rows = (live.reply_markup or {}).get("inline_keyboard", [])
+    return next(b["callback_data"] for row in rows for b in row
+                if b["callback_data"].startswith("quiz:"))
+
+
 def _mark(s: Stage) -> int:
     """Frame number from which on what happens belongs to the scenario being played."""
     return len(s.tg.frames)
@@ -242,6 +282,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("error", ("模型出错", "A model error"), model_error),
     Scenario("round-cap", ("达到轮数上限", "The round cap"), round_cap),
     Scenario("tool-failure", ("工具失败", "A failed tool"), tool_failure, board=True),
+    Scenario("quiz", ("/quiz：全班先预测", "/quiz: the class predicts first"), quiz,
+             board=True),
     Scenario("thinking", ("思考型模型", "A thinking model"), thinking),
     Scenario("no-reasoning", ("模型不写推理", "No reasoning given"), no_reasoning),
     Scenario("long", ("长回答，分页", "A long answer in pages"), long_answer),

@@ -91,6 +91,8 @@ def _lane_state(t: Transcript, lang: str, running: bool) -> str:
     """Where a lane without an answer is: working, or how it ended."""
     done = t.finished
     if done is None:
+        if running and t.voting:
+            return ""  # the vote says what the run waits for
         words = phrase(lang, "chain_working") if running else phrase(lang, "chain_unfinished")
         return f'<p class="footer working">{_e(words)}</p>'
     return f'<p class="footer ending">{_e(ending_line(done.status, done.reason, lang))}</p>'

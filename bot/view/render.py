@@ -126,7 +126,7 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool, drawn: D
         if not t.answer_final:
             state = phrase(lang, "chain_writing" if running else "chain_incomplete")
             out.append((state.strip(), (I,)))
-    elif running and live:
+    elif running and live and not t.voting:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_working"), (I,)))
     done = t.finished
@@ -385,8 +385,9 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
     if t.notice:
         out.append(("\n\n⚠️ " + t.notice, ()))
     elif running and live:
-        out.append(("\n\n", ()))
-        out.append((phrase(lang, "chain_working"), (I,)))
+        if not t.voting:  # a vote says what the run waits for
+            out.append(("\n\n", ()))
+            out.append((phrase(lang, "chain_working"), (I,)))
     elif done is None:
         out.append(("\n\n", ()))
         out.append((phrase(lang, "chain_unfinished"), (I,)))

@@ -416,7 +416,7 @@ class FakeTelegram(FakeServer):
             "inline_keyboard", [])]
         self.frames.append(Frame(msg.chat_id, msg.message_id, msg.sender.get("is_bot", False),
                                  msg.sender.get("first_name", ""), msg.raw, msg.parse_mode,
-                                 msg.reply_to, rows, msg.document, msg.changed_at))
+                                 msg.reply_to, rows, msg.document, msg.changed_at, msg.poll))
 
     def _store(self, chat_id: int, sender: dict[str, Any], shown: str, raw: str,
                reply_to: int | None) -> Message:

@@ -72,6 +72,9 @@ class Frame:
     """The inline keyboard's button texts, row by row."""
     document: Document | None
     at: float
+    poll: Any = None
+    """A poll message's tests.fakes.telegram_polls.Poll, as it is now (its votes and whether
+    it is closed change after the frame)."""
 
 
 @dataclass
