@@ -53,6 +53,82 @@ _WORDS: dict[str, tuple[str, str]] = {
                            "Europe/London, or a city name."),
     "notes_nothing": ("课程笔记里没有找到与 “{query}” 相关的内容。",
                       "Nothing about '{query}' in the course notes."),
+    # --- The WMO weather codes Open-Meteo reports (get_weather); the English as in the
+    # Open-Meteo docs table (tests/wire/open-meteo/wmo_weather_codes.json) ---
+    "wmo_0": ("晴", "clear sky"),
+    "wmo_1": ("大致晴朗", "mainly clear"),
+    "wmo_2": ("局部多云", "partly cloudy"),
+    "wmo_3": ("阴", "overcast"),
+    "wmo_45": ("雾", "fog"),
+    "wmo_48": ("雾凇", "depositing rime fog"),
+    "wmo_51": ("小毛毛雨", "light drizzle"),
+    "wmo_53": ("中毛毛雨", "moderate drizzle"),
+    "wmo_55": ("大毛毛雨", "dense drizzle"),
+    "wmo_56": ("轻度冻毛毛雨", "light freezing drizzle"),
+    "wmo_57": ("重度冻毛毛雨", "dense freezing drizzle"),
+    "wmo_61": ("小雨", "slight rain"),
+    "wmo_63": ("中雨", "moderate rain"),
+    "wmo_65": ("大雨", "heavy rain"),
+    "wmo_66": ("轻度冻雨", "light freezing rain"),
+    "wmo_67": ("重度冻雨", "heavy freezing rain"),
+    "wmo_71": ("小雪", "slight snow fall"),
+    "wmo_73": ("中雪", "moderate snow fall"),
+    "wmo_75": ("大雪", "heavy snow fall"),
+    "wmo_77": ("米雪", "snow grains"),
+    "wmo_80": ("小阵雨", "slight rain showers"),
+    "wmo_81": ("中阵雨", "moderate rain showers"),
+    "wmo_82": ("强阵雨", "violent rain showers"),
+    "wmo_85": ("小阵雪", "slight snow showers"),
+    "wmo_86": ("大阵雪", "heavy snow showers"),
+    "wmo_95": ("雷暴", "thunderstorm"),
+    "wmo_96": ("雷暴伴小冰雹", "thunderstorm with slight hail"),
+    "wmo_99": ("雷暴伴大冰雹", "thunderstorm with heavy hail"),
+    "wmo_unknown": ("天气代码 {code}", "weather code {code}"),
+    # --- The calculator's refusals (agent/tools/calculator.py) ---
+    "calc_how_to_write": ("写法示例：12.5% * 3840、12.5% of 3840、3840 * (1 + 5%)、"
+                          "150 * (1 - 20%)、2**10、sqrt(2)。",
+                          "Write it like: 12.5% * 3840, 12.5% of 3840, 3840 * (1 + 5%), "
+                          "20% off 150, 2**10, sqrt(2)."),
+    "calc_too_large": ("结果太大，无法计算。", "The result is too large to compute."),
+    "calc_factorial": ("阶乘只对非负整数有定义。",
+                       "factorial is only defined for whole numbers ≥ 0."),
+    "calc_round_digits": ("round 的位数必须是整数。", "round's number of digits must be whole."),
+    "calc_character": ("不支持字符 “{ch}”：请用普通数字和运算符书写"
+                       "（分数写成 1/2，乘方写成 2**3）。",
+                       "The character '{ch}' is not supported: write it with plain digits and "
+                       "operators (a fraction as 1/2, a power as 2**3)."),
+    "calc_too_long": ("表达式太长（最多 {most} 个字符）。",
+                      "The expression is too long (at most {most} characters)."),
+    "calc_empty": ("表达式是空的。", "The expression is empty."),
+    "calc_unreadable": ("无法理解这个表达式：{text}。", "Could not read the expression: {text}. "),
+    "calc_division_by_zero": ("不能除以零。", "Division by zero."),
+    "calc_undefined": ("这个运算对给出的数没有定义（例如负数开平方、log(0)）。",
+                       "The operation is not defined for these numbers "
+                       "(e.g. sqrt of a negative, log(0))."),
+    "calc_too_deep": ("表达式嵌套太深。", "The expression is nested too deeply."),
+    "calc_not_a_number": ("不支持的值：{value!r}", "Not a number: {value!r}"),
+    "calc_operator": ("不支持运算符 {symbol}。", "The operator {symbol} is not supported."),
+    "calc_not_allowed": ("这里不允许使用{what}。", "Not allowed here: {what}."),
+    "calc_attribute": ("这里不允许使用属性访问。", "Not allowed here: attribute access."),
+    "calc_subscripts": ("这里不允许使用下标。", "Not allowed here: subscripts."),
+    "calc_lambda": ("这里不允许使用lambda。", "Not allowed here: lambda."),
+    "calc_comprehensions": ("这里不允许使用推导式。", "Not allowed here: comprehensions."),
+    "calc_comparisons": ("这里不允许使用比较。", "Not allowed here: comparisons."),
+    "calc_logic": ("这里不允许使用逻辑运算。", "Not allowed here: logic operators."),
+    "calc_ambiguous_more": ("“{base} + {rate}%” 有两种读法：要算比 {base} 多 {rate}%，"
+                            "写成 {relative}；要加上 {rate}% 这个数本身，写成 {plain}。",
+                            "'{base} + {rate}%' can be read two ways: for {rate}% more than "
+                            "{base}, write {relative}; to add {rate}% as a number, write {plain}."),
+    "calc_ambiguous_less": ("“{base} - {rate}%” 有两种读法：要算比 {base} 少 {rate}%，"
+                            "写成 {relative}；要减去 {rate}% 这个数本身，写成 {plain}。",
+                            "'{base} - {rate}%' can be read two ways: for {rate}% less than "
+                            "{base}, write {relative}; to subtract {rate}% as a number, write "
+                            "{plain}."),
+    "calc_functions_only": ("只能调用列出的数学函数。",
+                            "Only the listed math functions can be called."),
+    "calc_arguments": ("{name} 需要 {count} 个参数。", "{name} takes {count} argument(s)."),
+    "calc_unknown_name": ("不认识 “{name}”。可以用：{allowed}。",
+                          "Unknown name '{name}'. Allowed: {allowed}. "),
     # --- Calling tools (agent/tool_calls.py) and a person's edit of a call (agent/confirm.py) ---
     "call_bad_json": ("参数不是合法的 JSON：{error}", "The arguments are not valid JSON: {error}"),
     "call_not_object": ("参数必须是一个 JSON 对象。", "The arguments must be a JSON object."),
@@ -129,6 +205,14 @@ _WORDS: dict[str, tuple[str, str]] = {
                            "根据已有观察作答。",
                            "the model used all {rounds} tool rounds, so Glassbox asked it to "
                            "answer from what it observed, without tools."),
+    "sides_missing": ("还没有查：{names}。这个问题在比较它们：作答前请先逐一查询。",
+                      "Not looked up yet: {names}. The question compares them: look each "
+                      "one up before you answer."),
+    "note_side_not_looked_up": ("没有查过 {names}：回答里关于它的内容没有观察结果作依据。",
+                                "{names} was not looked up: what the answer says of it rests "
+                                "on no observation."
+                                "| {names} were not looked up: what the answer says of them "
+                                "rests on no observation."),
     "note_lookups_failed": ("这些查询失败了：{calls}。", "these lookups failed: {calls}."),
     "note_not_looked_up": ("回答里的 {figures} 不是查到的。",
                            " The answer's {figures} was not looked up."
@@ -180,26 +264,6 @@ _WORDS: dict[str, tuple[str, str]] = {
                     "figures and conclusions:"),
     # --- What the loop says to the model (agent/prompts.py, answer_model.py, auto_rounds.py,
     # text_rounds.py, text_protocol.py, compare_judge.py) ---
-    "system_react": ("你是 Glassbox，课堂聊天里一个展示推理过程的助教。凡是工具能给你、而你并"
-                     "不确定的事实，都要用工具查：当前天气、时间、汇率、精确计算、课程笔记、百"
-                     "科知识。{calculate}问候或关于你自己的问题不需要工具：直接回答。每次调用"
-                     "工具前，先用一句话说明你需要什么、为什么。绝不编造观察结果。拿到需要的信"
-                     "息后，用中文简洁作答，必要时使用 Markdown。",
-                     "You are Glassbox, a teaching assistant in a class chat that shows its "
-                     "reasoning. Use the tools whenever they give you facts you do not have "
-                     "for sure: current weather, time, exchange rates, exact arithmetic, the "
-                     "course notes, encyclopedia facts. {calculate}A greeting or a question "
-                     "about you needs no tool: answer it at once. Before each tool call, "
-                     "write one short sentence saying what you need and why. Never invent an "
-                     "observation. When you have what you need, answer concisely, in English, "
-                     "using Markdown where it helps."),
-    "system_react_calculate": ("任何计算，哪怕很简单，都交给 `calculate` 工具（例如 12 × 34："
-                               '用表达式 "12*34" 调用 calculate）：不要自己算，也不要用代码作'
-                               "答，课堂无法运行代码。",
-                               "Any calculation, however simple, goes to the `calculate` tool "
-                               '(e.g. for 12 × 34: calculate with the expression "12*34"): '
-                               "never work it out yourself, and never answer with code, which "
-                               "the class cannot run. "),
     "system_plain": ("你是 Glassbox，课堂聊天里的助教。你没有工具：根据你所知道的用中文简洁作"
                      "答，必要时使用 Markdown。如果有些事你无法知道（实时数据、精确数字），请"
                      "直说。",
@@ -209,6 +273,8 @@ _WORDS: dict[str, tuple[str, str]] = {
                      "figures)."),
     "language_line": ("（请用中文回答。）",
                       "(Answer in English.)"),
+    "language_tail": ("本次对话使用中文：请用中文作答。",
+                      "This conversation is in English: answer in English."),
     "limit_message": ("你已经用完了可以调用工具的轮数。请不要再调用工具，根据上面的观察给出你"
                       "能给出的最好回答；没能查到的内容请直接说明没有查到，不要猜测。",
                       "You have used all your tool rounds. Do not call any more tools; give "
@@ -273,69 +339,14 @@ _WORDS: dict[str, tuple[str, str]] = {
                    "者写 `Final Answer: ...` 给出回答。",
                    "Your reply did not follow the format. Write `Thought: ...` then `Action: "
                    "tool_name[input]`, or write `Final Answer: ...` with the answer."),
-    "text_format": ("""你可以使用这些工具：
-
-{tools}
-
-严格使用下面的格式（标签保持英文）：
-
-Thought: 一句话：你需要什么、为什么（或者不需要工具）
-Action: 工具名[输入]
-Observation: 工具的结果（由系统填写，绝不由你填写）
-……（Thought、Action、Observation 可以重复）
-Thought: 我已经有了需要的信息。
-Final Answer: 用中文写出对问题的回答
-
-只有一个参数的工具，输入就是这个参数的值；有多个参数的工具，输入是一个 JSON 对象，
-例如 tool_name[{{"a": 1, "b": "x"}}]。写完一个 Action 就停下，等待 Observation。
-问候、道谢或关于你自己的问题（你是谁、你能做什么）不需要工具：直接写 Thought 和 Final Answer。
-
-示例（其中的工具只是示意）：
-Question: 巴黎现在多热？
-Thought: 我需要巴黎现在的天气。
-Action: get_weather[巴黎]
-Observation: 巴黎：21°C，晴
-Thought: 我已经有了需要的信息。
-Final Answer: 巴黎现在 21°C，天气晴朗。
-
-不需要工具的示例：
-Question: 你好！你是谁？能做什么？
-Thought: 问候不需要工具。
-Final Answer: 你好！我是 Glassbox，课堂的助教。可以问我天气、时间、汇率、计算或课程笔记。""",
-                    """You can use these tools:
-
-{tools}
-
-Use exactly this format:
-
-Thought: one short sentence: what you need and why (or that no tool is needed)
-Action: tool_name[input]
-Observation: the tool's result (the system writes this, never you)
-... (Thought, Action and Observation may repeat)
-Thought: I have what I need.
-Final Answer: the answer to the question, in English
-
-The input of a tool with one argument is its plain value; for a tool with several
-arguments it is a JSON object, e.g. tool_name[{{"a": 1, "b": "x"}}]. Write one Action,
-then stop and wait for the Observation. A greeting, thanks or a question about you (who
-you are, what you can do) needs no tool: write the Thought and the Final Answer at once.
-
-Example (the tool in it is only an illustration):
-Question: Who wrote Hamlet?
-Thought: I need to look up Hamlet.
-Action: search_wikipedia[Hamlet]
-Observation: Hamlet: a tragedy by William Shakespeare, written around 1600.
-Thought: I have what I need.
-Final Answer: Hamlet was written by William Shakespeare, around 1600.
-
-Example without a tool:
-Question: Hello! Who are you and what can you do?
-Thought: A greeting needs no tool.
-Final Answer: Hello! I am Glassbox, the class's assistant. Ask me about the weather, the
-time, exchange rates, calculations or the course notes."""),
     "language_name": ("Chinese",
                       "English"),
 }
+
+
+def known(key: str) -> bool:
+    """Whether the table has words for `key` (one of a family said by its value, wmo_{code})."""
+    return key in _WORDS
 
 
 def say(lang: str, key: str, /, **values: Any) -> str:

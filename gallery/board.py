@@ -13,11 +13,6 @@ from typing import Any
 from gallery.pictures import ARGS, CHROMIUM
 
 WIDTH, HEIGHT = 1280, 720
-RUN_OVER = """() => { const run = document.querySelector("article.run");
-                      return run && run.dataset.status !== "running"
-                          && (run.dataset.mode !== "compare"
-                              || document.querySelector(".judgement")); }"""
-"""The run on screen has ended (and a /compare's judgement is in)."""
 ANSWERS = ('.answers [data-lane="plain"] .step.answer',
            '.answers [data-lane="react"] .step.answer', ".judgement")
 """What a /compare's end must show on the one screen."""
@@ -40,13 +35,17 @@ class Camera:
     def __init__(self, browser: Any, out: Path) -> None:
         self._browser, self.out = browser, out
 
-    async def shoot(self, url: str, name: str, ready: str = RUN_OVER) -> BoardShot:
-        """The board at `url` once `ready` (a script's predicate) holds: by default, once
-        its run on screen is over."""
+    async def shoot(self, url: str, name: str) -> BoardShot:
+        """The board at `url` once its run on screen is over (and a /compare judged)."""
         page = await self._browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
         try:
             await page.goto(url)
-            await page.wait_for_function(ready, timeout=20000)
+            await page.wait_for_function(
+                """() => { const run = document.querySelector("article.run");
+                           return run && run.dataset.status !== "running"
+                               && (run.dataset.mode !== "compare"
+                                   || document.querySelector(".judgement")); }""",
+                timeout=20000)
             await page.wait_for_timeout(300)  # the last frame drawn and scrolled
             path = self.out / f"{name}-board.png"
             await page.screenshot(path=str(path))

@@ -75,12 +75,12 @@ figcaption { font-size: 11px; color: #345; margin: 0 0 2px 4px; }
 .desk { flex: 1; display: flex; flex-direction: column; }
 .desk .scroll { padding: 6px 60px; }
 .desk .bubble { max-width: 480px; }
-.poll { white-space: pre-wrap; min-width: 240px; }
+.poll { white-space: pre-wrap; min-width: 260px; }
 .poll small { display: block; color: #888; margin: 2px 0 4px; }
-.poll .option { margin: 6px 0; position: relative; padding-bottom: 4px; }
-.poll .option span { display: inline-block; width: 2.6em; font-weight: 600; }
-.poll .option i { position: absolute; left: 0; bottom: 0; height: 3px; border-radius: 2px;
-                  background: var(--accent); }
+.poll .option { margin: 6px 0; position: relative; padding-bottom: 5px; }
+.poll .option i { position: absolute; left: 0; bottom: 0; height: 3px; background: var(--accent);
+                  border-radius: 2px; }
+.poll .votes { text-align: center; }
 iframe.export { width: 100%; max-width: 1280px; height: 640px; border: 1px solid #889;
                 background: #fff; margin-top: 12px; }
 """
@@ -116,11 +116,12 @@ def _section(p: Played) -> str:
     for n, frame in enumerate(p.frames, 1):
         if frame.from_bot:
             first = next(f for f in bot_frames if f.message_id == frame.message_id) is frame
-            what = "sent" if first else "edited"
+            what = "sent" if first else "deleted" if frame.deleted else "edited"
         else:
             what = "asked"
+        bubble = "" if frame.deleted else _bubble(frame)
         steps.append(f"<figure><figcaption>{n}/{len(p.frames)} · {what} · message "
-                     f"{frame.message_id}</figcaption>{_bubble(frame)}</figure>")
+                     f"{frame.message_id}</figcaption>{bubble}</figure>")
     final = final_state(p.frames)
     chat = "".join(_bubble(frame) for frame in final)
     phone = (f'<div class="screen phone" id="phone-{p.scenario.key}-{p.lang}">'
@@ -141,11 +142,11 @@ def _section(p: Played) -> str:
 
 
 def final_state(frames: list[Frame]) -> list[Frame]:
-    """Each message's last state, in the order the messages appeared."""
+    """Each message's last state, in the order the messages appeared (a deleted one gone)."""
     last: dict[int, Frame] = {}
     for frame in frames:
         last[frame.message_id] = frame
-    return sorted(last.values(), key=lambda f: f.message_id)
+    return sorted((f for f in last.values() if not f.deleted), key=lambda f: f.message_id)
 
 
 def _bubble(frame: Frame) -> str:
@@ -165,19 +166,23 @@ def _bubble(frame: Frame) -> str:
     return f'<div class="msg{mine}"><div class="bubble">{sender}{body}</div>{buttons}</div>'
 
 
-def _poll(poll: Any) -> str:
-    """A poll as Telegram draws it: its question, then each option; once it is closed, each
-    option's share of the votes."""
-    total = sum(poll.counts())
+def _poll(poll: dict[str, Any]) -> str:
+    """A poll as Telegram draws it: open, its options to tap; closed, each option's share
+    with a bar, and the number of voters."""
+    total = poll["total_voter_count"]
+    kind = "Final results" if poll["is_closed"] else (
+        "Anonymous poll" if poll["is_anonymous"] else "Public poll")
     rows = []
-    for text, count in zip(poll.options, poll.counts(), strict=True):
-        share = round(100 * count / total) if total else 0
-        rows.append(f'<div class="option"><span>{share}%</span> {_e(text)}'
-                    f'<i style="width:{share}%"></i></div>' if poll.closed else
-                    f'<div class="option"><span>○</span> {_e(text)}</div>')
-    kind = "Final results" if poll.closed else "Poll"
-    return (f'<div class="poll"><b>{_e(poll.question)}</b><small>{kind}</small>{"".join(rows)}'
-            f"<small>{total} votes</small></div>")
+    for option in poll["options"]:
+        if poll["is_closed"]:
+            share = round(100 * option["voter_count"] / total) if total else 0
+            rows.append(f'<div class="option"><b>{share}%</b> {_e(option["text"])}'
+                        f'<i style="width:{share}%"></i></div>')
+        else:
+            rows.append(f'<div class="option">○ {_e(option["text"])}</div>')
+    votes = f"{total} vote{'' if total == 1 else 's'}"
+    return (f'<div class="poll"><b>{_e(poll["question"])}</b><small>{kind}</small>'
+            f'{"".join(rows)}<small class="votes">{votes}</small></div>')
 
 
 def _text(frame: Frame) -> str:

@@ -8,9 +8,9 @@ from pathlib import Path
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
-README_SHOTS = ("phone-ask-en", "phone-ask-zh")
-"""The screens of the page README shows: a finished /ask on a phone (beside the class board's
-/compare on a projector, gallery/board.py)."""
+README_SHOTS = ("phone-ask-en", "phone-ask-zh", "phone-quiz-en", "phone-quiz-zh")
+"""The screens of the page README shows: a finished /ask and a /quiz on a phone (beside the
+class board's /compare and /quiz on a projector, gallery/board.py)."""
 
 
 async def take(gallery: Path, out: Path, only: tuple[str, ...] | None) -> list[Path]:

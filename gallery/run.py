@@ -24,13 +24,8 @@ class Played:
     frames: list[Frame]
     """Every state of the scenario's messages, in order (the users' messages too)."""
     group_title: str
-    boards: tuple[BoardShot, ...] = ()
-    """The class board during and at the end of a board scenario (when pictured)."""
-
-    @property
-    def board(self) -> BoardShot | None:
-        """The class board at the scenario's end."""
-        return self.boards[-1] if self.boards else None
+    board: BoardShot | None = None
+    """The class board at the scenario's end (a board scenario, when pictures are taken)."""
 
 
 async def play_all(delay: float = 0.03, boards: Path | None = None) -> list[Played]:
@@ -41,15 +36,15 @@ async def play_all(delay: float = 0.03, boards: Path | None = None) -> list[Play
         async with contextlib.AsyncExitStack() as stack:
             cam = None if boards is None else await stack.enter_async_context(camera(boards))
             for lang in LANGS:
-                async with stage(lang, Path(workdir), delay, cam) as s:
+                async with stage(lang, Path(workdir), delay) as s:
                     for scenario in SCENARIOS:
-                        first = len(s.pictures)
                         shot = await scenario.play(s)
-                        if scenario.board:
-                            await s.picture(scenario.key)
                         chat = s.tg.chats[shot.chat]
+                        board = None
+                        if cam is not None and scenario.board:
+                            board = await cam.shoot(s.board_url, f"{scenario.key}-{lang}")
                         played.append(Played(scenario, lang, shot,
                                              s.frames(shot.chat, shot.since),
                                              chat.get("title") or chat.get("first_name", ""),
-                                             tuple(s.pictures[first:])))
+                                             board))
     return played

@@ -215,42 +215,55 @@ async def export(s: Stage) -> Shot:
 
 
 async def quiz(s: Stage) -> Shot:
-    """/quiz in the class group, by the teacher: before each round the class predicts in a
-    poll which tool the model calls next; the teacher reveals, and the votes stay beside
-    what the model did."""
+    """/quiz in the class group, by the teacher: before each round the class votes in a poll
+    on what the model does next; the teacher taps 👁 Reveal, the poll closes, the round runs,
+    and the votes stay beside what the model did."""
     s.model.push(
         s.called(("get_weather", {"city": "Berlin"}), content=s.t(
             "我需要先查一下柏林现在的天气。", "I need the current weather in Berlin.")),
-        s.said(s.t("柏林现在 **2.3 °C**，风速 10.7 km/h。",
-                   "It is **2.3 °C** in Berlin right now, with a wind of 10.7 km/h.")))
-    class_ = [s.user(f"quiz-{n}", name=name) for n, name in enumerate(
-        s.t("小红 小明 小丽 小刚 小芳", "Sam Kim Lee Ana Ben").split())]
+        s.called(("calculate", {"expression": "2.3 * 9 / 5 + 32"}), content=s.t(
+            "现在把 2.3 °C 换算成华氏度。", "Now I convert 2.3 °C to Fahrenheit.")),
+        s.said(s.t("柏林现在 **2.3 °C**，约合 **36.1 °F**。",
+                   "It is **2.3 °C** in Berlin right now, about **36.1 °F**.")))
+    names = s.t("小林 小红 小明 小芳 小刚 小丽", "Alex Sam Kim Lee Max Ana").split()
+    students = [s.user(f"quiz-{name}", name=name) for name in names]
+    weather, calc, answer = "get_weather", "calculate", s.t("直接回答（不调用工具）",
+                                                            "answer directly (no tool)")
+    votes = ((weather, weather, weather, weather, calc, answer),
+             (calc, calc, calc, answer, answer, weather),
+             (answer, answer, answer, answer, answer, calc))
+    """By round, each student's choice (a poll's option)."""
     since = _mark(s)
-    asked = s.tg.send(GROUP, TEACHER, "/quiz " + s.t("柏林现在多少度？",
-                                                     "How warm is it in Berlin now?"))
-    # Round 1: most guess the lookup; round 2: most guess the answer comes next, two expect
-    # a calculation (the options: the tools, then answering directly).
-    for n, votes in enumerate((("get_weather",) * 3 + ("calculate", ""),
-                               ("",) * 3 + ("calculate",) * 2), 1):
-        poll, live = await s.voting(asked, n)
-        if n == 2:  # round 1 revealed: the class's votes beside the model's action
-            await s.picture("quiz-round-1", ready="() => document.querySelector("
-                            "'article.run .step.observation')")
-        options = poll.poll.options
-        for student, choice in zip(class_, votes, strict=True):
-            option = options.index(choice) if choice else len(options) - 1
-            s.tg.vote(GROUP, student, poll.message_id, [option])
-        await s.counted(poll, len(votes))
-        s.tg.tap(GROUP, TEACHER, live.message_id, reveal(live))
+    polled = len(_polls(s))
+    asked = s.tg.send(GROUP, TEACHER, "/quiz " + s.t(
+        "柏林现在多少度？换算成华氏度是多少？",
+        "How warm is it in Berlin now, and what is that in °F?"))
+    for n, chosen in enumerate(votes, polled + 1):
+        await s.tg.wait(lambda n=n: len(_polls(s)) >= n and _reveal(s, asked) != "", 30)
+        poll = _polls(s)[n - 1]
+        for student, choice in zip(students, chosen, strict=True):
+            s.tg.vote(GROUP, student, poll.message_id, [poll.poll.options.index(choice)])
+        ballot = s.gb.parts.runs.ballots.of_poll(poll.poll.poll_id)
+        await s.tg.wait(lambda b=ballot: b is None or sum(b.counts()) == len(students), 30)
+        s.tg.tap(GROUP, TEACHER, s.gb.replies_to(GROUP, asked)[0].message_id,
+                 _reveal(s, asked))
+        await s.tg.wait(lambda p=poll: p.poll.closed, 30)
     await s.gb.answer_to(GROUP, asked, 60)
-    return Shot(GROUP, ("get_weather", "2.3 °C"), since=since)
+    return Shot(GROUP, ("get_weather", "calculate", "36.1 °F", "🗳", "✅"), since=since)
 
 
-def reveal(live: Message) -> str:
-    """The callback data of a quiz's 👁 Reveal button on the run's message."""
-    rows = (live.reply_markup or {}).get("inline_keyboard", [])
-    return next(b["callback_data"] for row in rows for b in row
-                if b["callback_data"].startswith("quiz:"))
+def _polls(s: Stage) -> list[Message]:
+    """The bot's polls in the group, in order (those taken out of the chat too)."""
+    return [m for (chat, _), m in sorted(s.tg.messages.items())
+            if chat == GROUP and m.poll is not None]
+
+
+def _reveal(s: Stage, asked: int) -> str:
+    """The 👁 Reveal button's data on the run's message ("" while there is none)."""
+    replies = s.gb.replies_to(GROUP, asked)
+    rows = (replies[0].reply_markup or {}).get("inline_keyboard", []) if replies else []
+    return next((b["callback_data"] for row in rows for b in row
+                 if b["callback_data"].startswith("quiz:")), "")
 
 
 def _mark(s: Stage) -> int:
@@ -282,8 +295,6 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("error", ("模型出错", "A model error"), model_error),
     Scenario("round-cap", ("达到轮数上限", "The round cap"), round_cap),
     Scenario("tool-failure", ("工具失败", "A failed tool"), tool_failure, board=True),
-    Scenario("quiz", ("/quiz：全班先预测", "/quiz: the class predicts first"), quiz,
-             board=True),
     Scenario("thinking", ("思考型模型", "A thinking model"), thinking),
     Scenario("no-reasoning", ("模型不写推理", "No reasoning given"), no_reasoning),
     Scenario("long", ("长回答，分页", "A long answer in pages"), long_answer),
@@ -291,5 +302,6 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("history", ("/history", "/history"), history),
     Scenario("show", ("/show", "/show"), show),
     Scenario("export", ("/export", "/export"), export),
+    Scenario("quiz", ("/quiz：全班先预测", "/quiz: the class predicts"), quiz, board=True),
     Scenario("local-model", ("本地小模型", "A small local model"), local_model),
 )

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from agent.lang import Lang, pick
-from gallery.board import RUN_OVER, BoardShot, Camera
 from tests.botkit import Glassbox
 from tests.fakes.model import DashScope, FakeModel, sse
 from tests.fakes.server import Reply
@@ -41,9 +40,6 @@ class Stage:
     """Seconds between streamed chunks (0: as fast as the fakes go)."""
     board_url: str = ""
     """The class group's board, as the teacher's /board link opens it."""
-    camera: Camera | None = None
-    """Where the board is pictured (None: it is not)."""
-    pictures: list[BoardShot] = field(default_factory=list)
     users: dict[str, int] = field(default_factory=dict)
 
     def t(self, zh: str, en: str) -> str:
@@ -84,43 +80,14 @@ class Stage:
         await self.tg.wait(lambda: len(self.gb.replies_to(chat, asked)) >= replies, 30)
         return self.gb.replies_to(chat, asked)
 
-    async def voting(self, asked: int, n: int) -> tuple[Message, Message]:
-        """The `n`-th poll of a /quiz asked in the group, and the run's message once it
-        offers the reveal."""
-        def out() -> bool:
-            live = self.gb.replies_to(GROUP, asked)
-            return len(self.polls()) >= n and bool(live) and "quiz:" in str(
-                live[0].reply_markup)
-        await self.tg.wait(out, 30)
-        return self.polls()[n - 1], self.gb.replies_to(GROUP, asked)[0]
-
-    def polls(self) -> list[Message]:
-        return [m for m in self.tg.bot_messages(GROUP) if m.poll is not None]
-
-    async def counted(self, poll: Message, votes: int) -> None:
-        """Until the bot has counted `votes` votes of `poll`."""
-        def done() -> bool:
-            ballot = self.gb.parts.runs.ballots.of_poll(poll.poll.poll_id)
-            return ballot is not None and sum(ballot.counts()) == votes
-        await self.tg.wait(done, 30)
-
-    async def picture(self, name: str, ready: str = RUN_OVER) -> None:
-        """The class board as the projector shows it now (once `ready` holds), as
-        `{name}-{lang}-board.png`, if the board is pictured."""
-        if self.camera is not None:
-            self.pictures.append(await self.camera.shoot(self.board_url, f"{name}-{self.lang}",
-                                                         ready))
-
     def frames(self, chat: int, since: int = 0) -> list[Frame]:
         """The states messages in `chat` showed, from frame number `since` on."""
         return [f for f in self.tg.frames[since:] if f.chat_id == chat]
 
 
 @contextlib.asynccontextmanager
-async def stage(lang: Lang, workdir: Path, delay: float,
-                camera: Camera | None = None) -> AsyncIterator[Stage]:
-    """A running bot for one language's scenarios; its database under `workdir`; the board
-    pictured by `camera` (if any)."""
+async def stage(lang: Lang, workdir: Path, delay: float) -> AsyncIterator[Stage]:
+    """A running bot for one language's scenarios; its database under `workdir`."""
     with FakeTelegram(scale=SCALE) as tg, FakeModel() as model, FakeOpenMeteo() as meteo:
         tg.group(GROUP, pick(lang, "三年级一班", "Class 3A"))
         tg.user(TEACHER, pick(lang, "陈老师", "Ms Chen"), lang)
@@ -131,7 +98,7 @@ async def stage(lang: Lang, workdir: Path, delay: float,
                            open_meteo_forecast_url=meteo.forecast_url,
                            user_rate_limit="off", history_rate_limit="off",
                            request_timeout_s=30) as web:
-            s = Stage(tg, model, web.gb, lang, delay, camera=camera)
+            s = Stage(tg, model, web.gb, lang, delay)
             s.board_url = await board_link(s)
             yield s
 

@@ -20,7 +20,9 @@ POLL_OPTIONS = ["add", "answer directly (no tool)"]
 
 
 def polls(gb: Glassbox) -> list[Message]:
-    return [m for m in gb.tg.bot_messages(GROUP) if m.poll is not None]
+    """The bot's polls in the group, in order, those it took out of the chat too."""
+    return [m for (chat, _), m in sorted(gb.tg.messages.items())
+            if chat == GROUP and m.poll is not None]
 
 
 async def voting(gb: Glassbox, asked: int, n: int) -> tuple[Message, Message]:
@@ -78,6 +80,7 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
                                                         if d.startswith("quiz:")))
             second, live = await voting(gb, asked, 2)
             assert poll.poll.closed and second.poll.question.startswith("Round 2:")
+            assert poll.deleted and poll not in gb.tg.bot_messages(GROUP)  # counts kept above
             assert "add(a=2, b=2)" in live.text and "🔧" in live.text
             stopped = [i for i, c in enumerate(tg.calls) if c.method == "stopPoll"]
             assert len(stopped) == 1 and len(model.bodies) == 1
@@ -92,9 +95,12 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
             tg.tap(GROUP, ADMIN, live.message_id, next(d for d in _data(live)
                                                         if d.startswith("quiz:")))
             final = await gb.answer_to(GROUP, asked)
-            assert second.poll.closed and "It is 4." in final.text
+            assert second.poll.closed and second.deleted and "It is 4." in final.text
+            assert tg.methods(GROUP).count("deleteMessage") == 2
+            assert gb.tg.bot_messages(GROUP)[-1].message_id == final.message_id
             assert "1 vote · revealed by Teacher" in final.text
             assert "answer directly (no tool) 1 ✅" in final.text
+            assert "🗳 the class's top pick was right in 2 of 2 rounds" in final.text
 
             run = await gb.parts.store.by_message(GROUP, final.message_id)
             assert run is not None and run.mode == "ask" and run.status == "done"

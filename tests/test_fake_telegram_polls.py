@@ -56,13 +56,17 @@ async def test_a_quiz_is_sent_voted_on_and_stopped_as_the_bot_api_does() -> None
                 sample["poll_answer"])
 
             stopped = await bot.stop_poll(GROUP, sent.message_id)
+            with pytest.raises(BadRequest, match="Poll has already been closed"):
+                await bot.stop_poll(GROUP, sent.message_id)
             assert stopped.is_closed and stopped.total_voter_count == 2
             assert [o.voter_count for o in stopped.options] == [1, 0, 1, 0]
             assert shape(json.loads(stopped.to_json())) == shape(
                 json.loads(wire("telegram/stopPoll_ok.json"))["result"])
             assert not tg.vote(GROUP, ALICE, sent.message_id, [1])  # closed
-            with pytest.raises(BadRequest, match="Poll has already been closed"):
-                await bot.stop_poll(GROUP, sent.message_id)
+            assert await bot.delete_message(GROUP, sent.message_id) is True  # the bot's own
+            assert sent.message_id not in [m.message_id for m in tg.bot_messages(GROUP)]
+            with pytest.raises(BadRequest, match="Message to delete not found"):
+                await bot.delete_message(GROUP, sent.message_id)
             with pytest.raises(BadRequest, match="Message is not a poll"):
                 text = await bot.send_message(GROUP, "hello")
                 await bot.stop_poll(GROUP, text.message_id)

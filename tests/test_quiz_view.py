@@ -16,7 +16,7 @@ from agent.events import (
     VoteOpened,
     event_from_dict,
 )
-from bot.view.quiz_view import poll_words
+from bot.view.quiz_view import class_record, poll_words
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
 
@@ -41,7 +41,9 @@ def test_a_stored_vote_replays_beside_what_the_model_did() -> None:
               Answer(round=2, text="4"), RunFinished(round=2, status="done")]
     t = Transcript.from_events(event_from_dict(e.to_dict()) for e in stored)
     shown = "".join(render_run(t, "en", live=False))
-    assert "Class prediction</b><i> · 4 votes · revealed by Ann</i>" in shown
+    assert ("Class prediction</b><i> · 4 votes · revealed by Ann · ✅ the model's choice</i>"
+            in shown)
     assert "answer directly (no tool) 3 · add 1 ✅" in shown
     assert "the poll could not be posted, so no one predicted this round" in shown
     assert t.vote_taken(t.rounds[1]) == {1}
+    assert class_record(t, "en") == "🗳 the class's top pick was right in 0 of 1 rounds"

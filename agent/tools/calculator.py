@@ -23,10 +23,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.lang import pick
 from agent.tool import Source, Tool, ToolError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.percent import PERCENT, percent_syntax
+from agent.words import say
 
 MAX_CHARS = 500
 MAX_INT_BITS = 3400
@@ -51,16 +51,20 @@ _SAME_MEANING = frozenset({"<wide>", "<narrow>", "<font>", "<noBreak>"})
 
 
 class CalcError(Exception):
-    """A refusal or a math error; `zh` and `en` are the texts."""
+    """A refusal or a math error: the entry of agent/words.py that says why and the values
+    it names; `how` adds examples of how to write an expression."""
 
-    def __init__(self, zh: str, en: str) -> None:
-        super().__init__(en)
-        self.zh = zh
-        self.en = en
+    def __init__(self, key: str, *, how: bool = False, **values: object) -> None:
+        super().__init__(key)
+        self.key, self.how, self.values = key, how, values
+
+    def words(self, lang: str) -> str:
+        hint = say(lang, "calc_how_to_write") if self.how else ""
+        return say(lang, self.key, **self.values) + hint
 
 
 def _too_large() -> CalcError:
-    return CalcError("结果太大，无法计算。", "The result is too large to compute.")
+    return CalcError("calc_too_large")
 
 
 def _check(value: Number) -> Number:
@@ -105,8 +109,7 @@ def _factorial(n: Number) -> int:
     if isinstance(n, float) and n.is_integer():
         n = int(n)
     if not isinstance(n, int) or n < 0:
-        raise CalcError("阶乘只对非负整数有定义。",
-                        "factorial is only defined for whole numbers ≥ 0.")
+        raise CalcError("calc_factorial")
     if n > MAX_FACTORIAL:
         raise _too_large()
     return math.factorial(n)
@@ -119,7 +122,7 @@ def _log(x: Number, base: Number | None = None) -> float:
 def _round(x: Number, digits: Number | None = None) -> Number:
     """Half away from zero, as taught in school (Python's own round(2.5) is 2)."""
     if digits is not None and not isinstance(digits, int):
-        raise CalcError("round 的位数必须是整数。", "round's number of digits must be whole.")
+        raise CalcError("calc_round_digits")
     places = digits or 0
     if (isinstance(x, int) and places >= 0) or places > 15:
         return x  # nothing to round: floats carry no more than ~15 digits
@@ -159,25 +162,18 @@ _FUNCTIONS: dict[str, tuple[Callable[..., Number], int, int]] = {
     PERCENT: (_percent, 1, 1),
 }
 
-HOW_TO_WRITE = (
-    "写法示例：12.5% * 3840、12.5% of 3840、3840 * (1 + 5%)、150 * (1 - 20%)、2**10、"
-    "sqrt(2)。",
-    "Write it like: 12.5% * 3840, 12.5% of 3840, 3840 * (1 + 5%), 20% off 150, 2**10, "
-    "sqrt(2).",
-)
-"""Appended to a refusal of what could not be read: examples a model can follow."""
-
-_NODE_NAMES = {
-    ast.Attribute: ("属性访问", "attribute access"),
-    ast.Subscript: ("下标", "subscripts"),
-    ast.Lambda: ("lambda", "lambda"),
-    ast.ListComp: ("推导式", "comprehensions"),
-    ast.SetComp: ("推导式", "comprehensions"),
-    ast.DictComp: ("推导式", "comprehensions"),
-    ast.GeneratorExp: ("推导式", "comprehensions"),
-    ast.Compare: ("比较", "comparisons"),
-    ast.BoolOp: ("逻辑运算", "logic operators"),
+_NOT_ALLOWED = {
+    ast.Attribute: "calc_attribute",
+    ast.Subscript: "calc_subscripts",
+    ast.Lambda: "calc_lambda",
+    ast.ListComp: "calc_comprehensions",
+    ast.SetComp: "calc_comprehensions",
+    ast.DictComp: "calc_comprehensions",
+    ast.GeneratorExp: "calc_comprehensions",
+    ast.Compare: "calc_comparisons",
+    ast.BoolOp: "calc_logic",
 }
+"""What a refusal of the syntax a calculation does not take calls it."""
 _OPERATORS = {ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitAnd: "&",
               ast.BitXor: "^", ast.MatMult: "@", ast.Invert: "~", ast.Not: "not"}
 
@@ -189,46 +185,38 @@ def normalize(expression: str) -> str:
     for ch in text:
         tag = unicodedata.decomposition(ch).partition(" ")[0]
         if tag.startswith("<") and tag not in _SAME_MEANING:
-            raise CalcError(f"不支持字符 “{ch}”：请用普通数字和运算符书写（分数写成 1/2，"
-                            f"乘方写成 2**3）。",
-                            f"The character '{ch}' is not supported: write it with plain "
-                            f"digits and operators (a fraction as 1/2, a power as 2**3).")
+            raise CalcError("calc_character", ch=ch)
     return unicodedata.normalize("NFKC", text).translate(_TYPED).strip()
 
 
 def evaluate(expression: str) -> Number:
     """The value of `expression`, or CalcError saying why not."""
     if len(expression) > MAX_CHARS:
-        raise CalcError(f"表达式太长（最多 {MAX_CHARS} 个字符）。",
-                        f"The expression is too long (at most {MAX_CHARS} characters).")
+        raise CalcError("calc_too_long", most=MAX_CHARS)
     text = normalize(expression)
     if not text:
-        raise CalcError("表达式是空的。", "The expression is empty.")
+        raise CalcError("calc_empty")
     try:
         tree = ast.parse(percent_syntax(text), mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
-        zh, en = HOW_TO_WRITE
-        raise CalcError(f"无法理解这个表达式：{text}。{zh}",
-                        f"Could not read the expression: {text}. {en}") from None
+        raise CalcError("calc_unreadable", how=True, text=text) from None
     try:
         return _eval(tree.body)
     except ZeroDivisionError:
-        raise CalcError("不能除以零。", "Division by zero.") from None
+        raise CalcError("calc_division_by_zero") from None
     except OverflowError:
         raise _too_large() from None
     except ValueError:
-        raise CalcError("这个运算对给出的数没有定义（例如负数开平方、log(0)）。",
-                        "The operation is not defined for these numbers "
-                        "(e.g. sqrt of a negative, log(0)).") from None
+        raise CalcError("calc_undefined") from None
     except RecursionError:
-        raise CalcError("表达式嵌套太深。", "The expression is nested too deeply.") from None
+        raise CalcError("calc_too_deep") from None
 
 
 def _eval(node: ast.AST) -> Number:
     if isinstance(node, ast.Constant):
         value = node.value
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise CalcError(f"不支持的值：{value!r}", f"Not a number: {value!r}")
+            raise CalcError("calc_not_a_number", value=value)
         return _check(value)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         if isinstance(node.op, ast.Add | ast.Sub) and _is_percent(node.right) \
@@ -247,9 +235,10 @@ def _eval(node: ast.AST) -> Number:
         return _call(node)
     if isinstance(node, ast.BinOp | ast.UnaryOp):
         symbol = _OPERATORS.get(type(node.op), type(node.op).__name__)
-        raise CalcError(f"不支持运算符 {symbol}。", f"The operator {symbol} is not supported.")
-    zh, en = _NODE_NAMES.get(type(node), (type(node).__name__, type(node).__name__))
-    raise CalcError(f"这里不允许使用{zh}。", f"Not allowed here: {en}.")
+        raise CalcError("calc_operator", symbol=symbol)
+    if type(node) in _NOT_ALLOWED:
+        raise CalcError(_NOT_ALLOWED[type(node)])
+    raise CalcError("calc_not_allowed", what=type(node).__name__)
 
 
 def _is_percent(node: ast.AST) -> bool:
@@ -269,18 +258,13 @@ def _ambiguous(left: ast.expr, op: ast.operator, right: ast.Call) -> CalcError:
     rate = ast.unparse(right.args[0]) if len(right.args) == 1 else "p"
     wrap = base if isinstance(left, ast.Constant | ast.Name | ast.Call) else f"({base})"
     relative, plain = f"{wrap} * (1 {sign} {rate}%)", f"{base} {sign} {rate}/100"
-    return CalcError(
-        f"“{base} {sign} {rate}%” 有两种读法：要算比 {base} {'多' if sign == '+' else '少'} "
-        f"{rate}%，写成 {relative}；要{'加上' if sign == '+' else '减去'} {rate}% 这个数本身，"
-        f"写成 {plain}。",
-        f"'{base} {sign} {rate}%' can be read two ways: for {rate}% "
-        f"{'more' if sign == '+' else 'less'} than {base}, write {relative}; to "
-        f"{'add' if sign == '+' else 'subtract'} {rate}% as a number, write {plain}.")
+    return CalcError("calc_ambiguous_more" if sign == "+" else "calc_ambiguous_less",
+                     base=base, rate=rate, relative=relative, plain=plain)
 
 
 def _call(node: ast.Call) -> Number:
     if not isinstance(node.func, ast.Name):
-        raise CalcError("只能调用列出的数学函数。", "Only the listed math functions can be called.")
+        raise CalcError("calc_functions_only")
     name = node.func.id.lower()
     if name not in _FUNCTIONS:
         raise _unknown_name(node.func.id)
@@ -288,16 +272,14 @@ def _call(node: ast.Call) -> Number:
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) \
             or not least <= len(node.args) <= most:
         count = str(least) if least == most else f"{least}–{most}"
-        raise CalcError(f"{name} 需要 {count} 个参数。", f"{name} takes {count} argument(s).")
+        raise CalcError("calc_arguments", name=name, count=count)
     args = [_eval(arg) for arg in node.args]
     return _check(fn(*args))
 
 
 def _unknown_name(name: str) -> CalcError:
     allowed = ", ".join([*_FUNCTIONS, *_CONSTANTS])
-    zh, en = HOW_TO_WRITE
-    return CalcError(f"不认识 “{name}”。可以用：{allowed}。{zh}",
-                     f"Unknown name '{name}'. Allowed: {allowed}. {en}")
+    return CalcError("calc_unknown_name", how=True, name=name, allowed=allowed)
 
 
 def show(value: Number) -> str:
@@ -332,5 +314,5 @@ class Calculate(Tool):
             value = evaluate(args.expression)
         except CalcError as err:
             text = args.expression[:MAX_CHARS]  # a 1 MB one is refused without reading it all
-            raise ToolError(pick(lang_of(args.lang, text), err.zh, err.en)) from None
+            raise ToolError(err.words(lang_of(args.lang, text))) from None
         return f"{args.expression.strip()} = {show(value)}"

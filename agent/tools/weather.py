@@ -22,8 +22,7 @@ from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.http import HttpClient, get_json
 from agent.tools.ttl_cache import TtlCache
-from agent.tools.wmo import describe
-from agent.words import say
+from agent.words import known, say
 
 SERVICE = "Open-Meteo"
 CURRENT = "temperature_2m,apparent_temperature,relative_humidity_2m,wind_speed_10m,weather_code"
@@ -84,6 +83,12 @@ class GetWeather(Tool):
         if not places:
             raise ToolError(say(lang, "weather_no_place", city=city))
         return places[0]
+
+
+def describe(code: int, lang: str) -> str:
+    """A WMO weather code in words; an unknown code is named as such."""
+    key = f"wmo_{code}"
+    return say(lang, key) if known(key) else say(lang, "wmo_unknown", code=code)
 
 
 def place_name(place: dict[str, Any]) -> str:

@@ -1,7 +1,10 @@
 """Quiz mode's vote in a chat: before each round a poll in the group ("Which tool will the
-model call next?"), the run's live message showing 👁 Reveal, and the poll closed (stopPoll)
-when the asker or an admin reveals or the time runs out (bot/runs/ballots.py keeps the open
-ballots; bot/telegram/handlers/quiz.py takes the taps and the votes)."""
+model call next?") right under the run's message, which shows 👁 Reveal; the poll closed
+(stopPoll) when the asker or an admin reveals or the time runs out, its counts read, and
+then taken out of the chat: the run's message shows the counts beside what the model did, so
+the chat reads question, run, answer, not a pile of closed polls above an answer scrolled
+out of sight (bot/runs/ballots.py keeps the open ballots; bot/telegram/handlers/quiz.py
+takes the taps and the votes)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from bot.runs.active import Active
 from bot.runs.ballots import Ballot, Ballots
 from bot.telegram.delivery.live import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
-from bot.telegram.delivery.polls import SentPoll, send_poll, stop_poll
+from bot.telegram.delivery.polls import SentPoll, delete_poll, send_poll, stop_poll
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import phrase, text
 from bot.view.quiz_view import poll_words
@@ -64,7 +67,7 @@ class ChatPoller:
         finally:
             self.ballots.remove(ballot)
             self.live.set_button(running)
-        final = await stop_poll(outbox.bot, outbox.pacer, active.chat_id, sent.message_id)
+        final = await _closed(outbox, active.chat_id, sent)
         counts = final if final is not None and len(final) == len(choices) else ballot.counts()
         return Tally(counts, by)
 
@@ -85,8 +88,13 @@ class ChatPoller:
         return ballot.revealed.result()
 
     def _close_later(self, sent: SentPoll) -> None:
-        outbox = self.outbox
-        task = asyncio.ensure_future(stop_poll(outbox.bot, outbox.pacer, self.active.chat_id,
-                                               sent.message_id))
+        task = asyncio.ensure_future(_closed(self.outbox, self.active.chat_id, sent))
         _closing.add(task)
         task.add_done_callback(_closing.discard)
+
+
+async def _closed(outbox: Outbox, chat_id: int, sent: SentPoll) -> tuple[int, ...] | None:
+    """Stop the poll and take it out of the chat; its final counts (None: not stopped)."""
+    counts = await stop_poll(outbox.bot, outbox.pacer, chat_id, sent.message_id)
+    await delete_poll(outbox.bot, outbox.pacer, chat_id, sent.message_id)
+    return counts

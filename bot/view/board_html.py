@@ -27,7 +27,7 @@ from bot.view.i18n import (
     status_label,
 )
 from bot.view.markdown import md_to_html
-from bot.view.quiz_view import vote_html
+from bot.view.quiz_view import vote_html, voting_now
 from bot.view.spans import to_html
 from bot.view.step_view import decision_spans
 from bot.view.transcript import Transcript, View
@@ -91,9 +91,8 @@ def _lane_state(t: Transcript, lang: str, running: bool) -> str:
     """Where a lane without an answer is: working, or how it ended."""
     done = t.finished
     if done is None:
-        if running and t.voting:
-            return ""  # the vote says what the run waits for
-        words = phrase(lang, "chain_working") if running else phrase(lang, "chain_unfinished")
+        words = phrase(lang, "chain_unfinished") if not running else phrase(
+            lang, "quiz_waiting" if voting_now(t) else "chain_working")
         return f'<p class="footer working">{_e(words)}</p>'
     return f'<p class="footer ending">{_e(ending_line(done.status, done.reason, lang))}</p>'
 

@@ -110,10 +110,14 @@ _HTML: dict[str, tuple[str, str]] = {
     # --- /notes: course notes by upload ---
     "notes_indexed_pdf": ("📚 已收录 <b>{name}</b>：{parts} 页，{chars} 字。"
                           "本聊天的问题现在可以引用它。",
+                          "📚 Indexed <b>{name}</b>: {parts} page, {chars} characters. "
+                          "Questions in this chat can cite it now.|"
                           "📚 Indexed <b>{name}</b>: {parts} pages, {chars} characters. "
                           "Questions in this chat can cite it now."),
     "notes_indexed_text": ("📚 已收录 <b>{name}</b>：{parts} 节，{chars} 字。"
                            "本聊天的问题现在可以引用它。",
+                           "📚 Indexed <b>{name}</b>: {parts} section, {chars} characters. "
+                           "Questions in this chat can cite it now.|"
                            "📚 Indexed <b>{name}</b>: {parts} sections, {chars} characters. "
                            "Questions in this chat can cite it now."),
     "notes_replaced": ("（替换了同名的旧文件。）", "(It replaced the earlier file of that name.)"),
@@ -140,25 +144,31 @@ _HTML: dict[str, tuple[str, str]] = {
                              "Kept the first {kept} of its {total} characters: at most {cap} "
                              "are kept per file."),
     "notes_cut_chars_pdf": ("只收录了第 1–{pages} 页（共 {total} 页）：每个文件最多收录 {cap} 字。",
-                            "Kept pages 1–{pages} of {total}: at most {cap} characters are "
-                            "kept per file."),
+                            "Kept page {pages} of {total}: at most {cap} characters are kept per "
+                            "file.|Kept pages 1–{pages} of {total}: at most {cap} characters "
+                            "are kept per file."),
     "notes_cut_pages": ("只收录了第 1–{pages} 页（共 {total} 页）：每个文件最多读 {pages} 页。",
+                        "Kept page {pages} of {total}: at most {pages} page is read per file.|"
                         "Kept pages 1–{pages} of {total}: at most {pages} pages are read per "
                         "file."),
     "notes_cut_time": ("只收录了第 1–{pages} 页（共 {total} 页）：读取 {s} 秒后停止了。",
+                       "Kept page {pages} of {total}: reading stopped after {s} s.|"
                        "Kept pages 1–{pages} of {total}: reading stopped after {s} s."),
     "notes_cut_memory": ("只收录了第 1–{pages} 页（共 {total} 页）：读取用到了内存上限。",
+                         "Kept page {pages} of {total}: reading stopped at its memory limit.|"
                          "Kept pages 1–{pages} of {total}: reading stopped at its memory "
                          "limit."),
     "notes_cut_unreadable": ("只收录了第 1–{pages} 页（共 {total} 页）：后面的页无法读取。",
+                             "Kept page {pages} of {total}: the next page could not be read.|"
                              "Kept pages 1–{pages} of {total}: the next page could not be "
                              "read."),
     "notes_cut_text": ("只收录了前 {kept} 字（共 {total} 字）：读取在限制内没能完成。",
                        "Kept the first {kept} of its {total} characters: reading did not "
                        "finish within its limits."),
     "notes_cut_long": ("有 {count} 页超过 {cap} 字，每页只收录了前 {cap} 字。",
-                       "{count} pages had more than {cap} characters; only the first {cap} of "
-                       "each were kept."),
+                       "{count} page had more than {cap} characters; only its first {cap} were "
+                       "kept.|{count} pages had more than {cap} characters; only the first "
+                       "{cap} of each were kept."),
     "notes_download_failed": ("没能从 Telegram 下载 {name}，请再发送一次。",
                               "{name} could not be downloaded from Telegram; please send it "
                               "again."),
@@ -168,8 +178,10 @@ _HTML: dict[str, tuple[str, str]] = {
                   "Course notes are off here (search_notes is not among AGENT_TOOLS)."),
     "notes_list": ("📚 <b>本聊天的课程笔记</b>", "📚 <b>This chat's course notes</b>"),
     "notes_line_pdf": ("• {name}：{parts} 页，{chars} 字",
+                       "• {name}: {parts} page, {chars} characters|"
                        "• {name}: {parts} pages, {chars} characters"),
     "notes_line_text": ("• {name}：{parts} 节，{chars} 字",
+                        "• {name}: {parts} section, {chars} characters|"
                         "• {name}: {parts} sections, {chars} characters"),
     "notes_none": ("本聊天还没有上传的课程笔记。带 /notes 说明发送 PDF、.md 或 .txt 文件即可添加。",
                    "No course notes uploaded here yet. Send a PDF, .md or .txt file with the "
@@ -401,6 +413,10 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "quiz_voting": ("群里正在投票：模型下一步会做什么？点 👁 揭晓后继续。",
                     "The class is voting in the group: what will the model do next? Tap "
                     "👁 Reveal to go on."),
+    "quiz_voting_board": ("群里正在投票", "voting in the group"),
+    "quiz_waiting": ("⏳ 等待揭晓…", "⏳ Waiting for the reveal…"),
+    "quiz_matched": ("🗳 全班多数猜中 {hit}/{n} 轮", "🗳 the class's top pick was right in "
+                     "{hit} of {n} rounds"),
     "quiz_cut": ("运行在揭晓前就结束了", "the run ended before the reveal"),
     "quiz_votes": ("{n:,} 票", "{n:,} vote|{n:,} votes"),
     "quiz_revealed_by": ("{by} 揭晓", "revealed by {by}"),
@@ -481,10 +497,13 @@ def lang_code(lang: str) -> str:
     return pick(lang, "zh", "en")
 
 
-def text(lang: str, key: str, **values: Any) -> str:
-    """The chat message `key` (Telegram HTML) in `lang`, `values` filled in HTML-escaped."""
-    return pick(lang, *_HTML[key]).format(
-        **{k: html.escape(str(v)) for k, v in values.items()})
+def text(lang: str, key: str, count: int | None = None, **values: Any) -> str:
+    """The chat message `key` (Telegram HTML) in `lang`, `values` filled in HTML-escaped.
+    With a `count`, the form for it of a template that has two (singular|plural)."""
+    template = pick(lang, *_HTML[key])
+    if count is not None:
+        template = counted(template, count)
+    return template.format(**{k: html.escape(str(v)) for k, v in values.items()})
 
 
 def phrase(lang: str, key: str, **values: Any) -> str:

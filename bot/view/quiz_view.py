@@ -57,15 +57,37 @@ def rows(t: Transcript, view: RoundView, lang: str, *, every: bool = False) -> l
     return sorted(out, key=lambda r: -r.count) if vote.counts is not None else out
 
 
-def summary(view: RoundView, lang: str) -> str:
-    """'20 votes · revealed by Teacher', or why there are none."""
+def summary(t: Transcript, view: RoundView, lang: str) -> str:
+    """'20 votes · revealed by Teacher · ✅ the model's choice', or why there are none."""
     vote = view.vote
     assert vote is not None
     if not vote.sent:
         return phrase(lang, "quiz_unsent")
     how = phrase(lang, "quiz_revealed_by", by=vote.by) if vote.by else phrase(
         lang, "quiz_timed_out")
-    return f"{plural(lang, 'quiz_votes', vote.voters)} · {how}"
+    legend = f" · ✅ {phrase(lang, 'quiz_model_took')}" if t.vote_taken(view) else ""
+    return f"{plural(lang, 'quiz_votes', vote.voters)} · {how}{legend}"
+
+
+def class_record(t: Transcript, lang: str) -> str:
+    """'the class's top pick was right in 2 of 3 rounds': of the rounds the class voted on
+    and whose move is known, those where the most chosen choice (or one tied for it) is
+    the model's; empty when there are none."""
+    hit = n = 0
+    for view in t.rounds:
+        vote, taken = view.vote, t.vote_taken(view)
+        if vote is None or not vote.counts or not vote.voters or taken is None:
+            continue
+        n += 1
+        top = max(vote.counts)
+        hit += any(vote.counts[i] == top for i in taken)
+    return phrase(lang, "quiz_matched", hit=hit, n=n) if n else ""
+
+
+def voting_now(t: Transcript) -> bool:
+    """Whether the run waits for the class: its last round's vote is open."""
+    vote = t.rounds[-1].vote if t.rounds else None
+    return vote is not None and vote.counts is None and t.finished is None
 
 
 def vote_spans(t: Transcript, view: RoundView, lang: str) -> list[Span]:
@@ -76,7 +98,7 @@ def vote_spans(t: Transcript, view: RoundView, lang: str) -> list[Span]:
     out: list[Span] = [("🗳 ", ()), (phrase(lang, "quiz_heading"), (B,))]
     if vote.counts is None:
         return [*out, (phrase(lang, "chain_colon"), ()), (_open_words(t, lang), (I,))]
-    out.append((" · " + summary(view, lang), (I,)))
+    out.append((" · " + summary(t, view, lang), (I,)))
     shown = rows(t, view, lang)
     if shown and vote.sent:
         out.append(("\n", ()))
@@ -94,9 +116,10 @@ def vote_html(t: Transcript, view: RoundView, lang: str) -> tuple[str, str]:
     if vote.counts is None:
         items = "".join(f"<li>{_e(label)}</li>" for label in
                         (r.label for r in rows(t, view, lang, every=True)))
-        return heading, (f'<p class="voting">{_e(_open_words(t, lang))}</p>'
-                         f'<ul class="votes open">{items}</ul>')
-    label = f'{heading} <span class="figure">{_e(summary(view, lang))}</span>'
+        words = phrase(lang, "quiz_cut" if t.finished is not None else "quiz_voting_board")
+        return (f'{heading} <span class="figure">· {_e(words)}</span>',
+                f'<ul class="votes open">{items}</ul>')
+    label = f'{heading} <span class="figure">· {_e(summary(t, view, lang))}</span>'
     if not vote.sent:
         return label, ""
     most = max(vote.voters, 1)
@@ -113,7 +136,7 @@ def vote_html(t: Transcript, view: RoundView, lang: str) -> tuple[str, str]:
 
 
 def _open_words(t: Transcript, lang: str) -> str:
-    """A vote with no counts: open now, or cut short by the run's end (a stop)."""
+    """A vote with no counts, in the chat: open now, or cut short by the run's end."""
     return phrase(lang, "quiz_cut" if t.finished is not None else "quiz_voting")
 
 

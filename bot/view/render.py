@@ -21,7 +21,7 @@ from bot.view.differences import Drawn, compared_answers, to_span_marks
 from bot.view.grounding import MARK, marked, status, unfounded_line
 from bot.view.i18n import answer_heading, ending_line, phrase, plural
 from bot.view.markdown import md_spans
-from bot.view.quiz_view import vote_spans
+from bot.view.quiz_view import class_record, vote_spans, voting_now
 from bot.view.spans import (
     CODE,
     PAGE_LIMIT,
@@ -126,7 +126,7 @@ def _lane_answer(out: list[Span], t: Transcript, lang: str, live: bool, drawn: D
         if not t.answer_final:
             state = phrase(lang, "chain_writing" if running else "chain_incomplete")
             out.append((state.strip(), (I,)))
-    elif running and live and not t.voting:
+    elif running and live:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_working"), (I,)))
     done = t.finished
@@ -229,6 +229,8 @@ def chain_summary(t: Transcript, lang: str) -> str:
         parts.append(phrase(lang, "chain_no_tools"))
     if failed:
         parts.append("⚠️ " + phrase(lang, "chain_failed_calls", n=failed))
+    if record := class_record(t, lang):
+        parts.append(record)
     return " · ".join(parts)
 
 
@@ -385,9 +387,8 @@ def _footer(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
     if t.notice:
         out.append(("\n\n⚠️ " + t.notice, ()))
     elif running and live:
-        if not t.voting:  # a vote says what the run waits for
-            out.append(("\n\n", ()))
-            out.append((phrase(lang, "chain_working"), (I,)))
+        out.append(("\n\n", ()))
+        out.append((phrase(lang, "quiz_waiting" if voting_now(t) else "chain_working"), (I,)))
     elif done is None:
         out.append(("\n\n", ()))
         out.append((phrase(lang, "chain_unfinished"), (I,)))

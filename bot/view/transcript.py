@@ -180,14 +180,6 @@ class Transcript:
     """Steps still waiting for their Observation, by round and call id, oldest first: an
     Observation finds its Action at once, so folding a run is linear in its steps."""
 
-    @property
-    def voting(self) -> bool:
-        """Quiz mode: the class is voting on the last round, whose model call waits for the
-        reveal (no "working" line then: the model is not asked yet)."""
-        last = self.rounds[-1] if self.rounds else None
-        return (last is not None and last.vote is not None and last.vote.sent
-                and last.vote.counts is None and not self.answer)
-
     def checklist(self) -> list[tuple[PlanStep, bool]]:
         """The plan's steps, each ticked once a matching tool has run: the k-th step that
         names a tool needs k successful calls of it; `finish` needs the final answer."""

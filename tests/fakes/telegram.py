@@ -179,7 +179,7 @@ class FakeTelegram(FakeServer):
     def bot_messages(self, chat_id: int) -> list[Message]:
         with self.lock:
             return [m for (c, _), m in sorted(self.messages.items())
-                    if c == chat_id and m.sender is BOT]
+                    if c == chat_id and m.sender is BOT and not m.deleted]
 
     def methods(self, chat_id: int | None = None) -> list[str]:
         """The names of the calls so far (for one chat), in order."""
@@ -248,6 +248,8 @@ class FakeTelegram(FakeServer):
             return result
         if method == "stopPoll":
             return self._stop_poll(int(p["chat_id"]), int(p["message_id"]))
+        if method == "deleteMessage":
+            return self._delete(int(p["chat_id"]), int(p["message_id"]))
         if method == "getMe":
             return {**BOT, "can_join_groups": True, "can_read_all_group_messages": False,
                     "supports_inline_queries": False}
@@ -355,7 +357,7 @@ class FakeTelegram(FakeServer):
     def _stop_poll(self, chat_id: int, message_id: int) -> dict[str, Any]:
         """Close a poll the bot sent; the stopped Poll with its final counts (stopPoll_ok.json)."""
         msg = self.messages.get((chat_id, message_id))
-        if msg is None:
+        if msg is None or msg.deleted:
             raise ApiError(400, "Bad Request: message with poll to stop not found")
         if msg.poll is None:
             raise ApiError(400, "Bad Request: message is not a poll")
@@ -363,7 +365,21 @@ class FakeTelegram(FakeServer):
             raise ApiError(400, json.loads(wire(
                 "telegram/error_400_poll_already_closed.json"))["description"])
         msg.poll.closed = True
+        msg.changed_at = time.monotonic()
+        self._frame(msg)
         return msg.poll.json()
+
+    def _delete(self, chat_id: int, message_id: int) -> bool:
+        """Delete a message (deleteMessage_ok.json); it stays in `messages`, marked, so a test
+        still reads what it was."""
+        msg = self.messages.get((chat_id, message_id))
+        if msg is None or msg.deleted:
+            raise ApiError(400, json.loads(wire(
+                "telegram/error_400_message_to_delete_not_found.json"))["description"])
+        msg.deleted = True
+        msg.changed_at = time.monotonic()
+        self._frame(msg)
+        return True
 
     def _get_file(self, wanted: str) -> dict[str, Any]:
         """A File with its `file_path`, as getFile answers; Telegram lets bots download at
@@ -397,7 +413,7 @@ class FakeTelegram(FakeServer):
 
     def _edit(self, p: dict[str, Any], text: str, mode: str | None = None) -> dict[str, Any]:
         key = int(p["chat_id"]), int(p["message_id"])
-        if key not in self.messages:
+        if key not in self.messages or self.messages[key].deleted:
             raise ApiError(400, "Bad Request: message to edit not found")
         msg = self.messages[key]
         shown, mode = self._text(p, text) if mode is None else (msg.text, mode)
@@ -416,7 +432,8 @@ class FakeTelegram(FakeServer):
             "inline_keyboard", [])]
         self.frames.append(Frame(msg.chat_id, msg.message_id, msg.sender.get("is_bot", False),
                                  msg.sender.get("first_name", ""), msg.raw, msg.parse_mode,
-                                 msg.reply_to, rows, msg.document, msg.changed_at, msg.poll))
+                                 msg.reply_to, rows, msg.document, msg.changed_at,
+                                 None if msg.poll is None else msg.poll.json(), msg.deleted))
 
     def _store(self, chat_id: int, sender: dict[str, Any], shown: str, raw: str,
                reply_to: int | None) -> Message:

@@ -45,6 +45,8 @@ class Message:
     """A document message's file (`text` is then its caption)."""
     poll: Any = None
     """A poll message's tests.fakes.telegram_polls.Poll (`text` is then its question)."""
+    deleted: bool = False
+    """Deleted (deleteMessage): no longer in the chat."""
 
     @property
     def buttons(self) -> list[str]:
@@ -59,7 +61,7 @@ class Message:
 @dataclass(frozen=True)
 class Frame:
     """One state a message showed, as sent: its raw text (HTML when `parse_mode` says so),
-    its buttons and document, when it began to show."""
+    its buttons and document (or poll), when it began to show."""
 
     chat_id: int
     message_id: int
@@ -72,9 +74,11 @@ class Frame:
     """The inline keyboard's button texts, row by row."""
     document: Document | None
     at: float
-    poll: Any = None
-    """A poll message's tests.fakes.telegram_polls.Poll, as it is now (its votes and whether
-    it is closed change after the frame)."""
+    poll: dict[str, Any] | None = None
+    """A poll message's Poll object as it stood (open when sent, with its counts once
+    stopped)."""
+    deleted: bool = False
+    """The message was deleted: from here on it is not in the chat."""
 
 
 @dataclass

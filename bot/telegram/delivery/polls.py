@@ -1,6 +1,7 @@
-"""A native poll in a chat: sent and stopped in the chat's turn (the pacer's), with the same
-429 waits as the run's pages. A poll that cannot be sent or stopped is logged and reported
-as None: the run goes on without it (the class then sees no poll, never a stack trace)."""
+"""A native poll in a chat: sent, stopped and removed in the chat's turn (the pacer's), with
+the same 429 waits as the run's pages. A poll that cannot be sent or stopped is logged and
+reported as None: the run goes on without it (the class then sees no poll, never a stack
+trace)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,12 @@ async def stop_poll(bot: Bot, pacer: Pacer, chat_id: int,
     if not isinstance(result, dict):
         return None
     return tuple(int(o.get("voter_count", 0)) for o in result.get("options", ()))
+
+
+async def delete_poll(bot: Bot, pacer: Pacer, chat_id: int, message_id: int) -> bool:
+    """Remove the (stopped) poll's message from the chat; False if Telegram would not."""
+    return await _in_turn(bot, pacer, chat_id, "deleteMessage", chat_id=chat_id,
+                          message_id=message_id) is True
 
 
 async def _in_turn(bot: Bot, pacer: Pacer, chat: int, method: str,
