@@ -104,6 +104,9 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
         lang = _lang(request)
         after = _resume_from(request.headers.get("last-event-id", ""), hub)
 
+        async def leads() -> frozenset[int]:
+            return frozenset() if shared.leads is None else await shared.leads(chat_id)
+
         async def stream() -> AsyncIterator[str]:
             with hub.watching(chat_id) as kept:
                 async for part in board_stream(kept):
@@ -117,7 +120,7 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
             if after < 0:  # a fresh snapshot: the list, the newest run, every live one
                 after = hub.seq
                 listed = await parts.store.history(Scope(chat_id), per_page=LISTED)
-                yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs))
+                yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs, await leads()))
                 live = {r.record.id: r for r in hub.live(chat_id)}
                 if listed.runs and listed.runs[0].id not in live:
                     newest = listed.runs[0]
@@ -139,7 +142,7 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
                 after = change.seq
                 if change.listed:
                     listed = await parts.store.history(Scope(chat_id), per_page=LISTED)
-                    yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs))
+                    yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs, await leads()))
                 for run in change.runs:
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(run.record, run.view, run.status, lang))
@@ -181,8 +184,10 @@ def _run_data(record: RunRecord, view: View, status: str, lang: Lang) -> dict[st
     return {"n": record.n, "status": status, "html": board_run(record, view, status, lang)}
 
 
-def _list(runs: tuple[RunRecord, ...]) -> dict[str, Any]:
+def _list(runs: tuple[RunRecord, ...], leads: frozenset[int]) -> dict[str, Any]:
+    """The runs for the board's list; `lead`: asked by one of the chat's admins, whose runs
+    the board follows as it follows the link's asker's."""
     return {"runs": [{"n": r.n, "question": r.question[:120], "mode": r.mode,
-                      "status": r.status, "user": r.user_name, "uid": r.user_id}
-                     for r in runs]}
+                      "status": r.status, "user": r.user_name, "uid": r.user_id,
+                      "lead": r.user_id in leads} for r in runs]}
 
