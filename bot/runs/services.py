@@ -20,6 +20,7 @@ from bot.runs.metrics import Metrics
 from bot.settings import BotSettings
 from bot.store.notes import open_notes_index
 from bot.store.prefs import ChatSettings
+from bot.store.records import Conversation
 from bot.store.transcripts import Store
 
 log = logging.getLogger(__name__)
@@ -37,10 +38,10 @@ class Services:
     toolbox: Toolbox | None = None
     pruning: asyncio.Task[None] | None = field(default=None, compare=False)
 
-    async def chat_settings(self, chat_id: int) -> ChatSettings:
+    async def chat_settings(self, conversation: Conversation) -> ChatSettings:
         """A conversation's own settings (/settings), the environment's where it changed
         nothing."""
-        return await self.store.chats.get(chat_id, ChatSettings.defaults(self.settings))
+        return await self.store.chats.get(conversation, ChatSettings.defaults(self.settings))
 
 
 class Shared:
