@@ -124,9 +124,10 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
 
             path = await board_path(web)
             board = (await web.http.get(f"{path}/runs/1")).json()["html"]
-            assert re.search(r'<li class=taken><span class="choice">✅ add</span>'
+            assert re.search(r'<li><span class="choice">add</span>'
                              r'<progress max="3" value="2"></progress><b class="count">2</b>',
                              board)
+            assert "🗳 2 of 3 predicted it" in words(board)
             assert "3 votes · revealed by Alice" in words(board)
             assert board.index('class="step vote"') < board.index('class="step action"')
 
@@ -189,3 +190,17 @@ async def test_the_poll_keeps_within_telegram_limits(tmp_path: Path) -> None:
             assert tg.vote(GROUP, BOB, poll.message_id, [8])
             final = await gb.answer_to(GROUP, asked)
             assert "another tool 1 ✅" in final.text and "Two." in final.text
+
+
+async def test_a_poll_telegram_holds_back_is_sent_after_the_wait(tmp_path: Path) -> None:
+    """A 429 on sendPoll: the chat waits as Telegram asks, then the poll goes (once)."""
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        model.push(text_reply("Four."))
+        tg.fail("sendPoll", "error_429_too_many_requests.json")
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()],
+                           quiz_timeout_s=0.3) as web:
+            asked = tg.send(GROUP, ALICE, "/quiz what is 2+2?")
+            final = await web.gb.answer_to(GROUP, asked)
+            assert "Four." in final.text and "0 votes · time ran out" in final.text
+            assert len(polls(web.gb)) == 1 and tg.methods(GROUP).count("sendPoll") == 2
