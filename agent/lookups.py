@@ -4,7 +4,8 @@ Wraps a run's steps. On the Answer it puts the figure ledger (what backs each fi
 the answer, by which rule: agent/grounding.py) and the figures nothing backs; when a tool's
 calls failed and none of that tool's later calls succeeded, Glassbox says in a Note,
 before the answer, what it could not look up, and which of the answer's figures were
-therefore not looked up.
+therefore not looked up. When a run that looked things up answers a comparison naming a
+side it never looked up (agent/sides.py), a Note says that side rests on no observation.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from collections.abc import AsyncIterator, Sequence
 from agent.events import Action, Answer, Event, Note, Observation
 from agent.grounding import ledger, unfounded
 from agent.prompts import Turn, args_text
+from agent.sides import not_looked_up
 from agent.words import count, say
 
 NOTE_KIND = "lookups_failed"
+SIDE_NOTE_KIND = "side_not_looked_up"
 
 
 def lookups_failed_note(lang: str, calls: Sequence[str], unfounded: Sequence[str]) -> str:
@@ -56,4 +59,12 @@ async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence
             if calls:
                 yield Note(round=event.round, kind=NOTE_KIND,
                            text=lookups_failed_note(lang, calls, event.unfounded))
+            if actions:
+                looked = [args_text(a.arguments) for a in actions.values()] + observations
+                unseen = [name for name in not_looked_up(question, looked)
+                          if name.lower() in event.text.lower()]
+                if unseen:
+                    yield Note(round=event.round, kind=SIDE_NOTE_KIND, text=count(
+                        lang, "note_side_not_looked_up", len(unseen),
+                        names=say(lang, "list_sep").join(unseen)))
         yield event

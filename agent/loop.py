@@ -37,6 +37,7 @@ from agent.remarks import forced_answer, no_reasoning_for_answer, no_reasoning_f
 from agent.rounds import CallsToRun, Rounds
 from agent.run_task import RunStats, drive
 from agent.settings import AgentSettings
+from agent.sides import Sides
 from agent.text_protocol import text_system
 from agent.text_rounds import TextRounds
 from agent.tool import Tool
@@ -135,17 +136,19 @@ async def _react(
                 note = "\n\n" + plan_note(plan)
                 yield plan
 
+        sides = Sides(question)
+
         def text_rounds() -> TextRounds:
             system = text_system(tools, lang) + note
             return TextRounds(client, _opening(system, question, history, settings),
-                              toolmap, lang, stats)
+                              toolmap, lang, stats, sides)
 
         mode = settings.agent_mode
         if mode == "auto" and client.memory.tools_rejected:
             mode = "text"
         rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
             client, _opening(system_react(lang, toolmap) + note, question, history, settings),
-            toolmap, lang, stats)
+            toolmap, lang, stats, sides)
         if mode == "auto":
             assert isinstance(rounds, NativeRounds)
             rounds = AutoRounds(client, rounds, text_rounds, lang, question)

@@ -20,6 +20,7 @@ from agent.model_errors import ModelError, ModelErrorKind
 from agent.prompts import language_line, limit_message
 from agent.rounds import CallsToRun
 from agent.run_task import RunStats
+from agent.sides import Sides
 from agent.tool import Tool
 from agent.tool_calls import ParsedCall, parse_call
 
@@ -31,9 +32,13 @@ class NativeRounds:
     """One protocol of the loop (see `agent.rounds.Rounds`)."""
 
     def __init__(self, client: ModelClient, messages: list[dict[str, Any]],
-                 tools: Mapping[str, Tool], lang: str, stats: RunStats) -> None:
+                 tools: Mapping[str, Tool], lang: str, stats: RunStats,
+                 sides: Sides | None = None) -> None:
         self.client, self.messages, self.tools = client, messages, tools
         self.lang, self.stats = lang, stats
+        self.sides = sides or Sides("")
+        """The sides of a comparing question: a model whose calls are written as text is
+        told which are still missing, as in the text format."""
         self.schemas = [tool.schema() for tool in tools.values()]
         self._content = ""
         self.embedded = False
@@ -74,10 +79,12 @@ class NativeRounds:
 
     def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
         if self.embedded:  # answer in kind, as Qwen's chat template renders tool results
+            missing = self.sides.after((p.wire_arguments() for p in calls), results,
+                                       self.lang)
             self.messages.append({"role": "assistant", "content": self._content})
             self.messages.append({"role": "user", "content": "\n".join(
                 [*(f"<tool_response>\n{text}\n</tool_response>" for text in results),
-                 language_line(self.lang)])})
+                 *missing, language_line(self.lang)])})
             return
         self.messages.append({
             "role": "assistant",

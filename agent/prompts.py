@@ -21,13 +21,41 @@ class Turn:
     `answer` holds it, and the model sees it marked as a summary."""
 
 
+_INSTRUCTIONS = (
+    "You are Glassbox, a teaching assistant in a class chat that shows its reasoning. Use the "
+    "tools whenever they give you facts you do not have for sure: current weather, time, "
+    "exchange rates, exact arithmetic, the course notes, encyclopedia facts. {calculate}A "
+    "greeting or a question about you needs no tool: answer it at once. Before each tool "
+    "call, write one short sentence saying what you need and why. Never invent an "
+    "observation. A question about two places or things needs a lookup for each of them "
+    "before you compare them. When you have what you need, answer concisely, using Markdown "
+    "where it helps, in the language this conversation is in (named at the end).")
+_CALCULATE = (
+    "Any calculation, however simple, goes to the `calculate` tool (e.g. for 12 × 34: "
+    "calculate with the expression \"12*34\"): never work it out yourself, and never answer "
+    "with code, which the class cannot run. ")
+
+
+def react_instructions(tools: Collection[str] = ()) -> str:
+    """The instructions of a run with `tools` (their names), the same for every language
+    and chat: a prompt that begins the same way for every question lets a local server
+    reuse what it read of the last one (llama.cpp keeps the longest shared prefix), so
+    everything that differs (the language, the history, the question) comes after it.
+    With `calculate` among them, every calculation goes to it: a small coder model
+    otherwise answers arithmetic with a Python snippet."""
+    return _INSTRUCTIONS.format(calculate=_CALCULATE if "calculate" in tools else "")
+
+
+def language_tail(lang: str) -> str:
+    """What ends the instructions: the run's language, in that language (a small model
+    answers in the language it was last told to)."""
+    return say(lang, "language_tail")
+
+
 def system_react(lang: str, tools: Collection[str] = ()) -> str:
-    """The instructions of a run with `tools` (their names), in the question's language: a
-    small model answers in the language it was instructed in, whatever it is told about
-    the question. With `calculate` among them, every calculation goes to it: a small coder
-    model otherwise answers arithmetic with a Python snippet."""
-    calculate = say(lang, "system_react_calculate") if "calculate" in tools else ""
-    return say(lang, "system_react", calculate=calculate)
+    """The instructions of a native run with `tools`: the same text for every language,
+    then the language."""
+    return react_instructions(tools) + "\n\n" + language_tail(lang)
 
 
 def system_plain(lang: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent.prompts import system_react
+from agent.prompts import language_tail, react_instructions
 from agent.tool import Tool
 from agent.words import say
 
@@ -306,12 +306,66 @@ def _type_of(schema: dict[str, Any]) -> str:
 # of rain, so the English one looks up Hamlet; with that example the Chinese weather
 # question got the day's summary without the current temperature (2 of 2), with the
 # weather example it got the current weather, copying nothing (6 of 6).
+# One format for every language, so that every question's prompt starts the same (see
+# agent.prompts.react_instructions). Its examples, as measured against Qwen2.5-Coder-1.5B:
+# the English one looks up Hamlet, not the weather (an English weather example's "21°C and
+# clear" was copied into Hangzhou's answer over an observation of rain); the Chinese one
+# keeps the weather, with which the Chinese weather question got the current weather (6 of
+# 6; with Hamlet it got the day's summary, 2 of 2).
+_FORMAT = """You can use these tools:
+
+{tools}
+
+Use exactly this format (the labels stay in English in every language):
+
+Thought: one short sentence: what you need and why (or that no tool is needed)
+Action: tool_name[input]
+Observation: the tool's result (the system writes this, never you)
+... (Thought, Action and Observation may repeat)
+Thought: I have what I need.
+Final Answer: the answer to the question, in the conversation's language
+
+The input of a tool with one argument is its plain value; for a tool with several
+arguments it is a JSON object, e.g. tool_name[{{"a": 1, "b": "x"}}]. Write one Action,
+then stop and wait for the Observation. A question about two places or things takes one
+Action for each, one after the other. A greeting, thanks or a question about you (who
+you are, what you can do) needs no tool: write the Thought and the Final Answer at once.
+
+Example (the tool in it is only an illustration):
+Question: Who wrote Hamlet?
+Thought: I need to look up Hamlet.
+Action: search_wikipedia[Hamlet]
+Observation: Hamlet: a tragedy by William Shakespeare, written around 1600.
+Thought: I have what I need.
+Final Answer: Hamlet was written by William Shakespeare, around 1600.
+
+Example in Chinese:
+Question: 巴黎现在多热？
+Thought: 我需要巴黎现在的天气。
+Action: get_weather[巴黎]
+Observation: 巴黎：21°C，晴
+Thought: 我已经有了需要的信息。
+Final Answer: 巴黎现在 21°C，天气晴朗。
+
+Example without a tool:
+Question: Hello! Who are you and what can you do?
+Thought: A greeting needs no tool.
+Final Answer: Hello! I am Glassbox, the class's assistant. Ask me about the weather, the
+time, exchange rates, calculations or the course notes.
+
+Example without a tool, in Chinese:
+Question: 你好！你是谁？能做什么？
+Thought: 问候不需要工具。
+Final Answer: 你好！我是 Glassbox，课堂的助教。可以问我天气、时间、汇率、计算或课程笔记。"""
+
+
 def text_system(tools: Sequence[Tool], lang: str = "en") -> str:
-    """The text protocol's system prompt, in the question's language: who we are, the
-    tools with their argument schemas, the format and one worked example."""
+    """The text protocol's system prompt: who we are, the tools with their argument
+    schemas, the format and its worked examples, the same for every question; then the
+    question's language."""
     listing = "\n".join(_describe(tool) for tool in tools) or "(none)"
-    return (system_react(lang, [tool.name for tool in tools]) + "\n\n"
-            + say(lang, "text_format", tools=listing))
+    return (react_instructions([tool.name for tool in tools]) + "\n\n"
+            + _FORMAT.format(tools=listing) + "\n\n" + language_tail(lang))
 
 
 def _describe(tool: Tool) -> str:

@@ -29,6 +29,7 @@ from agent.model import (
 from agent.prompts import language_line, limit_message
 from agent.rounds import CallsToRun
 from agent.run_task import RunStats
+from agent.sides import Sides
 from agent.text_protocol import (
     STOP,
     Act,
@@ -67,9 +68,12 @@ class TextRounds:
     """One protocol of the loop (see `agent.rounds.Rounds`)."""
 
     def __init__(self, client: ModelClient, messages: list[dict[str, Any]],
-                 tools: Mapping[str, Tool], lang: str, stats: RunStats) -> None:
+                 tools: Mapping[str, Tool], lang: str, stats: RunStats,
+                 sides: Sides | None = None) -> None:
         self.client, self.messages, self.tools = client, messages, tools
         self.lang, self.stats = lang, stats
+        self.sides = sides or Sides("")
+        """The sides of a comparing question: the model is told which are still missing."""
 
     async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         reply: _Reply  # each _call's last item
@@ -105,8 +109,9 @@ class TextRounds:
             yield event
 
     def record(self, calls: Sequence[ParsedCall], results: Sequence[str]) -> None:
+        missing = self.sides.after((p.wire_arguments() for p in calls), results, self.lang)
         self.messages.append({"role": "user", "content": "\n".join(
-            [*(f"Observation: {text}" for text in results),
+            [*(f"Observation: {text}" for text in results), *missing,
              language_line(self.lang)])})
 
     async def last_round(self, rnd: int) -> AsyncIterator[Event]:

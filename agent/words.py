@@ -47,6 +47,27 @@ _WORDS: dict[str, tuple[str, str]] = {
                          "Unsupported currency '{currency}'. Supported: {codes}."),
     "weather_no_place": ("没有找到名为 “{city}” 的地方。", "No place named '{city}' found."),
     "weather_no_data": ("{service} 没有返回天气数据。", "{service} sent no weather data."),
+    "weather_sep": ("，", ", "),
+    "weather_now": ("现在 {value}", "now {value}"),
+    "weather_feels": ("体感 {value}", "feels like {value}"),
+    "weather_humidity": ("湿度 {value}", "humidity {value}"),
+    "weather_wind": ("风速 {value}", "wind {value}"),
+    "weather_high": ("最高 {value}", "high {value}"),
+    "weather_low": ("最低 {value}", "low {value}"),
+    "weather_rain": ("降水概率 {value}", "chance of rain {value}"),
+    "weather_local_time": ("{name}（当地时间 {when}）", "{name} (local time {when})"),
+    "weather_head": ("{head}：", "{head}:"),
+    "weather_today": ("今天：{value}", "today: {value}"),
+    "clock_where": ("{asked}（{label}）", "{asked} ({label})"),
+    "clock_now": ("{where}：{now.year}年{now.month}月{now.day}日 {weekday} {now:%H:%M}（{offset}）",
+                  "{where}: {weekday}, {now:%Y-%m-%d %H:%M} ({offset})"),
+    "weekday_0": ("星期一", "Monday"),
+    "weekday_1": ("星期二", "Tuesday"),
+    "weekday_2": ("星期三", "Wednesday"),
+    "weekday_3": ("星期四", "Thursday"),
+    "weekday_4": ("星期五", "Friday"),
+    "weekday_5": ("星期六", "Saturday"),
+    "weekday_6": ("星期日", "Sunday"),
     "clock_unknown_zone": ("不认识时区或地点 “{asked}”。"
                            "请用 IANA 时区名（如 Asia/Shanghai）或城市名。",
                            "Unknown time zone or place '{asked}'. Use an IANA name such as "
@@ -205,6 +226,14 @@ _WORDS: dict[str, tuple[str, str]] = {
                            "根据已有观察作答。",
                            "the model used all {rounds} tool rounds, so Glassbox asked it to "
                            "answer from what it observed, without tools."),
+    "sides_missing": ("还没有查：{names}。这个问题在比较它们：作答前请先逐一查询。",
+                      "Not looked up yet: {names}. The question compares them: look each "
+                      "one up before you answer."),
+    "note_side_not_looked_up": ("没有查过 {names}：回答里关于它的内容没有观察结果作依据。",
+                                "{names} was not looked up: what the answer says of it rests "
+                                "on no observation."
+                                "| {names} were not looked up: what the answer says of them "
+                                "rests on no observation."),
     "note_lookups_failed": ("这些查询失败了：{calls}。", "these lookups failed: {calls}."),
     "note_not_looked_up": ("回答里的 {figures} 不是查到的。",
                            " The answer's {figures} was not looked up."
@@ -256,26 +285,6 @@ _WORDS: dict[str, tuple[str, str]] = {
                     "figures and conclusions:"),
     # --- What the loop says to the model (agent/prompts.py, answer_model.py, auto_rounds.py,
     # text_rounds.py, text_protocol.py, compare_judge.py) ---
-    "system_react": ("你是 Glassbox，课堂聊天里一个展示推理过程的助教。凡是工具能给你、而你并"
-                     "不确定的事实，都要用工具查：当前天气、时间、汇率、精确计算、课程笔记、百"
-                     "科知识。{calculate}问候或关于你自己的问题不需要工具：直接回答。每次调用"
-                     "工具前，先用一句话说明你需要什么、为什么。绝不编造观察结果。拿到需要的信"
-                     "息后，用中文简洁作答，必要时使用 Markdown。",
-                     "You are Glassbox, a teaching assistant in a class chat that shows its "
-                     "reasoning. Use the tools whenever they give you facts you do not have "
-                     "for sure: current weather, time, exchange rates, exact arithmetic, the "
-                     "course notes, encyclopedia facts. {calculate}A greeting or a question "
-                     "about you needs no tool: answer it at once. Before each tool call, "
-                     "write one short sentence saying what you need and why. Never invent an "
-                     "observation. When you have what you need, answer concisely, in English, "
-                     "using Markdown where it helps."),
-    "system_react_calculate": ("任何计算，哪怕很简单，都交给 `calculate` 工具（例如 12 × 34："
-                               '用表达式 "12*34" 调用 calculate）：不要自己算，也不要用代码作'
-                               "答，课堂无法运行代码。",
-                               "Any calculation, however simple, goes to the `calculate` tool "
-                               '(e.g. for 12 × 34: calculate with the expression "12*34"): '
-                               "never work it out yourself, and never answer with code, which "
-                               "the class cannot run. "),
     "system_plain": ("你是 Glassbox，课堂聊天里的助教。你没有工具：根据你所知道的用中文简洁作"
                      "答，必要时使用 Markdown。如果有些事你无法知道（实时数据、精确数字），请"
                      "直说。",
@@ -285,6 +294,8 @@ _WORDS: dict[str, tuple[str, str]] = {
                      "figures)."),
     "language_line": ("（请用中文回答。）",
                       "(Answer in English.)"),
+    "language_tail": ("本次对话使用中文：请用中文作答。",
+                      "This conversation is in English: answer in English."),
     "limit_message": ("你已经用完了可以调用工具的轮数。请不要再调用工具，根据上面的观察给出你"
                       "能给出的最好回答；没能查到的内容请直接说明没有查到，不要猜测。",
                       "You have used all your tool rounds. Do not call any more tools; give "
@@ -349,66 +360,6 @@ _WORDS: dict[str, tuple[str, str]] = {
                    "者写 `Final Answer: ...` 给出回答。",
                    "Your reply did not follow the format. Write `Thought: ...` then `Action: "
                    "tool_name[input]`, or write `Final Answer: ...` with the answer."),
-    "text_format": ("""你可以使用这些工具：
-
-{tools}
-
-严格使用下面的格式（标签保持英文）：
-
-Thought: 一句话：你需要什么、为什么（或者不需要工具）
-Action: 工具名[输入]
-Observation: 工具的结果（由系统填写，绝不由你填写）
-……（Thought、Action、Observation 可以重复）
-Thought: 我已经有了需要的信息。
-Final Answer: 用中文写出对问题的回答
-
-只有一个参数的工具，输入就是这个参数的值；有多个参数的工具，输入是一个 JSON 对象，
-例如 tool_name[{{"a": 1, "b": "x"}}]。写完一个 Action 就停下，等待 Observation。
-问候、道谢或关于你自己的问题（你是谁、你能做什么）不需要工具：直接写 Thought 和 Final Answer。
-
-示例（其中的工具只是示意）：
-Question: 巴黎现在多热？
-Thought: 我需要巴黎现在的天气。
-Action: get_weather[巴黎]
-Observation: 巴黎：21°C，晴
-Thought: 我已经有了需要的信息。
-Final Answer: 巴黎现在 21°C，天气晴朗。
-
-不需要工具的示例：
-Question: 你好！你是谁？能做什么？
-Thought: 问候不需要工具。
-Final Answer: 你好！我是 Glassbox，课堂的助教。可以问我天气、时间、汇率、计算或课程笔记。""",
-                    """You can use these tools:
-
-{tools}
-
-Use exactly this format:
-
-Thought: one short sentence: what you need and why (or that no tool is needed)
-Action: tool_name[input]
-Observation: the tool's result (the system writes this, never you)
-... (Thought, Action and Observation may repeat)
-Thought: I have what I need.
-Final Answer: the answer to the question, in English
-
-The input of a tool with one argument is its plain value; for a tool with several
-arguments it is a JSON object, e.g. tool_name[{{"a": 1, "b": "x"}}]. Write one Action,
-then stop and wait for the Observation. A greeting, thanks or a question about you (who
-you are, what you can do) needs no tool: write the Thought and the Final Answer at once.
-
-Example (the tool in it is only an illustration):
-Question: Who wrote Hamlet?
-Thought: I need to look up Hamlet.
-Action: search_wikipedia[Hamlet]
-Observation: Hamlet: a tragedy by William Shakespeare, written around 1600.
-Thought: I have what I need.
-Final Answer: Hamlet was written by William Shakespeare, around 1600.
-
-Example without a tool:
-Question: Hello! Who are you and what can you do?
-Thought: A greeting needs no tool.
-Final Answer: Hello! I am Glassbox, the class's assistant. Ask me about the weather, the
-time, exchange rates, calculations or the course notes."""),
     "language_name": ("Chinese",
                       "English"),
 }

@@ -16,10 +16,11 @@ AGENT = Path(__file__).resolve().parent.parent / "agent"
 ENTRIES = sorted(_WORDS.items())
 
 
-def placeholders(template: str) -> list[tuple[str, str, str]]:
-    """The `{name!conv:spec}` fields of a template, in order of name."""
-    return sorted((name, spec or "", conv or "") for _, name, spec, conv
-                  in string.Formatter().parse(template) if name is not None)
+def placeholders(template: str) -> set[str]:
+    """The values a template names (`{now.year}` and `{now:%H:%M}` both name `now`: a
+    language may write a date its own way)."""
+    return {re.split(r"[.\[]", name)[0] for _, name, _, _
+            in string.Formatter().parse(template) if name is not None}
 
 
 def sources() -> list[tuple[Path, ast.Module]]:
@@ -70,9 +71,14 @@ def test_say_fills_values_in_as_they_are() -> None:
 
 
 def test_no_agent_module_but_words_picks_a_language_inline() -> None:
+    """Neither with pick() nor by comparing a language code (`if lang == "zh":`)."""
     for path, tree in sources():
         if path.name == "lang.py":
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 assert "pick" not in [a.name for a in node.names], f"{path.name} imports pick"
+            if isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                assert not any(isinstance(side, ast.Constant) and side.value in ("zh", "en")
+                               for side in sides), f"{path.name}:{node.lineno} compares a lang"

@@ -93,15 +93,15 @@ async def test_a_restated_call_is_never_the_answer(
     assert "format" in fake_model.bodies[2]["messages"][-1]["content"]  # the correction
 
 
-async def test_chinese_question_gets_chinese_instructions(
+async def test_chinese_question_is_told_its_language_after_the_shared_prefix(
     fake_model: FakeModel, client: ModelClient, settings: AgentSettings
 ) -> None:
     fake_model.push(text_reply(FENCED), text_reply("Final Answer: 利马现在 21°C。"))
     events = await events_of(react("利马天气怎么样？", client, settings, [Weather()]))
     assert of(events, Note)[0].text.startswith("这个模型把工具调用写在文字里")
     native, text = fake_model.bodies
-    assert native["messages"][0]["content"].startswith("你是 Glassbox")
-    assert "用中文写出对问题的回答" in text["messages"][0]["content"]
+    assert native["messages"][0]["content"].endswith("本次对话使用中文：请用中文作答。")
+    assert text["messages"][0]["content"].endswith("本次对话使用中文：请用中文作答。")
     assert text["messages"][-1]["content"].endswith("（请用中文回答。）")
 
 

@@ -60,6 +60,7 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
             assert poll.poll.kind == "regular" and poll.reply_to == live.message_id
             assert live.buttons == ["👁 Reveal", "⏹ Stop"]
             assert "The class is voting in the group" in live.text
+            assert "Working…" not in live.text  # the model is not asked while the class votes
             assert "🔧" not in live.text and not model.bodies  # the model is not asked yet
 
             assert tg.vote(GROUP, BOB, poll.message_id, [0])

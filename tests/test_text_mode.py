@@ -272,8 +272,9 @@ async def test_calculations_are_sent_to_calculate_when_it_is_on(
     fake_model: FakeModel, client: ModelClient, settings: AgentSettings, mode: str
 ) -> None:
     """The 1.5B coder model answered 123456789 × 987654321 with a Python snippet: the
-    instructions (both formats, both languages) send every calculation to `calculate`,
-    and name it only when it is one of the run's tools. A greeting needs no tool."""
+    instructions (both formats, the same for both languages) send every calculation to
+    `calculate`, and name it only when it is one of the run's tools. A greeting needs no
+    tool."""
     on = settings.model_copy(update={"agent_mode": mode})
     fake_model.push(*(text_reply("Final Answer: ok") for _ in range(3)))
     await events_of(react("12 × 34?", client, on, [Calculate()]))
@@ -282,5 +283,44 @@ async def test_calculations_are_sent_to_calculate_when_it_is_on(
     english, chinese, without = (body["messages"][0]["content"] for body in fake_model.bodies)
     assert "Any calculation, however simple, goes to the `calculate` tool" in english
     assert "never answer with code" in english and "needs no tool" in english
-    assert "任何计算，哪怕很简单，都交给 `calculate` 工具" in chinese and "不需要工具" in chinese
+    assert chinese.startswith(english[:english.index("in the language this conversation")])
+    assert chinese.endswith("请用中文作答。")
     assert "calculate" not in without and "needs no tool" in without
+
+# A comparison needs an observation of each side: "Is it colder in Berlin or in Paris?" got
+# one lookup (Paris) and an answer that gave Berlin a figure of Paris.
+COMPARING = "Is it colder in Berlin or in Paris right now? Give both temperatures."
+
+
+async def test_the_model_is_told_which_side_is_missing_and_looks_it_up(
+    fake_model: FakeModel, text_client: ModelClient, text_settings: AgentSettings
+) -> None:
+    fake_model.push(
+        text_reply("Thought: I need both.\nAction: get_weather[Paris]\n"
+                   "Action: get_weather[Berlin]"),
+        text_reply("Thought: Now Berlin.\nAction: get_weather[Berlin]"),
+        text_reply("Thought: I have both.\nFinal Answer: Berlin 21°C, Paris 21°C: the same."))
+    weather = Weather()
+    events = await events_of(react(COMPARING, text_client, text_settings, [weather]))
+    assert weather.calls == ["Paris", "Berlin"]
+    told = [body["messages"][-1]["content"] for body in fake_model.bodies[1:]]
+    assert told[0] == ("Observation: Paris: 21°C, clear\nNot looked up yet: Berlin. The "
+                       "question compares them: look each one up before you answer.\n"
+                       "(Answer in English.)")
+    assert told[1] == "Observation: Berlin: 21°C, clear\n(Answer in English.)"
+    assert not [n for n in of(events, Note) if n.kind == "side_not_looked_up"]
+
+
+async def test_an_answer_naming_a_side_never_looked_up_gets_a_note(
+    fake_model: FakeModel, text_client: ModelClient, text_settings: AgentSettings
+) -> None:
+    fake_model.push(
+        text_reply("Thought: Paris first.\nAction: get_weather[Paris]"),
+        text_reply("Final Answer: Berlin is 7.2 °C, Paris 21 °C: Berlin is colder."))
+    events = await events_of(react(COMPARING, text_client, text_settings, [Weather()]))
+    (note,) = [n for n in of(events, Note) if n.kind == "side_not_looked_up"]
+    assert note.text == ("Berlin was not looked up: what the answer says of it rests on no "
+                         "observation.")
+    (answer,) = of(events, Answer)
+    assert answer.unfounded == ("7.2 °C",)  # and its figure is marked as unfounded
+    assert events.index(note) < events.index(answer)

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from agent.embedded_calls import extract_calls
 from agent.model import ToolCall
+from agent.prompts import system_react
 from agent.text_protocol import (
     Act,
     Final,
@@ -190,6 +191,19 @@ def test_system_prompt_lists_tools_with_schemas_and_an_example() -> None:
     assert '"required": ["amount", "base"]' in prompt
     assert "Action: tool_name[input]" in prompt and "Final Answer:" in prompt
     assert "Example" in prompt and "Action: search_wikipedia[Hamlet]" in prompt
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_every_language_shares_the_prompt_up_to_its_language(native: bool) -> None:
+    """A local server reuses the longest prefix it has already read: a class that asks in
+    Chinese and English in turn must not make it read the tools and the format again."""
+    tools = [Weather(), Convert()]
+    en, zh = ((system_react(lang, [t.name for t in tools]) if native
+               else text_system(tools, lang)) for lang in ("en", "zh"))
+    shared = next(i for i, (a, b) in enumerate(zip(en, zh, strict=False)) if a != b)
+    assert en[shared:] == "This conversation is in English: answer in English."
+    assert zh[shared:] == "本次对话使用中文：请用中文作答。"
+    assert native or ("- get_weather:" in en[:shared] and "Final Answer:" in en[:shared])
 
 
 TOOLS = {"get_weather", "convert"}

@@ -22,6 +22,7 @@ from bot.view.i18n import (
     ending_line,
     failure_label,
     lane_label,
+    lang_code,
     mode_label,
     phrase,
     status_label,
@@ -208,7 +209,7 @@ def board_page(token: str, lang: str, lead: int | None = None) -> str:
         data += f' data-lead-id="{lead}"'
     base = f"/board/{_e(token)}"
     return (
-        f'<!DOCTYPE html>\n<html lang="{"zh" if lang == "zh" else "en"}" data-theme="dark">'
+        f'<!DOCTYPE html>\n<html lang="{lang_code(lang)}" data-theme="dark">'
         '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
         f"<title>{_e(phrase(lang, 'board_title'))}</title>"
         '<link rel="stylesheet" href="/static/board.css"></head>'

@@ -194,9 +194,9 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
     if record is None:
         return None
     chat = await chat_settings(context, record.chat_id)
-    lang = chat.run_lang(record.question, lang)  # as the run's message spoke, in one language
+    run_lang = chat.run_lang(record.question, lang)  # as the run's message spoke
     lanes = await context.store.events(record.id)
-    return await asyncio.to_thread(show_pages, record, lanes, lang, chat.timezone,
+    return await asyncio.to_thread(show_pages, record, lanes, run_lang, chat.timezone,
                                    notes=chat.notes)
 
 
@@ -214,11 +214,11 @@ async def export_command(update: Update, context: Context) -> None:
         await context.outbox.say(chat.id, msg.message_id, reply)
         return
     settings = await chat_settings(context, chat.id)
-    lang = settings.run_lang(record.question, lang)
+    run_lang = settings.run_lang(record.question, lang)
     lanes = await context.store.events(record.id)
-    page = await asyncio.to_thread(export_html, record, lanes, lang, settings.timezone,
+    page = await asyncio.to_thread(export_html, record, lanes, run_lang, settings.timezone,
                                    notes=settings.notes)
-    caption = text(lang, "export_caption", n=record.n, question=shorten(record.question))
+    caption = text(run_lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)
 
