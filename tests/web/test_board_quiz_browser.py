@@ -10,7 +10,7 @@ from typing import Any
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
 from tests.fakes.model import DashScope, FakeModel, sse
 from tests.fakes.telegram import FakeTelegram
-from tests.test_bot_quiz import voting
+from tests.test_bot_quiz import counted, voting
 from tests.web.kit import serving
 from tests.web.test_board import board_path
 from tests.web.test_board_browser import GALLERY, browser, pytestmark, slow_text
@@ -55,8 +55,7 @@ async def test_the_class_votes_beside_what_the_model_did(tmp_path: Path, browser
                 assert tg.vote(GROUP, voter, poll.message_id, [choice])
             reveal = next(b["callback_data"] for row in live.reply_markup["inline_keyboard"]
                           for b in row if b["callback_data"].startswith("quiz:"))
-            await tg.wait(lambda: sum(web.gb.parts.runs.ballots.of_poll(
-                poll.poll.poll_id).counts()) == 4)  # type: ignore[union-attr]
+            await tg.wait(lambda: sum(counted(web.gb, poll) or ()) == 4)
             tg.tap(GROUP, ADMIN, live.message_id, reveal)
 
             second, live = await voting(web.gb, asked, 2)
@@ -81,8 +80,7 @@ async def test_the_class_votes_beside_what_the_model_did(tmp_path: Path, browser
 
             for voter in (ALICE, BOB, CAROL):
                 assert tg.vote(GROUP, voter, second.message_id, [1])
-            await tg.wait(lambda: sum(web.gb.parts.runs.ballots.of_poll(
-                second.poll.poll_id).counts()) == 3)  # type: ignore[union-attr]
+            await tg.wait(lambda: sum(counted(web.gb, second) or ()) == 3)
             reveal = next(b["callback_data"] for row in live.reply_markup["inline_keyboard"]
                           for b in row if b["callback_data"].startswith("quiz:"))
             tg.tap(GROUP, ADMIN, live.message_id, reveal)
