@@ -11,8 +11,8 @@ Two tables of (zh, en) templates, told apart by what the template is:
 A key lives in one table only; both lookups pick the language as agent.lang.pick does
 (Chinese for any `zh…` code, else English).
 The bot's own words follow the user's Telegram language (`language_code`); the agent answers
-in the language of the question on its own, and its own words (run figures, tool errors)
-stay in agent/.
+in the language of the question on its own, and its own words (run figures, tool errors,
+what it tells the model) live in agent/words.py, the agent's table.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.lang import Lang
-from bot.store.records import Scope
+from bot.store.records import Scope, telegram_chat
 from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
@@ -244,7 +244,7 @@ async def forget_command(update: Update, context: Context) -> None:
         reply = text(lang, "forget_not_yours", n=n)
     else:
         await context.store.forget(scope, n)
-        context.hub.forgotten(chat.id, record.id)
+        context.hub.forgotten(telegram_chat(chat.id), record.id)
         reply = text(lang, "forgotten", n=n)
     await context.outbox.say(chat.id, msg.message_id, reply)
 
@@ -291,7 +291,7 @@ async def forget_all_tapped(update: Update, context: Context) -> None:
         await _edit(context, query.message, text(lang, "forget_all_cancelled"))
         return
     count = await context.store.forget_all(chat.id)
-    context.hub.forgotten(chat.id)
+    context.hub.forgotten(telegram_chat(chat.id))
     await _edit(context, query.message, text(lang, "forget_all_done", count=count))
 
 
