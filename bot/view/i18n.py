@@ -424,7 +424,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "quiz_unsent": ("投票没能发到群里，这一轮没有预测", "the poll could not be posted, so no "
                     "one predicted this round"),
     "quiz_model_took": ("模型的选择", "the model's choice"),
-    "quiz_thinking": ("模型正在决定……", "the model is deciding…"),
+    "quiz_predicted": ("🗳 全班 {n}/{total} 猜中", "🗳 {n} of {total} predicted it"),
     "quiz_button_reveal": ("👁 揭晓", "👁 Reveal"),
     "quiz_answer_reveal": ("👁 揭晓", "👁 Revealing"),
     "quiz_not_yours": ("只有 {name} 或管理员可以揭晓。", "Only {name} or an admin can reveal."),
