@@ -1,8 +1,9 @@
 """Every word the agent writes itself, in Chinese and English, and the one way to look it up.
 
-One table of (zh, en) templates: what a tool says when it fails, Glassbox's notes and run
-figures, what the terminal shows. `say()` fills values in as they are (so `{n:,}` formats a
-number); the agent's words are plain text, and a front end escapes them as it does all text.
+One table of (zh, en) templates: what the loop tells the model, what a tool says (and
+how it fails), Glassbox's notes and run figures, what the terminal shows. `say()` fills
+values in as they are (so `{n:,}` formats a number); the agent's words are plain text, and a
+front end escapes them as it does all text.
 The language is the run's (agent.lang.run_lang), picked as agent.lang.pick does. The bot's
 own words live in bot/view/i18n.py: the agent knows nothing of the bot.
 """

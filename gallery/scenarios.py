@@ -243,8 +243,7 @@ async def quiz(s: Stage) -> Shot:
         poll = _polls(s)[n - 1]
         for student, choice in zip(students, chosen, strict=True):
             s.tg.vote(GROUP, student, poll.message_id, [poll.poll.options.index(choice)])
-        ballot = s.gb.parts.runs.ballots.of_poll(poll.poll.poll_id)
-        await s.tg.wait(lambda b=ballot: b is None or sum(b.counts()) == len(students), 30)
+        await s.tg.wait(lambda p=poll: _counted(s, p) == len(students), 30)
         s.tg.tap(GROUP, TEACHER, s.gb.replies_to(GROUP, asked)[0].message_id,
                  _reveal(s, asked))
         await s.tg.wait(lambda p=poll: p.poll.closed, 30)
@@ -256,6 +255,12 @@ def _polls(s: Stage) -> list[Message]:
     """The bot's polls in the group, in order (those taken out of the chat too)."""
     return [m for (chat, _), m in sorted(s.tg.messages.items())
             if chat == GROUP and m.poll is not None]
+
+
+def _counted(s: Stage, poll: Message) -> int:
+    """Votes the bot has counted for `poll` (0 until it knows the poll)."""
+    ballot = s.gb.parts.runs.ballots.of_poll(poll.poll.poll_id)
+    return 0 if ballot is None else sum(ballot.counts())
 
 
 def _reveal(s: Stage, asked: int) -> str:

@@ -4,7 +4,6 @@ placeholders, plain words free of HTML, and no other view module picking a langu
 from __future__ import annotations
 
 import ast
-import re
 import string
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from bot.view.i18n import (
     status_label,
     text,
 )
+from tests.wordkit import language_comparisons, unsaid
 
 BOT = Path(__file__).resolve().parent.parent / "bot"
 VIEW = BOT / "view"
@@ -43,27 +43,9 @@ def test_every_entry_has_both_languages_with_the_same_placeholders(
 
 
 def test_every_entry_is_used() -> None:
-    """Every key is a literal somewhere in bot/ (besides its own entry), or one of a family
-    an f-string names by its start (f"status_{status}"): no words nothing shows."""
-    said: set[str] = set()
-    families: set[str] = set()
-    for path in sorted(BOT.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        tables = [node.value for node in tree.body if isinstance(node, ast.AnnAssign)
-                  and getattr(node.target, "id", "") in ("_HTML", "_PLAIN")]
-        entries = {id(key) for table in tables if isinstance(table, ast.Dict)
-                   for key in table.keys}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and id(node) not in entries:
-                said.add(node.value)
-            if isinstance(node, ast.JoinedStr) and isinstance(node.values[0], ast.Constant):
-                start = str(node.values[0].value)
-                if re.fullmatch(r"[a-z]+(?:_[a-z]+)*_", start):
-                    families.add(start)
-    unused = {key for key in _HTML.keys() | _PLAIN.keys() if key not in said
-              and not any(key.startswith(family) for family in families)}
-    assert not unused, "entries nothing says"
+    """A key is said as a literal, or as one of a family (f"status_{status}")."""
+    assert not unsaid(_HTML.keys() | _PLAIN.keys(), BOT, tables=("_HTML", "_PLAIN")), (
+        "entries nothing says")
 
 
 def test_counts_have_their_plural_and_thousands_separators() -> None:
@@ -111,17 +93,15 @@ def test_no_view_module_but_i18n_picks_a_language_inline() -> None:
     for path in sorted(VIEW.glob("*.py")):
         if path.name == "i18n.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert not language_comparisons(tree), f"{path.name} compares a language code"
+        for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 assert "pick" not in [a.name for a in node.names], f"{path.name} imports pick"
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
                 assert name != "pick", f"{path.name}:{node.lineno} calls pick()"
-            if isinstance(node, ast.Compare):  # `"、" if lang == "zh" else ", "`
-                sides = [node.left, *node.comparators]
-                assert not any(isinstance(side, ast.Constant) and side.value in ("zh", "en")
-                               for side in sides), f"{path.name}:{node.lineno} compares a lang"
 
 
 def test_the_command_menus_have_words_for_every_command() -> None:

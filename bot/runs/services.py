@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from agent.model import ModelClient
@@ -55,6 +55,9 @@ class Shared:
         self.metrics = Metrics()
         """What /metrics shows."""
         self.services: Services | None = None
+        self.leads: Callable[[int], Awaitable[frozenset[int]]] | None = None
+        """Whose runs a chat's class board follows besides the link's asker: the chat's
+        admins (co-teachers), as the chat front end knows them; None: nobody else."""
 
     async def open(self, settings: BotSettings, tools: Sequence[Tool] | None = None
                    ) -> Services:

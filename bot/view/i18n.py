@@ -11,8 +11,8 @@ Two tables of (zh, en) templates, told apart by what the template is:
 A key lives in one table only; both lookups pick the language as agent.lang.pick does
 (Chinese for any `zh…` code, else English).
 The bot's own words follow the user's Telegram language (`language_code`); the agent answers
-in the language of the question on its own, and its own words (run figures, tool errors)
-stay in agent/.
+in the language of the question on its own, and its own words (run figures, tool errors,
+what it tells the model) live in agent/words.py, the agent's table.
 """
 
 from __future__ import annotations
@@ -424,7 +424,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "quiz_unsent": ("投票没能发到群里，这一轮没有预测", "the poll could not be posted, so no "
                     "one predicted this round"),
     "quiz_model_took": ("模型的选择", "the model's choice"),
-    "quiz_thinking": ("模型正在决定……", "the model is deciding…"),
+    "quiz_predicted": ("🗳 全班 {n}/{total} 猜中", "🗳 {n} of {total} predicted it"),
     "quiz_button_reveal": ("👁 揭晓", "👁 Reveal"),
     "quiz_answer_reveal": ("👁 揭晓", "👁 Revealing"),
     "quiz_not_yours": ("只有 {name} 或管理员可以揭晓。", "Only {name} or an admin can reveal."),
@@ -521,9 +521,10 @@ def lang_code(lang: str) -> str:
     return pick(lang, "zh", "en")
 
 
-def text(lang: str, key: str, count: int | None = None, **values: Any) -> str:
+def text(lang: str, key: str, count: int | None = None, /, **values: Any) -> str:
     """The chat message `key` (Telegram HTML) in `lang`, `values` filled in HTML-escaped.
-    With a `count`, the form for it of a template that has two (singular|plural)."""
+    With a `count`, the form for it of a template that has two (singular|plural); it is
+    positional only, so a template may still name a value `count`."""
     template = pick(lang, *_HTML[key])
     if count is not None:
         template = counted(template, count)

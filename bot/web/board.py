@@ -25,6 +25,7 @@ from starlette.staticfiles import StaticFiles
 from agent.lang import Lang
 from bot.runs.hub import Hub
 from bot.runs.services import Services, Shared
+from bot.store.kinds import ConversationKind
 from bot.store.records import Conversation, RunRecord, Scope, telegram_chat
 from bot.view.board_html import board_page, board_run
 from bot.view.transcript import View, replay
@@ -103,6 +104,11 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
         lang = _lang(request)
         after = _resume_from(request.headers.get("last-event-id", ""), hub)
 
+        async def leads() -> frozenset[int]:
+            if shared.leads is None or chat.kind != ConversationKind.TELEGRAM:
+                return frozenset()
+            return await shared.leads(chat.id)
+
         async def stream() -> AsyncIterator[str]:
             with hub.watching(chat) as kept:
                 async for part in board_stream(kept):
@@ -116,7 +122,7 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
             if after < 0:  # a fresh snapshot: the list, the newest run, every live one
                 after = hub.seq
                 listed = await parts.store.history(Scope.of(chat), per_page=LISTED)
-                yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs))
+                yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs, await leads()))
                 live = {r.record.id: r for r in hub.live(chat)}
                 if listed.runs and listed.runs[0].id not in live:
                     newest = listed.runs[0]
@@ -138,7 +144,7 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
                 after = change.seq
                 if change.listed:
                     listed = await parts.store.history(Scope.of(chat), per_page=LISTED)
-                    yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs))
+                    yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs, await leads()))
                 for run in change.runs:
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(run.record, run.view, run.status, lang))
@@ -180,8 +186,10 @@ def _run_data(record: RunRecord, view: View, status: str, lang: Lang) -> dict[st
     return {"n": record.n, "status": status, "html": board_run(record, view, status, lang)}
 
 
-def _list(runs: tuple[RunRecord, ...]) -> dict[str, Any]:
+def _list(runs: tuple[RunRecord, ...], leads: frozenset[int]) -> dict[str, Any]:
+    """The runs for the board's list; `lead`: asked by one of the chat's admins, whose runs
+    the board follows as it follows the link's asker's."""
     return {"runs": [{"n": r.n, "question": r.question[:120], "mode": r.mode,
-                      "status": r.status, "user": r.user_name, "uid": r.user_id}
-                     for r in runs]}
+                      "status": r.status, "user": r.user_name, "uid": r.user_id,
+                      "lead": r.user_id in leads} for r in runs]}
 
