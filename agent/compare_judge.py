@@ -70,7 +70,7 @@ async def judge(question: str, plain_answer: str, react_answer: str, *, client: 
     failed or gave nothing; `calls`: the ReAct lane's tool calls that worked (ToolUses)."""
     system = JUDGE_SYSTEM.format(words=MAX_WORDS, language=say(lang, "language_name"))
     plain_answer, react_answer = plain_answer[:ANSWER_CHARS], react_answer[:ANSWER_CHARS]
-    pairs = differing(plain_answer, react_answer, question)[:MAX_PAIRS]
+    pairs = differing(plain_answer, react_answer)[:MAX_PAIRS]
     figures = "; ".join(f"{p.left.text} (without tools) vs {p.right.text} (with tools)"
                         for p in pairs) or "none"
     used = "; ".join(f"{call}: {source}" for call, source in calls[:MAX_CALLS]) or "none"

@@ -32,7 +32,7 @@ def untrue(judgement: str, plain: str, react: str,
     invented = [f.text for f in figures(judgement) if f.value not in known]
     if invented:
         problems.append("a figure in neither answer: " + ", ".join(invented))
-    pairs = differing(plain, react, question)
+    pairs = differing(plain, react)
     named = _values(judgement)
     if pairs and not any(p.left.value in named or p.right.value in named for p in pairs):
         problems.append("names no figure that differs")

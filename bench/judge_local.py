@@ -132,7 +132,7 @@ def save(judged: Judged, bodies: list[bytearray]) -> None:
             "calls": [[call, str(source)] for call, source in case.calls], "run": case.run,
             "plain_answer": judged.plain_answer, "judgement": judged.judgement,
             "differ": [[p.left.text, p.right.text]
-                       for p in differing(judged.plain_answer, case.react_answer, case.question)],
+                       for p in differing(judged.plain_answer, case.react_answer)],
             "problems": judged.problems, "shown": judged.shown,
             "seconds_plain": round(judged.seconds_plain),
             "seconds_judge": round(judged.seconds_judge)}
@@ -147,8 +147,7 @@ def report(done: list[Judged]) -> str:
             "judgement |", "|---|---|---|---|---:|---:|---|"]
     for j in done:
         pairs = "; ".join(f"{p.left.text} vs {p.right.text}"
-                          for p in differing(j.plain_answer, j.case.react_answer,
-                                            j.case.question)) or "none"
+                          for p in differing(j.plain_answer, j.case.react_answer)) or "none"
         verdict = "yes" if not j.problems else "no: " + "; ".join(j.problems)
         rows.append(f"| {j.case.id} | {pairs} | {verdict} | {'yes' if j.shown else 'no'} | "
                     f"{j.seconds_plain:.0f} | "

@@ -41,15 +41,14 @@ def test_the_pairs_and_their_differing_digits() -> None:
 
 
 
-def test_the_question_s_figures_and_other_kinds_pair_with_nothing() -> None:
+def test_a_figure_pairs_only_with_one_of_its_kind_and_unit() -> None:
     """What the local model wrote alone and with tools (tests/wire/local/judge/currency):
-    the date and the question's 100 dollars, which only the second answer repeats, were
-    paired and their digits marked as differing."""
+    the date was paired with the question's 100 dollars, which only the second answer
+    repeats, and their digits marked as differing."""
     alone = ("As of my last update in October 2023, the current exchange rate from US "
              "dollars to Chinese yuan is approximately 6.71 yuan per dollar.")
     tools = "100 US dollars is equivalent to 729.94 Chinese yuan today."
-    question = "How much is 100 US dollars in Chinese yuan today?"
-    (pair,) = differing(alone, tools, question)
+    (pair,) = differing(alone, tools)
     assert (pair.left.text, pair.right.text) == ("6.71 yuan", "729.94")
     assert differing("It was 2023-10-01.", "It is 100.") == []  # a date and a number
     assert differing("About 700 yuan.", "About 100 dollars.") == []  # other units
