@@ -57,9 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.local_model:
         started_load = load()
-        outcomes = asyncio.run(run_questions(args.local_model, args.record, args.question,
-                                             args.server_log))
-        print(report(outcomes, args.local_model, (started_load, load())))
+        run = asyncio.run(run_questions(args.local_model, args.record, args.question,
+                                        args.server_log))
+        print(report(run, args.local_model, (started_load, load())))
         return 0
     parts = args.only or ["live", "store", "render", "huge", "notes"]
     started = time.monotonic()
