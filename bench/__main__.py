@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --local-model: keep the streams under tests/wire/local/")
     parser.add_argument("--question", action="append",
                         help="with --local-model: only this question id (repeatable)")
+    parser.add_argument("--remembered", action="store_true",
+                        help="with --local-model: start as a restarted bot whose store "
+                             "remembers that the model writes its calls as text")
     parser.add_argument("--server-log", type=Path, metavar="PATH",
                         help="with --local-model: llama-cpp-python's server log, read for the "
                              "prompt tokens each call made the server read anew")
@@ -58,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.local_model:
         started_load = load()
         run = asyncio.run(run_questions(args.local_model, args.record, args.question,
-                                        args.server_log))
+                                        args.server_log, args.remembered))
         print(report(run, args.local_model, (started_load, load())))
         return 0
     parts = args.only or ["live", "store", "render", "huge", "notes"]

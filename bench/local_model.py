@@ -186,6 +186,7 @@ class ServerLog:
             return None
         found = list(_PREFIX_LINE.finditer(tail))
         return (int(found[-1][1]), int(found[-1][2])) if found else None
+    # Exact while no other client shares the server; with one, a line may be the other's.
 
 
 class Recorder(httpx.AsyncBaseTransport):
@@ -258,7 +259,7 @@ class Run:
 
 
 async def run_questions(url: str, record: bool, only: list[str] | None = None,
-                        server_log: Path | None = None) -> Run:
+                        server_log: Path | None = None, remembered: bool = False) -> Run:
     outcomes: list[Outcome] = []
     with ExitStack() as stack:
         meteo = stack.enter_context(FakeOpenMeteo())
@@ -267,6 +268,7 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None,
         settings = settings_for(url, meteo, rates, wiki)
         recorder = Recorder(ServerLog(server_log) if server_log else None)
         client = ModelClient(settings, http_client=httpx.AsyncClient(transport=recorder))
+        client.memory.calls_as_text = remembered  # what a restarted bot's store holds
         box = await Toolbox.open(settings)
         try:
             for q in QUESTIONS:
