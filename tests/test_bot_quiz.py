@@ -224,3 +224,18 @@ async def test_a_vote_that_comes_before_the_poll_id_still_counts() -> None:
     assert ballot.reveal("Alice") and not ballot.reveal("Teacher")
     ballots.answered("p1", ADMIN, [1])
     assert ballot.counts() == (1, 0)
+
+
+async def test_stopping_mid_vote_closes_the_poll_and_says_so(tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
+            gb = web.gb
+            asked = tg.send(GROUP, ALICE, "/quiz what is 2+2?")
+            poll, live = await voting(gb, asked, 1)
+            tg.tap(GROUP, ALICE, live.message_id, live.button_data("⏹ Stop"))
+            final = await gb.answer_to(GROUP, asked)
+            await tg.wait(lambda: poll.deleted)
+            assert poll.poll.closed and not model.bodies
+            assert "Class prediction: the run ended before the reveal" in final.text
+            assert "Waiting for the reveal" not in final.text
