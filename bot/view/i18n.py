@@ -521,9 +521,10 @@ def lang_code(lang: str) -> str:
     return pick(lang, "zh", "en")
 
 
-def text(lang: str, key: str, count: int | None = None, **values: Any) -> str:
+def text(lang: str, key: str, count: int | None = None, /, **values: Any) -> str:
     """The chat message `key` (Telegram HTML) in `lang`, `values` filled in HTML-escaped.
-    With a `count`, the form for it of a template that has two (singular|plural)."""
+    With a `count`, the form for it of a template that has two (singular|plural); it is
+    positional only, so a template may still name a value `count`."""
     template = pick(lang, *_HTML[key])
     if count is not None:
         template = counted(template, count)

@@ -167,8 +167,9 @@ async def test_twelve_first_requests_at_once_each_get_their_tokens_one_scope(
 
 
 async def test_an_old_store_reads_back_without_the_bot(db_target: Target) -> None:
-    """The store alone: a Telegram run's steps read back as they were stored, and a new
-    run of the group is numbered after its old ones."""
+    """The store alone: a Telegram run's steps read back as they were stored, a new run of
+    the group is numbered after its old ones, and the copied tables keep their index and
+    references."""
     await make_old(db_target)
     store = await Store.open(db_target)
     try:
@@ -179,5 +180,16 @@ async def test_an_old_store_reads_back_without_the_bot(db_target: Target) -> Non
         new = await store.start_run(chat_id=GROUP, user_id=7, user_name="Alice", mode="ask",
                                     question="明天呢？", model="m")
         assert new.n == 2
+        # The search index and the references to a run hold in the copied tables: a search
+        # finds the old run, forgetting one takes its steps and unlinks its follow-up.
+        assert [r.id for r in (await store.history(Scope(1), keyword="private chat")).runs
+                ] == [5]
+        assert await store.forget(Scope(1), 1)
+        assert (await store.history(Scope(1), keyword="private chat")).total == 0
+        assert await query(db_target, "SELECT count(*) FROM steps WHERE run_id = 5") == [(0,)]
+        scope = Conversation(ConversationKind.API, 1)
+        assert await store.forget(Scope.of(scope), 1)
+        follow_up = await store.api.run_by_id(scope, 3)
+        assert follow_up is not None and follow_up.parent_id is None
     finally:
         await store.close()

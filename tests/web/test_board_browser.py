@@ -168,6 +168,9 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
             for spoiler in (r"\bdone\b", r"\d\s*(ms|s)\b", r"\d+ rounds?\b", r"tokens?\b",
                             "judgement", "No tools → ReAct", "421"):
                 assert not re.search(spoiler, text, re.IGNORECASE), (spoiler, text)
+            # No empty row of answer labels above the chains while the answers are held back.
+            assert await page.eval_on_selector_all(
+                ".answers > .cell", "cs => cs.map(c => c.hidden)") == [True, True]
             await page.screenshot(path=str(GALLERY / "board-reveal.png"))
             await page.keyboard.press(" ")
             assert await page.is_visible('[data-lane="react"] .step[data-step="0"]')

@@ -150,6 +150,9 @@
     // Nothing tells the class how it ends before the last step is shown: no status, figures,
     // judgement or cost; the chains stay open to show the steps as they come.
     for (const el of main.querySelectorAll(".ending")) el.hidden = holding;
+    for (const cell of main.querySelectorAll(".answers > .cell")) {  // no empty answer row
+      cell.hidden = holding && ![...cell.querySelectorAll(".step")].some((s) => !s.hidden);
+    }
     if (holding) for (const d of main.querySelectorAll("details.chains")) d.open = true;
   }
 
