@@ -74,6 +74,7 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
             assert tg.vote(GROUP, CAROL, poll.message_id, [0])
             assert tg.vote(GROUP, ADMIN, poll.message_id, [1])
             await tg.wait(lambda: counted(gb, poll) == (2, 1))
+            await tg.wait(lambda: "(3 voted so far)" in gb.replies_to(GROUP, asked)[0].text)
 
             tg.tap(GROUP, BOB, live.message_id, next(d for d in _data(live)
                                                       if d.startswith("quiz:")))
@@ -109,6 +110,7 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
             assert run is not None and run.mode == "ask" and run.status == "done"
             steps = (await gb.parts.store.events(run.id))["main"]
             closed = [e.to_dict() for e in steps if e.type == "vote_closed"]
+            assert "vote_count" not in {e.type for e in steps}  # shown live, never stored
             assert [(c["round"], c["choices"], c["counts"], c["by"]) for c in closed] == [
                 (1, ("add", ":answer"), (2, 1), "Alice"),
                 (2, ("add", ":answer"), (0, 1), "Teacher")]
