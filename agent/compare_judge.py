@@ -2,10 +2,12 @@
 that says whether they agree, names the figures that differ and how the tools got theirs.
 
 The call is told the facts, so the model need not guess them: which figures differ
-(agent/figure_diff.py) and what the tools actually did (the calls that worked, each
-calculated, looked up or read in the class notes, as its tool's `source` says). It is still
-the model's judgement, and front ends label it so. A call that fails, or says nothing, gives
-no line: the cost figures alone stay.
+(agent/figure_diff.py), what the tools actually did (the calls that worked, each
+calculated, looked up or read in the class notes, as its tool's `source` says), and, last,
+what those facts come to in one line (a small local model answered "The answers agree." of
+1,199,999,999,999,999,999 against 121932631112635269 when only the list said otherwise). It
+is still the model's judgement, and front ends label it so. A call that fails, says nothing,
+or says what is not so (agent/judge_check.py) gives no line: the cost figures alone stay.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import logging
 from collections.abc import Sequence
 
 from agent.events import Action, Event, Judgement, Observation, Usage
-from agent.figure_diff import differing
+from agent.figure_diff import Pair, differing
+from agent.figures import figures as figures_of
+from agent.judge_check import untrue
 from agent.model import ModelClient, complete
 from agent.model_errors import ModelError
 from agent.prompts import args_text
@@ -66,13 +70,14 @@ async def judge(question: str, plain_answer: str, react_answer: str, *, client: 
     failed or gave nothing; `calls`: the ReAct lane's tool calls that worked (ToolUses)."""
     system = JUDGE_SYSTEM.format(words=MAX_WORDS, language=say(lang, "language_name"))
     plain_answer, react_answer = plain_answer[:ANSWER_CHARS], react_answer[:ANSWER_CHARS]
-    pairs = differing(plain_answer, react_answer)[:MAX_PAIRS]
+    pairs = differing(plain_answer, react_answer, question)[:MAX_PAIRS]
     figures = "; ".join(f"{p.left.text} (without tools) vs {p.right.text} (with tools)"
                         for p in pairs) or "none"
     used = "; ".join(f"{call}: {source}" for call, source in calls[:MAX_CALLS]) or "none"
     user = (f"Question:\n{question}\n\nAnswer without tools:\n{plain_answer}"
             f"\n\nAnswer with tools:\n{react_answer}\n\nFigures that differ: {figures}"
-            f"\n\nTool calls that worked: {used}")
+            f"\n\nTool calls that worked: {used}"
+            f"\n\nSo: {_facts(pairs, plain_answer, react_answer, calls)}")
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     try:
         done = await complete(client, messages, temperature=0, max_tokens=200)
@@ -82,7 +87,26 @@ async def judge(question: str, plain_answer: str, react_answer: str, *, client: 
     text = capped(" ".join((done.content if done else "").split()), lang)
     if not text:
         return None
+    problems = untrue(text, plain_answer, react_answer, calls, question)
+    if problems:
+        log.info("compare judgement dropped (%s): %r", "; ".join(problems), text)
+        return None
     return Judgement(round=0, text=text, usage=done.usage if done else Usage())
+
+
+def _facts(pairs: list[Pair], plain: str, react: str,
+           calls: Sequence[tuple[str, Source]]) -> str:
+    """What the listed facts come to, as the line to write should say it."""
+    how = " and ".join(dict.fromkeys(str(source) for _, source in calls))
+    tools = (f"say the answer with tools {how} its figure" if how
+             else "say the tools added nothing")
+    if pairs:
+        return f"the answers do not agree. Say so, name the figures that differ, and {tools}."
+    alone = {f.value for f in figures_of(plain)}
+    extra = [f.text for f in figures_of(react) if f.value not in alone][:MAX_PAIRS]
+    if extra:
+        return (f"only the answer with tools gives {', '.join(extra)}. Say so, and {tools}.")
+    return f"no figure differs. Say whether the answers agree, and {tools}."
 
 
 def capped(text: str, lang: str) -> str:

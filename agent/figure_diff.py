@@ -1,9 +1,10 @@
 """Which figures differ between /compare's two answers, and which of their digits.
 
 A class compares 121,932,631,137,021,795 with 121,932,631,112,635,269 faster when the digits
-that differ are marked in both. Figures equal in both answers (the question's own 17% and
-2,480) pair with nothing; the rest pair up, each with the other answer's figure that shares
-the longest run of leading digits (then the closest length, then the earlier one). Of a pair
+that differ are marked in both. Figures equal in both answers, or the question's own (17%
+and 2,480, even where one answer alone repeats them), pair with nothing; the rest pair up,
+each with the other answer's figure of its kind and unit that shares the longest run of
+leading digits (then the closest length, then the earlier one). Of a pair
 with as many digits before the point, the digits that differ place by place are marked;
 otherwise everything from the first digit that differs on.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent.grounding import Figure, figures
+from agent.units import Unit
 
 MAX_FIGURES = 40
 """Figures of each answer considered: pairing is quadratic, and a class reads a handful."""
@@ -29,23 +31,32 @@ class Pair:
     right_marks: tuple[int, ...]
 
 
-def differing(first: str, second: str) -> list[Pair]:
+def differing(first: str, second: str, question: str = "") -> list[Pair]:
     """The pairs of figures that differ between answers `first` and `second`, in the order
-    of `first`."""
+    of `first`. The `question`'s own figures pair with nothing, even where one answer alone
+    repeats them; a figure pairs only with one of its kind (a date with a date) and not
+    with one of another unit (dollars with yuan)."""
     left = [f for f in figures(first)[:MAX_FIGURES] if _digits(f.text)]
     right = [f for f in figures(second)[:MAX_FIGURES] if _digits(f.text)]
-    shared = {_digits(f.text) for f in left} & {_digits(f.text) for f in right}
+    shared = ({_digits(f.text) for f in left} & {_digits(f.text) for f in right}
+              | {_digits(f.text) for f in figures(question, answer=False)[:MAX_FIGURES]})
     left = [f for f in left if _digits(f.text) not in shared]
     right = [f for f in right if _digits(f.text) not in shared]
     pairs = []
     for a in left:
-        if not right:
-            break
-        b = max(right, key=lambda f: _likeness(a.text, f.text, right.index(f)))
+        alike = [f for f in right if f.kind == a.kind and not _clash(a, f)]
+        if not alike:
+            continue
+        b = max(alike, key=lambda f: _likeness(a.text, f.text, right.index(f)))
         right.remove(b)
         marks_a, marks_b = _marks(a, b)
         pairs.append(Pair(a, b, marks_a, marks_b))
     return pairs
+
+
+def _clash(a: Figure, b: Figure) -> bool:
+    """Two figures in different units (an amount in dollars and one in yuan)."""
+    return a.unit != b.unit and Unit.NONE not in (a.unit, b.unit)
 
 
 def _digits(text: str) -> str:

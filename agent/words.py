@@ -1,8 +1,9 @@
 """Every word the agent writes itself, in Chinese and English, and the one way to look it up.
 
-One table of (zh, en) templates: what a tool says when it fails, Glassbox's notes and run
-figures, what the terminal shows. `say()` fills values in as they are (so `{n:,}` formats a
-number); the agent's words are plain text, and a front end escapes them as it does all text.
+One table of (zh, en) templates: what the loop tells the model, what a tool says (and
+how it fails), Glassbox's notes and run figures, what the terminal shows. `say()` fills
+values in as they are (so `{n:,}` formats a number); the agent's words are plain text, and a
+front end escapes them as it does all text.
 The language is the run's (agent.lang.run_lang), picked as agent.lang.pick does. The bot's
 own words live in bot/view/i18n.py: the agent knows nothing of the bot.
 """
@@ -47,6 +48,27 @@ _WORDS: dict[str, tuple[str, str]] = {
                          "Unsupported currency '{currency}'. Supported: {codes}."),
     "weather_no_place": ("没有找到名为 “{city}” 的地方。", "No place named '{city}' found."),
     "weather_no_data": ("{service} 没有返回天气数据。", "{service} sent no weather data."),
+    "weather_sep": ("，", ", "),
+    "weather_now": ("现在 {value}", "now {value}"),
+    "weather_feels": ("体感 {value}", "feels like {value}"),
+    "weather_humidity": ("湿度 {value}", "humidity {value}"),
+    "weather_wind": ("风速 {value}", "wind {value}"),
+    "weather_high": ("最高 {value}", "high {value}"),
+    "weather_low": ("最低 {value}", "low {value}"),
+    "weather_rain": ("降水概率 {value}", "chance of rain {value}"),
+    "weather_local_time": ("{name}（当地时间 {when}）", "{name} (local time {when})"),
+    "weather_head": ("{head}：", "{head}:"),
+    "weather_today": ("今天：{value}", "today: {value}"),
+    "clock_where": ("{asked}（{label}）", "{asked} ({label})"),
+    "clock_now": ("{where}：{now.year}年{now.month}月{now.day}日 {weekday} {now:%H:%M}（{offset}）",
+                  "{where}: {weekday}, {now:%Y-%m-%d %H:%M} ({offset})"),
+    "weekday_0": ("星期一", "Monday"),
+    "weekday_1": ("星期二", "Tuesday"),
+    "weekday_2": ("星期三", "Wednesday"),
+    "weekday_3": ("星期四", "Thursday"),
+    "weekday_4": ("星期五", "Friday"),
+    "weekday_5": ("星期六", "Saturday"),
+    "weekday_6": ("星期日", "Sunday"),
     "clock_unknown_zone": ("不认识时区或地点 “{asked}”。"
                            "请用 IANA 时区名（如 Asia/Shanghai）或城市名。",
                            "Unknown time zone or place '{asked}'. Use an IANA name such as "

@@ -6,7 +6,8 @@ machine's load of the moment is shared).
 `python -m bench --scale [--quick] [--against REF] [--levels N …]`: the load ladder of
 `bench.scale` instead (a whole school on one process, before and after).
 `python -m bench --local-model URL [--record]`: the class questions against a real model
-instead (bench/local_model.py)."""
+instead (bench/local_model.py); `--judge-local URL [--record]`: /compare's judgement by it
+(bench/judge_local.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from pathlib import Path
 
 from bench.figures import Figure, table
 from bench.huge import huge_figures
+from bench.judge_local import judge_cases
+from bench.judge_local import report as judge_report
 from bench.live import live_figures, overhead_figures
 from bench.local_model import load, report, run_questions
 from bench.notes import notes_figures
@@ -47,10 +50,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--local-model", metavar="URL",
                         help="instead: the class questions against a real model at URL "
                              "(bench/local_model.py)")
+    parser.add_argument("--judge-local", metavar="URL",
+                        help="instead: /compare's judgement by a real model at URL for the "
+                             "class's compare cases (bench/judge_local.py)")
     parser.add_argument("--record", action="store_true",
-                        help="with --local-model: keep the streams under tests/wire/local/")
+                        help="with --local-model or --judge-local: keep the streams under "
+                             "tests/wire/local/")
     parser.add_argument("--question", action="append",
-                        help="with --local-model: only this question id (repeatable)")
+                        help="with --local-model or --judge-local: only this question or case "
+                             "id (repeatable)")
     parser.add_argument("--remembered", action="store_true",
                         help="with --local-model: start as a restarted bot whose store "
                              "remembers that the model writes its calls as text")
@@ -58,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --local-model: llama-cpp-python's server log, read for the "
                              "prompt tokens each call made the server read anew")
     args = parser.parse_args(argv)
+    if args.judge_local:
+        judged = asyncio.run(judge_cases(args.judge_local, args.record, args.question))
+        print(judge_report(judged))
+        return 0
     if args.local_model:
         started_load = load()
         run = asyncio.run(run_questions(args.local_model, args.record, args.question,

@@ -65,13 +65,21 @@ async def _client(at_once: str, rounds: str, model_url: str, geocoding_url: str,
                 *((None, None) if before else ()), listeners=Listeners(Metrics()))
     steps = [0]
 
+    # A ref from before conversations had kinds asks in a chat id; this one in a Telegram
+    # chat (the same store rows, with their kind).
+    keyed = "conversation" in inspect.signature(Question).parameters
+
     async def one(n: int) -> None:
-        q = Question(mode="ask", text=f"Question {n}?", chat_id=1000 + n, user_id=n,
-                     user_name=f"S{n}", **({"reply_to": 1, "lang": "en"} if before
-                                           else {"run_lang": "en"}))
-        active = Active(n, q.chat_id, q.user_id, "en")
+        chat: Any = 1000 + n
+        if keyed:
+            from bot.store.records import telegram_chat
+            chat = telegram_chat(chat)
+        q = Question(mode="ask", text=f"Question {n}?", user_id=n, user_name=f"S{n}",
+                     **({"conversation": chat} if keyed else {"chat_id": chat}),
+                     **({"reply_to": 1, "lang": "en"} if before else {"run_lang": "en"}))
+        active = Active(n, chat, q.user_id, "en")
         view = View("ask", "en")
-        record = await store.start_run(chat_id=q.chat_id, user_id=q.user_id,
+        record = await store.start_run(chat_id=1000 + n, user_id=q.user_id,
                                        user_name=q.user_name, mode="ask", question=q.text,
                                        model=settings.llm_model)
 

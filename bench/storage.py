@@ -60,12 +60,14 @@ def build(path: Path, count: int) -> None:
     db = sqlite3.connect(path)
     with db:
         db.executemany(
-            "INSERT INTO runs (chat_id, n, user_id, user_name, mode, question, model, status,"
-            " started_at, ended_at, duration_ms, prompt_tokens, completion_tokens,"
-            " total_tokens, answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO runs (conversation_kind, chat_id, n, user_id, user_name, mode, question,"
+            " model, status, started_at, ended_at, duration_ms, prompt_tokens,"
+            " completion_tokens, total_tokens, answer)"
+            " VALUES ('telegram', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             _rows(count))
-        db.execute("INSERT INTO chat_counters (chat_id, last_n)"
-                   " SELECT chat_id, max(n) FROM runs GROUP BY chat_id")
+        db.execute("INSERT INTO chat_counters (conversation_kind, chat_id, last_n)"
+                   " SELECT conversation_kind, chat_id, max(n) FROM runs"
+                   " GROUP BY conversation_kind, chat_id")
     db.close()
 
 

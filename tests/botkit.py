@@ -10,6 +10,7 @@ from typing import Any
 
 from agent.tool import Tool
 from bot.settings import BotSettings
+from bot.store.records import telegram_chat
 from bot.telegram.app import App, build_app
 from bot.telegram.context import Parts
 from bot.telegram.delivery.pacer import Limits
@@ -55,7 +56,8 @@ class Glassbox:
         return self.replies_to(chat_id, message_id)[0]
 
     def running(self, chat_id: int) -> bool:
-        return any(a.chat_id == chat_id for a in self.parts.runs.active._by_key.values())
+        return any(a.conversation == telegram_chat(chat_id)
+                   for a in self.parts.runs.active._by_key.values())
 
 
 def bot_settings(tg: FakeTelegram, model: FakeModel, db: Path | str,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.events import Answer, Event, RunFinished, RunStarted, Usage
-from bot.store.records import RunRecord
+from bot.store.records import Conversation, RunRecord, telegram_chat
 from bot.store.transcripts import Store
 from tests.botkit import Glassbox
 from tests.fakes.telegram import Message
@@ -15,11 +15,13 @@ OTHER_GROUP, DANA = -1009876543210, 444
 """A second class, and a real administrator of the first one (not in ADMIN_USER_IDS)."""
 
 
-async def seed(store: Store, chat_id: int, user_id: int, name: str, question: str,
-               answer: str = "", steps: Sequence[Event] = ()) -> RunRecord:
-    """A finished run as the bot stores one: started, its steps, the answer, the end."""
-    run = await store.start_run(chat_id=chat_id, user_id=user_id, user_name=name, mode="ask",
-                                question=question, model="qwen-plus")
+async def seed(store: Store, chat: int | Conversation, user_id: int | None, name: str,
+               question: str, answer: str = "", steps: Sequence[Event] = ()) -> RunRecord:
+    """A finished run as the bot stores one: started, its steps, the answer, the end; in a
+    Telegram chat (its id) or another conversation."""
+    chat = telegram_chat(chat) if isinstance(chat, int) else chat
+    run = await store.start_run(chat_id=chat.id, kind=chat.kind, user_id=user_id,
+                                user_name=name, mode="ask", question=question, model="qwen-plus")
     events: list[Event] = [RunStarted(round=0, mode="react", question=question,
                                       model="qwen-plus"), *steps]
     if answer:

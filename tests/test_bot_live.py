@@ -160,6 +160,22 @@ async def test_a_blocked_bot_gives_up_quietly(tg: FakeTelegram, bot: Bot, pacer:
     assert msg.gone
 
 
+async def test_a_chat_telegram_does_not_know_is_given_up_after_one_try(
+        tg: FakeTelegram, bot: Bot, pacer: Pacer) -> None:
+    """A 400 "chat not found" is no page's fault: nothing more is sent there, and the run
+    hears the chat is gone (a page refused would be tried again when it changes)."""
+    gone: list[bool] = []
+    msg = LiveMessage(bot, pacer, ALICE, None, button=STOP, on_gone=lambda: gone.append(True))
+    msg.show(["a draft"])
+    await msg.first_sent()
+    tg.fail("editMessageText", {"ok": False, "error_code": 400,
+                                "description": "Bad Request: chat not found"})
+    await msg.finish(["nobody reads this", "nor this"])
+    assert msg.gone and gone == [True]
+    assert tg.methods(ALICE) == ["sendMessage", "editMessageText"]
+    assert [m.text for m in tg.bot_messages(ALICE)] == ["a draft"]
+
+
 async def test_live_messages_in_one_group_share_its_budget(tg: FakeTelegram, bot: Bot,
                                                            pacer: Pacer) -> None:
     messages = [live(bot, pacer, chat=GROUP) for _ in range(4)]

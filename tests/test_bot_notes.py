@@ -104,7 +104,7 @@ async def test_only_admins_add_and_a_reply_replaces_lists_and_forgets(gb: Glassb
     assert "Agents plan first" in await search(gb, GROUP, ALICE, "plan first")
 
     listed = gb.tg.send(GROUP, ALICE, "/notes")
-    assert "• week1.md: 1 sections" in await reply(gb, GROUP, listed)
+    assert "• week1.md: 1 section" in await reply(gb, GROUP, listed)
     refused = gb.tg.send(GROUP, ALICE, "/notes forget week1.md")
     assert "Only an admin" in await reply(gb, GROUP, refused)
     forgot = gb.tg.send(GROUP, ADMIN, "/notes forget week1.md")
@@ -115,6 +115,6 @@ async def test_only_admins_add_and_a_reply_replaces_lists_and_forgets(gb: Glassb
 async def test_chinese_notes_are_found_by_chinese_words(gb: Glassbox) -> None:
     text = "# 第三周：思维链\n\n思维链提示让模型先写出推理步骤，再给出答案。\n"
     sent = gb.tg.send_document(ALICE, ALICE, "第三周.md", text.encode(), caption="/notes")
-    assert (await reply(gb, ALICE, sent)).startswith("📚 Indexed 第三周.md: 1 sections,")
+    assert (await reply(gb, ALICE, sent)).startswith("📚 Indexed 第三周.md: 1 section,")
     found = await search(gb, ALICE, ALICE, "什么是思维链")
     assert found.startswith("[第三周.md › 第三周：思维链]") and "推理步骤" in found

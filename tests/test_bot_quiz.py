@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from bot.runs.ballots import Ballot, Ballots
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox, people
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 from tests.fakes.telegram import FakeTelegram, Message
@@ -33,6 +34,12 @@ async def voting(gb: Glassbox, asked: int, n: int) -> tuple[Message, Message]:
             any(d.startswith("quiz:") for d in _data(live[0])))
     await gb.tg.wait(out)
     return polls(gb)[n - 1], gb.replies_to(GROUP, asked)[0]
+
+
+def counted(gb: Glassbox, poll: Message) -> tuple[int, ...] | None:
+    """The votes the bot has counted for `poll` (None until it knows the poll)."""
+    ballot = gb.parts.runs.ballots.of_poll(poll.poll.poll_id)
+    return None if ballot is None else ballot.counts()
 
 
 def _data(msg: Message) -> list[str]:
@@ -60,14 +67,14 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
             assert poll.poll.kind == "regular" and poll.reply_to == live.message_id
             assert live.buttons == ["👁 Reveal", "⏹ Stop"]
             assert "The class is voting in the group" in live.text
+            assert "Working…" not in live.text  # the model is not asked while the class votes
             assert "🔧" not in live.text and not model.bodies  # the model is not asked yet
 
             assert tg.vote(GROUP, BOB, poll.message_id, [0])
             assert tg.vote(GROUP, CAROL, poll.message_id, [0])
             assert tg.vote(GROUP, ADMIN, poll.message_id, [1])
-            ballot = gb.parts.runs.ballots.of_poll(poll.poll.poll_id)
-            assert ballot is not None
-            await tg.wait(lambda: ballot.counts() == (2, 1))
+            await tg.wait(lambda: counted(gb, poll) == (2, 1))
+            await tg.wait(lambda: "(3 voted so far)" in gb.replies_to(GROUP, asked)[0].text)
 
             tg.tap(GROUP, BOB, live.message_id, next(d for d in _data(live)
                                                       if d.startswith("quiz:")))
@@ -88,9 +95,7 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
             assert not tg.vote(GROUP, BOB, poll.message_id, [1])  # closed
 
             assert tg.vote(GROUP, BOB, second.message_id, [1])
-            await tg.wait(lambda: gb.parts.runs.ballots.of_poll(second.poll.poll_id)
-                          is not None and gb.parts.runs.ballots.of_poll(
-                              second.poll.poll_id).counts() == (0, 1))  # type: ignore[union-attr]
+            await tg.wait(lambda: counted(gb, second) == (0, 1))
             tg.tap(GROUP, ADMIN, live.message_id, next(d for d in _data(live)
                                                         if d.startswith("quiz:")))
             final = await gb.answer_to(GROUP, asked)
@@ -105,6 +110,7 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
             assert run is not None and run.mode == "ask" and run.status == "done"
             steps = (await gb.parts.store.events(run.id))["main"]
             closed = [e.to_dict() for e in steps if e.type == "vote_closed"]
+            assert "vote_count" not in {e.type for e in steps}  # shown live, never stored
             assert [(c["round"], c["choices"], c["counts"], c["by"]) for c in closed] == [
                 (1, ("add", ":answer"), (2, 1), "Alice"),
                 (2, ("add", ":answer"), (0, 1), "Teacher")]
@@ -124,9 +130,10 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
 
             path = await board_path(web)
             board = (await web.http.get(f"{path}/runs/1")).json()["html"]
-            assert re.search(r'<li class=taken><span class="choice">✅ add</span>'
+            assert re.search(r'<li><span class="choice">add</span>'
                              r'<progress max="3" value="2"></progress><b class="count">2</b>',
                              board)
+            assert "🗳 2 of 3 predicted it" in words(board)
             assert "3 votes · revealed by Alice" in words(board)
             assert board.index('class="step vote"') < board.index('class="step action"')
 
@@ -189,3 +196,48 @@ async def test_the_poll_keeps_within_telegram_limits(tmp_path: Path) -> None:
             assert tg.vote(GROUP, BOB, poll.message_id, [8])
             final = await gb.answer_to(GROUP, asked)
             assert "another tool 1 ✅" in final.text and "Two." in final.text
+
+
+async def test_a_poll_telegram_holds_back_is_sent_after_the_wait(tmp_path: Path) -> None:
+    """A 429 on sendPoll: the chat waits as Telegram asks, then the poll goes (once)."""
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        model.push(text_reply("Four."))
+        tg.fail("sendPoll", "error_429_too_many_requests.json")
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()],
+                           quiz_timeout_s=0.3) as web:
+            asked = tg.send(GROUP, ALICE, "/quiz what is 2+2?")
+            final = await web.gb.answer_to(GROUP, asked)
+            assert "Four." in final.text and "0 votes · time ran out" in final.text
+            assert len(polls(web.gb)) == 1 and tg.methods(GROUP).count("sendPoll") == 2
+
+
+async def test_a_vote_that_comes_before_the_poll_id_still_counts() -> None:
+    """A `poll_answer` may be read before sendPoll's reply: it counts once the ballot knows
+    its poll; a vote taken back, or cast after the reveal, does not."""
+    ballots = Ballots()
+    ballots.answered("p1", BOB, [0])
+    ballots.answered("p1", CAROL, [1])
+    ballots.answered("p1", CAROL, [])  # taken back
+    ballot = Ballot(1, 7, GROUP, ALICE, "Alice", size=2)
+    ballots.add(ballot)
+    ballots.polled(ballot, "p1")
+    assert ballot.counts() == (1, 0)
+    assert ballot.reveal("Alice") and not ballot.reveal("Teacher")
+    ballots.answered("p1", ADMIN, [1])
+    assert ballot.counts() == (1, 0)
+
+
+async def test_stopping_mid_vote_closes_the_poll_and_says_so(tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
+            gb = web.gb
+            asked = tg.send(GROUP, ALICE, "/quiz what is 2+2?")
+            poll, live = await voting(gb, asked, 1)
+            tg.tap(GROUP, ALICE, live.message_id, live.button_data("⏹ Stop"))
+            final = await gb.answer_to(GROUP, asked)
+            await tg.wait(lambda: poll.deleted)
+            assert poll.poll.closed and not model.bodies
+            assert "Class prediction: the run ended before the reveal" in final.text
+            assert "Waiting for the reveal" not in final.text

@@ -12,6 +12,7 @@ from agent.tool import Tool
 from agent.tools.calculator import Calculate
 from agent.tools.clock import GetTime
 from bot.store.prefs import ChatSettings
+from bot.store.records import telegram_chat
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox
 from tests.dbkit import Target
 from tests.fakes.model import text_reply, tool_reply
@@ -61,7 +62,7 @@ async def test_a_student_sees_the_settings_read_only_and_cannot_tap(gb: Glassbox
     refusal = next(c for c in gb.tg.calls if c.method == "answerCallbackQuery")
     assert refusal.params["text"] == "Only an admin of this chat can change its settings."
     defaults = ChatSettings.defaults(gb.parts.settings)
-    assert await gb.parts.store.chats.get(GROUP, defaults) == defaults
+    assert await gb.parts.store.chats.get(telegram_chat(GROUP), defaults) == defaults
 
 
 async def test_a_tool_turned_off_is_not_offered_on_the_next_run(gb: Glassbox) -> None:

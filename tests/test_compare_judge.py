@@ -60,3 +60,43 @@ async def test_the_judge_is_told_the_differing_figures_and_what_the_tools_did(
     assert 'Tool calls that worked: calculate(expression="123456789 * 987654321"): ' \
            "calculated" in prompt
     assert "read in the class notes" in body["messages"][0]["content"]
+
+
+async def test_the_judge_is_told_what_the_facts_come_to(fake_model: FakeModel,
+                                                        client: ModelClient) -> None:
+    """A small model read past the list of differing figures and wrote "The answers agree."
+    (tests/test_local_judge.py): the prompt ends with what the facts come to."""
+    calls = [('calculate(expression="20% * 150")', Source.CALCULATED)]
+    for plain, react, so in (
+            ("It is 121,932,631,137,021,795.", "It is 121,932,631,112,635,269.",
+             "So: the answers do not agree. Say so, name the figures that differ, and say the "
+             "answer with tools calculated its figure."),
+            ("I cannot know the weather.", "It is 21.4 °C.",
+             "So: only the answer with tools gives 21.4 °C. Say so, and"),
+            ("20% off 150 is 120.", "20% off of 150 is 120.",
+             "So: no figure differs. Say whether the answers agree, and")):
+        fake_model.judge = text_reply("x")
+        await judge("q", plain, react, client=client, lang="en", calls=calls)
+        assert so in fake_model.bodies[-1]["messages"][1]["content"]
+    await judge("q", "a", "b", client=client, lang="en")
+    assert fake_model.bodies[-1]["messages"][1]["content"].endswith(
+        "say the tools added nothing.")
+
+
+async def test_a_judgement_that_says_what_is_not_so_gives_no_line(
+        fake_model: FakeModel, client: ModelClient) -> None:
+    plain, react = "It is 121,932,631,137,021,795.", "It is 121,932,631,112,635,269."
+    calculated = [('calculate(expression="123456789 * 987654321")', Source.CALCULATED)]
+    for said in ("The answers agree.",  # the figures differ
+                 "They differ: 121,932,631,137,021,795 against 121,932,631,112,635,269, "
+                 "which the tools looked up.",  # they calculated it
+                 "They differ by 24,386,526."):  # a figure in neither answer
+        fake_model.judge = text_reply(said)
+        assert await judge("q", plain, react, client=client, lang="en",
+                           calls=calculated) is None, said
+    fake_model.judge = text_reply("They differ: 121,932,631,137,021,795 without tools; the "
+                                  "tools calculated 121,932,631,112,635,269.")
+    shown = await judge("q", plain, react, client=client, lang="en", calls=calculated)
+    assert shown is not None and shown.text.startswith("They differ")
+    fake_model.judge = text_reply("两个回答不同：用了工具后查到 121,932,631,112,635,269。")
+    assert await judge("q", plain, react, client=client, lang="zh", calls=calculated) is None

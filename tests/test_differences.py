@@ -40,6 +40,21 @@ def test_the_pairs_and_their_differing_digits() -> None:
     assert differing("It is 25 °C.", "It is 25 °C now.") == []
 
 
+
+def test_the_question_s_figures_and_other_kinds_pair_with_nothing() -> None:
+    """What the local model wrote alone and with tools (tests/wire/local/judge/currency):
+    the date and the question's 100 dollars, which only the second answer repeats, were
+    paired and their digits marked as differing."""
+    alone = ("As of my last update in October 2023, the current exchange rate from US "
+             "dollars to Chinese yuan is approximately 6.71 yuan per dollar.")
+    tools = "100 US dollars is equivalent to 729.94 Chinese yuan today."
+    question = "How much is 100 US dollars in Chinese yuan today?"
+    (pair,) = differing(alone, tools, question)
+    assert (pair.left.text, pair.right.text) == ("6.71 yuan", "729.94")
+    assert differing("It was 2023-10-01.", "It is 100.") == []  # a date and a number
+    assert differing("About 700 yuan.", "About 100 dollars.") == []  # other units
+
+
 def test_the_chat_underlines_the_digits_that_differ_in_both_answers() -> None:
     plain = Transcript.from_events(lane("plain", GUESS))
     react = Transcript.from_events(lane("react", EXACT))

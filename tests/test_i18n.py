@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.telegram.handlers.commands import GROUP, PRIVATE, menu
 from bot.view.i18n import (
     _HTML,
     _PLAIN,
@@ -19,8 +20,10 @@ from bot.view.i18n import (
     status_label,
     text,
 )
+from tests.wordkit import language_comparisons, unsaid
 
-VIEW = Path(__file__).resolve().parent.parent / "bot" / "view"
+BOT = Path(__file__).resolve().parent.parent / "bot"
+VIEW = BOT / "view"
 ENTRIES = sorted([*_HTML.items(), *_PLAIN.items()])
 
 
@@ -37,6 +40,12 @@ def test_every_entry_has_both_languages_with_the_same_placeholders(
     assert zh.strip() and en.strip(), f"{key} lacks a text"
     for form in en.split("|"):  # a count's singular and plural (i18n.plural)
         assert placeholders(zh) == placeholders(form), f"{key}: the placeholders differ"
+
+
+def test_every_entry_is_used() -> None:
+    """A key is said as a literal, or as one of a family (f"status_{status}")."""
+    assert not unsaid(_HTML.keys() | _PLAIN.keys(), BOT, tables=("_HTML", "_PLAIN")), (
+        "entries nothing says")
 
 
 def test_counts_have_their_plural_and_thousands_separators() -> None:
@@ -84,10 +93,19 @@ def test_no_view_module_but_i18n_picks_a_language_inline() -> None:
     for path in sorted(VIEW.glob("*.py")):
         if path.name == "i18n.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert not language_comparisons(tree), f"{path.name} compares a language code"
+        for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 assert "pick" not in [a.name for a in node.names], f"{path.name} imports pick"
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
                 assert name != "pick", f"{path.name}:{node.lineno} calls pick()"
+
+
+def test_the_command_menus_have_words_for_every_command() -> None:
+    assert [c.description for c in menu(GROUP, "zh")][:2] == ["用工具一步步回答问题",
+                                                              "只用模型回答，不用工具"]
+    assert {c.command for c in menu(PRIVATE, "en")} == set(PRIVATE)
+    assert all(c.description for c in menu(PRIVATE + GROUP, "en"))

@@ -19,7 +19,7 @@ from bot.runs.ask import Ask, Busy
 from bot.runs.execute import Runs
 from bot.runs.quota import RateLimited
 from bot.settings import BotSettings
-from bot.store.records import RunRecord
+from bot.store.records import RunRecord, telegram_chat
 from bot.store.transcripts import Store
 from bot.view.transcript import View
 from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
@@ -74,8 +74,8 @@ async def service(model: FakeModel, db: Path, **extra: Any) -> AsyncIterator[Run
 
 
 def ask(text: str, user: int = 7, **extra: Any) -> Ask:
-    return Ask(mode="ask", text=text, chat_id=42, user_id=user, user_name=f"Board {user}",
-               run_lang="en", **extra)
+    return Ask(mode="ask", text=text, conversation=telegram_chat(42), user_id=user,
+               user_name=f"Board {user}", run_lang="en", **extra)
 
 
 async def test_a_run_and_its_follow_up_through_the_run_service(tmp_path: Path) -> None:

@@ -13,13 +13,14 @@ from agent.events import Action, Answer, Observation, RunFinished, RunStarted, T
 from agent.tools.notes_index import Upload
 from bot.store.notes import open_notes_index
 from bot.store.prefs import ChatSettings
-from bot.store.records import Scope
+from bot.store.records import Scope, telegram_chat
 from bot.store.transcripts import Store
-from bot.store.web import WebStore
 from tests.dbkit import Target, fresh_postgres
 
 ROOT = Path(__file__).resolve().parent.parent
 GROUP, ALICE = -100123, 11
+ONE = 1
+"""A Telegram chat whose id is the first API token's scope number: each keeps its own."""
 STEPS = [
     RunStarted(round=0, mode="react", question="杭州天气？", model="m", tools=("weather",)),
     Thought(round=1, text="查天气"),
@@ -32,8 +33,8 @@ STEPS = [
 
 
 async def populate(where: Target, notes: Path) -> None:
-    """A class's store: two chats, a reply thread with a summary, settings, a board link, an
-    API session and a file uploaded with /notes."""
+    """A class's store: three chats, a reply thread with a summary, settings, a board link,
+    an API session (its scope numbered as one of the chats) and a file uploaded with /notes."""
     store = await Store.open(where)
     try:
         first = await store.start_run(chat_id=GROUP, user_id=ALICE, user_name="Alice",
@@ -49,13 +50,17 @@ async def populate(where: Target, notes: Path) -> None:
         await store.start_run(chat_id=ALICE, user_id=ALICE, user_name="Alice", mode="plain",
                               question="hello", model="m")
         defaults = ChatSettings()
-        await store.chats.put(GROUP, defaults.changed(lang="zh", step=True), defaults, by=7)
-        web = WebStore(store)
-        await web.board_token(GROUP)
-        api = await web.api_chat("token-1")
-        session_run = await store.start_run(chat_id=api, user_id=0, user_name="api",
-                                            mode="ask", question="via api", model="m")
-        await web.add_to_session(session_run.id, "s1")
+        await store.chats.put(telegram_chat(GROUP), defaults.changed(lang="zh", step=True),
+                              defaults, by=7)
+        await store.boards.token(GROUP)
+        api = await store.api.scope("token-1")
+        assert api.id == ONE
+        session_run = await store.start_run(chat_id=api.id, kind=api.kind, user_id=None,
+                                            user_name="API 1", mode="ask", question="via api",
+                                            model="m")
+        await store.api.add_to_session(session_run.id, "s1")
+        await store.start_run(chat_id=ONE, user_id=ONE, user_name="One", mode="ask",
+                              question="via telegram", model="m")
         index = await open_notes_index(store, notes)
         try:
             await index.put_upload(GROUP, Upload("week1.md", "text", 1, 30),
@@ -98,12 +103,16 @@ async def read_back(where: Target, notes: Path) -> None:
         assert [r.n for r in await store.threads.runs(second)] == [1, 2]
         assert await store.threads.summaries([second.id]) == {second.id: "问了杭州天气"}
         assert [r.n for r in (await store.history(Scope(GROUP), keyword="杭州")).runs] == [1]
-        chat = await store.chats.get(GROUP, ChatSettings())
+        chat = await store.chats.get(telegram_chat(GROUP), ChatSettings())
         assert (chat.lang, chat.step) == ("zh", True)
-        web = WebStore(store)
-        assert await web.board_chat(await web.board_token(GROUP)) == GROUP
-        api = await web.api_chat("token-1")
-        assert [r.question for r in await web.session_runs(api, "s1")] == ["via api"]
+        assert await store.boards.chat(await store.boards.token(GROUP)) == GROUP
+        api = await store.api.scope("token-1")
+        assert [r.question for r in await store.api.session_runs(api, "s1")] == ["via api"]
+        [via_api] = (await store.history(Scope.of(api))).runs
+        [via_telegram] = (await store.history(Scope(ONE))).runs
+        assert (via_api.n, via_api.user_id, via_telegram.n) == (1, None, 1)
+        assert via_telegram.question == "via telegram"
+        assert (await store.api.scope("token-2")).id == 2  # after the copied scope
         index = await open_notes_index(store, notes)
         try:
             assert [u.name for u in await index.uploads(GROUP)] == ["week1.md"]
@@ -128,7 +137,7 @@ async def test_a_populated_sqlite_store_round_trips_through_postgres(tmp_path: P
         done = copy(f"sqlite:///{sqlite}", url)
         assert done.returncode == 0, done.stderr
         counts = copied(done.stdout)
-        assert counts["runs"] == (4, 4) and counts["steps"] == (6, 6)
+        assert counts["runs"] == (5, 5) and counts["steps"] == (6, 6)
         assert counts["notes_uploads"] == (1, 1) and counts["run_messages"] == (2, 2)
         assert counts["chat_settings"] == (1, 1) and counts["thread_summaries"] == (1, 1)
 
@@ -140,7 +149,7 @@ async def test_a_populated_sqlite_store_round_trips_through_postgres(tmp_path: P
         back = tmp_path / "back.sqlite3"  # and back again, to a new SQLite file
         done = copy(url, str(back))
         assert done.returncode == 0, done.stderr
-        assert copied(done.stdout)["runs"] == (5, 5)
+        assert copied(done.stdout)["runs"] == (6, 6) and copied(done.stdout)["api_scopes"] == (2, 2)
         store = await Store.open(back)
         try:
             assert (await store.history(Scope(GROUP))).total == 3

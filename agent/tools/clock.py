@@ -62,10 +62,6 @@ _BY_PLACE = {place: zone for zone, places in _PLACES.items() for place in places
 _OFFSET = re.compile(r"^(?:utc|gmt)\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$")
 _SUFFIXES = ("市", "省", "时间", "时区", " time", " timezone")
 
-_WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
-_WEEKDAYS_EN = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-
-
 @cache
 def _zones_by_lower() -> dict[str, str]:
     """IANA names by lower case, and by their last part with spaces ('new york')."""
@@ -138,9 +134,6 @@ class GetTime(Tool):
         zone, label = found
         now = self.clock().astimezone(zone)
         same = asked.lower() == label.lower()
-        if lang == "zh":
-            where = label if same else f"{asked}（{label}）"
-            return (f"{where}：{now.year}年{now.month}月{now.day}日 "
-                    f"{_WEEKDAYS_ZH[now.weekday()]} {now:%H:%M}（{_offset(now)}）")
-        where = label if same else f"{asked} ({label})"
-        return f"{where}: {_WEEKDAYS_EN[now.weekday()]}, {now:%Y-%m-%d %H:%M} ({_offset(now)})"
+        where = label if same else say(lang, "clock_where", asked=asked, label=label)
+        return say(lang, "clock_now", where=where, now=now, offset=_offset(now),
+                   weekday=say(lang, f"weekday_{now.weekday()}"))

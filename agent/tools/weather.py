@@ -130,21 +130,17 @@ def report(place: dict[str, Any], data: dict[str, Any], lang: str) -> str:
 
     when = current.get("time") if isinstance(current.get("time"), str) else ""
     name = place_name(place)
-    if lang == "zh":
-        now = _join("，", [f"现在 {temp}" if temp else "", f"体感 {feels}" if feels else "",
-                          sky, f"湿度 {humidity}" if humidity else "",
-                          f"风速 {wind}" if wind else ""])
-        today = _join("，", [f"最高 {high}" if high else "", f"最低 {low}" if low else "",
-                            f"降水概率 {rain}" if rain else ""])
-        head = f"{name}（当地时间 {when.replace('T', ' ')}）" if when else name
-        return _join("\n", [f"{head}：", now, f"今天：{today}" if today else ""])
-    now = _join(", ", [f"now {temp}" if temp else "", f"feels like {feels}" if feels else "",
-                       sky, f"humidity {humidity}" if humidity else "",
-                       f"wind {wind}" if wind else ""])
-    today = _join(", ", [f"high {high}" if high else "", f"low {low}" if low else "",
-                         f"chance of rain {rain}" if rain else ""])
-    head = f"{name} (local time {when.replace('T', ' ')})" if when else name
-    return _join("\n", [f"{head}:", now, f"today: {today}" if today else ""])
+    def part(key: str, value: str) -> str:
+        return say(lang, key, value=value) if value else ""
+
+    sep = say(lang, "weather_sep")
+    now = _join(sep, [part("weather_now", temp), part("weather_feels", feels), sky,
+                      part("weather_humidity", humidity), part("weather_wind", wind)])
+    today = _join(sep, [part("weather_high", high), part("weather_low", low),
+                        part("weather_rain", rain)])
+    head = say(lang, "weather_local_time", name=name, when=when.replace("T", " ")) if when \
+        else name
+    return _join("\n", [say(lang, "weather_head", head=head), now, part("weather_today", today)])
 
 
 def _today(data: dict[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.lang import Lang
+from bot.store.records import Conversation
 
 log = logging.getLogger(__name__)
 
@@ -19,8 +20,9 @@ log = logging.getLogger(__name__)
 class Active:
     key: int
     """Process-local; what the ⏹ button carries."""
-    chat_id: int
-    user_id: int
+    conversation: Conversation
+    user_id: int | None
+    """The Telegram user who asked; None: the conversation asked (an API token)."""
     run_lang: Lang
     """The run's language (agent.lang.run_lang), for texts about this run."""
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
@@ -44,9 +46,15 @@ class Active:
         return self.status
 
 
+    @property
+    def asker(self) -> int | Conversation:
+        """Whose one slot the run holds: the Telegram user's, or the API token's."""
+        return self.conversation if self.user_id is None else self.user_id
+
+
 class ActiveRuns:
     def __init__(self) -> None:
-        self._by_user: dict[int, Active] = {}
+        self._by_user: dict[int | Conversation, Active] = {}
         self._by_key: dict[int, Active] = {}
         self._keys = itertools.count(1)
 
@@ -56,12 +64,13 @@ class ActiveRuns:
     def get(self, key: int) -> Active | None:
         return self._by_key.get(key)
 
-    def claim(self, chat_id: int, user_id: int, run_lang: Lang) -> Active | None:
-        """Reserve the user's one slot; None if a question of theirs is still running."""
-        if user_id in self._by_user:
+    def claim(self, conversation: Conversation, user_id: int | None,
+              run_lang: Lang) -> Active | None:
+        """Reserve the asker's one slot; None if a question of theirs is still running."""
+        active = Active(next(self._keys), conversation, user_id, run_lang)
+        if active.asker in self._by_user:
             return None
-        active = Active(next(self._keys), chat_id, user_id, run_lang)
-        self._by_user[user_id] = self._by_key[active.key] = active
+        self._by_user[active.asker] = self._by_key[active.key] = active
         return active
 
     def run(self, active: Active, work: Coroutine[Any, Any, None]) -> None:
@@ -70,9 +79,9 @@ class ActiveRuns:
             try:
                 await work
             except Exception:
-                log.exception("run of user %s failed", active.user_id)
+                log.exception("run of %s failed", active.asker)
             finally:
-                self._by_user.pop(active.user_id, None)
+                self._by_user.pop(active.asker, None)
                 self._by_key.pop(active.key, None)
 
         active.task = asyncio.create_task(wrapped())

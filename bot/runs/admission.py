@@ -12,12 +12,14 @@ import asyncio
 import contextlib
 from collections import OrderedDict, deque
 
+from bot.store.records import Conversation
+
 
 class Ticket:
     """One question's place: admitted at once, or waiting in its chat's queue."""
 
-    def __init__(self, admission: Admission, chat_id: int) -> None:
-        self.admission, self.chat_id = admission, chat_id
+    def __init__(self, admission: Admission, chat: Conversation) -> None:
+        self.admission, self.chat = admission, chat
         self.granted = asyncio.get_running_loop().create_future()
         self._released = False
 
@@ -50,29 +52,29 @@ class Admission:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.running = 0
-        self._queues: OrderedDict[int, deque[Ticket]] = OrderedDict()
+        self._queues: OrderedDict[Conversation, deque[Ticket]] = OrderedDict()
         """Chats with questions waiting, the one to serve next first."""
 
-    def ticket(self, chat_id: int) -> Ticket:
-        """A place for a new question in `chat_id`: admitted now if there is room."""
-        ticket = Ticket(self, chat_id)
+    def ticket(self, chat: Conversation) -> Ticket:
+        """A place for a new question in conversation `chat`: admitted now if there is room."""
+        ticket = Ticket(self, chat)
         if self.running < self.limit and not self._queues:
             self.running += 1
             ticket.granted.set_result(None)
         else:
-            self._queues.setdefault(chat_id, deque()).append(ticket)
+            self._queues.setdefault(chat, deque()).append(ticket)
         return ticket
 
     def ahead(self, ticket: Ticket) -> int:
         """Round robin from the next chat: `k` ahead in its own chat means up to k + 1 from
         each chat served before it in this round, up to k from each one after."""
-        queue = self._queues.get(ticket.chat_id)
+        queue = self._queues.get(ticket.chat)
         if queue is None or ticket not in queue:
             return 0
         k = queue.index(ticket)
         count, before = k, True
-        for chat_id, other in self._queues.items():
-            if chat_id == ticket.chat_id:
+        for chat, other in self._queues.items():
+            if chat == ticket.chat:
                 before = False
                 continue
             count += min(len(other), k + 1 if before else k)
@@ -82,20 +84,20 @@ class Admission:
         if ticket.admitted:
             self.running -= 1
         else:
-            queue = self._queues.get(ticket.chat_id)
+            queue = self._queues.get(ticket.chat)
             if queue is not None:
                 with contextlib.suppress(ValueError):
                     queue.remove(ticket)
                 if not queue:
-                    del self._queues[ticket.chat_id]
+                    del self._queues[ticket.chat]
         self._admit()
 
     def _admit(self) -> None:
         while self.running < self.limit and self._queues:
-            chat_id, queue = next(iter(self._queues.items()))
+            chat, queue = next(iter(self._queues.items()))
             ticket = queue.popleft()
-            del self._queues[chat_id]
+            del self._queues[chat]
             if queue:
-                self._queues[chat_id] = queue  # to the back of the round
+                self._queues[chat] = queue  # to the back of the round
             self.running += 1
             ticket.granted.set_result(None)

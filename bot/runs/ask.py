@@ -21,7 +21,7 @@ from bot.runs.active import Active
 from bot.runs.quota import OverBudget, RateLimited
 from bot.store.kinds import RunMode
 from bot.store.prefs import ChatSettings
-from bot.store.records import RunRecord
+from bot.store.records import Conversation, RunRecord
 from bot.view.transcript import View
 
 MAX_QUESTION_CHARS = 2000
@@ -39,10 +39,11 @@ class Ask:
 
     mode: RunMode
     text: str
-    chat_id: int
+    conversation: Conversation
     """The conversation it belongs to (its runs, its budget, its /settings)."""
-    user_id: int
-    """Who asks (their one running question, their rate limit)."""
+    user_id: int | None
+    """The Telegram user who asks (their one running question, their rate limit); None for
+    an API token, whose scope (the conversation) is the asker."""
     user_name: str
     run_lang: Lang
     """The run's one language, for everything Glassbox writes in the run."""

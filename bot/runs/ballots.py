@@ -2,7 +2,8 @@
 round starts when the asker or an admin reveals, or the time runs out.
 
 A ballot counts each voter's latest choice by user id, as `poll_answer` updates arrive
-(a retracted vote arrives with no options); only the counts are ever shown. The reveal
+(a retracted vote arrives with no options); only the counts are ever shown. A vote may
+arrive before the bot has read sendPoll's reply (the poll's id): it is kept until then. The reveal
 button carries the run's key and the ballot's number, so a tap under an earlier round's
 poll is stale rather than a reveal of this one.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -57,12 +59,17 @@ class Ballot:
         return True
 
 
+EARLY_POLLS = 256
+"""Polls whose votes came before their ballot knew them, kept at most (the oldest go)."""
+
+
 class Ballots:
     """The ballots open now: by run (for the reveal button) and by poll (for the votes)."""
 
     def __init__(self) -> None:
         self._by_run: dict[int, Ballot] = {}
         self._by_poll: dict[str, Ballot] = {}
+        self._early: OrderedDict[str, list[tuple[int, tuple[int, ...]]]] = OrderedDict()
         self._numbers = itertools.count(1)
 
     def next_number(self) -> int:
@@ -77,10 +84,25 @@ class Ballots:
     def add(self, ballot: Ballot) -> None:
         self._by_run[ballot.run_key] = ballot
 
+    def answered(self, poll_id: str, user_id: int, options: Sequence[int]) -> None:
+        """A vote (`poll_answer`): counted if its ballot is open, kept if its poll may be one
+        just sent, whose id the bot is still reading."""
+        ballot = self._by_poll.get(poll_id)
+        if ballot is not None:
+            if ballot.open:
+                ballot.count(user_id, options)
+            return
+        self._early.setdefault(poll_id, []).append((user_id, tuple(options)))
+        while len(self._early) > EARLY_POLLS:
+            self._early.popitem(last=False)
+
     def polled(self, ballot: Ballot, poll_id: str) -> None:
-        """The ballot's poll is in the chat as `poll_id`: its votes are counted now."""
+        """The ballot's poll is in the chat as `poll_id`: its votes are counted now (those
+        that came first too)."""
         ballot.poll_id = poll_id
         self._by_poll[poll_id] = ballot
+        for user_id, options in self._early.pop(poll_id, ()):
+            ballot.count(user_id, options)
 
     def remove(self, ballot: Ballot) -> None:
         if self._by_run.get(ballot.run_key) is ballot:

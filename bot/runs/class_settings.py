@@ -14,7 +14,9 @@ from agent.tool_names import TOOL_NAMES
 from agent.tools.clock import GetTime
 from agent.tools.notes import SearchNotes
 from agent.tools.notes_index import CourseNotes, ScopedNotes
+from bot.store.kinds import ConversationKind
 from bot.store.prefs import AgentMode, ChatLang, ChatSettings
+from bot.store.records import Conversation
 
 LANGS: tuple[ChatLang, ...] = get_args(ChatLang)
 AGENT_MODES: tuple[AgentMode, ...] = get_args(AgentMode)
@@ -70,16 +72,19 @@ def run_settings(settings: AgentSettings, chat: ChatSettings) -> AgentSettings:
                                        "default_timezone": chat.timezone})
 
 
-def run_tools(tools: Sequence[Tool], chat: ChatSettings, chat_id: int) -> list[Tool]:
-    """The tools a run of this chat offers: those it turned off left out, get_time in its
-    time zone, search_notes over the shared notes and this chat's uploads."""
+def run_tools(tools: Sequence[Tool], chat: ChatSettings,
+              conversation: Conversation) -> list[Tool]:
+    """The tools a run of this conversation offers: those it turned off left out, get_time
+    in its time zone, search_notes over the shared notes and, in a Telegram chat, the
+    chat's uploads (/notes; an API scope has none)."""
     chosen: list[Tool] = []
     for tool in tools:
         if tool.name in chat.tools_off:
             continue
         if isinstance(tool, GetTime) and tool.default_zone != chat.timezone:
             tool = GetTime(chat.timezone, tool.clock)
-        if isinstance(tool, SearchNotes) and isinstance(tool.index, CourseNotes):
-            tool = SearchNotes(ScopedNotes(tool.index, chat_id))
+        if (isinstance(tool, SearchNotes) and isinstance(tool.index, CourseNotes)
+                and conversation.kind is ConversationKind.TELEGRAM):
+            tool = SearchNotes(ScopedNotes(tool.index, conversation.id))
         chosen.append(tool)
     return chosen

@@ -79,10 +79,10 @@ class Runs:
     async def ask(self, ask: Ask, front: Front) -> Active | Refusal:
         """Start `ask` in the background, shown by `front`: its handle (to stop it, or
         await its end); or why it may not start now."""
-        refused = await refusal(self.store, self.settings, ask.chat_id, ask.user_id)
+        refused = await refusal(self.store, self.settings, ask.conversation, ask.user_id)
         if refused is not None:
             return refused
-        active = self.active.claim(ask.chat_id, ask.user_id, ask.run_lang)
+        active = self.active.claim(ask.conversation, ask.user_id, ask.run_lang)
         if active is None:
             return Busy()
         try:
@@ -133,7 +133,7 @@ class Runs:
     async def _execute(self, q: Question, active: Active, front: Front) -> None:
         """Run `q` to the end once admitted (until then `front` hears how many are ahead);
         `active.cancel` stops it, queued or running."""
-        ticket = self.admission.ticket(q.chat_id)
+        ticket = self.admission.ticket(q.conversation)
         try:
             if not ticket.admitted:
                 front.queued(ticket.ahead)
@@ -143,8 +143,8 @@ class Runs:
             try:
                 record = await self._start(q)
             except Exception:  # the database locked past its timeout, full, or gone
-                log.exception("chat %s: a run could not be stored, so it did not start",
-                              q.chat_id)
+                log.exception("%s: a run could not be stored, so it did not start",
+                              q.conversation)
                 await front.not_saved()
                 return
             view.number = record.n if record.saved else None
@@ -160,15 +160,16 @@ class Runs:
 
     async def _start(self, q: Question) -> RunRecord:
         """The run's record; an unsaved one while the database is down (the run goes on)."""
-        asked = {"chat_id": q.chat_id, "user_id": q.user_id, "user_name": q.user_name,
-                 "mode": q.mode, "question": q.text, "model": self.settings.llm_model,
+        asked = {"user_id": q.user_id, "user_name": q.user_name, "mode": q.mode,
+                 "question": q.text, "model": self.settings.llm_model,
                  "parent_id": q.parent_id}
         try:
-            return await self.store.start_run(**asked)
+            return await self.store.start_run(chat_id=q.conversation.id,
+                                              kind=q.conversation.kind, **asked)
         except StoreUnavailable as err:
-            log.warning("a run in chat %s is not saved: the database is down (%s)",
-                        q.chat_id, err)
-            return RunRecord.unsaved(**asked)
+            log.warning("a run in %s is not saved: the database is down (%s)",
+                        q.conversation, err)
+            return RunRecord.unsaved(conversation=q.conversation, **asked)
 
     async def fold(self, q: Question, active: Active, record: RunRecord, view: View,
                    stepped: Callable[[str, Event | None], None] = lambda lane, event: None,
@@ -244,7 +245,8 @@ class Runs:
                 gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
         settings, tools = self.settings, self.tools
         if q.chat is not None:
-            settings, tools = run_settings(settings, q.chat), run_tools(tools, q.chat, q.chat_id)
+            settings, tools = (run_settings(settings, q.chat),
+                               run_tools(tools, q.chat, q.conversation))
         common = {"client": self.client, "settings": settings, "history": q.history,
                   "cancel": active.cancel, "lang": q.run_lang}
         lanes: dict[str, AsyncIterator[Event]] = {}

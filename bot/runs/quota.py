@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot.settings import BotSettings
 from bot.store.db import StoreUnavailable
+from bot.store.records import Conversation
 from bot.store.transcripts import Store
 
 log = logging.getLogger(__name__)
@@ -42,29 +43,32 @@ class OverBudget:
     wait: timedelta
 
 
-async def refusal(store: Store, settings: BotSettings, chat_id: int, user_id: int,
-                  now: datetime | None = None) -> RateLimited | OverBudget | None:
-    """Why a new question of `user_id` in `chat_id` may not start now; None if it may
-    (also while the database, which counts them, is down: the class is not stopped)."""
+async def refusal(store: Store, settings: BotSettings, conversation: Conversation,
+                  user_id: int | None, now: datetime | None = None
+                  ) -> RateLimited | OverBudget | None:
+    """Why a new question of `user_id` in `conversation` may not start now (user_id None:
+    the conversation asks, an API token); None if it may (also while the database, which
+    counts them, is down: the class is not stopped)."""
     try:
-        return await _refusal(store, settings, chat_id, user_id, now or datetime.now(UTC))
+        return await _refusal(store, settings, conversation, user_id, now or datetime.now(UTC))
     except StoreUnavailable as err:
         log.warning("limits not checked: the database is down (%s)", err)
         return None
 
 
-async def _refusal(store: Store, settings: BotSettings, chat_id: int, user_id: int,
-                   now: datetime) -> RateLimited | OverBudget | None:
+async def _refusal(store: Store, settings: BotSettings, conversation: Conversation,
+                   user_id: int | None, now: datetime) -> RateLimited | OverBudget | None:
     limit = settings.user_rate_limit
-    if limit is not None and not settings.is_admin(user_id):
+    if limit is not None and (user_id is None or not settings.is_admin(user_id)):
         window = timedelta(seconds=limit.window_s)
-        starts = await store.starts_since(user_id, now - window)
+        starts = await (store.starts_in(conversation, now - window) if user_id is None
+                        else store.starts_since(user_id, now - window))
         if len(starts) >= limit.runs:
             return RateLimited(len(starts), window, starts[len(starts) - limit.runs] + window - now)
     budget = settings.chat_daily_token_budget
     if budget is not None:
         midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
-        if await store.tokens_since(chat_id, midnight) >= budget:
+        if await store.tokens_since(conversation, midnight) >= budget:
             return OverBudget(budget, midnight + timedelta(days=1) - now)
     return None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from agent.model import ModelClient
@@ -20,6 +20,7 @@ from bot.runs.metrics import Metrics
 from bot.settings import BotSettings
 from bot.store.notes import open_notes_index
 from bot.store.prefs import ChatSettings
+from bot.store.records import Conversation
 from bot.store.transcripts import Store
 
 log = logging.getLogger(__name__)
@@ -37,10 +38,10 @@ class Services:
     toolbox: Toolbox | None = None
     pruning: asyncio.Task[None] | None = field(default=None, compare=False)
 
-    async def chat_settings(self, chat_id: int) -> ChatSettings:
+    async def chat_settings(self, conversation: Conversation) -> ChatSettings:
         """A conversation's own settings (/settings), the environment's where it changed
         nothing."""
-        return await self.store.chats.get(chat_id, ChatSettings.defaults(self.settings))
+        return await self.store.chats.get(conversation, ChatSettings.defaults(self.settings))
 
 
 class Shared:
@@ -54,6 +55,9 @@ class Shared:
         self.metrics = Metrics()
         """What /metrics shows."""
         self.services: Services | None = None
+        self.leads: Callable[[int], Awaitable[frozenset[int]]] | None = None
+        """Whose runs a chat's class board follows besides the link's asker: the chat's
+        admins (co-teachers), as the chat front end knows them; None: nobody else."""
 
     async def open(self, settings: BotSettings, tools: Sequence[Tool] | None = None
                    ) -> Services:

@@ -9,38 +9,42 @@ from datetime import UTC, datetime
 
 from bot.store.db import Db, StoreUnavailable
 from bot.store.prefs import ChatSettings, load
+from bot.store.records import Conversation
 
 log = logging.getLogger(__name__)
 
 
 class ChatSettingsTable:
-    """The `chat_settings` rows, in the Store's database."""
+    """The `chat_settings` rows (one per conversation), in the Store's database."""
 
     def __init__(self, db: Db) -> None:
         self._db = db
 
-    async def get(self, chat_id: int, defaults: ChatSettings) -> ChatSettings:
-        """The chat's settings; the defaults while the database is down (a run goes on)."""
+    async def get(self, conversation: Conversation, defaults: ChatSettings) -> ChatSettings:
+        """Its settings; the defaults while the database is down (a run goes on)."""
         try:
             rows = list(await self._db.fetch(
-                "SELECT settings FROM chat_settings WHERE chat_id = ?", (chat_id,)))
+                "SELECT settings FROM chat_settings WHERE conversation_kind = ? AND chat_id = ?",
+                (conversation.kind, conversation.id)))
         except StoreUnavailable as err:
-            log.warning("chat %s runs with the defaults: the database is down (%s)",
-                        chat_id, err)
+            log.warning("%s %s runs with the defaults: the database is down (%s)",
+                        conversation.kind, conversation.id, err)
             return defaults
         return load(defaults, json.loads(rows[0][0])) if rows else defaults
 
-    async def put(self, chat_id: int, chat: ChatSettings, defaults: ChatSettings,
-                  by: int) -> None:
-        """Keep what differs from the defaults (no row when nothing does)."""
+    async def put(self, conversation: Conversation, chat: ChatSettings,
+                  defaults: ChatSettings, by: int | None) -> None:
+        """Keep what differs from the defaults (no row when nothing does); `by`: the
+        Telegram user who changed them."""
         values = chat.overrides(defaults)
+        key = (conversation.kind, conversation.id)
         if not values:
-            await self._db.execute("DELETE FROM chat_settings WHERE chat_id = ?", (chat_id,))
+            await self._db.execute("DELETE FROM chat_settings WHERE conversation_kind = ?"
+                                   " AND chat_id = ?", key)
             return
         await self._db.execute(
-                "INSERT INTO chat_settings (chat_id, settings, updated_at, updated_by)"
-            " VALUES (?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET"
-            " settings = excluded.settings, updated_at = excluded.updated_at,"
+            "INSERT INTO chat_settings (conversation_kind, chat_id, settings, updated_at,"
+            " updated_by) VALUES (?, ?, ?, ?, ?) ON CONFLICT (conversation_kind, chat_id)"
+            " DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at,"
             " updated_by = excluded.updated_by",
-            (chat_id, json.dumps(values, ensure_ascii=False),
-             datetime.now(UTC).isoformat(), by))
+            (*key, json.dumps(values, ensure_ascii=False), datetime.now(UTC).isoformat(), by))

@@ -30,20 +30,22 @@ class Table:
 
 
 TABLES = (
-    Table("runs", ("id", "chat_id", "n", "user_id", "user_name", "mode", "question", "model",
-                   "status", "started_at", "ended_at", "duration_ms", "prompt_tokens",
-                   "completion_tokens", "total_tokens", "answer", "parent_id"), "id"),
+    Table("runs", ("id", "conversation_kind", "chat_id", "n", "user_id", "user_name", "mode",
+                   "question", "model", "status", "started_at", "ended_at", "duration_ms",
+                   "prompt_tokens", "completion_tokens", "total_tokens", "answer", "parent_id"),
+          "id"),
     Table("steps", ("id", "run_id", "lane", "payload", "created_at"), "id"),
     Table("run_messages", ("run_id", "message_id"), "run_id, message_id"),
-    Table("chat_settings", ("chat_id", "settings", "updated_at", "updated_by"), "chat_id"),
+    Table("chat_settings", ("conversation_kind", "chat_id", "settings", "updated_at",
+                            "updated_by"), "conversation_kind, chat_id"),
     Table("boards", ("chat_id", "token", "made_at"), "chat_id"),
-    Table("api_scopes", ("chat_id", "token_sha256", "made_at"), "chat_id"),
+    Table("api_scopes", ("id", "token_sha256", "made_at"), "id"),
     Table("api_runs", ("run_id", "session_id"), "run_id"),
     Table("thread_summaries", ("run_id", "summary", "made_at"), "run_id"),
 )
 UPLOAD_COLUMNS = ("scope", "name", "kind", "parts", "chars")
 PASSAGE_COLUMNS = ("scope", "name", "location", "heading", "body")
-IDENTITIES = ("runs", "steps")
+IDENTITIES = ("runs", "steps", "api_scopes")
 """PostgreSQL tables whose ids come from a sequence: moved past the copied ids after."""
 
 
@@ -74,11 +76,11 @@ async def copy_store(source: Store, target: Store) -> list[Copied]:
 
 
 async def _check_target(source: Store, target: Store) -> None:
-    theirs = await target.db.fetch("SELECT id, chat_id, n, started_at FROM runs")
+    runs = "SELECT id, conversation_kind, chat_id, n, started_at FROM runs"
+    theirs = await target.db.fetch(runs)
     if not theirs:
         return
-    ours = {tuple(row) for row in await source.db.fetch(
-        "SELECT id, chat_id, n, started_at FROM runs")}
+    ours = {tuple(row) for row in await source.db.fetch(runs)}
     strangers = [row for row in theirs if tuple(row) not in ours]
     if strangers:
         raise TargetInUse(f"the target already holds {len(strangers)} runs that are not in the "
@@ -90,12 +92,14 @@ async def _count(store: Store, table: str) -> int:
 
 
 async def _counters(source: Store, target: Store) -> Copied:
-    """Each chat's last run number: the larger of the two, so no number is used twice."""
-    rows = await source.db.fetch("SELECT chat_id, last_n FROM chat_counters")
+    """Each conversation's last run number: the larger of the two, so no number is used
+    twice."""
+    rows = await source.db.fetch("SELECT conversation_kind, chat_id, last_n FROM chat_counters")
     before = await _count(target, "chat_counters")
     larger = "greatest" if target.db.dialect is Dialect.POSTGRES else "max"
     await target.db.executemany(
-        "INSERT INTO chat_counters (chat_id, last_n) VALUES (?, ?) ON CONFLICT (chat_id)"
+        "INSERT INTO chat_counters (conversation_kind, chat_id, last_n) VALUES (?, ?, ?)"
+        " ON CONFLICT (conversation_kind, chat_id)"
         f" DO UPDATE SET last_n = {larger}(chat_counters.last_n, excluded.last_n)",
         [tuple(row) for row in rows])
     return Copied("chat_counters", len(rows), await _count(target, "chat_counters") - before)

@@ -37,3 +37,11 @@ class RunStatus(StrEnum):
     ERROR = "error"
     CANCELLED = "cancelled"  # stopped: ⏹, /stop, or a step nobody decided in time
     INTERRUPTED = "interrupted"  # stopped by a shutdown or a restart, not by a person
+
+
+class ConversationKind(StrEnum):
+    """What a conversation in the store is (`conversation_kind`, beside its `chat_id`): its
+    runs, their numbers, its budget, settings and board are its own, whatever its id."""
+
+    TELEGRAM = "telegram"  # a Telegram chat: the id is Telegram's for it
+    API = "api"  # an HTTP API token's scope: the id numbers tokens from 1 by first use

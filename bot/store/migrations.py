@@ -39,21 +39,35 @@ async def migrate(db: aiosqlite.Connection, migrations: Sequence[Migration] = ()
     async with db.execute("SELECT name FROM transcript_migrations") as cur:
         done = {row[0] for row in await cur.fetchall()}
     applied = []
-    for fn in migrations or MIGRATIONS:
-        if fn.__name__ in done:
-            continue
-        await db.execute("BEGIN IMMEDIATE")
-        try:
-            await fn(db)
-            await db.execute(
-                "INSERT INTO transcript_migrations (name, applied_at) VALUES (?, ?)",
-                (fn.__name__, datetime.now(UTC).isoformat()),
-            )
-        except BaseException:
-            await db.execute("ROLLBACK")
-            raise
-        await db.execute("COMMIT")
-        applied.append(fn.__name__)
+    async with db.execute("PRAGMA foreign_keys") as cur:
+        enforced = (await cur.fetchone())[0]  # type: ignore[index]
+    # Off while a migration runs (SQLite's own recipe for changing a table: copy it, drop
+    # the old one, rename the copy; a drop would otherwise cascade to the rows that refer
+    # to it), and checked before it commits.
+    await db.execute("PRAGMA foreign_keys = OFF")
+    try:
+        for fn in migrations or MIGRATIONS:
+            if fn.__name__ in done:
+                continue
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                await fn(db)
+                async with db.execute("PRAGMA foreign_key_check") as cur:
+                    broken = await cur.fetchall()
+                if broken:
+                    raise sqlite3.IntegrityError(f"{fn.__name__} breaks foreign keys: "
+                                                 f"{[tuple(row) for row in broken[:5]]}")
+                await db.execute(
+                    "INSERT INTO transcript_migrations (name, applied_at) VALUES (?, ?)",
+                    (fn.__name__, datetime.now(UTC).isoformat()),
+                )
+            except BaseException:
+                await db.execute("ROLLBACK")
+                raise
+            await db.execute("COMMIT")
+            applied.append(fn.__name__)
+    finally:
+        await db.execute(f"PRAGMA foreign_keys = {'ON' if enforced else 'OFF'}")
     return applied
 
 
@@ -131,27 +145,32 @@ async def m002_messages_and_parent(db: aiosqlite.Connection) -> None:
     """)
 
 
+_RUNS_FTS_TRIGGERS = """
+    CREATE TRIGGER runs_fts_insert AFTER INSERT ON runs BEGIN
+        INSERT INTO runs_fts (rowid, question, answer)
+        VALUES (new.id, new.question, new.answer);
+    END;
+    CREATE TRIGGER runs_fts_delete AFTER DELETE ON runs BEGIN
+        INSERT INTO runs_fts (runs_fts, rowid, question, answer)
+        VALUES ('delete', old.id, old.question, old.answer);
+    END;
+    CREATE TRIGGER runs_fts_update AFTER UPDATE OF question, answer ON runs BEGIN
+        INSERT INTO runs_fts (runs_fts, rowid, question, answer)
+        VALUES ('delete', old.id, old.question, old.answer);
+        INSERT INTO runs_fts (rowid, question, answer)
+        VALUES (new.id, new.question, new.answer);
+    END"""
+"""Keep runs_fts (m003) in step with the runs table."""
+
+
 @migration
 async def m003_search_index(db: aiosqlite.Connection) -> None:
     """Full-text search over question and answer; trigram tokens so Chinese works."""
-    await _script(db, """
+    await _script(db, f"""
         CREATE VIRTUAL TABLE runs_fts USING fts5 (
             question, answer, content='runs', content_rowid='id', tokenize='trigram'
         );
-        CREATE TRIGGER runs_fts_insert AFTER INSERT ON runs BEGIN
-            INSERT INTO runs_fts (rowid, question, answer)
-            VALUES (new.id, new.question, new.answer);
-        END;
-        CREATE TRIGGER runs_fts_delete AFTER DELETE ON runs BEGIN
-            INSERT INTO runs_fts (runs_fts, rowid, question, answer)
-            VALUES ('delete', old.id, old.question, old.answer);
-        END;
-        CREATE TRIGGER runs_fts_update AFTER UPDATE OF question, answer ON runs BEGIN
-            INSERT INTO runs_fts (runs_fts, rowid, question, answer)
-            VALUES ('delete', old.id, old.question, old.answer);
-            INSERT INTO runs_fts (rowid, question, answer)
-            VALUES (new.id, new.question, new.answer);
-        END;
+        {_RUNS_FTS_TRIGGERS};
         INSERT INTO runs_fts (runs_fts) VALUES ('rebuild')
     """)
 
@@ -284,4 +303,94 @@ async def m010_endpoint_memory(db: aiosqlite.Connection) -> None:
             learned TEXT NOT NULL,
             updated_at TEXT NOT NULL
         )
+    """)
+
+
+OLD_API_CHAT_BASE = 9_000_000_000_000_000
+"""Where versions before m011 numbered the HTTP API's token scopes among the chat ids (above
+any Telegram id): scope k was chat `OLD_API_CHAT_BASE + k`."""
+
+_KIND = f"CASE WHEN chat_id >= {OLD_API_CHAT_BASE} THEN 'api' ELSE 'telegram' END"
+_ID = (f"CASE WHEN chat_id >= {OLD_API_CHAT_BASE} THEN chat_id - {OLD_API_CHAT_BASE}"
+       " ELSE chat_id END")
+"""A pre-m011 chat id as its conversation's kind and id."""
+
+
+
+@migration
+async def m011_conversations(db: aiosqlite.Connection) -> None:
+    """A conversation is keyed by what it is (`conversation_kind`: a Telegram chat, an HTTP
+    API token's scope) and its id among its kind, not by a made-up chat id: runs, their
+    counters and settings move over (API scope k, stored as chat 9×10^15 + k, becomes
+    ('api', k)); an API run has no Telegram user (`user_id` NULL); a token's scope number
+    comes from `api_scopes.id` (SQLite's rowid: no max + 1 of ours).
+
+    The tables are copied (their constraints change), ids kept, so every reference to a run
+    still holds; the search index keeps its rows (same ids, same text)."""
+    await _script(db, f"""
+        CREATE TABLE runs_new (
+            id INTEGER PRIMARY KEY,
+            conversation_kind TEXT NOT NULL,
+            chat_id INTEGER NOT NULL,
+            n INTEGER NOT NULL,
+            user_id INTEGER,
+            user_name TEXT NOT NULL,
+            mode TEXT NOT NULL,
+            question TEXT NOT NULL,
+            model TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'running',
+            started_at TEXT NOT NULL,
+            ended_at TEXT,
+            duration_ms INTEGER,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            total_tokens INTEGER NOT NULL DEFAULT 0,
+            answer TEXT NOT NULL DEFAULT '',
+            parent_id INTEGER REFERENCES runs (id) ON DELETE SET NULL,
+            UNIQUE (conversation_kind, chat_id, n)
+        );
+        INSERT INTO runs_new (id, conversation_kind, chat_id, n, user_id, user_name, mode,
+            question, model, status, started_at, ended_at, duration_ms, prompt_tokens,
+            completion_tokens, total_tokens, answer, parent_id)
+        SELECT id, {_KIND}, {_ID}, n,
+            CASE WHEN chat_id >= {OLD_API_CHAT_BASE} THEN NULL ELSE user_id END, user_name, mode,
+            question, model, status, started_at, ended_at, duration_ms, prompt_tokens,
+            completion_tokens, total_tokens, answer, parent_id FROM runs;
+        DROP TABLE runs;
+        ALTER TABLE runs_new RENAME TO runs;
+        CREATE INDEX runs_status ON runs (status);
+        {_RUNS_FTS_TRIGGERS};
+
+        CREATE TABLE chat_counters_new (
+            conversation_kind TEXT NOT NULL,
+            chat_id INTEGER NOT NULL,
+            last_n INTEGER NOT NULL,
+            PRIMARY KEY (conversation_kind, chat_id)
+        );
+        INSERT INTO chat_counters_new SELECT {_KIND}, {_ID}, last_n FROM chat_counters;
+        DROP TABLE chat_counters;
+        ALTER TABLE chat_counters_new RENAME TO chat_counters;
+
+        CREATE TABLE chat_settings_new (
+            conversation_kind TEXT NOT NULL,
+            chat_id INTEGER NOT NULL,
+            settings TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            updated_by INTEGER,
+            PRIMARY KEY (conversation_kind, chat_id)
+        );
+        INSERT INTO chat_settings_new SELECT {_KIND}, {_ID}, settings, updated_at, updated_by
+            FROM chat_settings;
+        DROP TABLE chat_settings;
+        ALTER TABLE chat_settings_new RENAME TO chat_settings;
+
+        CREATE TABLE api_scopes_new (
+            id INTEGER PRIMARY KEY,
+            token_sha256 TEXT NOT NULL UNIQUE,
+            made_at TEXT NOT NULL
+        );
+        INSERT INTO api_scopes_new SELECT chat_id - {OLD_API_CHAT_BASE}, token_sha256, made_at
+            FROM api_scopes;
+        DROP TABLE api_scopes;
+        ALTER TABLE api_scopes_new RENAME TO api_scopes
     """)

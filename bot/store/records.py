@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent.events import EVENT_TYPES, Event, Usage, event_from_dict
+from bot.store.kinds import ConversationKind
 
 if TYPE_CHECKING:  # records are pure data: view/ imports them without a database driver
     import sqlite3
@@ -20,12 +21,32 @@ FINAL_STATUSES = ("done", "max_rounds", "error", "cancelled", "interrupted")
 stopped it (or, found `running` at start-up, a crash did)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """A conversation as the store keys it: what it is, and its id among those of its kind."""
+
+    kind: ConversationKind
+    id: int
+
+
+def telegram_chat(chat_id: int) -> Conversation:
+    return Conversation(ConversationKind.TELEGRAM, chat_id)
+
+
 @dataclass(frozen=True)
 class Scope:
     """The runs a caller may reach: a whole chat, or one user's runs in it (see bot.store)."""
 
     chat_id: int
     user_id: int | None = None
+    kind: ConversationKind = ConversationKind.TELEGRAM
+    """What `chat_id` numbers: a Telegram chat (the Telegram front end's scopes), or an
+    API token's scope."""
+
+    @classmethod
+    def of(cls, conversation: Conversation) -> Scope:
+        """Everything in `conversation`."""
+        return cls(conversation.id, kind=conversation.kind)
 
 
 @dataclass(frozen=True)
@@ -33,7 +54,9 @@ class RunRecord:
     id: int
     n: int
     chat_id: int
-    user_id: int
+    """The conversation's id among those of its `kind`."""
+    user_id: int | None
+    """The Telegram user who asked; None for an API token's run (the token asked)."""
     user_name: str
     mode: str
     question: str
@@ -48,13 +71,20 @@ class RunRecord:
     answer: str
     saved: bool = True
     """False: the database was down when the run started; nothing of it is stored."""
+    kind: ConversationKind = ConversationKind.TELEGRAM
+    """What kind of conversation `chat_id` is."""
+
+    @property
+    def conversation(self) -> Conversation:
+        return Conversation(self.kind, self.chat_id)
 
     @classmethod
-    def unsaved(cls, *, chat_id: int, user_id: int, user_name: str, mode: str, question: str,
-                model: str, parent_id: int | None) -> RunRecord:
+    def unsaved(cls, *, conversation: Conversation, user_id: int | None, user_name: str,
+                mode: str, question: str, model: str, parent_id: int | None) -> RunRecord:
         """A run that goes on while the store cannot record it (id and number 0)."""
-        return cls(0, 0, chat_id, user_id, user_name, mode, question, model, "running",
-                   datetime.now(UTC), None, None, Usage(), (), parent_id, "", saved=False)
+        return cls(0, 0, conversation.id, user_id, user_name, mode, question, model,
+                   "running", datetime.now(UTC), None, None, Usage(), (), parent_id, "",
+                   saved=False, kind=conversation.kind)
 
 
 @dataclass(frozen=True)
@@ -107,4 +137,5 @@ def record_from_row(row: sqlite3.Row) -> RunRecord:
         message_ids=tuple(json.loads(row["message_ids"])),
         parent_id=row["parent_id"],
         answer=row["answer"],
+        kind=ConversationKind(row["conversation_kind"]),
     )

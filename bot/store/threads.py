@@ -18,15 +18,15 @@ MAX_THREAD_RUNS = 100
 _PARENTS = """
     JOIN (
         WITH RECURSIVE up(id, parent_id, depth) AS (
-            SELECT id, parent_id, 1 FROM runs WHERE id = ? AND chat_id = ?
+            SELECT id, parent_id, 1 FROM runs WHERE id = ? AND conversation_kind = ? AND chat_id = ?
             UNION ALL
             SELECT runs.id, runs.parent_id, up.depth + 1 FROM runs JOIN up ON runs.id = up.parent_id
-            WHERE runs.chat_id = ? AND up.depth < ?
+            WHERE runs.conversation_kind = ? AND runs.chat_id = ? AND up.depth < ?
         ) SELECT id, depth FROM up
     ) AS thread ON thread.id = runs.id
     ORDER BY thread.depth DESC"""
-"""A run's parents in its own chat, up to a depth, oldest first: one query however long
-the thread (the walk stops at a parent that is gone or in another chat)."""
+"""A run's parents in its own conversation, up to a depth, oldest first: one query however
+long the thread (the walk stops at a parent that is gone or in another conversation)."""
 
 
 class ThreadsTable:
@@ -39,8 +39,8 @@ class ThreadsTable:
         """The thread ending with `last` (its parents, then it), oldest first."""
         if last.parent_id is None:
             return [last]
-        parents = await self._many(_PARENTS, (last.parent_id, last.chat_id, last.chat_id,
-                                              MAX_THREAD_RUNS - 1))
+        parents = await self._many(_PARENTS, (last.parent_id, last.kind, last.chat_id,
+                                              last.kind, last.chat_id, MAX_THREAD_RUNS - 1))
         return [*parents, last]
 
     async def summaries(self, run_ids: Sequence[int]) -> dict[int, str]:

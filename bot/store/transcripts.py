@@ -5,10 +5,12 @@ Each write is its own committed transaction; a run's steps come a round at a tim
 bot/store/rounds.py), one statement each, so a crash or restart loses at most the round in
 flight. The agent knows nothing of this: the bot hands over what the agent yields.
 
-A `Scope` decides what a caller may see or delete: `Scope(chat_id)` is everything in a
-group; `Scope(chat_id, user_id)` only that user's runs there (a private chat, or a group
-member who is not an admin forgetting a run). Run numbers `n` count per chat, from 1, and
-are never reused, so `/show 12` means the same run for as long as it exists.
+A conversation is keyed by what it is and its id among its kind (`conversation_kind`,
+`chat_id`: a Telegram chat, an HTTP API token's scope). A `Scope` decides what a caller may
+see or delete: `Scope(chat_id)` is everything in a Telegram group; `Scope(chat_id, user_id)`
+only that user's runs there (a private chat, or a group member who is not an admin
+forgetting a run). Run numbers `n` count per conversation, from 1, and are never reused, so
+`/show 12` means the same run for as long as it exists.
 """
 
 from __future__ import annotations
@@ -23,15 +25,19 @@ from pathlib import Path
 from typing import Any
 
 from agent.events import Delta, Event, Usage
+from bot.store.api_sessions import ApiSessions
+from bot.store.boards import Boards
 from bot.store.chat_settings import ChatSettingsTable
 from bot.store.db import Db, Dialect, PostgresDb, SqliteDb, StoreUnavailable, open_db
 from bot.store.endpoints import EndpointsTable
+from bot.store.kinds import ConversationKind
 from bot.store.migrations import migrate
 from bot.store.pg_migrations import migrate_pg
 from bot.store.records import (
     FINAL_STATUSES,
     LANES,
     MODES,
+    Conversation,
     HistoryPage,
     RunRecord,
     Scope,
@@ -79,6 +85,10 @@ class Store:
         """Each chat's own settings (/settings)."""
         self.threads = ThreadsTable(db, self._many)
         """Reply threads and the summaries of their older turns."""
+        self.boards = Boards(db)
+        """Each Telegram chat's class-board link."""
+        self.api = ApiSessions(db, self._many)
+        """The HTTP API's token scopes and sessions."""
         self.endpoints = EndpointsTable(db)
         """What auto mode learned about each model endpoint."""
 
@@ -121,29 +131,33 @@ class Store:
         self,
         *,
         chat_id: int,
-        user_id: int,
+        user_id: int | None,
         user_name: str,
         mode: str,
         question: str,
         model: str,
         parent_id: int | None = None,
+        kind: ConversationKind = ConversationKind.TELEGRAM,
     ) -> RunRecord:
-        """Record a new run as `running`, numbered next in its chat. Two statements, two
-        calls to the database's thread (each call waits for a turn of a busy event loop):
-        the number first, so a crash between them leaves a gap, never a number used twice."""
+        """Record a new run as `running`, numbered next in its conversation (`kind`,
+        `chat_id`). Two statements, two calls to the database's thread (each call waits for
+        a turn of a busy event loop): the number first, so a crash between them leaves a
+        gap, never a number used twice. `user_id`: None for an API token's run."""
         _check(mode, MODES, "mode")
         async with self.db.session() as db:
             rows = await db.fetch(
-                "INSERT INTO chat_counters (chat_id, last_n) VALUES (?, 1) ON CONFLICT"
-                " (chat_id) DO UPDATE SET last_n = chat_counters.last_n + 1 RETURNING last_n",
-                (chat_id,),
+                "INSERT INTO chat_counters (conversation_kind, chat_id, last_n) VALUES (?, ?, 1)"
+                " ON CONFLICT (conversation_kind, chat_id) DO UPDATE"
+                " SET last_n = chat_counters.last_n + 1 RETURNING last_n",
+                (kind, chat_id),
             )
             n = next(iter(rows))[0]
             rows = await db.fetch(
-                "INSERT INTO runs (chat_id, n, user_id, user_name, mode, question, model,"
-                " started_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                "INSERT INTO runs (conversation_kind, chat_id, n, user_id, user_name, mode,"
+                " question, model, started_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " RETURNING *, '[]' AS message_ids",
-                (chat_id, n, user_id, user_name, mode, question, model, _now(), parent_id),
+                (kind, chat_id, n, user_id, user_name, mode, question, model, _now(),
+                 parent_id),
             )
         return record_from_row(next(iter(rows)))
 
@@ -224,9 +238,9 @@ class Store:
         return await self._one("WHERE runs.id = ?", (run_id,))
 
     async def by_message(self, chat_id: int, message_id: int) -> RunRecord | None:
-        """The run a message of this chat belongs to (a reply to it is a follow-up)."""
+        """The run a message of this Telegram chat belongs to (a reply to it is a follow-up)."""
         return await self._one(
-            "WHERE runs.chat_id = ? AND runs.id IN"
+            "WHERE runs.conversation_kind = 'telegram' AND runs.chat_id = ? AND runs.id IN"
             " (SELECT run_id FROM run_messages WHERE message_id = ?)"
             " ORDER BY runs.id DESC LIMIT 1",
             (chat_id, message_id),
@@ -245,17 +259,26 @@ class Store:
         return await asyncio.to_thread(lanes_of, rows)
 
     async def starts_since(self, user_id: int, since: datetime) -> list[datetime]:
-        """When a user's runs (in any chat) started from `since` on, oldest first."""
+        """When a Telegram user's runs (in any chat) started from `since` on, oldest first."""
         rows = await self.db.fetch(
             "SELECT started_at FROM runs WHERE user_id = ? AND started_at >= ?"
-            " ORDER BY started_at", (user_id, _iso(since)))
+            " AND conversation_kind = 'telegram' ORDER BY started_at", (user_id, _iso(since)))
         return [datetime.fromisoformat(row[0]) for row in rows]
 
-    async def tokens_since(self, chat_id: int, since: datetime) -> int:
-        """Tokens used by a chat's runs started from `since` on."""
+    async def starts_in(self, conversation: Conversation, since: datetime) -> list[datetime]:
+        """When a conversation's runs started from `since` on, oldest first."""
         rows = await self.db.fetch(
-            "SELECT coalesce(sum(total_tokens), 0) FROM runs WHERE chat_id = ? AND started_at >= ?",
-            (chat_id, _iso(since)))
+            "SELECT started_at FROM runs WHERE conversation_kind = ? AND chat_id = ?"
+            " AND started_at >= ? ORDER BY started_at",
+            (conversation.kind, conversation.id, _iso(since)))
+        return [datetime.fromisoformat(row[0]) for row in rows]
+
+    async def tokens_since(self, conversation: Conversation, since: datetime) -> int:
+        """Tokens used by a conversation's runs started from `since` on."""
+        rows = await self.db.fetch(
+            "SELECT coalesce(sum(total_tokens), 0) FROM runs WHERE conversation_kind = ?"
+            " AND chat_id = ? AND started_at >= ?",
+            (conversation.kind, conversation.id, _iso(since)))
         return int(next(iter(rows))[0])
 
     async def history(
@@ -285,8 +308,9 @@ class Store:
                                      (*params, n)) > 0
 
     async def forget_all(self, chat_id: int) -> int:
-        """Delete every run of a chat; how many. (Admins only: the caller checks.)"""
-        return await self.db.execute("DELETE FROM runs WHERE chat_id = ?", (chat_id,))
+        """Delete every run of a Telegram chat; how many. (Admins only: the caller checks.)"""
+        return await self.db.execute(
+            "DELETE FROM runs WHERE conversation_kind = 'telegram' AND chat_id = ?", (chat_id,))
 
     async def prune(self, older_than_days: int) -> int:
         """Delete finished runs started more than `older_than_days` days ago; how many."""
@@ -305,10 +329,11 @@ class Store:
         return records[0] if records else None
 
 
-def _scoped(scope: Scope) -> tuple[str, tuple[int, ...]]:
+def _scoped(scope: Scope) -> tuple[str, tuple[str | int, ...]]:
+    where = "WHERE runs.conversation_kind = ? AND runs.chat_id = ?"
     if scope.user_id is None:
-        return "WHERE runs.chat_id = ?", (scope.chat_id,)
-    return "WHERE runs.chat_id = ? AND runs.user_id = ?", (scope.chat_id, scope.user_id)
+        return where, (scope.kind, scope.chat_id)
+    return where + " AND runs.user_id = ?", (scope.kind, scope.chat_id, scope.user_id)
 
 
 def search_words(keyword: str) -> list[str]:

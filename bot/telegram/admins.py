@@ -1,5 +1,6 @@
 """Who counts as an admin: a user in ADMIN_USER_IDS anywhere, or a real administrator (or the
-owner) of the group, as Telegram's getChatMember says, remembered for a minute."""
+owner) of the group, as Telegram's getChatMember (one user) or getChatAdministrators (the
+class board's co-teachers) says, remembered for a minute."""
 
 from __future__ import annotations
 
@@ -27,6 +28,28 @@ class Admins:
         self.admin_user_ids = admin_user_ids
         self._cache: dict[tuple[int, int], tuple[bool, float]] = {}
         """(chat, user) -> (is admin, until when)."""
+        self._groups: dict[int, tuple[frozenset[int], float]] = {}
+        """chat -> (its administrators' ids, until when)."""
+
+    async def of_chat(self, chat_id: int) -> frozenset[int]:
+        """Everyone who is an admin in the chat: ADMIN_USER_IDS, and in a group its
+        administrators and owner (without bots). If Telegram cannot be asked, ADMIN_USER_IDS
+        alone."""
+        if chat_id > 0:
+            return self.admin_user_ids
+        cached = self._groups.get(chat_id)
+        if cached is not None and cached[1] >= time.monotonic():
+            return cached[0]
+        try:
+            members = await self.bot.get_chat_administrators(chat_id)
+        except TelegramError as err:
+            log.warning("chat %s: could not ask for its admins (%s)", chat_id, err)
+            return self.admin_user_ids
+        found = self.admin_user_ids | {m.user.id for m in members if m.status in _ADMIN}
+        if len(self._groups) >= CACHE_MAX:
+            self._groups.clear()
+        self._groups[chat_id] = (found, time.monotonic() + CACHE_S)
+        return found
 
     async def check(self, chat_id: int, user_id: int) -> bool:
         """Stop anyone's run, forget any run? ADMIN_USER_IDS anywhere; in a group also its

@@ -58,8 +58,9 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         pacer = Pacer(limits, on_wait=shared.metrics.waited)
         outbox = Outbox(app.bot, pacer)
         searches = settings.history_rate_limit
-        app.bot_data.parts = Parts(services=services,
-                                   admins=Admins(app.bot, settings.admin_user_ids),
+        admins = Admins(app.bot, settings.admin_user_ids)
+        shared.leads = admins.of_chat  # the board follows a group's admins too
+        app.bot_data.parts = Parts(services=services, admins=admins,
                                    outbox=outbox, examples=load_examples(),
                                    typing=Typing(app.bot, pacer.budget),
                                    searches=searches and Cooldowns(searches.runs,
@@ -77,6 +78,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
 
     async def post_shutdown(app: App) -> None:
         app.bot_data.parts = None
+        shared.leads = None
         await shared.close()
 
     app: App = (

@@ -19,6 +19,7 @@ from bot.runs.services import Services, Shared
 from bot.runs.uploads import UploadGate
 from bot.settings import BotSettings
 from bot.store.prefs import ChatSettings
+from bot.store.records import telegram_chat
 from bot.store.transcripts import Store
 from bot.telegram.admins import Admins
 from bot.telegram.delivery.outbox import Outbox
@@ -59,7 +60,7 @@ class Parts:
 
     async def chat_settings(self, chat_id: int) -> ChatSettings:
         """The chat's own settings (/settings), the environment's where it changed nothing."""
-        return await self.services.chat_settings(chat_id)
+        return await self.services.chat_settings(telegram_chat(chat_id))
 
 
 class BotData:

@@ -102,9 +102,9 @@ async def recover_interrupted(runs: Runs, outbox: Outbox) -> None:
     for record in await store.interrupt_running():
         if not record.message_ids:
             continue
-        chat = await store.chats.get(record.chat_id, ChatSettings.defaults(runs.settings))
-        lang = chat.run_lang(record.question, detect_lang(record.question))
-        view = replay(record, await store.events(record.id), lang, notes=chat.notes)
-        view.add_notice(text(lang, "interrupted"))
+        chat = await store.chats.get(record.conversation, ChatSettings.defaults(runs.settings))
+        run_lang = chat.run_lang(record.question, detect_lang(record.question))
+        view = replay(record, await store.events(record.id), run_lang, notes=chat.notes)
+        view.add_notice(text(run_lang, "interrupted"))
         live = outbox.editing(record.chat_id, list(record.message_ids))
         await live.finish(render_view(view, live=True))

@@ -43,18 +43,23 @@ class ChatPoller:
         self.ballots, self.active, self.asker_name = ballots, active, asker_name
         self.question, self.live, self.outbox = question, live, outbox
         self.reply_to, self.timeout_s = reply_to, timeout_s
+        self._open: Ballot | None = None
+
+    def voters(self) -> int:
+        return 0 if self._open is None else len(self._open.votes)
 
     async def vote(self, rnd: int, choices: tuple[str, ...]) -> Tally:
         active, outbox = self.active, self.outbox
         words, options = poll_words(rnd, self.question, choices, active.run_lang)
-        ballot = Ballot(self.ballots.next_number(), active.key, active.chat_id, active.user_id,
-                        self.asker_name, len(choices))
+        ballot = Ballot(self.ballots.next_number(), active.key, active.conversation.id,
+                        active.user_id, self.asker_name, len(choices))
         self.ballots.add(ballot)
+        self._open = ballot
         running = self.live.button
         self.live.set_button(reveal_buttons(active.run_lang, active.key, ballot.number))
         sent: SentPoll | None = None
         try:
-            sent = await send_poll(outbox.bot, outbox.pacer, active.chat_id,
+            sent = await send_poll(outbox.bot, outbox.pacer, active.conversation.id,
                                    await self._under(), words, options)
             if sent is None:
                 return Tally((), sent=False)
@@ -66,8 +71,9 @@ class ChatPoller:
             raise
         finally:
             self.ballots.remove(ballot)
+            self._open = None
             self.live.set_button(running)
-        final = await _closed(outbox, active.chat_id, sent)
+        final = await _closed(outbox, active.conversation.id, sent)
         counts = final if final is not None and len(final) == len(choices) else ballot.counts()
         return Tally(counts, by)
 
@@ -88,7 +94,7 @@ class ChatPoller:
         return ballot.revealed.result()
 
     def _close_later(self, sent: SentPoll) -> None:
-        task = asyncio.ensure_future(_closed(self.outbox, self.active.chat_id, sent))
+        task = asyncio.ensure_future(_closed(self.outbox, self.active.conversation.id, sent))
         _closing.add(task)
         task.add_done_callback(_closing.discard)
 

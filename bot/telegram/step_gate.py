@@ -26,7 +26,7 @@ class ChatConfirmer:
 
     async def decide(self, proposed: Proposed, tool: Tool | None) -> Decision:
         active = self.active
-        pause = Pause(self.pauses.next_number(), active.key, active.chat_id, active.user_id,
+        pause = Pause(self.pauses.next_number(), active.key, active.conversation.id, active.user_id,
                       self.asker_name, active.run_lang, proposed, tool)
         self.pauses.add(pause)
         running = self.live.button

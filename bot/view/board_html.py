@@ -22,15 +22,16 @@ from bot.view.i18n import (
     ending_line,
     failure_label,
     lane_label,
+    lang_code,
     mode_label,
     phrase,
     status_label,
 )
 from bot.view.markdown import md_to_html
-from bot.view.quiz_view import vote_html, voting_now
+from bot.view.quiz_view import class_record, predicted, vote_html, voting_now
 from bot.view.spans import to_html
 from bot.view.step_view import decision_spans
-from bot.view.transcript import Transcript, View
+from bot.view.transcript import RoundView, Transcript, View
 
 
 def board_run(record: RunRecord, view: View, status: str, lang: str) -> str:
@@ -115,7 +116,7 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool,
             steps.append(f'<h3 class="round">{_e(phrase(lang, "chain_round", n=rnd.number))}'
                          "</h3>")
         if rnd.vote is not None:  # quiz mode: the class voted before the model was asked
-            steps.append(("vote", *vote_html(t, rnd, lang)))
+            steps.append(("vote", *vote_html(t, rnd, lang, marks=False)))
         if rnd.model_thought:
             label = f"💭 {_e(phrase(lang, 'chain_thought'))}"
             steps.append(("thought", label, f'<div class="text">{_e(rnd.model_thought)}</div>'))
@@ -123,7 +124,8 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool,
             code = f"{call.tool}({args_text(call.arguments)})"
             decided = decision_spans(call, lang)
             decision = f'<div class="decision">{to_html(decided)}</div>' if decided else ""
-            steps.append(("action", f"🔧 {_e(phrase(lang, 'chain_action'))}",
+            steps.append(("action", f"🔧 {_e(phrase(lang, 'chain_action'))}"
+                          f"{_predicted(rnd, call.tool, lang)}",
                           f"<code>{_e(code)}</code>{decision}"))
             if call.observation is not None and not call.awaiting:
                 mark = "✅" if call.ok else "⚠️ " + (failure_label(call.failure, lang)
@@ -145,6 +147,8 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool,
     state = "" if t.answer_final else phrase(
         lang, "chain_writing" if running else "chain_incomplete")
     label = f"💬 {_e(answer_heading(t.answer_model, lang))}<i>{_e(state)}</i>"
+    if t.answer_final and t.rounds:
+        label += _predicted(t.rounds[-1], None, lang)
     line = unfounded_line(t, lang)
     under = f'<p class="unfounded">{_e(line)}</p>' if line else ""
     body = _answer_html(t, drawn, lang)
@@ -157,6 +161,12 @@ def _answer_html(t: Transcript, drawn: Drawn, lang: str) -> str:
     text, ledger = drawn
     return to_html_marks(ledger_html(text, ledger if t.answer_final else (), t.unfounded, lang,
                                      lambda text: md_to_html(text, draft=not t.answer_final)))
+
+
+def _predicted(rnd: RoundView, tool: str | None, lang: str) -> str:
+    """Quiz mode: how many of the class predicted this move, on its label."""
+    words = predicted(rnd, tool, lang)
+    return f' <span class="figure predicted">{_e(words)}</span>' if words else ""
 
 
 def _step(k: int, kind: str, label_html: str, body_html: str) -> str:
@@ -172,7 +182,8 @@ def _footer(t: Transcript, lang: str, running: bool) -> str:
     if done is None or done.status in ("error", "cancelled"):
         return _lane_state(t, lang, running)
     ending = ending_line(done.status, done.reason, lang)
-    words = "⏱ " + figures(done, lang) + (f" · {ending}" if ending else "")
+    record = class_record(t, lang)
+    words = "⏱ " + figures(done, lang) + "".join(f" · {w}" for w in (ending, record) if w)
     return f'<p class="footer ending">{_e(words)}</p>'
 
 
@@ -198,7 +209,7 @@ def board_page(token: str, lang: str, lead: int | None = None) -> str:
         data += f' data-lead-id="{lead}"'
     base = f"/board/{_e(token)}"
     return (
-        f'<!DOCTYPE html>\n<html lang="{"zh" if lang == "zh" else "en"}" data-theme="dark">'
+        f'<!DOCTYPE html>\n<html lang="{lang_code(lang)}" data-theme="dark">'
         '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
         f"<title>{_e(phrase(lang, 'board_title'))}</title>"
         '<link rel="stylesheet" href="/static/board.css"></head>'

@@ -36,7 +36,7 @@ def compared_answers(plain: Transcript, react: Transcript) -> tuple[Drawn, Drawn
     first, second = plain_text(plain.answer), plain_text(react.answer)
     if not (plain.answer_final and react.answer_final):
         return (first, tuple(plain.ledger)), (second, tuple(react.ledger))
-    pairs = differing(first, second)
+    pairs = differing(first, second, react.question)
     return (_marked(first, {i for p in pairs for i in p.left_marks}, plain.ledger),
             _marked(second, {i for p in pairs for i in p.right_marks}, react.ledger))
 

@@ -47,7 +47,7 @@ def unfounded_line(t: Transcript, lang: str) -> str:
     if not t.unfounded:
         return ""
     key = "grounding_memory" if t.mode == "plain" else "grounding_unfounded"
-    joined = "、".join(t.unfounded) if lang.startswith("zh") else ", ".join(t.unfounded)
+    joined = phrase(lang, "list_sep").join(t.unfounded)
     return MARK + " " + phrase(lang, key, figures=joined)
 
 
@@ -56,9 +56,8 @@ def status(entry: Entry, lang: str) -> str:
     if entry.backing == Backing.OBSERVATION:
         return phrase(lang, "ledger_observation", n=entry.source, rule=_rule(entry, lang))
     if entry.backing == Backing.COMPUTED:
-        sep = "、" if lang.startswith("zh") else ", "
         return phrase(lang, "ledger_computed", rule=_rule(entry, lang),
-                      inputs=sep.join(entry.inputs))
+                      inputs=phrase(lang, "list_sep").join(entry.inputs))
     return phrase(lang, f"ledger_{entry.backing.value}")
 
 

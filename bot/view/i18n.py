@@ -11,8 +11,8 @@ Two tables of (zh, en) templates, told apart by what the template is:
 A key lives in one table only; both lookups pick the language as agent.lang.pick does
 (Chinese for any `zh…` code, else English).
 The bot's own words follow the user's Telegram language (`language_code`); the agent answers
-in the language of the question on its own, and its own words (run figures, tool errors)
-stay in agent/.
+in the language of the question on its own, and its own words (run figures, tool errors,
+what it tells the model) live in agent/words.py, the agent's table.
 """
 
 from __future__ import annotations
@@ -110,10 +110,14 @@ _HTML: dict[str, tuple[str, str]] = {
     # --- /notes: course notes by upload ---
     "notes_indexed_pdf": ("📚 已收录 <b>{name}</b>：{parts} 页，{chars} 字。"
                           "本聊天的问题现在可以引用它。",
+                          "📚 Indexed <b>{name}</b>: {parts} page, {chars} characters. "
+                          "Questions in this chat can cite it now.|"
                           "📚 Indexed <b>{name}</b>: {parts} pages, {chars} characters. "
                           "Questions in this chat can cite it now."),
     "notes_indexed_text": ("📚 已收录 <b>{name}</b>：{parts} 节，{chars} 字。"
                            "本聊天的问题现在可以引用它。",
+                           "📚 Indexed <b>{name}</b>: {parts} section, {chars} characters. "
+                           "Questions in this chat can cite it now.|"
                            "📚 Indexed <b>{name}</b>: {parts} sections, {chars} characters. "
                            "Questions in this chat can cite it now."),
     "notes_replaced": ("（替换了同名的旧文件。）", "(It replaced the earlier file of that name.)"),
@@ -140,25 +144,31 @@ _HTML: dict[str, tuple[str, str]] = {
                              "Kept the first {kept} of its {total} characters: at most {cap} "
                              "are kept per file."),
     "notes_cut_chars_pdf": ("只收录了第 1–{pages} 页（共 {total} 页）：每个文件最多收录 {cap} 字。",
-                            "Kept pages 1–{pages} of {total}: at most {cap} characters are "
-                            "kept per file."),
+                            "Kept page {pages} of {total}: at most {cap} characters are kept per "
+                            "file.|Kept pages 1–{pages} of {total}: at most {cap} characters "
+                            "are kept per file."),
     "notes_cut_pages": ("只收录了第 1–{pages} 页（共 {total} 页）：每个文件最多读 {pages} 页。",
+                        "Kept page {pages} of {total}: at most {pages} page is read per file.|"
                         "Kept pages 1–{pages} of {total}: at most {pages} pages are read per "
                         "file."),
     "notes_cut_time": ("只收录了第 1–{pages} 页（共 {total} 页）：读取 {s} 秒后停止了。",
+                       "Kept page {pages} of {total}: reading stopped after {s} s.|"
                        "Kept pages 1–{pages} of {total}: reading stopped after {s} s."),
     "notes_cut_memory": ("只收录了第 1–{pages} 页（共 {total} 页）：读取用到了内存上限。",
+                         "Kept page {pages} of {total}: reading stopped at its memory limit.|"
                          "Kept pages 1–{pages} of {total}: reading stopped at its memory "
                          "limit."),
     "notes_cut_unreadable": ("只收录了第 1–{pages} 页（共 {total} 页）：后面的页无法读取。",
+                             "Kept page {pages} of {total}: the next page could not be read.|"
                              "Kept pages 1–{pages} of {total}: the next page could not be "
                              "read."),
     "notes_cut_text": ("只收录了前 {kept} 字（共 {total} 字）：读取在限制内没能完成。",
                        "Kept the first {kept} of its {total} characters: reading did not "
                        "finish within its limits."),
     "notes_cut_long": ("有 {count} 页超过 {cap} 字，每页只收录了前 {cap} 字。",
-                       "{count} pages had more than {cap} characters; only the first {cap} of "
-                       "each were kept."),
+                       "{count} page had more than {cap} characters; only its first {cap} were "
+                       "kept.|{count} pages had more than {cap} characters; only the first "
+                       "{cap} of each were kept."),
     "notes_download_failed": ("没能从 Telegram 下载 {name}，请再发送一次。",
                               "{name} could not be downloaded from Telegram; please send it "
                               "again."),
@@ -168,8 +178,10 @@ _HTML: dict[str, tuple[str, str]] = {
                   "Course notes are off here (search_notes is not among AGENT_TOOLS)."),
     "notes_list": ("📚 <b>本聊天的课程笔记</b>", "📚 <b>This chat's course notes</b>"),
     "notes_line_pdf": ("• {name}：{parts} 页，{chars} 字",
+                       "• {name}: {parts} page, {chars} characters|"
                        "• {name}: {parts} pages, {chars} characters"),
     "notes_line_text": ("• {name}：{parts} 节，{chars} 字",
+                        "• {name}: {parts} section, {chars} characters|"
                         "• {name}: {parts} sections, {chars} characters"),
     "notes_none": ("本聊天还没有上传的课程笔记。带 /notes 说明发送 PDF、.md 或 .txt 文件即可添加。",
                    "No course notes uploaded here yet. Send a PDF, .md or .txt file with the "
@@ -402,6 +414,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
                     "The class is voting in the group: what will the model do next? Tap "
                     "👁 Reveal to go on."),
     "quiz_voting_board": ("群里正在投票", "voting in the group"),
+    "quiz_so_far": ("已有 {n:,} 人投票", "{n:,} voted so far"),
     "quiz_waiting": ("⏳ 等待揭晓…", "⏳ Waiting for the reveal…"),
     "quiz_matched": ("🗳 全班多数猜中 {hit}/{n} 轮", "🗳 the class's top pick was right in "
                      "{hit} of {n} rounds"),
@@ -412,7 +425,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "quiz_unsent": ("投票没能发到群里，这一轮没有预测", "the poll could not be posted, so no "
                     "one predicted this round"),
     "quiz_model_took": ("模型的选择", "the model's choice"),
-    "quiz_thinking": ("模型正在决定……", "the model is deciding…"),
+    "quiz_predicted": ("🗳 全班 {n}/{total} 猜中", "🗳 {n} of {total} predicted it"),
     "quiz_button_reveal": ("👁 揭晓", "👁 Reveal"),
     "quiz_answer_reveal": ("👁 揭晓", "👁 Revealing"),
     "quiz_not_yours": ("只有 {name} 或管理员可以揭晓。", "Only {name} or an admin can reveal."),
@@ -463,6 +476,30 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "mode_compare": ("对比", "compare"),
     "lane_plain": ("仅模型（不用工具）", "Model alone (no tools)"),
     "lane_react": ("ReAct（使用工具）", "ReAct (with tools)"),
+    # --- The command menus Telegram shows (bot/telegram/handlers/commands.py) ---
+    "command_ask": ("用工具一步步回答问题", "Answer step by step, with tools"),
+    "command_plain": ("只用模型回答，不用工具", "Answer with the model alone, no tools"),
+    "command_compare": ("两种方式同时回答并对比", "Both at once, side by side"),
+    "command_plan": ("先列计划，再一步步回答", "Make a plan first, then answer step by step"),
+    "command_step": ("每次行动前暂停，由你决定", "Pause before every action: you decide"),
+    "command_quiz": ("全班先猜模型下一步，再揭晓", "The class predicts each step, then sees it"),
+    "command_examples": ("示例问题，点一下就运行", "Preset questions to tap"),
+    "command_stop": ("停止你正在运行的问题", "Stop your running question"),
+    "command_history": ("本聊天的记录：页码或关键词", "Earlier runs here: a page or a keyword"),
+    "command_show": ("重放一次完整的过程：/show 编号", "Replay a whole chain: /show n"),
+    "command_export": ("把一次记录导出为 HTML 文件", "Download a run as an HTML file"),
+    "command_forget": ("删除一条记录，或 all（管理员）", "Delete a run, or all (admins)"),
+    "command_board": ("课堂看板链接（投影用）", "The class board link, for a projector"),
+    "command_settings": ("本聊天的设置（管理员可修改）",
+                         "This chat's settings (admins change them)"),
+    "command_notes": ("课程笔记：带 /notes 说明发送文件即可添加",
+                      "Course notes: send a file captioned /notes"),
+    "command_help": ("Glassbox 是什么，ReAct 怎么工作", "What Glassbox does and how ReAct works"),
+    "command_start": ("开始使用 Glassbox", "Start using Glassbox"),
+    # --- Spans of time and lists (bot/view/when.py, grounding.py) ---
+    "wait_minutes": ("{minutes} 分钟", "{minutes} min"),
+    "wait_hours": ("{hours} 小时", "{hours} h"),
+    "list_sep": ("、", ", "),
     # --- The class board (bot/view/board_html.py) ---
     "board_title": ("Glassbox 课堂看板", "Glassbox class board"),
     "board_waiting": ("等待本聊天的问题…（/ask 或 /compare）",
@@ -485,10 +522,14 @@ def lang_code(lang: str) -> str:
     return pick(lang, "zh", "en")
 
 
-def text(lang: str, key: str, **values: Any) -> str:
-    """The chat message `key` (Telegram HTML) in `lang`, `values` filled in HTML-escaped."""
-    return pick(lang, *_HTML[key]).format(
-        **{k: html.escape(str(v)) for k, v in values.items()})
+def text(lang: str, key: str, count: int | None = None, /, **values: Any) -> str:
+    """The chat message `key` (Telegram HTML) in `lang`, `values` filled in HTML-escaped.
+    With a `count`, the form for it of a template that has two (singular|plural); it is
+    positional only, so a template may still name a value `count`."""
+    template = pick(lang, *_HTML[key])
+    if count is not None:
+        template = counted(template, count)
+    return template.format(**{k: html.escape(str(v)) for k, v in values.items()})
 
 
 def phrase(lang: str, key: str, **values: Any) -> str:

@@ -7,11 +7,12 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+from agent.class_vote import taken
 from agent.events import ANSWER_CHOICE, OTHER_CHOICE
 from bot.view.i18n import phrase, plural
 from bot.view.spans import B, I, Span, squeeze
 from bot.view.textlen import shorten
-from bot.view.transcript import RoundView, Transcript
+from bot.view.transcript import RoundView, RoundVote, Transcript
 
 MAX_POLL_QUESTION, MAX_POLL_OPTION = 300, 100
 """sendPoll's limits: a question of 1-300 characters, options of 1-100."""
@@ -57,15 +58,16 @@ def rows(t: Transcript, view: RoundView, lang: str, *, every: bool = False) -> l
     return sorted(out, key=lambda r: -r.count) if vote.counts is not None else out
 
 
-def summary(t: Transcript, view: RoundView, lang: str) -> str:
-    """'20 votes · revealed by Teacher · ✅ the model's choice', or why there are none."""
+def summary(t: Transcript, view: RoundView, lang: str, *, marks: bool = True) -> str:
+    """'20 votes · revealed by Teacher · ✅ the model's choice', or why there are none;
+    `marks`: whether the model's choice is marked (named in the legend)."""
     vote = view.vote
     assert vote is not None
     if not vote.sent:
         return phrase(lang, "quiz_unsent")
     how = phrase(lang, "quiz_revealed_by", by=vote.by) if vote.by else phrase(
         lang, "quiz_timed_out")
-    legend = f" · ✅ {phrase(lang, 'quiz_model_took')}" if t.vote_taken(view) else ""
+    legend = f" · ✅ {phrase(lang, 'quiz_model_took')}" if marks and t.vote_taken(view) else ""
     return f"{plural(lang, 'quiz_votes', vote.voters)} · {how}{legend}"
 
 
@@ -97,7 +99,7 @@ def vote_spans(t: Transcript, view: RoundView, lang: str) -> list[Span]:
     assert vote is not None
     out: list[Span] = [("🗳 ", ()), (phrase(lang, "quiz_heading"), (B,))]
     if vote.counts is None:
-        return [*out, (phrase(lang, "chain_colon"), ()), (_open_words(t, lang), (I,))]
+        return [*out, (phrase(lang, "chain_colon"), ()), (_open_words(t, vote, lang), (I,))]
     out.append((" · " + summary(t, view, lang), (I,)))
     shown = rows(t, view, lang)
     if shown and vote.sent:
@@ -107,9 +109,11 @@ def vote_spans(t: Transcript, view: RoundView, lang: str) -> list[Span]:
     return out
 
 
-def vote_html(t: Transcript, view: RoundView, lang: str) -> tuple[str, str]:
+def vote_html(t: Transcript, view: RoundView, lang: str, *,
+              marks: bool = True) -> tuple[str, str]:
     """The board's and the export's vote: its label, and the choices as a list, each with its
-    count and a bar (the model's choice marked `taken`)."""
+    count and a bar; `marks`: the model's choice marked `taken` (the board marks it on the
+    action instead: in reveal mode the vote shows before the action and must not tell it)."""
     vote = view.vote
     assert vote is not None
     heading = f"🗳 {_e(phrase(lang, 'quiz_heading'))}"
@@ -117,27 +121,42 @@ def vote_html(t: Transcript, view: RoundView, lang: str) -> tuple[str, str]:
         items = "".join(f"<li>{_e(label)}</li>" for label in
                         (r.label for r in rows(t, view, lang, every=True)))
         words = phrase(lang, "quiz_cut" if t.finished is not None else "quiz_voting_board")
+        if vote.so_far and t.finished is None:
+            words += " · " + phrase(lang, "quiz_so_far", n=vote.so_far)
         return (f'{heading} <span class="figure">· {_e(words)}</span>',
                 f'<ul class="votes open">{items}</ul>')
-    label = f'{heading} <span class="figure">· {_e(summary(t, view, lang))}</span>'
+    label = (f'{heading} <span class="figure">· '
+             f"{_e(summary(t, view, lang, marks=marks))}</span>")
     if not vote.sent:
         return label, ""
     most = max(vote.voters, 1)
     items = "".join(
-        f'<li{" class=taken" if r.taken else ""}><span class="choice">'
-        f"{'✅ ' if r.taken else ''}{_e(r.label)}</span>"
+        f'<li{" class=taken" if marked else ""}><span class="choice">'
+        f"{'✅ ' if marked else ''}{_e(r.label)}</span>"
         f'<progress max="{most}" value="{r.count}"></progress>'
         f'<b class="count">{r.count}</b></li>'
-        for r in rows(t, view, lang, every=True))
-    taken = t.vote_taken(view)
-    mark = "" if taken is not None else (
-        f'<p class="voting">{_e(phrase(lang, "quiz_thinking"))}</p>')
-    return label, f'<ul class="votes">{items}</ul>{mark}'
+        for r in rows(t, view, lang, every=True) for marked in [marks and r.taken])
+    return label, f'<ul class="votes">{items}</ul>'
 
 
-def _open_words(t: Transcript, lang: str) -> str:
-    """A vote with no counts, in the chat: open now, or cut short by the run's end."""
-    return phrase(lang, "quiz_cut" if t.finished is not None else "quiz_voting")
+def predicted(view: RoundView, tool: str | None, lang: str) -> str:
+    """Beside a move of the model (a call of `tool`; None: its answer): '🗳 3 of 4 predicted
+    it', from the round's vote; empty without one."""
+    vote = view.vote
+    if vote is None or not vote.counts or not vote.sent:
+        return ""
+    [index] = taken(vote.choices, () if tool is None else (tool,)) or {-1}
+    n = vote.counts[index] if index >= 0 else 0
+    return phrase(lang, "quiz_predicted", n=n, total=vote.voters)
+
+
+def _open_words(t: Transcript, vote: RoundVote, lang: str) -> str:
+    """A vote with no counts, in the chat: open now (and how many voted), or cut short by the
+    run's end."""
+    if t.finished is not None:
+        return phrase(lang, "quiz_cut")
+    so_far = f" ({phrase(lang, 'quiz_so_far', n=vote.so_far)})" if vote.so_far else ""
+    return phrase(lang, "quiz_voting") + so_far
 
 
 def _e(text: str) -> str:

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from agent.lang import Lang
+from bot.view.i18n import phrase
 
 
 def local_time(moment: datetime, zone: str, fmt: str) -> str:
@@ -22,7 +23,7 @@ def wait_text(span: timedelta, lang: Lang) -> str:
     """A span rounded up to whole minutes: `7 min`, `3 h 12 min` (`7 分钟`, `3 小时 12 分钟`)."""
     minutes = max(1, math.ceil(span.total_seconds() / 60))
     hours, minutes = divmod(minutes, 60)
-    h, m = ("小时", "分钟") if lang == "zh" else ("h", "min")
     if not hours:
-        return f"{minutes} {m}"
-    return f"{hours} {h}" + (f" {minutes} {m}" if minutes else "")
+        return phrase(lang, "wait_minutes", minutes=minutes)
+    return phrase(lang, "wait_hours", hours=hours) + (
+        " " + phrase(lang, "wait_minutes", minutes=minutes) if minutes else "")

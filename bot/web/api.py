@@ -4,7 +4,7 @@
 `POST /api/v1/chat/stream` is the same run as server-sent events, one per step event (the
 JSON of `python -m agent --json`), ending with `run_finished`; `GET /api/v1/runs/{runId}`
 and `GET /api/v1/runs?sessionId=` read stored runs. Each token of API_TOKENS is a scope of
-its own in the store (bot/store/web.py): its runs, its rate limit and daily budget; it sees
+its own in the store (bot/store/api_sessions.py): its runs, its rate limit and daily budget; it sees
 nothing of another's. Questions go through the run service's one entry point (`Runs.ask`)
 as the chat's do: the same quota, admission and thread history; stored step by step, shown
 on /metrics, and stopped cleanly by a shutdown.
@@ -32,9 +32,9 @@ from bot.runs.ask import Ask, Busy, Refusal
 from bot.runs.quota import OverBudget, RateLimited
 from bot.runs.services import Services, Shared
 from bot.settings import BotSettings
+from bot.store.api_sessions import ApiSessions
 from bot.store.kinds import Lane, RunMode, RunStatus
-from bot.store.records import RunRecord, Scope
-from bot.store.web import API_CHAT_BASE, WebStore
+from bot.store.records import Conversation, RunRecord, Scope
 from bot.view.transcript import View, replay, without_glassbox_notes
 from bot.view.when import wait_text
 from bot.web.bodies import MAX_STORED_ID, PAGE, ApiError, ChatBody, chat_body
@@ -52,8 +52,8 @@ MODEL_DOWN = frozenset({ModelErrorKind.CONNECTION, ModelErrorKind.TIMEOUT, Model
 def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
     tokens = [token.get_secret_value().encode() for token in settings.api_tokens]
 
-    async def scope(request: Request) -> tuple[Services, int]:
-        """The services and the scope's chat id of an authorised request."""
+    async def authorised(request: Request) -> tuple[Services, Conversation]:
+        """The services and the token's scope of an authorised request."""
         if not tokens:
             raise ApiError(404, "not_found", "This Glassbox has no HTTP API (API_TOKENS is "
                            "not set).")
@@ -66,18 +66,18 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
         parts = shared.services
         if parts is None:
             raise ApiError(503, "starting", "Glassbox is starting or stopping; try again.", 5)
-        return parts, await WebStore(parts.store).api_chat(given)
+        return parts, await parts.store.api.scope(given)
 
     async def chat(request: Request) -> Response:
-        parts, chat_id = await scope(request)
+        parts, scope = await authorised(request)
         body = await chat_body(request)
-        run = await _start(parts, chat_id, body, stream=False)
+        run = await _start(parts, scope, body, stream=False)
         return _answer(run, await run.ended(), body.showSteps)
 
     async def chat_stream(request: Request) -> Response:
-        parts, chat_id = await scope(request)
+        parts, scope = await authorised(request)
         body = await chat_body(request)
-        run = await _start(parts, chat_id, body, stream=True)
+        run = await _start(parts, scope, body, stream=True)
 
         async def stream() -> AsyncIterator[str]:
             assert run.heard is not None
@@ -103,32 +103,32 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
                                  headers={"Cache-Control": "no-store"})
 
     async def one_run(request: Request) -> Response:
-        parts, chat_id = await scope(request)
-        web = WebStore(parts.store)
+        parts, scope = await authorised(request)
+        api = parts.store.api
         run_id = request.path_params["run_id"]
-        record = await web.run_by_id(chat_id, run_id) if run_id <= MAX_STORED_ID else None
+        record = await api.run_by_id(scope, run_id) if run_id <= MAX_STORED_ID else None
         if record is None:
             raise ApiError(404, "no_such_run", "No run of this token has that id.")
         view = replay(record, await parts.store.events(record.id), detect_lang(record.question),
-                      notes=(await parts.chat_settings(chat_id)).notes)
+                      notes=(await parts.chat_settings(scope)).notes)
         return JSONResponse(run_json(record, view, record.status,
-                                     await web.session_of(record.id), steps=True))
+                                     await api.session_of(record.id), steps=True))
 
     async def list_runs(request: Request) -> Response:
-        parts, chat_id = await scope(request)
-        web = WebStore(parts.store)
+        parts, scope = await authorised(request)
+        api = parts.store.api
         session = request.query_params.get("sessionId", "")
         if session:
-            records = list(reversed(await web.session_runs(chat_id, session)))
+            records = list(reversed(await api.session_runs(scope, session)))
             page = {"page": 1, "pages": 1, "total": len(records)}
         else:
             number = request.query_params.get("page", "1")
             if not PAGE.fullmatch(number) or int(number) < 1:
                 raise ApiError(400, "invalid_query", "page: expected a whole number from 1.")
-            found = await parts.store.history(Scope(chat_id), page=int(number))
+            found = await parts.store.history(Scope.of(scope), page=int(number))
             records = list(found.runs)
             page = {"page": found.page, "pages": found.pages, "total": found.total}
-        sessions = await web.sessions_of([r.id for r in records])
+        sessions = await api.sessions_of([r.id for r in records])
         runs = [{"runId": r.id, "sessionId": sessions.get(r.id, ""),
                  "question": r.question, "mode": api_mode(r.mode), "status": r.status,
                  "answer": r.answer, "startedAt": r.started_at.isoformat(),
@@ -151,18 +151,19 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
     ]
 
 
-async def _start(parts: Services, chat_id: int, body: ChatBody, *, stream: bool) -> _ApiRun:
-    """Ask in the scope's session, through the run service as every front end does; an
-    ApiError when it may not start now."""
-    web = WebStore(parts.store)
+async def _start(parts: Services, scope: Conversation, body: ChatBody, *,
+                 stream: bool) -> _ApiRun:
+    """Ask in the token's session, through the run service as every front end does (the
+    token asks: no Telegram user); an ApiError when it may not start now."""
+    api = parts.store.api
     session_id = body.sessionId or secrets.token_urlsafe(12)
-    earlier = await web.session_runs(chat_id, session_id)
-    run = _ApiRun(web, session_id, STORED_MODES[body.mode], stream=stream)
+    earlier = await api.session_runs(scope, session_id)
+    run = _ApiRun(api, session_id, STORED_MODES[body.mode], stream=stream)
     started = await parts.runs.ask(Ask(
-        mode=run.mode, text=body.message.strip(), chat_id=chat_id, user_id=chat_id,
-        user_name=f"API {chat_id - API_CHAT_BASE}", run_lang=detect_lang(body.message),
+        mode=run.mode, text=body.message.strip(), conversation=scope, user_id=None,
+        user_name=f"API {scope.id}", run_lang=detect_lang(body.message),
         follows=earlier[-1] if earlier else None, planner=True if body.plan else None,
-        chat=await parts.chat_settings(chat_id)), run)  # the scope's, as a chat has its own
+        chat=await parts.chat_settings(scope)), run)  # the scope's, as a chat has its own
     if not isinstance(started, Active):
         raise _refused(started)
     return run
@@ -192,8 +193,9 @@ class _ApiRun:
     """The run service's `Front` for one API question: the run's record and view for the
     answer, its events for a stream (`heard`, None after the last), its session."""
 
-    def __init__(self, web: WebStore, session_id: str, mode: RunMode, *, stream: bool) -> None:
-        self.web, self.session_id, self.mode = web, session_id, mode
+    def __init__(self, api: ApiSessions, session_id: str, mode: RunMode, *,
+                 stream: bool) -> None:
+        self.api, self.session_id, self.mode = api, session_id, mode
         self.heard: asyncio.Queue[tuple[str, Event] | None] | None = (
             asyncio.Queue() if stream else None)
         self.handle: Active | None = None
@@ -213,7 +215,7 @@ class _ApiRun:
 
     async def started(self, record: RunRecord, view: View) -> Gate | None:
         self.record, self.view = record, view
-        await self.web.add_to_session(record.id, self.session_id)
+        await self.api.add_to_session(record.id, self.session_id)
         return None
 
     def stepped(self, lane: str, event: Event | None) -> None:

@@ -25,8 +25,8 @@ from starlette.staticfiles import StaticFiles
 from agent.lang import Lang
 from bot.runs.hub import Hub
 from bot.runs.services import Services, Shared
-from bot.store.records import RunRecord, Scope
-from bot.store.web import WebStore
+from bot.store.kinds import ConversationKind
+from bot.store.records import Conversation, RunRecord, Scope, telegram_chat
 from bot.view.board_html import board_page, board_run
 from bot.view.transcript import View, replay
 from bot.web.bodies import MAX_STORED_ID
@@ -59,12 +59,12 @@ chain growing on a projector, and nothing is lost: the next batch has what came 
 def board_routes(shared: Shared) -> list[BaseRoute]:
     hub = shared.hub
 
-    async def chat_of(request: Request) -> tuple[Services, int] | None:
+    async def chat_of(request: Request) -> tuple[Services, Conversation] | None:
         parts = shared.services
         if parts is None:
             return None
-        chat_id = await WebStore(parts.store).board_chat(request.path_params["token"])
-        return None if chat_id is None else (parts, chat_id)
+        chat_id = await parts.store.boards.chat(request.path_params["token"])
+        return None if chat_id is None else (parts, telegram_chat(chat_id))
 
     async def page(request: Request) -> Response:
         found = await chat_of(request)
@@ -80,18 +80,18 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
         found = await chat_of(request)
         if found is None:
             return _gone()
-        parts, chat_id = found
-        hub.opened(chat_id)
+        parts, chat = found
+        hub.opened(chat)
         n = request.path_params["n"]
         if n > MAX_STORED_ID:
             return JSONResponse({"error": "no such run"}, status_code=404)
-        live = next((r for r in hub.live(chat_id) if r.record.n == n), None)
+        live = next((r for r in hub.live(chat) if r.record.n == n), None)
         if live is not None:
             return JSONResponse(_run_data(live.record, live.view, live.status, _lang(request)))
-        record = await parts.store.get(Scope(chat_id), n)
+        record = await parts.store.get(Scope.of(chat), n)
         if record is None:
             return JSONResponse({"error": "no such run"}, status_code=404)
-        notes = (await parts.chat_settings(chat_id)).notes
+        notes = (await parts.chat_settings(chat)).notes
         view = replay(record, await parts.store.events(record.id), _lang(request), notes=notes)
         return JSONResponse(_run_data(record, view, record.status, _lang(request)))
 
@@ -99,13 +99,18 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
         found = await chat_of(request)
         if found is None:
             return _gone()
-        parts, chat_id = found
+        parts, chat = found
         token = request.path_params["token"]
         lang = _lang(request)
         after = _resume_from(request.headers.get("last-event-id", ""), hub)
 
+        async def leads() -> frozenset[int]:
+            if shared.leads is None or chat.kind != ConversationKind.TELEGRAM:
+                return frozenset()
+            return await shared.leads(chat.id)
+
         async def stream() -> AsyncIterator[str]:
-            with hub.watching(chat_id) as kept:
+            with hub.watching(chat) as kept:
                 async for part in board_stream(kept):
                     yield part
 
@@ -116,21 +121,21 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
             yield "retry: 1000\n\n"
             if after < 0:  # a fresh snapshot: the list, the newest run, every live one
                 after = hub.seq
-                listed = await parts.store.history(Scope(chat_id), per_page=LISTED)
-                yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs))
-                live = {r.record.id: r for r in hub.live(chat_id)}
+                listed = await parts.store.history(Scope.of(chat), per_page=LISTED)
+                yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs, await leads()))
+                live = {r.record.id: r for r in hub.live(chat)}
                 if listed.runs and listed.runs[0].id not in live:
                     newest = listed.runs[0]
-                    notes = (await parts.chat_settings(chat_id)).notes
+                    notes = (await parts.chat_settings(chat)).notes
                     view = replay(newest, await parts.store.events(newest.id), lang, notes=notes)
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(newest, view, newest.status, lang))
                 for run in live.values():
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(run.record, run.view, run.status, lang))
-            while not hub.closed and hub.link_valid(chat_id, token):
-                change = await hub.change_after(chat_id, after, PING_S)
-                if not hub.link_valid(chat_id, token):
+            while not hub.closed and hub.link_valid(chat, token):
+                change = await hub.change_after(chat, after, PING_S)
+                if not hub.link_valid(chat, token):
                     break  # /board reset: this link shows nothing more
                 if change is None:
                     if not hub.closed:
@@ -138,8 +143,8 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
                     continue
                 after = change.seq
                 if change.listed:
-                    listed = await parts.store.history(Scope(chat_id), per_page=LISTED)
-                    yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs))
+                    listed = await parts.store.history(Scope.of(chat), per_page=LISTED)
+                    yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs, await leads()))
                 for run in change.runs:
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(run.record, run.view, run.status, lang))
@@ -181,8 +186,10 @@ def _run_data(record: RunRecord, view: View, status: str, lang: Lang) -> dict[st
     return {"n": record.n, "status": status, "html": board_run(record, view, status, lang)}
 
 
-def _list(runs: tuple[RunRecord, ...]) -> dict[str, Any]:
+def _list(runs: tuple[RunRecord, ...], leads: frozenset[int]) -> dict[str, Any]:
+    """The runs for the board's list; `lead`: asked by one of the chat's admins, whose runs
+    the board follows as it follows the link's asker's."""
     return {"runs": [{"n": r.n, "question": r.question[:120], "mode": r.mode,
-                      "status": r.status, "user": r.user_name, "uid": r.user_id}
-                     for r in runs]}
+                      "status": r.status, "user": r.user_name, "uid": r.user_id,
+                      "lead": r.user_id in leads} for r in runs]}
 

@@ -262,6 +262,8 @@ class FakeTelegram(FakeServer):
             return self._get_file(p["file_id"])
         if method == "getChatMember":
             return self._chat_member(int(p["chat_id"]), int(p["user_id"]))
+        if method == "getChatAdministrators":
+            return self._chat_admins(int(p["chat_id"]))
         if method == "setWebhook":
             self.webhook = {"url": p["url"], "secret_token": p.get("secret_token", "")}
             return True
@@ -404,6 +406,14 @@ class FakeTelegram(FakeServer):
         if content is None:
             return Reply.json({"ok": False, "error_code": 404, "description": "Not Found"}, 404)
         return Reply(200, content, {"Content-Type": "application/octet-stream"})
+
+    def _chat_admins(self, chat_id: int) -> list[dict[str, Any]]:
+        """The group's administrators as ChatMember objects (no bots, as the Bot API's
+        getChatAdministrators)."""
+        if chat_id not in self.chats:
+            raise ApiError(400, "Bad Request: chat not found")
+        return [chat_member(self.users[user_id], admin=True)
+                for chat, user_id in sorted(self.admins) if chat == chat_id]
 
     def _chat_member(self, chat_id: int, user_id: int) -> dict[str, Any]:
         """A ChatMember in the Bot API's shapes: administrator (with its rights) or member."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.events import RunFinished
 from bot.runs.quota import refusal
-from bot.store.records import Scope
+from bot.store.records import Scope, telegram_chat
 from bot.store.transcripts import Store
 from bot.view.export import export_html
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, people
@@ -72,7 +72,7 @@ async def test_over_the_daily_budget_even_after_a_restart(tmp_path: Path) -> Non
         assert gb.model.bodies == []
         await still_answers(gb, ALICE)  # another chat has its own budget
         tomorrow = datetime.now(UTC).replace(hour=0, minute=1) + timedelta(days=1)
-        assert await refusal(gb.parts.store, gb.parts.settings, GROUP, ALICE,
+        assert await refusal(gb.parts.store, gb.parts.settings, telegram_chat(GROUP), ALICE,
                              now=tomorrow) is None
 
 

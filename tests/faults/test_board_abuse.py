@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from bot.runs import hub as hub_module
+from bot.store.records import telegram_chat
 from tests.botkit import ALICE, BOB, GROUP, people
 from tests.fakes.model import FakeModel, text_reply
 from tests.fakes.telegram import FakeTelegram
@@ -47,16 +48,16 @@ async def test_the_hub_keeps_finished_runs_only_of_chats_with_a_board(
             hub = web.gb.app.bot_data.hub
             for chat in (ALICE, BOB):  # no board
                 await web.gb.answer_to(chat, tg.send(chat, chat, "/ask hello?"))
-            assert hub.live(ALICE) == [] and hub.live(BOB) == []
+            assert hub.live(telegram_chat(ALICE)) == [] and hub.live(telegram_chat(BOB)) == []
 
             group = await board_path(web)  # opened, then closed: kept for a reconnect
             assert (await web.http.get(group)).status_code == 200
             await web.gb.answer_to(GROUP, tg.send(GROUP, ALICE, "/ask hello class?"))
-            assert [r.status for r in hub.live(GROUP)] == ["done"]
+            assert [r.status for r in hub.live(telegram_chat(GROUP))] == ["done"]
 
             alice = await board_path(web, ALICE, ALICE)  # a newer board: the group's goes
             assert (await web.http.get(alice)).status_code == 200
-            assert hub.live(GROUP) == []
+            assert hub.live(telegram_chat(GROUP)) == []
             async with event_stream(web.http, group + "/events") as events:
                 first = await events.next()  # the group's board still shows its run
                 assert [r["status"] for r in first.data["runs"]] == ["done"]

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.events import Action, Observation, Thought
+from bot.store.kinds import ConversationKind
 from bot.store.prefs import ChatSettings
-from bot.store.web import API_CHAT_BASE, WebStore
+from bot.store.records import Conversation
 from bot.view.render import render_view
 from tests.botkit import Add
 from tests.fakes.model import FakeModel, error, text_reply, tool_reply
@@ -78,10 +79,12 @@ async def test_chat_answers_with_steps_and_a_session_continues(tmp_path: Path) -
             hidden = await web.http.get(f"/api/v1/runs/{run['runId']}", headers=OTHER)
             assert hidden.status_code == 404
             assert (await web.http.get("/api/v1/runs", headers=OTHER)).json()["runs"] == []
-            # Stored in a chat of the scope's own, beyond every Telegram chat's id.
-            record = await WebStore(web.gb.parts.store).run_by_id(API_CHAT_BASE + 1,
-                                                                  run["runId"])
+            # Stored in a conversation of the token's own, which no Telegram chat is.
+            scope = Conversation(ConversationKind.API, 1)
+            record = await web.gb.parts.store.api.run_by_id(scope, run["runId"])
             assert record is not None and record.question == "What is 2+2?"
+            assert (record.conversation, record.user_id, record.user_name) == (
+                scope, None, "API 1")
 
 
 async def test_auth_and_bad_bodies_are_refused_as_json(tmp_path: Path) -> None:
@@ -188,7 +191,7 @@ async def test_a_scope_that_hides_glassbox_notes_gets_none_as_a_chat_would(
         async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()],
                            api_tokens=TOKENS) as web:
             parts = web.gb.parts
-            scopes = [await WebStore(parts.store).api_chat(token)
+            scopes = [await parts.store.api.scope(token)
                       for token in ("teacher-token-1", "other-token-2")]
             defaults = ChatSettings.defaults(parts.settings)
             await parts.store.chats.put(scopes[0], defaults.changed(notes=False), defaults, 0)
@@ -216,8 +219,8 @@ async def test_a_thought_glassbox_wrote_is_no_steps_thought(tmp_path: Path) -> N
     gives it as no model's reasoning (the chat shows it as Glassbox's note)."""
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
         async with serving(tg, model, tmp_path / "g.sqlite3", api_tokens=TOKENS) as web:
-            scope = await WebStore(web.gb.parts.store).api_chat("teacher-token-1")
-            run = await seed(web.gb.parts.store, scope, scope, "API 1", "What is 2+2?", "4.",
+            scope = await web.gb.parts.store.api.scope("teacher-token-1")
+            run = await seed(web.gb.parts.store, scope, None, "API 1", "What is 2+2?", "4.",
                              steps=[Thought(round=1, text="Glassbox: I add them.",
                                             synthesized=True),
                                     Action(round=1, call_id="c1", tool="add",

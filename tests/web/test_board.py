@@ -15,6 +15,7 @@ import pytest
 
 from agent.events import Action, Note
 from bot.store.prefs import ChatSettings
+from bot.store.records import telegram_chat
 from tests.botkit import ADMIN, ALICE, GROUP, Add, people
 from tests.fakes.model import FakeModel, Reply, text_reply, tool_reply
 from tests.fakes.telegram import FakeTelegram
@@ -212,8 +213,8 @@ async def test_a_chat_that_hides_glassbox_notes_has_none_on_its_board(tmp_path: 
         people(tg)
         async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
             defaults = ChatSettings.defaults(web.gb.parts.settings)
-            await web.gb.parts.store.chats.put(GROUP, defaults.changed(notes=False), defaults,
-                                               ADMIN)
+            await web.gb.parts.store.chats.put(telegram_chat(GROUP),
+                                               defaults.changed(notes=False), defaults, ADMIN)
             path = await board_path(web)
             model.push(tool_reply(("add", {"a": 2, "b": 2})), text_reply("4."))  # no reasoning
             async with event_stream(web.http, path + "/events") as events:

@@ -168,6 +168,9 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
             for spoiler in (r"\bdone\b", r"\d\s*(ms|s)\b", r"\d+ rounds?\b", r"tokens?\b",
                             "judgement", "No tools → ReAct", "421"):
                 assert not re.search(spoiler, text, re.IGNORECASE), (spoiler, text)
+            # No empty row of answer labels above the chains while the answers are held back.
+            assert await page.eval_on_selector_all(
+                ".answers > .cell", "cs => cs.map(c => c.hidden)") == [True, True]
             await page.screenshot(path=str(GALLERY / "board-reveal.png"))
             await page.keyboard.press(" ")
             assert await page.is_visible('[data-lane="react"] .step[data-step="0"]')
@@ -244,3 +247,49 @@ async def test_the_board_stays_on_the_teachers_run_when_a_student_asks(tmp_path:
             await page.wait_for_function(
                 '() => document.querySelector("#rail").textContent.includes("#3")')
             assert await page.eval_on_selector("article.run", "a => a.dataset.n") == "1"
+
+
+CO_TEACHER = 444
+
+
+async def test_the_board_follows_a_co_teacher_and_no_student_moves_it(tmp_path: Path,
+                                                                      browser: Any) -> None:
+    """The teacher opened the board; another admin of the group (a co-teacher) asks: the
+    board shows their run as it would the teacher's. A student's question goes to the rail,
+    and once the run on screen is pinned, not even a teacher's new question moves it."""
+    with FakeTelegram(scale=0.02) as tg, FakeModel(default=teacher_model) as model:
+        people(tg)
+        tg.user(CO_TEACHER, "Mr Li", "en")
+        tg.admin(GROUP, CO_TEACHER)
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
+            path = await board_path(web)  # the teacher (ADMIN) asked for the link
+            page = await browser.new_page(viewport={"width": 1280, "height": 720})
+            await page.goto(f"{web.base_url}{path}?lead={ADMIN}")
+            await page.wait_for_selector(".waiting")
+
+            tg.send(GROUP, ADMIN, "/ask What is the capital of France?")
+            await page.wait_for_function(
+                '() => document.querySelector("article.run")?.dataset.n === "1"')
+            tg.send(GROUP, CO_TEACHER, "/ask How fast is light?")
+            await page.wait_for_function(
+                '() => document.querySelector("article.run")?.dataset.n === "2"')
+            assert "following Mr Li" in await page.inner_text("#bar")
+            asked = tg.send(GROUP, BOB, "/ask What is the capital of Italy?")
+            await web.gb.answer_to(GROUP, asked, timeout=20)
+            await page.wait_for_function(
+                '() => document.querySelector("#rail").textContent.includes("#3 Bob")')
+            assert await page.eval_on_selector("article.run", "a => a.dataset.n") == "2"
+
+            await page.keyboard.press("p")  # pinned: #2 stays whoever asks
+            assert "#2 pinned" in await page.inner_text("#bar")
+            for who, question in ((BOB, "/ask And of Spain?"), (ADMIN, "/ask And of Peru?")):
+                asked = tg.send(GROUP, who, question)
+                await web.gb.answer_to(GROUP, asked, timeout=20)
+            await page.wait_for_function(
+                '() => document.querySelector("#rail").textContent.includes("#5")')
+            assert await page.eval_on_selector("article.run", "a => a.dataset.n") == "2"
+            assert "#2 pinned" in await page.inner_text("#bar")
+            await page.keyboard.press("f")  # following again: the teachers' newest, #5
+            await page.wait_for_function(
+                '() => document.querySelector("article.run").dataset.n === "5"')
+            assert "following Teacher" in await page.inner_text("#bar")

@@ -17,7 +17,7 @@ page; it must not stop the later states of the run.
 from __future__ import annotations
 
 import datetime as dtm
-from typing import Literal
+from enum import Enum, auto
 
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
@@ -29,19 +29,33 @@ class Refused(Exception):
     is not shown, and nothing is gone."""
 
 
-def bad_request(err: BadRequest) -> Literal["shown", "deleted", "no chat", "entities",
-                                            "refused"]:
-    """What a 400 to a page's send or edit means: it `shown` already ("not modified"), its
-    message was `deleted` (send it again), there is `no chat`, its `entities` could not be
-    parsed (send it as plain text), or only this page is `refused`."""
+class PageRejection(Enum):
+    """What a 400 to a page's send or edit means."""
+
+    SHOWN = auto()
+    """"message is not modified": the message shows the page already."""
+    DELETED = auto()
+    """"message to edit not found": someone deleted it; the page is sent again."""
+    NO_CHAT = auto()
+    """"chat not found": there is no one to write to."""
+    ENTITIES = auto()
+    """"can't parse entities": the page goes again as plain text."""
+    REFUSED = auto()
+    """Any other 400: only this page is refused."""
+
+
+def bad_request(err: BadRequest) -> PageRejection:
+    """What Telegram's 400 `err` to a page's send or edit means, in its own words."""
     lowered = err.message.lower()
     if "not modified" in lowered:
-        return "shown"
+        return PageRejection.SHOWN
     if "message to edit not found" in lowered:
-        return "deleted"
+        return PageRejection.DELETED
     if "chat not found" in lowered:
-        return "no chat"
-    return "entities" if "can't parse entities" in lowered else "refused"
+        return PageRejection.NO_CHAT
+    if "can't parse entities" in lowered:
+        return PageRejection.ENTITIES
+    return PageRejection.REFUSED
 
 
 class ReplyLost(Exception):

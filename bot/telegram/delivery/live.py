@@ -33,6 +33,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum, auto
 
 from telegram import Bot, InputFile
 from telegram.constants import ParseMode
@@ -40,6 +41,7 @@ from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, Tele
 
 from bot.telegram.delivery.bot_api import call, inline_keyboard
 from bot.telegram.delivery.call_errors import (
+    PageRejection,
     Refused,
     ReplyLost,
     bad_request,
@@ -58,6 +60,28 @@ NETWORK_RETRIES = 5
 NETWORK_BACKOFF_S = 0.25
 NO_PREVIEW = {"is_disabled": True}
 """LinkPreviewOptions: no link previews under a page."""
+
+
+class _End(Enum):
+    """How a Bot API call that writes a message ended."""
+
+    DONE = auto()
+    """Telegram carried it out (or the message showed that already)."""
+    GONE = auto()
+    """The message to edit is gone: the page is sent again."""
+    GAVE_UP = auto()
+    """Not carried out, and not tried again: the chat is gone, the network failed past the
+    retries, or Telegram's reply could not be read."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    end: _End
+    message_id: int | None = None
+    """The id of the message a send created."""
+
+
+_GAVE_UP = _Outcome(_End.GAVE_UP)
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,10 +285,11 @@ class LiveMessage:
         text, buttons = self._wanted(index)
         shown = self._shown[index] if index < len(self._shown) else None
         if shown is not None and shown.message_id is not None:
-            done = await self._write("editMessageText", text, chat_id=self.chat_id,
+            edit = await self._write("editMessageText", text, chat_id=self.chat_id,
                                      message_id=shown.message_id,
                                      reply_markup=inline_keyboard(buttons))
-            self._shown[index] = _Shown(shown.message_id, text, buttons) if done else None
+            self._shown[index] = None if edit.end is _End.GONE else _Shown(
+                shown.message_id, text, buttons)
             return
         if self._running:
             buttons = None  # the ⏹ comes with the next edit, once the message's id is known
@@ -281,10 +306,10 @@ class LiveMessage:
                         "It was the final state.")
             self._record(index, _Shown(None, text, buttons))
             return
-        if not isinstance(sent, dict):
+        if sent.message_id is None:
             self._give_up()  # nothing to edit later
             return
-        self._record(index, _Shown(sent["message_id"], text, buttons))
+        self._record(index, _Shown(sent.message_id, text, buttons))
 
     def _give_up(self) -> None:
         if not self.gone:
@@ -311,38 +336,44 @@ class LiveMessage:
             self._first.set()
 
     async def _write(self, method: str, text: str, *, creates: bool = False,
-                     **kw: object) -> object:
+                     **kw: object) -> _Outcome:
         """Send or edit with HTML, then as plain text if Telegram cannot parse it.
-        False: the message to edit is gone; the page will be sent again. Refused: Telegram
-        answered some other 400, the page is not shown."""
+        Refused: Telegram answered some other 400, the page is not shown."""
         try:
             return await self._call(method, text=text, parse_mode=ParseMode.HTML,
                                     link_preview_options=NO_PREVIEW, creates=creates, **kw)
         except BadRequest as err:
-            meaning = bad_request(err)
-            if meaning == "refused":
-                raise Refused(err.message) from err
-            if meaning == "no chat":
-                log.warning("chat %s: Telegram says there is no such chat", self.chat_id)
-                self._give_up()
-            if meaning != "entities":
-                return meaning != "deleted"
-            log.warning("Telegram could not parse a page's entities; sending it as plain text")
+            match bad_request(err):
+                case PageRejection.REFUSED:
+                    raise Refused(err.message) from err
+                case PageRejection.NO_CHAT:
+                    log.warning("chat %s: Telegram says there is no such chat", self.chat_id)
+                    self._give_up()
+                    return _GAVE_UP
+                case PageRejection.DELETED:
+                    return _Outcome(_End.GONE)
+                case PageRejection.SHOWN:
+                    return _Outcome(_End.DONE)
+                case PageRejection.ENTITIES:
+                    log.warning("Telegram could not parse a page's entities; sending it as "
+                                "plain text")
         try:
             return await self._call(method, text=to_plain(text),
                                     link_preview_options=NO_PREVIEW, creates=creates, **kw)
         except BadRequest as err:
             raise Refused(f"even as plain text: {err.message}") from err
 
-    async def _call(self, method: str, *, creates: bool = False, **kw: object) -> object:
-        """Bot API call `method` (bot_api.call: Telegram's JSON result), retrying network
-        errors with backoff. A call that `creates` a message is made again only if it surely
-        never reached Telegram; if it may have, ReplyLost. A 429 penalises the chat and
-        propagates, so the next turn sends the newest state rather than a stale one."""
+    async def _call(self, method: str, *, creates: bool = False, **kw: object) -> _Outcome:
+        """Bot API call `method` (bot_api.call), retrying network errors with backoff. A
+        call that `creates` a message is made again only if it surely never reached
+        Telegram; if it may have, ReplyLost. A 429 penalises the chat and propagates, so the
+        next turn sends the newest state rather than a stale one."""
         delay = NETWORK_BACKOFF_S
         for attempt in range(NETWORK_RETRIES + 1):
             try:
-                return await call(self.bot, method, **kw)
+                result = await call(self.bot, method, **kw)
+                return _Outcome(_End.DONE, result.get("message_id")
+                                if isinstance(result, dict) else None)
             except RetryAfter as err:
                 seconds = retry_after_s(err)
                 log.info("chat %s: Telegram asks to wait %ss", self.chat_id, seconds)
@@ -353,22 +384,22 @@ class LiveMessage:
             except Forbidden as err:
                 log.warning("chat %s: cannot write there any more (%s)", self.chat_id, err)
                 self._give_up()
-                return True
+                return _GAVE_UP
             except NetworkError as err:
                 if creates and not never_reached(err):
                     raise ReplyLost(f"{method}: {describe(err)}") from err
                 if attempt == NETWORK_RETRIES:
                     log.error("chat %s: giving up after network errors (%s)", self.chat_id,
                               describe(err))
-                    return True
+                    return _GAVE_UP
                 log.warning("chat %s: %s failed (%s); trying again in %.2f s", self.chat_id,
                             method, describe(err), delay)
                 await asyncio.sleep(delay)
                 delay *= 2
             except TelegramError as err:  # e.g. an unreadable reply: skip this call, go on
                 log.error("chat %s: Telegram call failed (%s)", self.chat_id, err)
-                return True
-        return True
+                return _GAVE_UP
+        return _GAVE_UP
 
 
 

@@ -10,8 +10,8 @@ from agent.lang import Lang
 from bot.runs.active import Active
 from bot.runs.ask import MAX_QUESTION_CHARS, Ask, Busy, Refusal, visible
 from bot.runs.quota import OverBudget, RateLimited
-from bot.store.kinds import RunMode
-from bot.store.records import RunRecord
+from bot.store.kinds import ConversationKind, RunMode
+from bot.store.records import RunRecord, telegram_chat
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, lang_of, sender_of, tap_lang, words_lang
@@ -107,7 +107,7 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
                        reply_to, sender.name, step=step or chat.step, quiz=quiz)
     # The run's message speaks one language: the chat's if set, else the question's if clear.
     started = await context.runs.ask(Ask(
-        mode=mode, text=question, chat_id=msg.chat_id, user_id=sender.id,
+        mode=mode, text=question, conversation=telegram_chat(msg.chat_id), user_id=sender.id,
         user_name=sender.name, run_lang=chat.run_lang(question, sender.lang), follows=parent,
         planner=planner, chat=chat), chat_run)
     if not isinstance(started, Active):
@@ -189,7 +189,9 @@ async def stop_tapped(update: Update, context: Context) -> None:
         await query.answer(text(lang, "not_running"))
         return
     user = query.from_user
-    if user.id != active.user_id and not await context.admins.check(active.chat_id, user.id):
+    if user.id != active.user_id and (
+            active.conversation.kind is not ConversationKind.TELEGRAM  # an API token's run
+            or not await context.admins.check(active.conversation.id, user.id)):
         await query.answer(text(lang, "not_yours"), show_alert=True)
         return
     notice = "" if user.id == active.user_id else text(active.run_lang, "stopped_by",

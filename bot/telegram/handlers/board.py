@@ -11,7 +11,7 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CommandHandler
 
-from bot.store.web import WebStore
+from bot.store.records import telegram_chat
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import is_admin, lang_of, sender_of, words_lang
@@ -39,9 +39,9 @@ async def board_command(update: Update, context: Context) -> None:
         return
     words = msg.text.split()
     renew = len(words) > 1 and words[1].lower() == "reset"
-    token = await WebStore(context.store).board_token(chat.id, renew=renew)
+    token = await context.store.boards.token(chat.id, renew=renew)
     if renew:
-        context.hub.reset(chat.id, token)  # streams of the old link end now
+        context.hub.reset(telegram_chat(chat.id), token)  # streams of the old link end now
     query = f"?lead={sender.id}" + ("&lang=zh" if lang == "zh" else "")  # the teacher's runs
     url = f"{context.settings.base_url()}/board/{token}{query}"
     title = chat.effective_name or str(chat.id)

@@ -19,7 +19,7 @@ from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.lang import Lang
-from bot.store.records import Scope
+from bot.store.records import Scope, telegram_chat
 from bot.store.transcripts import MAX_SEARCH_WORDS, search_words
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
@@ -194,9 +194,9 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
     if record is None:
         return None
     chat = await chat_settings(context, record.chat_id)
-    lang = chat.run_lang(record.question, lang)  # as the run's message spoke, in one language
+    run_lang = chat.run_lang(record.question, lang)  # as the run's message spoke
     lanes = await context.store.events(record.id)
-    return await asyncio.to_thread(show_pages, record, lanes, lang, chat.timezone,
+    return await asyncio.to_thread(show_pages, record, lanes, run_lang, chat.timezone,
                                    notes=chat.notes)
 
 
@@ -214,11 +214,11 @@ async def export_command(update: Update, context: Context) -> None:
         await context.outbox.say(chat.id, msg.message_id, reply)
         return
     settings = await chat_settings(context, chat.id)
-    lang = settings.run_lang(record.question, lang)
+    run_lang = settings.run_lang(record.question, lang)
     lanes = await context.store.events(record.id)
-    page = await asyncio.to_thread(export_html, record, lanes, lang, settings.timezone,
+    page = await asyncio.to_thread(export_html, record, lanes, run_lang, settings.timezone,
                                    notes=settings.notes)
-    caption = text(lang, "export_caption", n=record.n, question=shorten(record.question))
+    caption = text(run_lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)
 
@@ -244,7 +244,7 @@ async def forget_command(update: Update, context: Context) -> None:
         reply = text(lang, "forget_not_yours", n=n)
     else:
         await context.store.forget(scope, n)
-        context.hub.forgotten(chat.id, record.id)
+        context.hub.forgotten(telegram_chat(chat.id), record.id)
         reply = text(lang, "forgotten", n=n)
     await context.outbox.say(chat.id, msg.message_id, reply)
 
@@ -291,7 +291,7 @@ async def forget_all_tapped(update: Update, context: Context) -> None:
         await _edit(context, query.message, text(lang, "forget_all_cancelled"))
         return
     count = await context.store.forget_all(chat.id)
-    context.hub.forgotten(chat.id)
+    context.hub.forgotten(telegram_chat(chat.id))
     await _edit(context, query.message, text(lang, "forget_all_done", count=count))
 
 

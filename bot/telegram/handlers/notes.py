@@ -129,7 +129,7 @@ async def _read_and_index(context: Context, msg: Message, document: Document, na
     replaced = await index.put_upload(msg.chat_id, upload, [
         (section.location, section.heading, section.body) for section in read.sections])
     key = "notes_indexed_pdf" if read.kind == "pdf" else "notes_indexed_text"
-    said = [text(lang, key, name=name, parts=read.parts, chars=f"{read.chars:,}")]
+    said = [text(lang, key, read.parts, name=name, parts=read.parts, chars=f"{read.chars:,}")]
     said += cut_lines(lang, read, limits)
     if replaced:
         said.append(text(lang, "notes_replaced"))
@@ -150,11 +150,12 @@ def cut_lines(lang: Lang, read: ReadDocument, limits: Limits) -> list[str]:
             lines.append(text(lang, key, kept=f"{read.chars:,}", total=f"{read.total:,}",
                               cap=f"{limits.chars:,}"))
         else:
-            lines.append(text(lang, f"notes_cut_{read.stop.value}", pages=read.parts,
+            lines.append(text(lang, f"notes_cut_{read.stop.value}", read.parts,
+                              pages=read.parts,
                               total=read.total, cap=f"{limits.chars:,}",
                               s=f"{limits.seconds:g}"))
     if read.long_pages:
-        lines.append(text(lang, "notes_cut_long", count=read.long_pages,
+        lines.append(text(lang, "notes_cut_long", read.long_pages, count=read.long_pages,
                           cap=f"{limits.page_chars:,}"))
     return lines
 
@@ -184,7 +185,8 @@ async def _list(context: Context, msg: Message, lang: Lang) -> None:
         await context.outbox.say(msg.chat_id, msg.message_id, text(lang, "notes_none"))
         return
     lines = "\n".join(text(lang, "notes_line_pdf" if f.kind == "pdf" else "notes_line_text",
-                           name=f.name, parts=f.parts, chars=f"{f.chars:,}") for f in files)
+                           f.parts, name=f.name, parts=f.parts, chars=f"{f.chars:,}")
+                      for f in files)
     await context.outbox.say(msg.chat_id, msg.message_id,
                              text(lang, "notes_list") + "\n" + lines + "\n\n"
                              + text(lang, "notes_hint"))

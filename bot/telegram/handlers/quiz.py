@@ -57,12 +57,11 @@ async def reveal_tapped(update: Update, context: Context) -> None:
 
 
 async def poll_answered(update: Update, context: Context) -> None:
-    """A vote on an open ballot's poll (or a vote taken back) is counted; others are not
-    ours any more."""
+    """A vote on an open ballot's poll (or a vote taken back) is counted (bot/runs/ballots.py
+    decides)."""
     answer = update.poll_answer
     assert answer is not None
-    ballot = context.runs.ballots.of_poll(answer.poll_id)
     voter = answer.user.id if answer.user is not None else (
         answer.voter_chat.id if answer.voter_chat is not None else None)
-    if ballot is not None and ballot.open and voter is not None:
-        ballot.count(voter, answer.option_ids)
+    if voter is not None:
+        context.runs.ballots.answered(answer.poll_id, voter, answer.option_ids)

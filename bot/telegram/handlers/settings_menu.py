@@ -10,6 +10,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from bot.runs.class_settings import apply
 from bot.store.prefs import ChatSettings
+from bot.store.records import telegram_chat
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, is_admin, lang_of, sender_of
@@ -44,7 +45,8 @@ async def settings_command(update: Update, context: Context) -> None:
                                         "settings")
             return
         chat, done = changed
-        await context.store.chats.put(msg.chat_id, chat, _defaults(context), sender.id)
+        await context.store.chats.put(telegram_chat(msg.chat_id), chat, _defaults(context),
+                                      sender.id)
         change = (done.field, done.before, done.after)
     tools = _tools(context)
     await context.outbox.say(msg.chat_id, msg.message_id,
@@ -88,7 +90,7 @@ async def settings_tapped(update: Update, context: Context) -> None:
         await query.answer(text(lang, "stale_button"))
         return
     chat, done = changed
-    await context.store.chats.put(chat_id, chat, _defaults(context), user.id)
+    await context.store.chats.put(telegram_chat(chat_id), chat, _defaults(context), user.id)
     lang = chat.words_lang(lang_of(user))
     after = value_text(done.field, done.after, lang, _tools(context))
     await query.answer(phrase(lang, "settings_changed_short",

@@ -1,9 +1,10 @@
 // The class board: runs of one chat from the server's event stream, drawn as the server
 // rendered them (bot/view/web.py). Keys: <- -> earlier/later runs, + - text size, T theme,
 // R reveal mode, space shows the next hidden step, P pins the run on screen, F follows the
-// teacher again. The board follows the teacher (who asked for the link, data-lead-id): it
-// shows their newest run and stays there when others ask; other runs wait in the rail, a
-// click shows (and pins) one. Hand-written, nothing to build.
+// teacher again. The board follows the teacher (who asked for the link, data-lead-id) and
+// the group's other admins (a co-teacher; the server marks their runs `lead`): it shows
+// their newest run and stays there when students ask; other runs wait in the rail, a click
+// shows (and pins) one. Hand-written, nothing to build.
 "use strict";
 (() => {
   const body = document.body;
@@ -36,15 +37,18 @@
 
   function known(n) { return state.runs.some((r) => r.n === n); }
 
-  function target() {  // the run to show: the pinned one, else the teacher's newest
+  function teachers(r) { return String(r.uid) === lead || r.lead === true; }
+
+  function target() {  // the run to show: the pinned one, else the teachers' newest
     if (state.pinned && known(state.shown)) return state.shown;
     if (!lead) return newest();
-    const mine = state.runs.find((r) => String(r.uid) === lead);
-    return mine ? mine.n : newest();  // before the teacher's first question: the newest
+    const mine = state.runs.find(teachers);
+    return mine ? mine.n : newest();  // before a teacher's first question: the newest
   }
 
-  function leadName() {
-    const mine = state.runs.find((r) => String(r.uid) === lead && r.user);
+  function leadName() {  // whose run the board follows: the one on screen, or the link's
+    const shown = state.runs.find((r) => r.n === state.shown && teachers(r) && r.user);
+    const mine = shown || state.runs.find((r) => String(r.uid) === lead && r.user);
     return mine ? mine.user : body.dataset.lead;
   }
 
@@ -146,6 +150,9 @@
     // Nothing tells the class how it ends before the last step is shown: no status, figures,
     // judgement or cost; the chains stay open to show the steps as they come.
     for (const el of main.querySelectorAll(".ending")) el.hidden = holding;
+    for (const cell of main.querySelectorAll(".answers > .cell")) {  // no empty answer row
+      cell.hidden = holding && ![...cell.querySelectorAll(".step")].some((s) => !s.hidden);
+    }
     if (holding) for (const d of main.querySelectorAll("details.chains")) d.open = true;
   }
 

@@ -1,0 +1,47 @@
+"""Whether /compare's judgement says what is so: the figures it names are in the answers,
+it names one that differs when some do, and it says the tools calculated, looked up or read
+the notes only where a call that worked did. A model's words are read by a few plain word
+patterns (linear), so a judgement that merely words it oddly may count as false: the check
+errs towards dropping a line, never towards showing an untrue one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from decimal import Decimal
+
+from agent.figure_diff import differing
+from agent.figures import figures
+from agent.tool import Source
+
+CLAIMS: dict[Source, re.Pattern[str]] = {
+    Source.CALCULATED: re.compile(r"calculat|comput|计算|算出|算得", re.I),
+    Source.LOOKED_UP: re.compile(r"\blook(?:s|ed|ing)? (?:\w+ )?up\b|\bfetch|\bretriev|"
+                                 r"\bsearch|\bquer(?:y|ied)|查", re.I),
+    Source.READ_IN_NOTES: re.compile(r"\bnotes\b|笔记|讲义", re.I),
+}
+"""How a judgement says the tools got a figure, in English or Chinese."""
+
+
+def untrue(judgement: str, plain: str, react: str,
+           calls: Sequence[tuple[str, Source]], question: str = "") -> list[str]:
+    """What is false in `judgement` of answers `plain` (no tools) and `react` (with
+    `calls`, the tool calls that worked); empty when nothing is."""
+    problems = []
+    known = _values(plain) | _values(react) | _values(question)
+    invented = [f.text for f in figures(judgement) if f.value not in known]
+    if invented:
+        problems.append("a figure in neither answer: " + ", ".join(invented))
+    pairs = differing(plain, react, question)
+    named = _values(judgement)
+    if pairs and not any(p.left.value in named or p.right.value in named for p in pairs):
+        problems.append("names no figure that differs")
+    used = {source for _, source in calls}
+    for source, words in CLAIMS.items():
+        if source not in used and words.search(judgement):
+            problems.append(f"says the tools {source}, but no call did")
+    return problems
+
+
+def _values(text: str) -> set[Decimal]:
+    return {f.value for f in figures(text)}
