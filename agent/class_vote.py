@@ -9,12 +9,16 @@ class is asked is the front end's business (a Telegram poll in the group: bot/te
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from agent.events import ANSWER_CHOICE, OTHER_CHOICE, Event, VoteClosed, VoteOpened
+from agent.events import ANSWER_CHOICE, OTHER_CHOICE, Event, VoteClosed, VoteCount, VoteOpened
 
+COUNT_EVERY_S = 1.0
+"""While a vote is open, how often the number of voters so far is looked at (and told, when
+it changed): the teacher sees the class voting and knows when to reveal."""
 MAX_CHOICES = 10
 """A Telegram poll has at most 10 options in the Bot API versions most clients still speak
 (12 since 10.0); the class reads them from the back of the room, too."""
@@ -34,6 +38,9 @@ class Poller(Protocol):
     async def vote(self, rnd: int, choices: tuple[str, ...]) -> Tally:
         """Ask the class which of `choices` the model takes in round `rnd`; return once the
         vote is closed (revealed, or out of time)."""
+
+    def voters(self) -> int:
+        """How many have voted so far in the vote open now."""
 
 
 def vote_choices(tools: Sequence[str], most: int = MAX_CHOICES) -> tuple[str, ...]:
@@ -56,9 +63,19 @@ def taken(choices: Sequence[str], tools: Sequence[str]) -> set[int]:
 
 
 async def class_vote(poller: Poller, rnd: int, tools: Sequence[str]) -> AsyncIterator[Event]:
-    """The round's vote as events: opened (the front end shows it), then closed."""
+    """The round's vote as events: opened (the front end shows it), the number of voters as
+    it grows, then closed. Stopping the run stops the vote (the poller closes its poll)."""
     choices = vote_choices(tools)
     yield VoteOpened(round=rnd, choices=choices)
-    tally = await poller.vote(rnd, choices)
+    asked = asyncio.ensure_future(poller.vote(rnd, choices))
+    told = 0
+    try:
+        while not (await asyncio.wait({asked}, timeout=COUNT_EVERY_S))[0]:
+            if (voters := poller.voters()) != told:
+                told = voters
+                yield VoteCount(round=rnd, voters=voters)
+    finally:
+        asked.cancel()  # a no-op once it is done
+    tally = asked.result()
     counts = tuple(tally.counts[:len(choices)]) + (0,) * (len(choices) - len(tally.counts))
     yield VoteClosed(round=rnd, choices=choices, counts=counts, by=tally.by, sent=tally.sent)

@@ -256,6 +256,15 @@ class VoteOpened(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class VoteCount(Event):
+    """How many have voted so far while the round's vote is open (never stored: the
+    VoteClosed holds the counts)."""
+
+    type: ClassVar[str] = "vote_count"
+    voters: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class VoteClosed(Event):
     """How the class voted before the round: `counts` lines up with `choices`; `by` who
     revealed (empty: the time ran out); `sent` False when the poll could not be posted."""
@@ -271,7 +280,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
         RunStarted, Plan, Thought, ThoughtDelta, TextDelta, Note, Proposed, Decided, Action,
-        Observation, AnswerDelta, Answer, RunFinished, Judgement, VoteOpened, VoteClosed,
+        Observation, AnswerDelta, Answer, RunFinished, Judgement, VoteOpened, VoteCount,
+        VoteClosed,
     )
 }
 

@@ -27,8 +27,9 @@ _INSTRUCTIONS = (
     "exchange rates, exact arithmetic, the course notes, encyclopedia facts. {calculate}A "
     "greeting or a question about you needs no tool: answer it at once. Before each tool "
     "call, write one short sentence saying what you need and why. Never invent an "
-    "observation. A question about two places or things needs a lookup for each of them "
-    "before you compare them. When you have what you need, answer concisely, using Markdown "
+    "observation. Write a name in a tool's input as the question writes it. A question "
+    "about two places or things needs a lookup for each of them before you compare them. "
+    "When you have what you need, answer concisely, using Markdown "
     "where it helps, in the language this conversation is in (named at the end).")
 _CALCULATE = (
     "Any calculation, however simple, goes to the `calculate` tool (e.g. for 12 × 34: "

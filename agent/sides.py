@@ -63,13 +63,20 @@ class Sides:
     def __init__(self, question: str) -> None:
         self.names = sides(question)
         self._looked: list[str] = []
+        self._all_said = False
 
     def after(self, inputs: Iterable[str], results: Iterable[str], lang: str) -> list[str]:
         """The line telling the model which sides are still missing after a round's calls
-        (`inputs`, as the calls' argument text) and their results; none when none is."""
-        if not self.names:
+        (`inputs`, as the calls' argument text) and their results; once all are looked up,
+        one line saying so: a small model that had both went on looking them up again
+        until the round cap."""
+        if not self.names or self._all_said:
             return []
         self._looked += [*inputs, *results]
         seen = " ".join(self._looked).lower()
         missing = [name for name in self.names if name.lower() not in seen]
-        return [still_missing(lang, missing)] if missing else []
+        if missing:
+            return [still_missing(lang, missing)]
+        self._all_said = True
+        return [say(lang, "sides_all_looked_up",
+                    names=say(lang, "list_sep").join(self.names))]

@@ -230,6 +230,9 @@ _WORDS: dict[str, tuple[str, str]] = {
     "sides_missing": ("还没有查：{names}。这个问题在比较它们：作答前请先逐一查询。",
                       "Not looked up yet: {names}. The question compares them: look each "
                       "one up before you answer."),
+    "sides_all_looked_up": ("已经查到：{names}。比较所需的每一方都有了：现在作答。",
+                            "Looked up: {names}. You have each side of the comparison: "
+                            "answer now."),
     "note_side_not_looked_up": ("没有查过 {names}：回答里关于它的内容没有观察结果作依据。",
                                 "{names} was not looked up: what the answer says of it rests "
                                 "on no observation."

@@ -59,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--question", action="append",
                         help="with --local-model or --judge-local: only this question or case "
                              "id (repeatable)")
+    parser.add_argument("--remembered", action="store_true",
+                        help="with --local-model: start as a restarted bot whose store "
+                             "remembers that the model writes its calls as text")
     parser.add_argument("--server-log", type=Path, metavar="PATH",
                         help="with --local-model: llama-cpp-python's server log, read for the "
                              "prompt tokens each call made the server read anew")
@@ -69,9 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.local_model:
         started_load = load()
-        outcomes = asyncio.run(run_questions(args.local_model, args.record, args.question,
-                                             args.server_log))
-        print(report(outcomes, args.local_model, (started_load, load())))
+        run = asyncio.run(run_questions(args.local_model, args.record, args.question,
+                                        args.server_log, args.remembered))
+        print(report(run, args.local_model, (started_load, load())))
         return 0
     parts = args.only or ["live", "store", "render", "huge", "notes"]
     started = time.monotonic()

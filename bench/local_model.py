@@ -161,6 +161,20 @@ class ServerLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        try:
+            self.start = path.stat().st_size
+        except OSError:
+            self.start = 0
+
+    def requests_since_start(self) -> int:
+        """The requests the server read a prompt for since this object was made (anyone's:
+        another client between two of ours makes it read our prompt from the start)."""
+        try:
+            with self.path.open("rb") as log:
+                log.seek(self.start)
+                return len(_PREFIX_LINE.findall(log.read()))
+        except OSError:
+            return 0
 
     def last_prompt(self) -> tuple[int, int] | None:
         """(tokens reused from the cache, tokens read anew) of the newest request."""
@@ -172,6 +186,7 @@ class ServerLog:
             return None
         found = list(_PREFIX_LINE.finditer(tail))
         return (int(found[-1][1]), int(found[-1][2])) if found else None
+    # Exact while no other client shares the server; with one, a line may be the other's.
 
 
 class Recorder(httpx.AsyncBaseTransport):
@@ -233,9 +248,19 @@ def settings_for(url: str, meteo: FakeOpenMeteo, rates: FakeFrankfurter,
         wikipedia_rest_url=wiki.rest_url)
 
 
+@dataclass
+class Run:
+    outcomes: list[Outcome]
+    ours: int = 0
+    """Chat completions this run asked for."""
+    served: int | None = None
+    """Requests the server read a prompt for meanwhile, ours and anyone else's (None: no
+    server log given)."""
+
+
 async def run_questions(url: str, record: bool, only: list[str] | None = None,
-                        server_log: Path | None = None) -> list[Outcome]:
-    outcomes = []
+                        server_log: Path | None = None, remembered: bool = False) -> Run:
+    outcomes: list[Outcome] = []
     with ExitStack() as stack:
         meteo = stack.enter_context(FakeOpenMeteo())
         rates = stack.enter_context(FakeFrankfurter())
@@ -243,6 +268,7 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None,
         settings = settings_for(url, meteo, rates, wiki)
         recorder = Recorder(ServerLog(server_log) if server_log else None)
         client = ModelClient(settings, http_client=httpx.AsyncClient(transport=recorder))
+        client.memory.calls_as_text = remembered  # what a restarted bot's store holds
         box = await Toolbox.open(settings)
         try:
             for q in QUESTIONS:
@@ -262,7 +288,8 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None,
         finally:
             await box.aclose()
             await client.close()
-    return outcomes
+    log = recorder.log
+    return Run(outcomes, len(recorder.bodies), log.requests_since_start() if log else None)
 
 
 async def _one(q: Question, client: ModelClient, settings: AgentSettings,
@@ -320,7 +347,8 @@ def _median(values: list[float]) -> str:
     return f"{statistics.median(values):.0f}" if values else "-"
 
 
-def report(outcomes: list[Outcome], url: str, loads: tuple[str, str] = ("?", "?")) -> str:
+def report(run: Run, url: str, loads: tuple[str, str] = ("?", "?")) -> str:
+    outcomes = run.outcomes
     rows = ["| question | right | finished | tools | rounds | seconds | prompt tokens read "
             "anew (1st call; all calls) | answer (start) |",
             "|---|---|---|---|---:|---:|---|---|"]
@@ -342,5 +370,9 @@ def report(outcomes: list[Outcome], url: str, loads: tuple[str, str] = ("?", "?"
                 f"{_median(one_tool)} of the {len(one_tool)} runs with one tool call. Prompt "
                 f"tokens read anew by a new question's first call (after the first): median "
                 f"{_median([float(n) for n in firsts])}. Load average at the start {loads[0]}, "
-                f"at the end {loads[1]}.")
+                f"at the end {loads[1]}."
+                + ("" if run.served is None else
+                   f" The server read {run.served} prompts meanwhile, {run.ours} of them "
+                   f"this run's: each other client's request between two of ours makes the "
+                   f"server read ours from the start."))
     return "\n".join(rows)

@@ -33,8 +33,9 @@ class Scenario:
     """A run of the teacher's in the class group, which the projector's board shows too."""
 
 
-async def ask(s: Stage) -> Shot:
-    """A 3-round /ask: the weather looked up, then a conversion calculated."""
+def berlin(s: Stage) -> str:
+    """The model's three rounds for "how warm is it in Berlin, in °F?" (the weather looked
+    up, then a conversion calculated, then the answer), queued; the question."""
     s.model.push(
         s.called(("get_weather", {"city": "Berlin"}), content=s.t(
             "我需要先查一下柏林现在的天气。", "I need the current weather in Berlin.")),
@@ -43,9 +44,15 @@ async def ask(s: Stage) -> Shot:
         s.said(s.t("柏林现在 **2.3 °C**，约合 **36.1 °F**，风速 10.7 km/h。",
                    "It is **2.3 °C** in Berlin right now, about **36.1 °F**, with a wind of "
                    "10.7 km/h.")))
+    return s.t("柏林现在多少度？换算成华氏度是多少？",
+               "How warm is it in Berlin now, and what is that in °F?")
+
+
+async def ask(s: Stage) -> Shot:
+    """A 3-round /ask: the weather looked up, then a conversion calculated."""
+    question = berlin(s)
     user = s.user("ask")
-    await s.ask(user, user, s.t("柏林现在多少度？换算成华氏度是多少？",
-                                "How warm is it in Berlin now, and what is that in °F?"))
+    await s.ask(user, user, question)
     return Shot(user, ("get_weather", "calculate", "36.1 °F"))
 
 
@@ -218,13 +225,7 @@ async def quiz(s: Stage) -> Shot:
     """/quiz in the class group, by the teacher: before each round the class votes in a poll
     on what the model does next; the teacher taps 👁 Reveal, the poll closes, the round runs,
     and the votes stay beside what the model did."""
-    s.model.push(
-        s.called(("get_weather", {"city": "Berlin"}), content=s.t(
-            "我需要先查一下柏林现在的天气。", "I need the current weather in Berlin.")),
-        s.called(("calculate", {"expression": "2.3 * 9 / 5 + 32"}), content=s.t(
-            "现在把 2.3 °C 换算成华氏度。", "Now I convert 2.3 °C to Fahrenheit.")),
-        s.said(s.t("柏林现在 **2.3 °C**，约合 **36.1 °F**。",
-                   "It is **2.3 °C** in Berlin right now, about **36.1 °F**.")))
+    question = berlin(s)
     names = s.t("小林 小红 小明 小芳 小刚 小丽", "Alex Sam Kim Lee Max Ana").split()
     students = [s.user(f"quiz-{name}", name=name) for name in names]
     weather, calc, answer = "get_weather", "calculate", s.t("直接回答（不调用工具）",
@@ -235,9 +236,7 @@ async def quiz(s: Stage) -> Shot:
     """By round, each student's choice (a poll's option)."""
     since = _mark(s)
     polled = len(_polls(s))
-    asked = s.tg.send(GROUP, TEACHER, "/quiz " + s.t(
-        "柏林现在多少度？换算成华氏度是多少？",
-        "How warm is it in Berlin now, and what is that in °F?"))
+    asked = s.tg.send(GROUP, TEACHER, "/quiz " + question)
     for n, chosen in enumerate(votes, polled + 1):
         await s.tg.wait(lambda n=n: len(_polls(s)) >= n and _reveal(s, asked) != "", 30)
         poll = _polls(s)[n - 1]

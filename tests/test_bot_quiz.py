@@ -74,6 +74,7 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
             assert tg.vote(GROUP, CAROL, poll.message_id, [0])
             assert tg.vote(GROUP, ADMIN, poll.message_id, [1])
             await tg.wait(lambda: counted(gb, poll) == (2, 1))
+            await tg.wait(lambda: "(3 voted so far)" in gb.replies_to(GROUP, asked)[0].text)
 
             tg.tap(GROUP, BOB, live.message_id, next(d for d in _data(live)
                                                       if d.startswith("quiz:")))
@@ -109,6 +110,7 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
             assert run is not None and run.mode == "ask" and run.status == "done"
             steps = (await gb.parts.store.events(run.id))["main"]
             closed = [e.to_dict() for e in steps if e.type == "vote_closed"]
+            assert "vote_count" not in {e.type for e in steps}  # shown live, never stored
             assert [(c["round"], c["choices"], c["counts"], c["by"]) for c in closed] == [
                 (1, ("add", ":answer"), (2, 1), "Alice"),
                 (2, ("add", ":answer"), (0, 1), "Teacher")]
@@ -224,3 +226,18 @@ async def test_a_vote_that_comes_before_the_poll_id_still_counts() -> None:
     assert ballot.reveal("Alice") and not ballot.reveal("Teacher")
     ballots.answered("p1", ADMIN, [1])
     assert ballot.counts() == (1, 0)
+
+
+async def test_stopping_mid_vote_closes_the_poll_and_says_so(tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
+            gb = web.gb
+            asked = tg.send(GROUP, ALICE, "/quiz what is 2+2?")
+            poll, live = await voting(gb, asked, 1)
+            tg.tap(GROUP, ALICE, live.message_id, live.button_data("⏹ Stop"))
+            final = await gb.answer_to(GROUP, asked)
+            await tg.wait(lambda: poll.deleted)
+            assert poll.poll.closed and not model.bodies
+            assert "Class prediction: the run ended before the reveal" in final.text
+            assert "Waiting for the reveal" not in final.text

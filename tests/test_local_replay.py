@@ -214,3 +214,24 @@ async def test_the_class_percent_question_is_computed(
     assert observation.ok and observation.text == "12.5% * 3840 = 480"
     (answer,) = [e for e in events if isinstance(e, Answer)]
     assert "480" in answer.text and answer_lang(answer.text) == "zh"
+
+
+async def test_a_comparison_looks_up_each_side_it_is_told_is_missing(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """"Is it colder in Berlin or in Paris?": the model looked up one city; told after that
+    observation which side nothing had looked up yet, it looked up the other, and its
+    answer gives each city its own temperature (Berlin 2.3 °C, Paris 21.4 °C), no side
+    resting on no observation."""
+    events, shown = await replay(RECORDED / "compare", fake_model, stage)
+    looked = [e.arguments for e in events if isinstance(e, Action)]
+    assert sorted(a["city"] for a in looked) == ["Berlin", "Paris"]
+    first = looked[0]["city"]
+    other = "Paris" if first == "Berlin" else "Berlin"
+    told = fake_model.bodies[1]["messages"][-1]["content"]
+    assert f"Not looked up yet: {other}." in told
+    assert "Not looked up yet" not in fake_model.bodies[2]["messages"][-1]["content"]
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert "2.3" in answer.text and "21.4" in answer.text and not answer.unfounded
+    assert not [e for e in events if isinstance(e, Note) and e.kind == "side_not_looked_up"]
+    assert "was not looked up" not in shown

@@ -307,7 +307,8 @@ async def test_the_model_is_told_which_side_is_missing_and_looks_it_up(
     assert told[0] == ("Observation: Paris: 21°C, clear\nNot looked up yet: Berlin. The "
                        "question compares them: look each one up before you answer.\n"
                        "(Answer in English.)")
-    assert told[1] == "Observation: Berlin: 21°C, clear\n(Answer in English.)"
+    assert told[1] == ("Observation: Berlin: 21°C, clear\nLooked up: Berlin, Paris. You have "
+                       "each side of the comparison: answer now.\n(Answer in English.)")
     assert not [n for n in of(events, Note) if n.kind == "side_not_looked_up"]
 
 

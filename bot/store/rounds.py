@@ -9,7 +9,7 @@ message still showed them; the stored transcript ends at the round before)."""
 
 from __future__ import annotations
 
-from agent.events import Delta, Event, Observation, Proposed, RunFinished
+from agent.events import Delta, Event, Observation, Proposed, RunFinished, VoteCount
 from bot.store.retry import retried
 from bot.store.transcripts import Store
 
@@ -27,8 +27,8 @@ class RoundWriter:
         retries): the run goes on, its transcript is incomplete, and the asker is told."""
 
     async def add(self, lane: str, event: Event) -> None:
-        if isinstance(event, Delta):  # never stored (the Thought and the Answer hold the text)
-            return
+        if isinstance(event, Delta | VoteCount):  # never stored (the Thought, the Answer and
+            return  # the VoteClosed hold what they showed)
         self._steps.append((lane, event))
         if isinstance(event, WRITE_AFTER):
             await self.flush()

@@ -43,6 +43,10 @@ class ChatPoller:
         self.ballots, self.active, self.asker_name = ballots, active, asker_name
         self.question, self.live, self.outbox = question, live, outbox
         self.reply_to, self.timeout_s = reply_to, timeout_s
+        self._open: Ballot | None = None
+
+    def voters(self) -> int:
+        return 0 if self._open is None else len(self._open.votes)
 
     async def vote(self, rnd: int, choices: tuple[str, ...]) -> Tally:
         active, outbox = self.active, self.outbox
@@ -50,6 +54,7 @@ class ChatPoller:
         ballot = Ballot(self.ballots.next_number(), active.key, active.conversation.id,
                         active.user_id, self.asker_name, len(choices))
         self.ballots.add(ballot)
+        self._open = ballot
         running = self.live.button
         self.live.set_button(reveal_buttons(active.run_lang, active.key, ballot.number))
         sent: SentPoll | None = None
@@ -66,6 +71,7 @@ class ChatPoller:
             raise
         finally:
             self.ballots.remove(ballot)
+            self._open = None
             self.live.set_button(running)
         final = await _closed(outbox, active.conversation.id, sent)
         counts = final if final is not None and len(final) == len(choices) else ballot.counts()

@@ -414,6 +414,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
                     "The class is voting in the group: what will the model do next? Tap "
                     "👁 Reveal to go on."),
     "quiz_voting_board": ("群里正在投票", "voting in the group"),
+    "quiz_so_far": ("已有 {n:,} 人投票", "{n:,} voted so far"),
     "quiz_waiting": ("⏳ 等待揭晓…", "⏳ Waiting for the reveal…"),
     "quiz_matched": ("🗳 全班多数猜中 {hit}/{n} 轮", "🗳 the class's top pick was right in "
                      "{hit} of {n} rounds"),

@@ -12,7 +12,7 @@ from agent.events import ANSWER_CHOICE, OTHER_CHOICE
 from bot.view.i18n import phrase, plural
 from bot.view.spans import B, I, Span, squeeze
 from bot.view.textlen import shorten
-from bot.view.transcript import RoundView, Transcript
+from bot.view.transcript import RoundView, RoundVote, Transcript
 
 MAX_POLL_QUESTION, MAX_POLL_OPTION = 300, 100
 """sendPoll's limits: a question of 1-300 characters, options of 1-100."""
@@ -99,7 +99,7 @@ def vote_spans(t: Transcript, view: RoundView, lang: str) -> list[Span]:
     assert vote is not None
     out: list[Span] = [("🗳 ", ()), (phrase(lang, "quiz_heading"), (B,))]
     if vote.counts is None:
-        return [*out, (phrase(lang, "chain_colon"), ()), (_open_words(t, lang), (I,))]
+        return [*out, (phrase(lang, "chain_colon"), ()), (_open_words(t, vote, lang), (I,))]
     out.append((" · " + summary(t, view, lang), (I,)))
     shown = rows(t, view, lang)
     if shown and vote.sent:
@@ -121,6 +121,8 @@ def vote_html(t: Transcript, view: RoundView, lang: str, *,
         items = "".join(f"<li>{_e(label)}</li>" for label in
                         (r.label for r in rows(t, view, lang, every=True)))
         words = phrase(lang, "quiz_cut" if t.finished is not None else "quiz_voting_board")
+        if vote.so_far and t.finished is None:
+            words += " · " + phrase(lang, "quiz_so_far", n=vote.so_far)
         return (f'{heading} <span class="figure">· {_e(words)}</span>',
                 f'<ul class="votes open">{items}</ul>')
     label = (f'{heading} <span class="figure">· '
@@ -148,9 +150,13 @@ def predicted(view: RoundView, tool: str | None, lang: str) -> str:
     return phrase(lang, "quiz_predicted", n=n, total=vote.voters)
 
 
-def _open_words(t: Transcript, lang: str) -> str:
-    """A vote with no counts, in the chat: open now, or cut short by the run's end."""
-    return phrase(lang, "quiz_cut" if t.finished is not None else "quiz_voting")
+def _open_words(t: Transcript, vote: RoundVote, lang: str) -> str:
+    """A vote with no counts, in the chat: open now (and how many voted), or cut short by the
+    run's end."""
+    if t.finished is not None:
+        return phrase(lang, "quiz_cut")
+    so_far = f" ({phrase(lang, 'quiz_so_far', n=vote.so_far)})" if vote.so_far else ""
+    return phrase(lang, "quiz_voting") + so_far
 
 
 def _e(text: str) -> str:

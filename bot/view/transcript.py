@@ -35,6 +35,7 @@ from agent.events import (
     Thought,
     ThoughtDelta,
     VoteClosed,
+    VoteCount,
     VoteOpened,
 )
 from agent.lang import Lang
@@ -105,6 +106,8 @@ class RoundVote:
     """Who revealed; empty when the time ran out."""
     sent: bool = True
     """False: the poll could not be posted, so nobody voted."""
+    so_far: int = 0
+    """While it is open: how many have voted."""
 
     @property
     def voters(self) -> int:
@@ -280,6 +283,10 @@ class Transcript:
             self.judgement = event.text
         elif isinstance(event, VoteOpened):
             self._round(event.round).vote = RoundVote(event.choices)
+        elif isinstance(event, VoteCount):
+            vote = self._round(event.round).vote
+            if vote is not None and vote.counts is None:
+                vote.so_far = event.voters
         elif isinstance(event, VoteClosed):
             self._round(event.round).vote = RoundVote(event.choices, event.counts, event.by,
                                                       event.sent)

@@ -56,6 +56,9 @@ async def test_the_class_votes_beside_what_the_model_did(tmp_path: Path, browser
             reveal = next(b["callback_data"] for row in live.reply_markup["inline_keyboard"]
                           for b in row if b["callback_data"].startswith("quiz:"))
             await tg.wait(lambda: sum(counted(web.gb, poll) or ()) == 4)
+            await en.wait_for_function(  # the teacher sees the class voting
+                '() => document.querySelector(".step.vote").textContent'
+                '.includes("voting in the group · 4 voted so far")', timeout=10000)
             tg.tap(GROUP, ADMIN, live.message_id, reveal)
 
             second, live = await voting(web.gb, asked, 2)
