@@ -1,5 +1,6 @@
 """Whether /compare's judgement says what is so: the figures it names are in the answers,
-it names one that differs when some do, and it says the tools calculated, looked up or read
+it names one that differs when some do (and of the figures one answer alone has, only those
+that differ), and it says the tools calculated, looked up or read
 the notes only where a call that worked did. A model's words are read by a few plain word
 patterns (linear), so a judgement that merely words it oddly may count as false: the check
 errs towards dropping a line, never towards showing an untrue one."""
@@ -36,6 +37,13 @@ def untrue(judgement: str, plain: str, react: str,
     named = _values(judgement)
     if pairs and not any(p.left.value in named or p.right.value in named for p in pairs):
         problems.append("names no figure that differs")
+    if pairs:  # a figure of one answer alone, named, must be one that differs
+        paired = {p.left.value for p in pairs} | {p.right.value for p in pairs}
+        both = (_values(plain) & _values(react)) | _values(question)
+        odd = [f.text for f in figures(judgement)
+               if f.value in known and f.value not in paired | both]
+        if odd:
+            problems.append("names as differing a figure that does not: " + ", ".join(odd))
     used = {source for _, source in calls}
     for source, words in CLAIMS.items():
         if source not in used and words.search(judgement):

@@ -85,12 +85,15 @@ async def test_the_judge_is_told_what_the_facts_come_to(fake_model: FakeModel,
 
 async def test_a_judgement_that_says_what_is_not_so_gives_no_line(
         fake_model: FakeModel, client: ModelClient) -> None:
-    plain, react = "It is 121,932,631,137,021,795.", "It is 121,932,631,112,635,269."
+    plain, react = ("It is 121,932,631,137,021,795.",
+                    "It is 121,932,631,112,635,269, as 987,654,321 times 123,456,789 is.")
     calculated = [('calculate(expression="123456789 * 987654321")', Source.CALCULATED)]
     for said in ("The answers agree.",  # the figures differ
                  "They differ: 121,932,631,137,021,795 against 121,932,631,112,635,269, "
                  "which the tools looked up.",  # they calculated it
-                 "They differ by 24,386,526."):  # a figure in neither answer
+                 "They differ by 24,386,526.",  # a figure in neither answer
+                 "They differ: 121,932,631,137,021,795 against 987,654,321, which the tools "
+                 "calculated."):  # 987,654,321 is the second answer's alone, and no pair's
         fake_model.judge = text_reply(said)
         assert await judge("q", plain, react, client=client, lang="en",
                            calls=calculated) is None, said

@@ -74,3 +74,12 @@ def test_the_export_marks_them_too() -> None:
     assert ('121,932,631,1<mark class="differs">12</mark>,<mark class="differs">635</mark>,'
             '<mark class="differs">269</mark>') in page
     assert page.count('<mark class="differs">') == 6
+
+
+def test_the_likest_figures_pair_first() -> None:
+    """The local model alone wrote "0.125 × 3840 = 460" for 12.5% of 3840 (with tools: 480;
+    tests/wire/local/judge/percent_zh): the rate came first and was paired with 480, and the
+    judge was told "0.125 vs 480". 460 is the figure that differs."""
+    alone = "\\( 12.5\\% \\) 的 \\( 3840 \\) 是：\n\n\\[ 0.125 \\times 3840 = 460 \\]"
+    (pair,) = differing(alone, "12.5% 的 3840 是 480。")
+    assert (pair.left.text, pair.right.text) == ("460", "480")

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from agent import ModelClient, run_plain
-from agent.compare_judge import judge
+from agent.compare_judge import capped, judge
 from agent.events import Answer, Judgement
 from agent.judge_check import untrue
 from agent.lang import detect_lang
@@ -45,7 +45,7 @@ def stream(path: Path) -> Reply:
 async def replay(folder: Path, fake_model: FakeModel, client: ModelClient,
                  settings: AgentSettings) -> tuple[str, Judgement | None, str]:
     """The model-alone answer, the judgement as judge() gives it (None: not shown), and the
-    text the model wrote for it."""
+    text the model wrote for it (cut to the line's length, as judge() cuts it)."""
     info = meta(folder)
     alone, judged = sorted(folder.glob("*.sse"))
     fake_model.push(stream(alone))
@@ -55,7 +55,9 @@ async def replay(folder: Path, fake_model: FakeModel, client: ModelClient,
     shown = await judge(info["question"], plain, info["react_answer"], client=client,
                         lang=detect_lang(info["question"]),
                         calls=[(call, Source(source)) for call, source in info["calls"]])
-    return plain, shown, " ".join(streamed_text(judged.read_bytes()).split())
+    said = capped(" ".join(streamed_text(judged.read_bytes()).split()),
+                  detect_lang(info["question"]))
+    return plain, shown, said
 
 
 @pytest.mark.parametrize("folder", CASES, ids=[p.name for p in CASES])
