@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agent.endpoint_memory import EndpointMemory
 from agent.events import Action, Answer, Observation, RunFinished, RunStarted, Thought, Usage
 from agent.tools.notes_index import Upload
 from bot.store.notes import open_notes_index
@@ -59,6 +60,8 @@ async def populate(where: Target, notes: Path) -> None:
                                             user_name="API 1", mode="ask", question="via api",
                                             model="m")
         await store.api.add_to_session(session_run.id, "s1")
+        await store.endpoints.put(EndpointMemory("http://127.0.0.1:8777/v1 local",
+                                                 calls_as_text=True))
         await store.start_run(chat_id=ONE, user_id=ONE, user_name="One", mode="ask",
                               question="via telegram", model="m")
         index = await open_notes_index(store, notes)
@@ -140,6 +143,7 @@ async def test_a_populated_sqlite_store_round_trips_through_postgres(tmp_path: P
         assert counts["runs"] == (5, 5) and counts["steps"] == (6, 6)
         assert counts["notes_uploads"] == (1, 1) and counts["run_messages"] == (2, 2)
         assert counts["chat_settings"] == (1, 1) and counts["thread_summaries"] == (1, 1)
+        assert counts["endpoint_memory"] == (1, 1)
 
         again = copy(f"sqlite:///{sqlite}", url)  # idempotent: nothing doubled
         assert again.returncode == 0, again.stderr
@@ -153,6 +157,8 @@ async def test_a_populated_sqlite_store_round_trips_through_postgres(tmp_path: P
         store = await Store.open(back)
         try:
             assert (await store.history(Scope(GROUP))).total == 3
+            remembered = await store.endpoints.get("http://127.0.0.1:8777/v1 local")
+            assert remembered.calls_as_text and not remembered.tools_rejected
         finally:
             await store.close()
 

@@ -42,6 +42,7 @@ TABLES = (
     Table("api_scopes", ("id", "token_sha256", "made_at"), "id"),
     Table("api_runs", ("run_id", "session_id"), "run_id"),
     Table("thread_summaries", ("run_id", "summary", "made_at"), "run_id"),
+    Table("endpoint_memory", ("endpoint", "learned", "updated_at"), "endpoint"),
 )
 UPLOAD_COLUMNS = ("scope", "name", "kind", "parts", "chars")
 PASSAGE_COLUMNS = ("scope", "name", "location", "heading", "body")
