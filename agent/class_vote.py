@@ -14,16 +14,12 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from agent.events import ANSWER_CHOICE, OTHER_CHOICE, Event, VoteClosed, VoteCount, VoteOpened
+from agent.events import Event, VoteClosed, VoteCount, VoteOpened
+from agent.vote_choices import vote_choices
 
 COUNT_EVERY_S = 1.0
 """While a vote is open, how often the number of voters so far is looked at (and told, when
 it changed): the teacher sees the class voting and knows when to reveal."""
-MAX_CHOICES = 10
-"""A Telegram poll has at most 10 options in the Bot API versions most clients still speak
-(12 since 10.0); the class reads them from the back of the room, too."""
-
-
 @dataclass(frozen=True, slots=True)
 class Tally:
     """A closed vote: how many chose each choice, who revealed (empty: the time ran out);
@@ -41,25 +37,6 @@ class Poller(Protocol):
 
     def voters(self) -> int:
         """How many have voted so far in the vote open now."""
-
-
-def vote_choices(tools: Sequence[str], most: int = MAX_CHOICES) -> tuple[str, ...]:
-    """The offered tools and "answer directly"; past `most`, the first tools, "another tool"
-    and "answer directly"."""
-    if len(tools) + 1 <= most:
-        return (*tools, ANSWER_CHOICE)
-    return (*tools[:most - 2], OTHER_CHOICE, ANSWER_CHOICE)
-
-
-def taken(choices: Sequence[str], tools: Sequence[str]) -> set[int]:
-    """Which choices the model took, given the tools it called in the round (none: it
-    answered)."""
-    if not tools:
-        return {i for i, c in enumerate(choices) if c == ANSWER_CHOICE}
-    named = {i for i, c in enumerate(choices) if c in tools}
-    if any(tool not in choices for tool in tools):
-        named |= {i for i, c in enumerate(choices) if c == OTHER_CHOICE}
-    return named
 
 
 async def class_vote(poller: Poller, rnd: int, tools: Sequence[str]) -> AsyncIterator[Event]:

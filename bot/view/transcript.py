@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.class_vote import taken
 from agent.events import (
     Action,
     Answer,
@@ -40,6 +39,7 @@ from agent.events import (
 )
 from agent.lang import Lang
 from agent.ledger import Entry
+from agent.vote_choices import taken
 from bot.store.kinds import Lane, RunMode
 from bot.store.records import RunRecord
 
