@@ -29,7 +29,8 @@ def untrue(judgement: str, plain: str, react: str,
     """What is false in `judgement` of answers `plain` (no tools) and `react` (with
     `calls`, the tool calls that worked); empty when nothing is."""
     problems = []
-    known = _values(plain) | _values(react) | _values(question)
+    known = (_values(plain) | _values(react) | _values(question)
+             | _values(" ".join(call for call, _ in calls)))  # "150 * (1 - 0.2)" says 0.2
     invented = [f.text for f in figures(judgement) if f.value not in known]
     if invented:
         problems.append("a figure in neither answer: " + ", ".join(invented))

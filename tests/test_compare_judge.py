@@ -103,3 +103,17 @@ async def test_a_judgement_that_says_what_is_not_so_gives_no_line(
     assert shown is not None and shown.text.startswith("They differ")
     fake_model.judge = text_reply("两个回答不同：用了工具后查到 121,932,631,112,635,269。")
     assert await judge("q", plain, react, client=client, lang="zh", calls=calculated) is None
+
+
+async def test_a_figure_of_a_tool_call_may_be_named(fake_model: FakeModel,
+                                                    client: ModelClient) -> None:
+    """The local model, of 20% off 150 (tests/wire/local/judge/percent_off): "The answers
+    agree. The answer with tools calculated its figure by multiplying 150 by (1 - 0.2),
+    which equals 120." 0.2 is in the call the prompt listed: true, and shown."""
+    said = ("The answers agree. The answer with tools calculated its figure by multiplying "
+            "150 by (1 - 0.2), which equals 120.")
+    fake_model.judge = text_reply(said)
+    shown = await judge("What is 20% off 150?", "20% off 150 equals $120.",
+                        "20% off of 150 is 120.", client=client, lang="en",
+                        calls=[('calculate(expression="150 * (1 - 0.2)")', Source.CALCULATED)])
+    assert shown is not None and shown.text == said
