@@ -85,3 +85,22 @@ async def test_an_anonymous_poll_sends_no_poll_answer_and_bad_polls_are_refused(
                 await bot.send_poll(GROUP, "Too many?", [str(i) for i in range(13)])
             with pytest.raises(BadRequest, match="Poll question length must not exceed"):
                 await bot.send_poll(GROUP, "x" * 301, ["a", "b"])
+
+
+async def test_the_admins_are_listed_as_the_bot_api_lists_them() -> None:
+    """getChatAdministrators (the board follows a group's admins): an array of ChatMember
+    objects in the sample's shape, which python-telegram-bot reads as administrators."""
+    sample = json.loads(wire("telegram/getChatAdministrators_ok.json"))["result"]
+    admin = next(m for m in sample if m["status"] == "administrator")
+    with FakeTelegram() as tg:
+        tg.group(GROUP, "Math Club")
+        tg.user(ALICE, "Alice")
+        tg.user(BOB, "Bob", "zh-hans")
+        tg.admin(GROUP, ALICE)
+        async with Bot(TOKEN, base_url=tg.base_url) as bot:
+            listed = await bot.get_chat_administrators(GROUP)
+            assert [m.user.id for m in listed] == [ALICE] and listed[0].status == "administrator"
+            with pytest.raises(BadRequest, match="Chat not found"):
+                await bot.get_chat_administrators(-100999)
+        raw = [m.to_dict() for m in listed]
+    assert set(raw[0]) == set(admin)  # the administrator's fields, each of its rights
