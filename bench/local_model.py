@@ -52,6 +52,8 @@ class Question:
     """More text a right answer holds (each side of a comparison)."""
     then: str = ""
     """A second tool a right run uses."""
+    wrong: tuple[str, ...] = ()
+    """Text a right answer never holds (the wrong conclusion, in the words models use)."""
     held_out: bool = False
     """Never looked at while changing prompts: a change tuned on the others that breaks
     these shows here."""
@@ -66,7 +68,9 @@ QUESTIONS = (
     Question("weather", "What is the weather in Hangzhou right now?", "get_weather", "21.4"),
     Question("percent_zh", "12.5% 的 3840 是多少？", "calculate", "480"),
     Question("compare", "Is it colder in Berlin or in Paris right now? Give both temperatures.",
-             "get_weather", "2.3", also=("21.4", "Berlin")),
+             "get_weather", "2.3", also=("21.4", "Berlin"),
+             wrong=("paris is colder", "paris is currently colder", "colder in paris",
+                    "paris is the colder", "berlin is warmer", "berlin is currently warmer")),
     Question("currency_zh", "100 美元现在能换多少人民币？", "convert_currency"),
     Question("currency", "How much is 100 US dollars in Chinese yuan today?",
              "convert_currency"),
@@ -140,6 +144,9 @@ class Outcome:
         for text in (q.expect, *q.also):
             if text and text.lower() not in self.answer.lower() and text not in digits:
                 found.append(f"no {text!r} in the answer")
+        for text in q.wrong:
+            if text in self.answer.lower():
+                found.append(f"{text!r} in the answer")
         if q.tool and not q.expect and self.tools:  # the answer's figures are observed
             invented = unfounded(ledger(self.answer, self.observations, q.text))
             if invented or not any(ch.isdigit() for ch in self.answer):
