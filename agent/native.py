@@ -18,7 +18,7 @@ from agent.events import Answer, AnswerDelta, Event, TextDelta, Thought, Thought
 from agent.model import Completion, ContentDelta, ModelClient, ReasoningDelta, ToolCall
 from agent.model_errors import ModelError, ModelErrorKind
 from agent.prompts import language_line, limit_message
-from agent.rounds import CallsToRun
+from agent.rounds import CallsToRun, ProtocolState
 from agent.run_task import RunStats
 from agent.sides import Sides
 from agent.tool import Tool
@@ -28,17 +28,13 @@ TOOL_CALL_TAG = "<tool_call>"
 _CALL_NAME = re.compile(r'"name"\s*+:\s*+"([^"\\]{1,64})"')
 
 
-class NativeRounds:
+class NativeRounds(ProtocolState):
     """One protocol of the loop (see `agent.rounds.Rounds`)."""
 
     def __init__(self, client: ModelClient, messages: list[dict[str, Any]],
                  tools: Mapping[str, Tool], lang: str, stats: RunStats,
                  sides: Sides | None = None) -> None:
-        self.client, self.messages, self.tools = client, messages, tools
-        self.lang, self.stats = lang, stats
-        self.sides = sides or Sides("")
-        """The sides of a comparing question: a model whose calls are written as text is
-        told which are still missing, as in the text format."""
+        super().__init__(client, messages, tools, lang, stats, sides)
         self.schemas = [tool.schema() for tool in tools.values()]
         self._content = ""
         self.embedded = False

@@ -6,12 +6,18 @@ Native function calling (agent/native.py) and the classic text format
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.events import Event
+from agent.sides import Sides
 from agent.tool_calls import ParsedCall
+
+if TYPE_CHECKING:
+    from agent.model import ModelClient
+    from agent.run_task import RunStats
+    from agent.tool import Tool
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,3 +40,17 @@ class Rounds(Protocol):
 
     def last_round(self, rnd: int) -> AsyncIterator[Event]:
         """Ask, without tools, for the best answer (after the round cap or a loop)."""
+
+
+class ProtocolState:
+    """What a protocol keeps for one run: the model, the conversation so far, the tools, the
+    run's language and statistics, and the sides of a comparing question (the model is told
+    which are still missing: in the text format, and natively when it writes its calls as
+    text)."""
+
+    def __init__(self, client: ModelClient, messages: list[dict[str, Any]],
+                 tools: Mapping[str, Tool], lang: str, stats: RunStats,
+                 sides: Sides | None = None) -> None:
+        self.client, self.messages, self.tools = client, messages, tools
+        self.lang, self.stats = lang, stats
+        self.sides = sides or Sides("")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,15 +21,12 @@ from agent.events import Answer, AnswerDelta, Event, Thought
 from agent.model import (
     Completion,
     ContentDelta,
-    ModelClient,
     ModelError,
     ModelErrorKind,
     ToolCall,
 )
 from agent.prompts import language_line, limit_message
-from agent.rounds import CallsToRun
-from agent.run_task import RunStats
-from agent.sides import Sides
+from agent.rounds import CallsToRun, ProtocolState
 from agent.text_protocol import (
     STOP,
     Act,
@@ -64,16 +61,8 @@ class _Reply:
     """The answer's label was seen while streaming (and the Thought, if any, sent)."""
 
 
-class TextRounds:
+class TextRounds(ProtocolState):
     """One protocol of the loop (see `agent.rounds.Rounds`)."""
-
-    def __init__(self, client: ModelClient, messages: list[dict[str, Any]],
-                 tools: Mapping[str, Tool], lang: str, stats: RunStats,
-                 sides: Sides | None = None) -> None:
-        self.client, self.messages, self.tools = client, messages, tools
-        self.lang, self.stats = lang, stats
-        self.sides = sides or Sides("")
-        """The sides of a comparing question: the model is told which are still missing."""
 
     async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         reply: _Reply  # each _call's last item
