@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.words import _WORDS, say
-from tests.wordkit import language_comparisons, unsaid
+from tests.wordkit import assert_both_languages, language_comparisons, unsaid
 
 AGENT = Path(__file__).resolve().parent.parent / "agent"
 ENTRIES = sorted(_WORDS.items())
@@ -33,10 +33,7 @@ def sources() -> list[tuple[Path, ast.Module]]:
 @pytest.mark.parametrize(("key", "pair"), ENTRIES, ids=[key for key, _ in ENTRIES])
 def test_every_entry_has_both_languages_with_the_same_placeholders(
         key: str, pair: tuple[str, str]) -> None:
-    zh, en = pair
-    assert zh.strip() and en.strip(), f"{key} lacks a text"
-    for form in en.split("|"):  # a count's singular and plural (words.count)
-        assert placeholders(zh) == placeholders(form), f"{key}: the placeholders differ"
+    assert_both_languages(key, *pair, placeholders)
 
 
 def test_every_entry_is_used_and_every_key_said_is_in_the_table() -> None:

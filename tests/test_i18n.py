@@ -20,7 +20,7 @@ from bot.view.i18n import (
     status_label,
     text,
 )
-from tests.wordkit import language_comparisons, unsaid
+from tests.wordkit import assert_both_languages, language_comparisons, unsaid
 
 BOT = Path(__file__).resolve().parent.parent / "bot"
 VIEW = BOT / "view"
@@ -36,10 +36,7 @@ def placeholders(template: str) -> list[tuple[str, str, str]]:
 @pytest.mark.parametrize(("key", "pair"), ENTRIES, ids=[key for key, _ in ENTRIES])
 def test_every_entry_has_both_languages_with_the_same_placeholders(
         key: str, pair: tuple[str, str]) -> None:
-    zh, en = pair
-    assert zh.strip() and en.strip(), f"{key} lacks a text"
-    for form in en.split("|"):  # a count's singular and plural (i18n.plural)
-        assert placeholders(zh) == placeholders(form), f"{key}: the placeholders differ"
+    assert_both_languages(key, *pair, placeholders)
 
 
 def test_every_entry_is_used() -> None:

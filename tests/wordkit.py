@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 _FAMILY = re.compile(r"[a-z]+(?:_[a-z]+)*_")
@@ -38,3 +38,12 @@ def language_comparisons(tree: ast.Module) -> list[int]:
     return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Compare)
             and any(isinstance(side, ast.Constant) and side.value in ("zh", "en")
                     for side in (node.left, *node.comparators))]
+
+
+def assert_both_languages(key: str, zh: str, en: str,
+                          fields: Callable[[str], object]) -> None:
+    """An entry has words in both languages, and the same `fields` in Chinese and in each of
+    English's forms (a count's singular and plural, split by `|`)."""
+    assert zh.strip() and en.strip(), f"{key} lacks a text"
+    for form in en.split("|"):
+        assert fields(zh) == fields(form), f"{key}: the placeholders differ"

@@ -39,6 +39,12 @@ def slow_text(text: str, delay: float, first_delay: float = 0.0) -> Reply:
                first_delay=first_delay)
 
 
+async def on_screen(page: Any, n: int) -> None:
+    """Wait until run #n is the one the board shows."""
+    await page.wait_for_function(
+        f'() => document.querySelector("article.run")?.dataset.n === "{n}"')
+
+
 def lecture_model(body: dict[str, Any]) -> Reply:
     """A /compare about 17% of 2,480: the model alone guesses, the ReAct lane calculates."""
     system = body["messages"][0]["content"] if body["messages"] else ""
@@ -179,18 +185,15 @@ async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path
 
             # ← goes back to the first run, → returns to the newest.
             await page.keyboard.press("ArrowLeft")
-            await page.wait_for_function(
-                '() => document.querySelector("article.run").dataset.n === "1"')
+            await on_screen(page, 1)
             await page.keyboard.press("ArrowRight")
-            await page.wait_for_function(
-                '() => document.querySelector("article.run").dataset.n === "2"')
+            await on_screen(page, 2)
             await page.keyboard.press("r")  # reveal mode off
 
             # Two questions at once: the board follows the newest; the rail lists the other.
             await web.gb.answer_to(GROUP, asked_again, timeout=20)
             tg.send(GROUP, ALICE, "/ask What is 17% of 2,480?")
-            await page.wait_for_function(
-                '() => document.querySelector("article.run").dataset.n === "3"')
+            await on_screen(page, 3)
             tg.send(GROUP, BOB, "/ask 2,480 的 17% 是多少？")
             await page.wait_for_function(
                 """() => document.querySelector("article.run").dataset.n === "4"
@@ -219,8 +222,7 @@ async def test_the_board_stays_on_the_teachers_run_when_a_student_asks(tmp_path:
             await page.wait_for_selector(".waiting")
 
             tg.send(GROUP, ADMIN, "/ask How fast is light?")
-            await page.wait_for_function(
-                '() => document.querySelector("article.run")?.dataset.n === "1"')
+            await on_screen(page, 1)
             asked = tg.send(GROUP, BOB, "/ask What is the capital of France?")
             await web.gb.answer_to(GROUP, asked, timeout=20)
             await page.wait_for_function(
@@ -235,12 +237,10 @@ async def test_the_board_stays_on_the_teachers_run_when_a_student_asks(tmp_path:
 
             # A click shows the student's run and pins it; F follows the teacher again.
             await page.click("#rail .other")
-            await page.wait_for_function(
-                '() => document.querySelector("article.run").dataset.n === "2"')
+            await on_screen(page, 2)
             assert "#2 pinned" in await page.inner_text("#bar")
             await page.keyboard.press("f")
-            await page.wait_for_function(
-                '() => document.querySelector("article.run").dataset.n === "1"')
+            await on_screen(page, 1)
             # P pins the teacher's run: a new question of theirs does not replace it.
             await page.keyboard.press("p")
             tg.send(GROUP, ADMIN, "/ask And how fast is sound?")
@@ -268,11 +268,9 @@ async def test_the_board_follows_a_co_teacher_and_no_student_moves_it(tmp_path: 
             await page.wait_for_selector(".waiting")
 
             tg.send(GROUP, ADMIN, "/ask What is the capital of France?")
-            await page.wait_for_function(
-                '() => document.querySelector("article.run")?.dataset.n === "1"')
+            await on_screen(page, 1)
             tg.send(GROUP, CO_TEACHER, "/ask How fast is light?")
-            await page.wait_for_function(
-                '() => document.querySelector("article.run")?.dataset.n === "2"')
+            await on_screen(page, 2)
             assert "following Mr Li" in await page.inner_text("#bar")
             asked = tg.send(GROUP, BOB, "/ask What is the capital of Italy?")
             await web.gb.answer_to(GROUP, asked, timeout=20)
@@ -290,6 +288,5 @@ async def test_the_board_follows_a_co_teacher_and_no_student_moves_it(tmp_path: 
             assert await page.eval_on_selector("article.run", "a => a.dataset.n") == "2"
             assert "#2 pinned" in await page.inner_text("#bar")
             await page.keyboard.press("f")  # following again: the teachers' newest, #5
-            await page.wait_for_function(
-                '() => document.querySelector("article.run").dataset.n === "5"')
+            await on_screen(page, 5)
             assert "following Teacher" in await page.inner_text("#bar")
