@@ -98,13 +98,16 @@ _HIDDEN = re.compile(
     r"android|java|node|es|ecma|ieee|cve|ubuntu|debian|chrome|firefox|v)[ \t\-]*+\d[\d.]*+)"
     r"|(?<![\d.])\d++(?:\.\d++){2,}+",  # 3.11.2: a version
     re.M)
+_WEEKDAY = re.compile(r"(?:星期|礼拜)[一二三四五六日天]|周[一二三四五六日](?![天日个年次])")
+"""A weekday's name in any text: 星期五 is Friday, no 5 (a clock's observation names its
+weekday, and an answer's 5 hours must not count as backed by it). 每周五天 keeps its 五."""
 
 
 def figures(text: str, *, answer: bool = True, limit: int = MAX_READ) -> list[Figure]:
     """The figures of `text`, in order, of its first `limit` numbers, dates and times.
     `answer`: read as an answer (a source's digits are all read: a list number of a tool's
     text may be what the answer quotes)."""
-    masked = _mask(text) if answer else text
+    masked = _mask(text) if answer else _blank_all(text, _WEEKDAY)
     out = []
     for match in itertools.islice(_FIGURE.finditer(masked), limit):
         figure = _read(match, text)
@@ -123,9 +126,15 @@ def _mask(text: str) -> str:
     for i in range(0, len(fences), 2):  # an unclosed fence runs to the end, as Markdown's
         end = text.find("\n", fences[i + 1]) if i + 1 < len(fences) else len(text)
         _blank(chars, fences[i], len(text) if end < 0 else end)
-    for match in _HIDDEN.finditer(text):
-        _blank(chars, match.start(), match.end())
+    for pattern in (_HIDDEN, _WEEKDAY):
+        for match in pattern.finditer(text):
+            _blank(chars, match.start(), match.end())
     return "".join(chars)
+
+
+def _blank_all(text: str, pattern: re.Pattern[str]) -> str:
+    """`text` with every match of `pattern` blanked out (same length)."""
+    return pattern.sub(lambda m: " " * len(m.group()), text)
 
 
 def _blank(chars: list[str], start: int, end: int) -> None:

@@ -33,6 +33,11 @@ CASES = [
     ("1. Think 2. Act 3. Observe", [], []),  # single digits are no figures
     ("Qwen2.5 in 2024", [], ["2024"]),
     ("21.4°C ... again 21.4°C", [], ["21.4°C"]),  # each figure once
+    # a clock's weekday is no figure: 星期五 (Friday) backs no 5 hours
+    ("北京现在比伦敦早5小时。", ["北京（Asia/Shanghai）：2026年12月4日 星期五 00:03（UTC+08:00）",
+                          "伦敦（Europe/London）：2026年12月3日 星期四 16:03（UTC+00:00）"],
+     ["5小时"]),
+    ("今天是星期五，每周五天课。", ["每周五天课"], []),
 ]
 
 
