@@ -54,9 +54,32 @@ async def test_lang_argument_chooses_the_words() -> None:
         "Tokyo（Asia/Tokyo）：2025年4月11日 星期五 15:30（UTC+09:00）"
 
 
+@pytest.mark.parametrize(("asked", "expected"), [
+    ("北京, 伦敦", "北京比伦敦早 7 小时。"),
+    ("伦敦和北京", "伦敦比北京晚 7 小时。"),
+    ("Beijing and London", "Beijing is 7 hours ahead of London."),
+    ("Paris/Berlin", "Paris and Berlin have the same time."),
+    ("London, Paris", "London is 1 hour behind Paris."),
+    ("Kathmandu, London", "Kathmandu is 4.75 hours ahead of London."),
+])
+async def test_several_places_give_each_clock_and_the_hours_between(
+        asked: str, expected: str) -> None:
+    lines = (await ask(asked)).splitlines()
+    assert len(lines) == 3
+    assert lines[-1] == expected
+    assert lines[0] == await ask(re.split(r", |和| and |/", asked)[0])
+
+
+async def test_a_zone_with_a_slash_or_a_two_word_city_is_one_place() -> None:
+    assert len((await ask("Europe/London")).splitlines()) == 1
+    assert len((await ask("Ho Chi Minh City")).splitlines()) == 1
+
+
 async def test_unknown_place() -> None:
     with pytest.raises(ToolError, match="Unknown time zone or place 'Atlantis'"):
         await ask("Atlantis")
+    with pytest.raises(ToolError, match="不认识时区或地点 “火星”"):
+        await ask("北京、火星")
     with pytest.raises(ToolError, match="不认识时区或地点 “火星”"):
         await ask("火星")
     with pytest.raises(ToolError, match="Unknown time zone or place 'UTC\\+99'"):

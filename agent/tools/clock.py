@@ -61,6 +61,9 @@ _PLACES: dict[str, tuple[str, ...]] = {
 _BY_PLACE = {place: zone for zone, places in _PLACES.items() for place in places}
 _OFFSET = re.compile(r"^(?:utc|gmt)\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$")
 _SUFFIXES = ("市", "省", "时间", "时区", " time", " timezone")
+_BETWEEN = re.compile(r"\s*+(?:[,，、;；/]|\band\b|\bvs\.?+|和|与|跟)\s*+", re.IGNORECASE)
+"""What separates places in one input: 'Beijing, London', '北京和伦敦'."""
+MAX_PLACES = 5
 
 @cache
 def _zones_by_lower() -> dict[str, str]:
@@ -102,11 +105,27 @@ def _offset(moment: datetime) -> str:
     return f"UTC{sign}{hours:02d}:{minutes:02d}"
 
 
+def _hours(seconds: int) -> str:
+    """A span of whole seconds in hours as a person writes it: 8, 5.5, 5.75."""
+    return f"{seconds / 3600:.2f}".rstrip("0").rstrip(".")
+
+
+def _places(asked: str) -> list[str]:
+    """The places of one input: itself when it is one name ('New York', 'UTC+8'), else its
+    parts ('北京, 伦敦'), at most MAX_PLACES."""
+    if find_zone(asked) is not None:
+        return [asked]
+    parts = [part for part in _BETWEEN.split(asked) if part]
+    return parts[:MAX_PLACES] or [asked]
+
+
 class GetTime(Tool):
     name = "get_time"
     description = (
         "Get the current date, time and weekday in a time zone, city or country. Use it "
-        "for any question about today's date, the time now, or the day of the week."
+        "for any question about today's date, the time now, or the day of the week. For "
+        "the time difference between places, give them in one input, separated by commas "
+        "('Beijing, London'): it returns each clock and the hours between them."
     )
 
     class Args(BaseModel):
@@ -127,13 +146,33 @@ class GetTime(Tool):
 
     async def run(self, args: Args) -> str:
         lang = lang_of(args.lang, args.timezone)
-        asked = args.timezone.strip() or self.default_zone
-        found = find_zone(asked)
-        if found is None:
-            raise ToolError(say(lang, "clock_unknown_zone", asked=asked))
-        zone, label = found
-        now = self.clock().astimezone(zone)
-        same = asked.lower() == label.lower()
-        where = label if same else say(lang, "clock_where", asked=asked, label=label)
-        return say(lang, "clock_now", where=where, now=now, offset=_offset(now),
-                   weekday=say(lang, f"weekday_{now.weekday()}"))
+        places = _places(args.timezone.strip() or self.default_zone)
+        instant = self.clock()
+        clocks: list[tuple[str, datetime]] = []
+        lines: list[str] = []
+        for asked in places:
+            found = find_zone(asked)
+            if found is None:
+                raise ToolError(say(lang, "clock_unknown_zone", asked=asked))
+            zone, label = found
+            now = instant.astimezone(zone)
+            same = asked.lower() == label.lower()
+            where = label if same else say(lang, "clock_where", asked=asked, label=label)
+            clocks.append((asked, now))
+            lines.append(say(lang, "clock_now", where=where, now=now, offset=_offset(now),
+                             weekday=say(lang, f"weekday_{now.weekday()}")))
+        first, first_now = clocks[0]
+        for other, other_now in clocks[1:]:
+            lines.append(_difference(lang, first, first_now, other, other_now))
+        return "\n".join(lines)
+
+
+def _difference(lang: str, place: str, now: datetime, other: str, other_now: datetime) -> str:
+    """How far `place`'s clock is ahead of or behind `other`'s, at the same instant."""
+    ahead = int(now.utcoffset().total_seconds() - other_now.utcoffset().total_seconds())
+    if ahead == 0:
+        return say(lang, "clock_same", place=place, other=other)
+    key = "clock_ahead" if ahead > 0 else "clock_behind"
+    n = _hours(abs(ahead))
+    hours = say(lang, "clock_hour" if n == "1" else "clock_hours", n=n)
+    return say(lang, key, place=place, other=other, hours=hours)
