@@ -63,20 +63,26 @@ class Sides:
     def __init__(self, question: str) -> None:
         self.names = sides(question)
         self._looked: list[str] = []
+        self._told_missing = False
         self._all_said = False
 
     def after(self, inputs: Iterable[str], results: Iterable[str], lang: str) -> list[str]:
         """The line telling the model which sides are still missing after a round's calls
-        (`inputs`, as the calls' argument text) and their results; once all are looked up,
-        one line saying so: a small model that had both went on looking them up again
-        until the round cap."""
+        (`inputs`, as the calls' argument text) and their results; once the missing ones
+        are looked up, one line saying so: a small model that had both went on looking
+        them up again until the round cap. When the first lookups cover every side
+        (get_weather[Berlin, Paris]) nothing is said: the tool's own text compares them,
+        and a small model copied the line into its answer, Glassbox's words as its own."""
         if not self.names or self._all_said:
             return []
         self._looked += [*inputs, *results]
         seen = " ".join(self._looked).lower()
         missing = [name for name in self.names if name.lower() not in seen]
         if missing:
+            self._told_missing = True
             return [still_missing(lang, missing)]
         self._all_said = True
+        if not self._told_missing:
+            return []
         return [say(lang, "sides_all_looked_up",
                     names=say(lang, "list_sep").join(self.names))]

@@ -49,6 +49,13 @@ _WORDS: dict[str, tuple[str, str]] = {
     "weather_no_place": ("没有找到名为 “{city}” 的地方。", "No place named '{city}' found."),
     "weather_no_data": ("{service} 没有返回天气数据。", "{service} sent no weather data."),
     "weather_sep": ("，", ", "),
+    "weather_coldest_first": ("现在气温从低到高：{places}。最冷的是{coldest}，最暖的是{warmest}。",
+                              "Now, from coldest to warmest: {places}. The coldest is "
+                              "{coldest}, the warmest {warmest}."),
+    "weather_colder_warmer": ("现在{cold}（{cold_t}）比{warm}（{warm_t}）冷，{warm}比{cold}暖和。",
+                              "Now {cold} ({cold_t}) is colder than {warm} ({warm_t}), and "
+                              "{warm} is warmer than {cold}."),
+    "weather_same": ("现在气温相同：{places}。", "The same temperature now: {places}."),
     "weather_now": ("现在 {value}", "now {value}"),
     "weather_feels": ("体感 {value}", "feels like {value}"),
     "weather_humidity": ("湿度 {value}", "humidity {value}"),

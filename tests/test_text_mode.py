@@ -312,6 +312,21 @@ async def test_the_model_is_told_which_side_is_missing_and_looks_it_up(
     assert not [n for n in of(events, Note) if n.kind == "side_not_looked_up"]
 
 
+async def test_one_lookup_of_both_sides_gets_no_line_to_copy(
+    fake_model: FakeModel, text_client: ModelClient, text_settings: AgentSettings
+) -> None:
+    """The real 1.5B model wrote "Looked up: Berlin, Paris. You have each side …" into its
+    answer after get_weather[Berlin, Paris]: Glassbox's words are said only after a
+    side was missing."""
+    fake_model.push(
+        text_reply("Thought: Both at once.\nAction: get_weather[Berlin, Paris]"),
+        text_reply("Final Answer: Berlin and Paris are both 21°C."))
+    events = await events_of(react(COMPARING, text_client, text_settings, [Weather()]))
+    told = fake_model.bodies[1]["messages"][-1]["content"]
+    assert told == "Observation: Berlin, Paris: 21°C, clear\n(Answer in English.)"
+    assert of(events, Answer)[0].text == "Berlin and Paris are both 21°C."
+
+
 async def test_an_answer_naming_a_side_never_looked_up_gets_a_note(
     fake_model: FakeModel, text_client: ModelClient, text_settings: AgentSettings
 ) -> None:

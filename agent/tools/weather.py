@@ -14,6 +14,7 @@ the bot CPU).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -28,6 +29,11 @@ SERVICE = "Open-Meteo"
 CURRENT = "temperature_2m,apparent_temperature,relative_humidity_2m,wind_speed_10m,weather_code"
 DAILY = "temperature_2m_max,temperature_2m_min,precipitation_probability_max"
 PLACES_KEPT = 500
+MAX_PLACES = 5
+"""Places of one lookup: a comparison names a few, and each costs the service requests."""
+_BETWEEN = re.compile(r"\s*+(?:[;；、/]|\band\b|\bvs\.?+|和|与|跟)\s*+", re.IGNORECASE)
+"""What always separates places in one input ('Berlin and Paris', '柏林和巴黎'); a comma
+may also mean a region ('Paris, Texas'), which GetWeather._place_or_places tells apart."""
 PLACE_KEPT_S = 24 * 3600.0
 
 
@@ -36,13 +42,16 @@ class GetWeather(Tool):
     description = (
         "Get the current weather and today's forecast for a city or place anywhere in the "
         "world: temperature, feels-like, humidity, wind, conditions, today's high and low "
-        "and chance of rain. Use it for any question about weather right now or today."
+        "and chance of rain. Use it for any question about weather right now or today. "
+        "To compare places, give them in one input, separated by commas ('Berlin, Paris'): "
+        "it returns each one's weather and which is colder."
     )
 
     class Args(BaseModel):
         city: str = Field(
             description="The city or place, as the user named it, e.g. '杭州', 'Berlin', "
-                        "'Paris, Texas' (add region or country if the user did).",
+                        "'Paris, Texas' (add region or country if the user did), or several "
+                        "places: 'Berlin, Paris'.",
             min_length=1, max_length=100,
         )
         lang: QuestionLang = None
@@ -56,13 +65,38 @@ class GetWeather(Tool):
 
     async def run(self, args: Args) -> str:
         lang = lang_of(args.lang, args.city)
-        city = args.city.strip()
-        place = await self.places.get_or_fetch((city, lang), lambda: self._find(city, lang))
+        places: list[dict[str, Any]] = []
+        for text in _BETWEEN.split(args.city.strip()):
+            if text and len(places) < MAX_PLACES:
+                places.extend(await self._place_or_places(text, lang))
+        places = places[:MAX_PLACES]
+        found = [(place, await self._forecast(place, lang)) for place in places]
+        reports = [report(place, data, lang) for place, data in found]
+        if len(found) > 1 and (order := coldest_first(found, lang)):
+            reports.append(order)
+        return "\n\n".join(reports)
+
+    async def _forecast(self, place: dict[str, Any], lang: str) -> dict[str, Any]:
         data = await get_json(self.http, self.forecast_url, {
             "latitude": place["latitude"], "longitude": place["longitude"],
             "current": CURRENT, "daily": DAILY, "timezone": "auto", "forecast_days": 1,
         }, service=SERVICE, lang=lang)
-        return report(place, data if isinstance(data, dict) else {}, lang)
+        return data if isinstance(data, dict) else {}
+
+    async def _place(self, city: str, lang: str) -> dict[str, Any]:
+        return await self.places.get_or_fetch((city, lang), lambda: self._find(city, lang))
+
+    async def _place_or_places(self, text: str, lang: str) -> list[dict[str, Any]]:
+        """'Paris, Texas' is one place, 'Berlin, Paris' two: when the first name has no
+        match in the comma's region and every part is a place of its own, each is one."""
+        first = await self._place(text.strip(), lang)
+        names = [name.strip() for name in text.split(",") if name.strip()]
+        if len(names) < 2 or _lies_in(first, names[1]):
+            return [first]
+        try:
+            return [await self._place(name, lang) for name in names[:MAX_PLACES]]
+        except PlaceNotFound:
+            return [first]
 
     async def _find(self, city: str, lang: str) -> dict[str, Any]:
         """The geocoder's best match; a ', region' part narrows it (Paris, Texas)."""
@@ -76,13 +110,50 @@ class GetWeather(Tool):
                   and isinstance(p.get("latitude"), int | float)
                   and isinstance(p.get("longitude"), int | float)]
         if region:
-            wanted = region.lower()
-            places = [p for p in places if any(
-                wanted in str(p.get(key, "")).lower()
-                for key in ("admin1", "admin2", "country", "country_code"))] or places
+            places = [p for p in places if _lies_in(p, region)] or places
         if not places:
-            raise ToolError(say(lang, "weather_no_place", city=city))
+            raise PlaceNotFound(say(lang, "weather_no_place", city=city))
         return places[0]
+
+
+class PlaceNotFound(ToolError):
+    """The geocoder knows no place by that name."""
+
+
+def _lies_in(place: dict[str, Any], region: str) -> bool:
+    """Whether the geocoder places `place` in `region` (a state, county or country)."""
+    wanted = region.strip().lower()
+    return bool(wanted) and any(wanted in str(place.get(key, "")).lower()
+                                for key in ("admin1", "admin2", "country", "country_code"))
+
+
+def coldest_first(found: list[tuple[dict[str, Any], dict[str, Any]]], lang: str) -> str:
+    """One line ranking the places by their temperature now, coldest first, and naming the
+    coldest and the warmest: a small model otherwise compares two figures wrongly ("Paris
+    is colder" of 21.4 against 2.3 °C). Empty when fewer than two temperatures came."""
+    temps: list[tuple[float, str, str]] = []
+    short = [str(place.get("name") or place_name(place)) for place, _ in found]
+    for (place, data), name in zip(found, short, strict=True):
+        current = data.get("current") if isinstance(data.get("current"), dict) else {}
+        units = data.get("current_units") if isinstance(data.get("current_units"), dict) else {}
+        value = current.get("temperature_2m")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            unit = units.get("temperature_2m") if isinstance(units.get("temperature_2m"),
+                                                             str) else "°C"
+            if short.count(name) > 1:  # Paris and Paris, Texas
+                name = place_name(place)
+            temps.append((value, name, f"{value:g} {unit}"))
+    if len(temps) < 2:
+        return ""
+    temps.sort(key=lambda t: t[0])
+    listing = say(lang, "list_sep").join(f"{name} {shown}" for _, name, shown in temps)
+    if temps[0][0] == temps[-1][0]:
+        return say(lang, "weather_same", places=listing)
+    (_, cold, cold_t), (_, warm, warm_t) = temps[0], temps[-1]
+    if len(temps) == 2:  # both ways round, for "which is colder" and "which is warmer"
+        return say(lang, "weather_colder_warmer", cold=cold, cold_t=cold_t, warm=warm,
+                   warm_t=warm_t)
+    return say(lang, "weather_coldest_first", places=listing, coldest=cold, warmest=warm)
 
 
 def describe(code: int, lang: str) -> str:
