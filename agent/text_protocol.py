@@ -22,7 +22,10 @@ from agent.prompts import language_tail, react_instructions
 from agent.tool import Tool
 from agent.words import say
 
-STOP = ["Observation:", "\nObservation"]
+STOP = ["\nObservation"]
+"""Where a server stops the model: at an Observation line the model starts writing itself.
+Not at every "Observation:": an answer that quotes it ('cut the text at the "Observation:"
+line') was cut there by a real server, mid-sentence."""
 
 _LABELS = {
     "thought": ("thought", "思考", "想法"),

@@ -3,7 +3,8 @@ falling back after a 400 that rejects tools, and tool calls written into native 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,7 @@ from agent.model import STREAM_GATHER_S
 from agent.text_protocol import STOP
 from agent.tools.calculator import Calculate
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
+from tests.fakes.server import Reply
 from tests.kit import agent_settings
 from tests.test_loop import Weather, events_of, of, react
 from tests.test_text_parser import Convert
@@ -310,6 +312,35 @@ async def test_the_model_is_told_which_side_is_missing_and_looks_it_up(
     assert told[1] == ("Observation: Berlin: 21°C, clear\nLooked up: Berlin, Paris. You have "
                        "each side of the comparison: answer now.\n(Answer in English.)")
     assert not [n for n in of(events, Note) if n.kind == "side_not_looked_up"]
+
+
+def like_llama_cpp(text: str) -> Callable[[dict[str, Any]], Reply]:
+    """A reply that ends where a real server ends it: at the first of the request's
+    `stop` strings in the text."""
+    def reply(body: dict[str, Any]) -> Reply:
+        cut = min((text.find(stop) for stop in body.get("stop") or () if stop in text),
+                  default=len(text))
+        return text_reply(text[:cut])
+    return reply
+
+
+async def test_an_answer_quoting_the_observation_label_is_shown_whole(
+    fake_model: FakeModel, text_client: ModelClient, text_settings: AgentSettings
+) -> None:
+    """A server stops at the request's stop strings; the real 1.5B model's answer about the
+    notes ('cut the text at the "Observation:" line') ended mid-sentence at its quote. A
+    model writing its own Observation line after an action is still stopped there."""
+    quoted = ('The program must cut the text at the "Observation:" line the model writes '
+              'itself.')
+    fake_model.push(
+        like_llama_cpp("Thought: Weather.\nAction: get_weather[Paris]\nObservation: 30°C"),
+        like_llama_cpp(f"Thought: I have what I need.\nFinal Answer: {quoted}"))
+    weather = Weather()
+    events = await events_of(react("What does the program cut?", text_client, text_settings,
+                                   [weather]))
+    assert weather.calls == ["Paris"]
+    assert "30°C" not in fake_model.bodies[1]["messages"][-2]["content"]
+    assert of(events, Answer)[0].text == quoted
 
 
 async def test_one_lookup_of_both_sides_gets_no_line_to_copy(
