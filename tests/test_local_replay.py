@@ -223,7 +223,7 @@ async def test_a_comparison_looks_up_each_side_it_is_told_is_missing(
     observation which side nothing had looked up yet, it looked up the other, and its
     answer gives each city its own temperature (Berlin 2.3 °C, Paris 21.4 °C), no side
     resting on no observation."""
-    events, shown = await replay(RECORDED / "compare", fake_model, stage)
+    events, shown = await replay(RECORDED / "compare_two_lookups", fake_model, stage)
     looked = [e.arguments for e in events if isinstance(e, Action)]
     assert sorted(a["city"] for a in looked) == ["Berlin", "Paris"]
     first = looked[0]["city"]
@@ -235,3 +235,40 @@ async def test_a_comparison_looks_up_each_side_it_is_told_is_missing(
     assert "2.3" in answer.text and "21.4" in answer.text and not answer.unfounded
     assert not [e for e in events if isinstance(e, Note) and e.kind == "side_not_looked_up"]
     assert "was not looked up" not in shown
+
+
+async def test_a_comparison_in_one_lookup_gets_both_places_and_which_is_colder(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """The model writes both cities in one input. get_weather once looked up Berlin alone
+    for it (the answer then gave Paris the wind's 10.7 as °C); now it looks up each place and
+    says which is colder, the answer rests on both, and Glassbox sends no line of its own
+    that the model could copy into its answer."""
+    events, shown = await replay(RECORDED / "compare", fake_model, stage)
+    (action,) = [e for e in events if isinstance(e, Action)]
+    assert action.tool == "get_weather" and action.arguments == {"city": "Berlin, Paris"}
+    (observation,) = [e for e in events if isinstance(e, Observation)]
+    assert "now 2.3 °C" in observation.text and "now 21.4 °C" in observation.text
+    assert observation.text.endswith("Now Berlin (2.3 °C) is colder than Paris (21.4 °C), "
+                                     "and Paris is warmer than Berlin.")
+    assert "Looked up" not in fake_model.bodies[1]["messages"][-1]["content"]
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert "2.3" in answer.text and "21.4" in answer.text and not answer.unfounded
+    assert "berlin is colder" in answer.text.lower() and "Looked up" not in answer.text
+    assert "was not looked up" not in shown
+
+
+async def test_a_time_difference_is_one_lookup_of_both_places(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """"北京现在比伦敦早几个小时？": the model once put both places in one get_time input,
+    was refused to the round cap, or looked both up and said 1 hour (the 5 of 星期五 even
+    counted as its backing); get_time now gives both clocks and the hours between them."""
+    events, _ = await replay(RECORDED / "time_diff_zh", fake_model, stage)
+    (action,) = [e for e in events if isinstance(e, Action)]
+    assert action.tool == "get_time" and action.arguments == {"timezone": "Beijing, London"}
+    (observation,) = [e for e in events if isinstance(e, Observation)]
+    assert observation.ok and observation.text.endswith("Beijing比London早 8 小时。")
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert "8" in answer.text and answer_lang(answer.text) == "zh" and not answer.unfounded
+    assert [entry.text.replace(" ", "") for entry in answer.ledger] == ["8小时"]
