@@ -134,6 +134,20 @@ async def tool_failure(s: Stage) -> Shot:
     return Shot(GROUP, ("Atlantis", "⚠️"), since=since)
 
 
+async def two_places(s: Stage) -> Shot:
+    """A comparison in one lookup: get_weather takes both cities, and its observation says
+    which is colder; the teacher's question in the class group."""
+    s.model.push(
+        s.called(("get_weather", {"city": "Berlin, Paris"}), content=s.t(
+            "我需要柏林和巴黎现在的天气。", "I need the weather in Berlin and in Paris now.")),
+        s.said(s.t("柏林更冷：现在 **2.3 °C**，巴黎 **21.4 °C**。",
+                   "Berlin is colder: **2.3 °C** right now, against **21.4 °C** in Paris.")))
+    since = _mark(s)
+    await s.ask(GROUP, TEACHER, "/ask " + s.t("现在柏林和巴黎哪里更冷？",
+                                             "Is it colder in Berlin or in Paris right now?"))
+    return Shot(GROUP, ("Berlin, Paris", "2.3 °C", "21.4 °C"), since=since)
+
+
 async def thinking(s: Stage) -> Shot:
     """A thinking model: its reasoning streams before each step."""
     s.model.push(
@@ -299,6 +313,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("error", ("模型出错", "A model error"), model_error),
     Scenario("round-cap", ("达到轮数上限", "The round cap"), round_cap),
     Scenario("tool-failure", ("工具失败", "A failed tool"), tool_failure, board=True),
+    Scenario("two-places", ("一次查询比较两地", "Two places in one lookup"), two_places,
+             board=True),
     Scenario("thinking", ("思考型模型", "A thinking model"), thinking),
     Scenario("no-reasoning", ("模型不写推理", "No reasoning given"), no_reasoning),
     Scenario("long", ("长回答，分页", "A long answer in pages"), long_answer),

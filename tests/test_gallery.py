@@ -101,6 +101,17 @@ def test_the_board_shows_a_tool_failure(played: list[Played], lang: str) -> None
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_the_board_shows_two_places_compared_in_one_lookup(played: list[Played],
+                                                           lang: str) -> None:
+    board = board_of(played, "two-places", lang)
+    assert board.path.name == f"two-places-{lang}-board.png"
+    assert board.outside == ()  # the lookup, the comparison and the answer on one screen
+    assert "get_weather" in board.text and "2.3 °C" in board.text and "21.4 °C" in board.text
+    assert ("Now Berlin (2.3 °C) is colder than Paris (21.4 °C)" if lang == "en"
+            else "现在Berlin（2.3 °C）比Paris（21.4 °C）冷") in board.text
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_the_board_shows_a_quiz_with_the_class_votes(played: list[Played], lang: str) -> None:
     board = board_of(played, "quiz", lang)
     assert board.path.name == f"quiz-{lang}-board.png"

@@ -249,8 +249,8 @@ async def test_a_comparison_in_one_lookup_gets_both_places_and_which_is_colder(
     assert action.tool == "get_weather" and action.arguments == {"city": "Berlin, Paris"}
     (observation,) = [e for e in events if isinstance(e, Observation)]
     assert "now 2.3 °C" in observation.text and "now 21.4 °C" in observation.text
-    assert observation.text.endswith("Now Berlin (2.3 °C) is colder than Paris (21.4 °C), "
-                                     "and Paris is warmer than Berlin.")
+    assert observation.text.startswith("Now Berlin (2.3 °C) is colder than Paris (21.4 °C), "
+                                       "and Paris is warmer than Berlin.\n\nBerlin, ")
     assert "Looked up" not in fake_model.bodies[1]["messages"][-1]["content"]
     (answer,) = [e for e in events if isinstance(e, Answer)]
     assert "2.3" in answer.text and "21.4" in answer.text and not answer.unfounded

@@ -92,16 +92,16 @@ async def test_the_place_is_named_as_found_and_a_region_narrows_it(box: Toolbox)
 async def test_several_places_give_each_weather_and_which_is_colder(box: Toolbox) -> None:
     for asked in ("Berlin, Paris", "Berlin and Paris", "Berlin; Paris"):
         text = await run_tool(box, "get_weather", city=asked)
-        berlin, paris, order = text.split("\n\n")
+        order, berlin, paris = text.split("\n\n")
         assert berlin.startswith("Berlin, Land Berlin, Germany") and "now 2.3 °C" in berlin
         assert paris.startswith("Paris, Île-de-France, France") and "now 21.4 °C" in paris
         assert order == ("Now Berlin (2.3 °C) is colder than Paris (21.4 °C), and Paris is "
                          "warmer than Berlin.")
     text = await run_tool(box, "get_weather", city="Paris, Berlin, Osaka", lang="zh")
-    assert text.endswith("现在气温从低到高：Berlin 2.3 °C、Paris 21.4 °C、Osaka 27.3 °C。"
+    assert text.startswith("现在气温从低到高：Berlin 2.3 °C、Paris 21.4 °C、Osaka 27.3 °C。"
                          "最冷的是Berlin，最暖的是Osaka。")
     text = await run_tool(box, "get_weather", city="Paris; Paris, Texas", lang="zh")
-    assert text.endswith("现在气温相同：Paris, Île-de-France, France 21.4 °C、"
+    assert text.startswith("现在气温相同：Paris, Île-de-France, France 21.4 °C、"
                          "Paris, Texas, United States 21.4 °C。")
 
 

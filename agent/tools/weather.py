@@ -73,7 +73,7 @@ class GetWeather(Tool):
         found = [(place, await self._forecast(place, lang)) for place in places]
         reports = [report(place, data, lang) for place, data in found]
         if len(found) > 1 and (order := coldest_first(found, lang)):
-            reports.append(order)
+            reports.insert(0, order)  # first: a board shows the top of a long observation
         return "\n\n".join(reports)
 
     async def _forecast(self, place: dict[str, Any], lang: str) -> dict[str, Any]:
