@@ -1,4 +1,5 @@
-"""get_weather: Open-Meteo geocoding, then its forecast: now and today, for the place found.
+"""get_weather: Open-Meteo geocoding, then its forecast: now and today, for the place found,
+or for each of several places in one input ('Berlin, Paris'), which it then compares.
 
 The observation names the place as the geocoder found it (so 'Paris' in Texas shows up
 as such) and leaves out any value the service did not send.
