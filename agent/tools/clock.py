@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from agent.tool import Tool, ToolError
 from agent.tools.args import QuestionLang, lang_of
+from agent.tools.places import split_places
 from agent.words import say
 
 # Places people name, in Chinese and English, and the zone they mean. Countries with
@@ -61,9 +62,6 @@ _PLACES: dict[str, tuple[str, ...]] = {
 _BY_PLACE = {place: zone for zone, places in _PLACES.items() for place in places}
 _OFFSET = re.compile(r"^(?:utc|gmt)\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$")
 _SUFFIXES = ("市", "省", "时间", "时区", " time", " timezone")
-_BETWEEN = re.compile(r"\s*+(?:[,，、;；/]|\band\b|\bvs\.?+|和|与|跟)\s*+", re.IGNORECASE)
-"""What separates places in one input: 'Beijing, London', '北京和伦敦'."""
-MAX_PLACES = 5
 
 @cache
 def _zones_by_lower() -> dict[str, str]:
@@ -112,11 +110,10 @@ def _hours(seconds: int) -> str:
 
 def _places(asked: str) -> list[str]:
     """The places of one input: itself when it is one name ('New York', 'UTC+8'), else its
-    parts ('北京, 伦敦'), at most MAX_PLACES."""
+    parts ('北京, 伦敦')."""
     if find_zone(asked) is not None:
         return [asked]
-    parts = [part for part in _BETWEEN.split(asked) if part]
-    return parts[:MAX_PLACES] or [asked]
+    return split_places(asked, commas=True) or [asked]
 
 
 class GetTime(Tool):

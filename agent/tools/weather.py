@@ -15,7 +15,6 @@ the bot CPU).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -23,6 +22,7 @@ from pydantic import BaseModel, Field
 from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.http import HttpClient, get_json
+from agent.tools.places import MAX_PLACES, split_places
 from agent.tools.ttl_cache import TtlCache
 from agent.words import known, say
 
@@ -30,11 +30,6 @@ SERVICE = "Open-Meteo"
 CURRENT = "temperature_2m,apparent_temperature,relative_humidity_2m,wind_speed_10m,weather_code"
 DAILY = "temperature_2m_max,temperature_2m_min,precipitation_probability_max"
 PLACES_KEPT = 500
-MAX_PLACES = 5
-"""Places of one lookup: a comparison names a few, and each costs the service requests."""
-_BETWEEN = re.compile(r"\s*+(?:[;；、/]|\band\b|\bvs\.?+|和|与|跟)\s*+", re.IGNORECASE)
-"""What always separates places in one input ('Berlin and Paris', '柏林和巴黎'); a comma
-may also mean a region ('Paris, Texas'), which GetWeather._place_or_places tells apart."""
 PLACE_KEPT_S = 24 * 3600.0
 
 
@@ -67,8 +62,8 @@ class GetWeather(Tool):
     async def run(self, args: Args) -> str:
         lang = lang_of(args.lang, args.city)
         places: list[dict[str, Any]] = []
-        for text in _BETWEEN.split(args.city.strip()):
-            if text and len(places) < MAX_PLACES:
+        for text in split_places(args.city.strip(), commas=False):  # a comma: see below
+            if len(places) < MAX_PLACES:
                 places.extend(await self._place_or_places(text, lang))
         places = places[:MAX_PLACES]
         found = [(place, await self._forecast(place, lang)) for place in places]
@@ -129,21 +124,20 @@ def _lies_in(place: dict[str, Any], region: str) -> bool:
 
 
 def coldest_first(found: list[tuple[dict[str, Any], dict[str, Any]]], lang: str) -> str:
-    """One line ranking the places by their temperature now, coldest first, and naming the
-    coldest and the warmest: a small model otherwise compares two figures wrongly ("Paris
-    is colder" of 21.4 against 2.3 °C). Empty when fewer than two temperatures came."""
+    """One line comparing the places' temperatures now: of two, which is colder and which
+    warmer; of more, coldest to warmest. A small model otherwise compares two figures
+    wrongly ("Paris is colder" of 21.4 against 2.3 °C). Empty when fewer than two
+    temperatures came."""
     temps: list[tuple[float, str, str]] = []
     short = [str(place.get("name") or place_name(place)) for place, _ in found]
     for (place, data), name in zip(found, short, strict=True):
-        current = data.get("current") if isinstance(data.get("current"), dict) else {}
-        units = data.get("current_units") if isinstance(data.get("current_units"), dict) else {}
-        value = current.get("temperature_2m")
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            unit = units.get("temperature_2m") if isinstance(units.get("temperature_2m"),
-                                                             str) else "°C"
+        current = _section(data, "current")
+        value = _number(current, "temperature_2m")
+        if value is not None:
             if short.count(name) > 1:  # Paris and Paris, Texas
                 name = place_name(place)
-            temps.append((value, name, f"{value:g} {unit}"))
+            temps.append((value, name, _shown(current, _section(data, "current_units"),
+                                              "temperature_2m", "°C")))
     if len(temps) < 2:
         return ""
     temps.sort(key=lambda t: t[0])
@@ -175,28 +169,17 @@ def place_name(place: dict[str, Any]) -> str:
 
 def report(place: dict[str, Any], data: dict[str, Any], lang: str) -> str:
     """A few lines in `lang`: the place, the weather now, and today's forecast."""
-    current = data.get("current") if isinstance(data.get("current"), dict) else {}
-    units = data.get("current_units") if isinstance(data.get("current_units"), dict) else {}
-    daily = _today(data)
-    daily_units = data.get("daily_units") if isinstance(data.get("daily_units"), dict) else {}
-
-    def val(source: dict[str, Any], src_units: dict[str, Any], key: str, unit: str) -> str:
-        value = source.get(key)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return ""
-        shown = src_units.get(key, unit) if isinstance(src_units.get(key, unit), str) else unit
-        space = "" if shown in ("%", "") else " "
-        return f"{value:g}{space}{shown}"
-
-    temp = val(current, units, "temperature_2m", "°C")
-    feels = val(current, units, "apparent_temperature", "°C")
-    humidity = val(current, units, "relative_humidity_2m", "%")
-    wind = val(current, units, "wind_speed_10m", "km/h")
+    current, units = _section(data, "current"), _section(data, "current_units")
+    daily, daily_units = _today(data), _section(data, "daily_units")
+    temp = _shown(current, units, "temperature_2m", "°C")
+    feels = _shown(current, units, "apparent_temperature", "°C")
+    humidity = _shown(current, units, "relative_humidity_2m", "%")
+    wind = _shown(current, units, "wind_speed_10m", "km/h")
     code = current.get("weather_code")
     sky = describe(code, lang) if isinstance(code, int) else ""
-    high = val(daily, daily_units, "temperature_2m_max", "°C")
-    low = val(daily, daily_units, "temperature_2m_min", "°C")
-    rain = val(daily, daily_units, "precipitation_probability_max", "%")
+    high = _shown(daily, daily_units, "temperature_2m_max", "°C")
+    low = _shown(daily, daily_units, "temperature_2m_min", "°C")
+    rain = _shown(daily, daily_units, "precipitation_probability_max", "%")
     if not (temp or sky or high or low):
         raise UpstreamError(say(lang, "weather_no_data", service=SERVICE))
 
@@ -213,6 +196,27 @@ def report(place: dict[str, Any], data: dict[str, Any], lang: str) -> str:
     head = say(lang, "weather_local_time", name=name, when=when.replace("T", " ")) if when \
         else name
     return _join("\n", [say(lang, "weather_head", head=head), now, part("weather_today", today)])
+
+
+def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """One object of the service's reply ('current', 'current_units'), {} if it is not one."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _number(source: dict[str, Any], key: str) -> float | None:
+    value = source.get(key)
+    return None if isinstance(value, bool) or not isinstance(value, int | float) else value
+
+
+def _shown(source: dict[str, Any], units: dict[str, Any], key: str, unit: str) -> str:
+    """A value with the unit the service named (else `unit`): '2.3 °C', '35%'; '' if none."""
+    value = _number(source, key)
+    if value is None:
+        return ""
+    shown = units.get(key, unit) if isinstance(units.get(key, unit), str) else unit
+    space = "" if shown in ("%", "") else " "
+    return f"{value:g}{space}{shown}"
 
 
 def _today(data: dict[str, Any]) -> dict[str, Any]:
