@@ -105,6 +105,14 @@ async def test_several_places_give_each_weather_and_which_is_colder(box: Toolbox
                          "Paris, Texas, United States 21.4 °C。")
 
 
+async def test_two_places_cost_one_geocoding_and_one_forecast_each(
+        box: Toolbox, meteo: FakeOpenMeteo) -> None:
+    await run_tool(box, "get_weather", city="Berlin, Paris")
+    searched = [r.query["name"][0] for r in meteo.requests if r.path == "/v1/search"]
+    assert searched == ["Berlin", "Paris"]
+    assert meteo.paths().count("/v1/forecast") == 2
+
+
 async def test_a_comma_that_names_no_place_of_its_own_is_a_region(box: Toolbox) -> None:
     assert "\n\n" not in await run_tool(box, "get_weather", city="Paris, Texas")
     text = await run_tool(box, "get_weather", city="Berlin, Atlantis")

@@ -89,8 +89,8 @@ class GetWeather(Tool):
         names = [name.strip() for name in text.split(",") if name.strip()]
         if len(names) < 2 or _lies_in(first, names[1]):
             return [first]
-        try:
-            return [await self._place(name, lang) for name in names[:MAX_PLACES]]
+        try:  # `first` is the first name's best match: its region matched none
+            return [first, *[await self._place(name, lang) for name in names[1:MAX_PLACES]]]
         except PlaceNotFound:
             return [first]
 
