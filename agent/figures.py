@@ -88,9 +88,14 @@ check figure by figure, and reading stays cheap however long a hostile text is."
 _COUNTS = frozenset({Unit.HOUR, Unit.MINUTE, Unit.DAY, Unit.YEAR})
 _BIG = {"万": 4, "亿": 8, "thousand": 3, "million": 6, "billion": 9}
 _CODE_FENCE = re.compile(r"^[ \t]*+(?:```|~~~)", re.M)
+_BARE_URL = r"[^\s<>()\[\]]*+(?:\([^\s<>()\[\]]*+\)[^\s<>()\[\]]*+)*+"
+_LINK_TARGET = r"[^()\s]++(?:\([^()\s]*+\)[^()\s]*+)*+"
+"""A URL's characters, balanced parentheses included (Wikipedia's), as the chat's renderer
+reads a Markdown link's target."""
 _HIDDEN = re.compile(
     r"`[^`\n]*+`"  # inline code
-    r"|https?://[^\s<>()\[\]]++"  # links
+    rf"|https?://{_BARE_URL}"  # links
+    rf"|\]\([ \t]*+{_LINK_TARGET}"  # a Markdown link's target, any scheme
     r"|^[ \t]*+(?:#{1,6}[ \t]*+)?+(?:>[ \t]*+)?+(?:\[\d{1,4}\]|\d{1,4}[.)、](?=[ \t]))"  # labels
     r"|(?i:\b(?:point|step|item|part|section|line|option|no\.|#)[ \t]*+\d++)"  # own parts
     r"|第[\d" + ZH + r"]++"  # Chinese ordinals

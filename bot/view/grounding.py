@@ -4,20 +4,24 @@ the run stores the ledger on its Answer), and the ledger as each front end shows
 from __future__ import annotations
 
 import html
+from bisect import bisect_left
 from collections.abc import Callable, Collection, Sequence
 
 from agent.ledger import Backing, Entry
 from bot.view.i18n import phrase
+from bot.view.markdown import url_spans
 from bot.view.transcript import Transcript
 
 MARK = "ⁱ"
 
 
 def marked(answer: str, ledger: Sequence[Entry] = (), unfounded: Collection[str] = ()) -> str:
-    """`answer` with MARK after each unbacked figure of its ledger. A run stored before
-    runs kept a ledger lists only the unbacked figures' texts: each occurrence is marked,
-    as it was shown then."""
-    ends = [e.end for e in ledger if e.unbacked] if ledger else _occurrences(answer, unfounded)
+    """`answer` with MARK after each unbacked figure of its ledger, in its text only (never
+    in a link's target). A run stored before runs kept a ledger lists only the unbacked
+    figures' texts: each occurrence is marked, as it was shown then."""
+    urls = url_spans(answer)
+    ends = [e.end for e in in_text(ledger, urls) if e.unbacked] if ledger \
+        else _occurrences(answer, unfounded, urls)
     pieces, last = [], 0
     for end in sorted(set(ends)):
         pieces += (answer[last:end], MARK)
@@ -26,8 +30,22 @@ def marked(answer: str, ledger: Sequence[Entry] = (), unfounded: Collection[str]
     return "".join(pieces)
 
 
-def _occurrences(answer: str, texts: Collection[str]) -> list[int]:
-    """Where each of `texts` ends in `answer`, standing alone (not part of a longer number)."""
+def in_text(ledger: Sequence[Entry], urls: Sequence[tuple[int, int]]) -> list[Entry]:
+    """The entries of `ledger` outside every one of `urls` (url_spans of the answer)."""
+    return [e for e in ledger if _outside(e.start, e.end, urls)]
+
+
+def _outside(start: int, end: int, spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether start…end overlaps none of `spans` (sorted, apart: their ends are sorted
+    too, so the last one starting before `end` decides)."""
+    at = bisect_left(spans, (end,)) - 1
+    return at < 0 or spans[at][1] <= start
+
+
+def _occurrences(answer: str, texts: Collection[str],
+                 urls: Sequence[tuple[int, int]]) -> list[int]:
+    """Where each of `texts` ends in `answer`, standing alone (not part of a longer number)
+    and outside `urls`."""
     ends = []
     for text in texts:
         start = answer.find(text)
@@ -35,7 +53,8 @@ def _occurrences(answer: str, texts: Collection[str]) -> list[int]:
             end = start + len(text)
             before = answer[start - 1] if start else " "
             after = answer[end] if end < len(answer) else " "
-            if not (before.isalnum() or before in "_.,:/-") and not after.isdigit():
+            if not (before.isalnum() or before in "_.,:/-") and not after.isdigit() \
+                    and _outside(start, end, urls):
                 ends.append(end)
             start = answer.find(text, end)
     return ends
@@ -77,6 +96,7 @@ def ledger_html(answer: str, ledger: Sequence[Entry], unfounded: Collection[str]
     hover or tap)."""
     if not ledger:
         return to_html(marked(answer, (), unfounded))
+    ledger = in_text(ledger, url_spans(answer))
     text = answer.replace(_OPEN, "\ufffd").replace(_CLOSE, "\ufffd")
     pieces, last = [], 0
     for e in sorted(ledger, key=lambda e: e.start):

@@ -32,9 +32,12 @@ _NUMBERED = re.compile(r"(\s*+)(\d{1,9})[.)]\s++(.*)$")
 _QUOTE = re.compile(r" {0,3}>++\s?(.*)$")
 _RULE = re.compile(r" {0,3}([-*_])(?:\s*+\1){2,}+\s*+$")
 _TABLE_RULE = re.compile(r"\s*+\|?\s*+:?-++:?\s*+(?:\|\s*+:?-++:?\s*+)*+\|?\s*+$")
-_LINK_TAIL = re.compile(  # ](url "title") after a link's label; a url may hold balanced
-    # parentheses (Wikipedia)
-    r"\]\(\s*+([^()\s]++(?:\([^()\s]*+\)[^()\s]*+)*+)(?:\s++\"[^\"\n]*+\")?\s*+\)")
+_URL = r"[^()\s]++(?:\([^()\s]*+\)[^()\s]*+)*+"
+"""A link's target: a url may hold balanced parentheses (Wikipedia)."""
+_LINK_TAIL = re.compile(  # ](url "title") after a link's label
+    rf"\]\(\s*+({_URL})(?:\s++\"[^\"\n]*+\")?\s*+\)")
+_URLS = re.compile(rf"\]\(\s*+({_URL})|(?<![\w/])((?:https?|tg)://{_URL})")
+"""Where a link's target may be: after `](`, or a URL written bare (Telegram links it)."""
 _TOKEN = re.compile(r"\\|([*_~`\[])\1*+")
 """What the inline parser stops at: a backslash, or a run of one Markdown character."""
 _BACKTICKS = re.compile(r"`++")
@@ -80,6 +83,13 @@ def md_spans(text: str, *, draft: bool = False) -> tuple[Span, ...]:
             out.append(("\n", (QUOTE,) if joined else ()))
         out.extend(spans)
     return tuple(out)
+
+
+def url_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every stretch of `text` that may be a link's target: a mark put
+    there would change where the link goes, never what the text says. Found over the whole
+    text, a few more than the converter makes into links (in code, say): never fewer."""
+    return [m.span(m.lastindex or 0) for m in _URLS.finditer(text)]
 
 
 def _block_lines(lines: list[str], open_tail: bool = False) -> list[Line]:
