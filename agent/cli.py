@@ -11,9 +11,10 @@ import sys
 from collections.abc import AsyncIterator
 from typing import TextIO
 
-from agent.answer_model import answer_client
-from agent.compare_judge import ToolUses, judge
-from agent.confirm import Gate
+from agent.classroom.compare_judge import ToolUses, judge
+from agent.classroom.confirm import Gate
+from agent.classroom.remarks import note_label
+from agent.classroom.summary import difference, figures
 from agent.events import (
     Action,
     Answer,
@@ -33,11 +34,10 @@ from agent.events import (
 )
 from agent.lang import detect_lang, run_lang
 from agent.loop import run_plain, run_react
-from agent.model import ModelClient
+from agent.model.answer_model import answer_client
+from agent.model.model_client import ModelClient
 from agent.prompts import args_text
-from agent.remarks import note_label
 from agent.settings import AgentSettings, SettingsError, load_settings
-from agent.summary import difference, figures
 from agent.terminal_confirm import TerminalConfirmer
 from agent.tools import Toolbox
 from agent.words import count, say

@@ -29,7 +29,7 @@ Mode = Literal["react", "plain"]
 class Usage:
     """Token usage as the API's `usage` reports it, summed over calls. `estimated`: some
     call's server sent no `usage` (llama.cpp's server, in streams), so its tokens were
-    estimated from the length of the text (agent/model.py)."""
+    estimated from the length of the text (agent/model/model_client.py)."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -99,7 +99,8 @@ class Action(Event):
 
 
 class ObservationFailure(StrEnum):
-    """Why a tool call gave no result (agent/tool_calls.py decides). Stored as its value."""
+    """Why a tool call gave no result (agent/protocols/tool_calls.py decides). Stored as its
+    value."""
 
     BAD_ARGUMENTS = "bad_arguments"
     """The arguments were not a JSON object, or did not fit the tool's schema."""
@@ -113,7 +114,7 @@ class ObservationFailure(StrEnum):
     """A service the tool relies on failed, sent nothing usable or could not be reached in
     time (an UpstreamError), as opposed to the tool itself refusing."""
     SKIPPED = "skipped"
-    """A person skipped the call in step mode (agent/confirm.py): it never ran."""
+    """A person skipped the call in step mode (agent/classroom/confirm.py): it never ran."""
     NOT_RUN = "not_run"
     """The call was past AGENT_MAX_CALLS_PER_ROUND and was not run. One Observation of this
     kind stands for all of a round's calls not run (its `call_id` is the first of them)."""
@@ -134,8 +135,8 @@ class Observation(Event):
 
 @dataclass(frozen=True, slots=True)
 class Proposed(Event):
-    """A call waiting for a person's decision before it runs (step mode, agent/confirm.py);
-    a Decided event for the same call follows."""
+    """A call waiting for a person's decision before it runs (step mode,
+    agent/classroom/confirm.py); a Decided event for the same call follows."""
 
     type: ClassVar[str] = "proposed"
     call_id: str
@@ -196,7 +197,7 @@ class Answer(Event):
     """Figures of the answer (as written, each once) that nothing backs: front ends mark
     them as not from any observation."""
     ledger: tuple[Entry, ...] = ()
-    """Each figure of the answer and what backs it (agent/grounding.py); empty in runs
+    """Each figure of the answer and what backs it (agent/grounding/backing.py); empty in runs
     stored before Glassbox kept one (their marks come from `unfounded`)."""
 
 
@@ -226,15 +227,15 @@ class RunFinished(Event):
     reason: str = ""
     """A short reason fit to show a student when status is not `done`."""
     error_kind: str = ""
-    """Why the run did not end well, as a plain string: an `agent.model_errors.ModelErrorKind`
+    """Why the run did not end well, as a plain string: an `agent.model.model_errors.ModelErrorKind`
     value, "cancelled" or "internal" (see agent/run_task.py); empty otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
 class Judgement(Event):
     """/compare's difference line: the model's own judgement of how the answer without tools
-    and the one with tools differ (agent/compare_judge.py). Comes after both lanes finished;
-    the bot stores it with the ReAct lane."""
+    and the one with tools differ (agent/classroom/compare_judge.py). Comes after both lanes
+    finished; the bot stores it with the ReAct lane."""
 
     type: ClassVar[str] = "judgement"
     text: str

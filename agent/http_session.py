@@ -1,5 +1,5 @@
 """The process's aiohttp sessions, made one way: the model's (under the openai SDK's httpx
-client, agent/model_transport.py), Telegram's requests (bot/telegram/delivery/
+client, agent/model/model_transport.py), Telegram's requests (bot/telegram/delivery/
 telegram_request.py) and the tools' (agent/tools/http.py).
 
 aiohttp carries every request: httpx's own transport (httpcore on anyio, h11 in pure Python,

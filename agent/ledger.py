@@ -1,4 +1,4 @@
-"""A figure ledger: what backs each figure of an answer, by which rule (agent/grounding.py
+"""A figure ledger: what backs each figure of an answer, by which rule (agent/grounding/backing.py
 decides). Stored on the Answer, so a run replays with the ledger it was shown with."""
 
 from __future__ import annotations

@@ -6,10 +6,11 @@ Observation says the rest were not run), and the results go back to the model. I
 it does not: Thought and the Answer, streamed. The loop stops at the round cap or at a
 call repeated a third time, and then asks once more, without tools, for the best answer.
 
-How a round talks to the model is the protocol's business (`agent.rounds.Rounds`):
-native function calling (agent/native.py) or the classic text format (agent/text_rounds.py).
+How a round talks to the model is the protocol's business (`agent.protocols.rounds.Rounds`):
+native function calling (agent/protocols/native.py) or the classic text format
+(agent/protocols/text_rounds.py).
 `AGENT_MODE=auto` starts native and, when the endpoint rejects `tools` or the model writes
-its calls as text (agent/auto_rounds.py), goes on in text for that client.
+its calls as text (agent/protocols/auto_rounds.py), goes on in text for that client.
 """
 
 from __future__ import annotations
@@ -20,28 +21,29 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from agent.answer_model import AnswerWriter, Drafts
-from agent.auto_rounds import AutoRounds
-from agent.class_vote import class_vote
-from agent.confirm import Gate, Reviewed, StopRun
-from agent.echoed_errors import no_errors_as_answers
+from agent.classroom.class_vote import class_vote
+from agent.classroom.confirm import Gate, Reviewed, StopRun
+from agent.classroom.planner import make_plan, plan_note
+from agent.classroom.remarks import forced_answer, no_reasoning_for_answer, no_reasoning_for_calls
 from agent.events import Answer, Event, Observation, RunStarted, Thought
+from agent.grounding.lookups import grounded
+from agent.grounding.sides import Sides
 from agent.lang import Lang, detect_lang, run_lang
-from agent.lookups import grounded
-from agent.model import ModelClient
-from agent.model_errors import ModelError, ModelErrorKind
-from agent.native import NativeRounds, answer_round
-from agent.planner import make_plan, plan_note
+from agent.model.answer_model import AnswerWriter, Drafts
+from agent.model.model_client import ModelClient
+from agent.model.model_errors import ModelError, ModelErrorKind
+from agent.model.streamed_round import answer_round
 from agent.prompts import Turn, history_messages, system_plain, system_react
-from agent.remarks import forced_answer, no_reasoning_for_answer, no_reasoning_for_calls
-from agent.rounds import CallsToRun, Rounds
+from agent.protocols.auto_rounds import AutoRounds
+from agent.protocols.echoed_errors import no_errors_as_answers
+from agent.protocols.native import NativeRounds
+from agent.protocols.rounds import CallsToRun, Rounds
+from agent.protocols.text_protocol import text_system
+from agent.protocols.text_rounds import TextRounds
+from agent.protocols.tool_calls import Batch, ParsedCall, ToolRunner, act, names_of
 from agent.run_task import RunStats, drive
 from agent.settings import AgentSettings
-from agent.sides import Sides
-from agent.text_protocol import text_system
-from agent.text_rounds import TextRounds
 from agent.tool import Tool
-from agent.tool_calls import Batch, ParsedCall, ToolRunner, act, names_of
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ class Turn:
     question: str
     answer: str
     summary: bool = False
-    """A summary of earlier turns (agent/history_summary.py), not a question and answer:
+    """A summary of earlier turns (agent/classroom/history_summary.py), not a question and answer:
     `answer` holds it, and the model sees it marked as a summary."""
 
 

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from agent.confirm import Decision, EditError, parse_edit
+from agent.classroom.confirm import Decision, EditError, parse_edit
 from agent.events import Proposed
 from agent.prompts import args_text
 from agent.tool import Tool

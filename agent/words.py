@@ -163,7 +163,8 @@ _WORDS: dict[str, tuple[str, str]] = {
     "calc_arguments": ("{name} 需要 {count} 个参数。", "{name} takes {count} argument(s)."),
     "calc_unknown_name": ("不认识 “{name}”。可以用：{allowed}。",
                           "Unknown name '{name}'. Allowed: {allowed}. "),
-    # --- Calling tools (agent/tool_calls.py) and a person's edit of a call (agent/confirm.py) ---
+    # --- Calling tools (agent/protocols/tool_calls.py) and a person's edit of a call
+    # (agent/classroom/confirm.py) ---
     "call_bad_json": ("参数不是合法的 JSON：{error}", "The arguments are not valid JSON: {error}"),
     "call_not_object": ("参数必须是一个 JSON 对象。", "The arguments must be a JSON object."),
     "call_unknown_tool": ("没有名为 “{name}” 的工具。可用的工具：{names}。"
@@ -220,7 +221,7 @@ _WORDS: dict[str, tuple[str, str]] = {
                          "The model's reply was cut off. Please try again."),
     "model_empty": ("模型返回了空回答，请再试一次。",
                     "The model returned an empty reply. Please try again."),
-    # --- Glassbox's notes in a chain (agent/remarks.py, lookups.py, echoed_errors.py) ---
+    # --- Glassbox's notes in a chain (agent/classroom/remarks.py, lookups.py, echoed_errors.py) ---
     "note_label": ("由 Glassbox 补写", "Written by Glassbox"),
     "list_sep": ("、", ", "),
     "more_tools": ("另外 {more} 个工具", "{more} more tools"),
@@ -261,7 +262,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "echo_note": ("模型的回答只是重复了上面 {call} 的错误信息，所以 Glassbox 不把它当作回答。",
                   "the model's answer only repeated the error of {call} above, so Glassbox "
                   "does not show it as the answer."),
-    # --- A run's figures (agent/summary.py); a count's English holds singular|plural ---
+    # --- A run's figures (agent/classroom/summary.py); a count's English holds singular|plural ---
     "figures_ms": ("{ms} 毫秒", "{ms} ms"),
     "figures_s": ("{s:,.1f} 秒", "{s:,.1f} s"),
     "figures_rounds": ("{n:,} 轮", "{n:,} round|{n:,} rounds"),
@@ -293,7 +294,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "terminal_no_input": ("没有输入，运行已停止。", "No input, so the run stopped."),
     "terminal_new_arguments": ("新参数（JSON、key=value 或值；空行返回）：",
                                "New arguments (JSON, key=value or the value; empty: back): "),
-    # --- Asking the model for a conversation's summary (agent/history_summary.py) ---
+    # --- Asking the model for a conversation's summary (agent/classroom/history_summary.py) ---
     "summary_earlier": ("此前的摘要：{summary}", "Summary so far: {summary}"),
     "summary_turn": ("问：{question}\n答：{answer}", "Q: {question}\nA: {answer}"),
     "summary_ask": ("用不超过 {words} 字概括下面这段对话，保留事实、数字和结论：",

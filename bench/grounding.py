@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.grounding import ledger
+from agent.grounding.backing import ledger
 from agent.prompts import Turn
 from bot.view.grounding import MARK, marked
 

@@ -2,7 +2,7 @@
 the libraries' own HTTP (python-telegram-bot's HTTPXRequest and `Bot.edit_message_text`,
 the openai SDK on httpcore) and the way the bot makes them (bot/telegram/delivery/bot_api.py
 through bot/telegram/delivery/telegram_request.py on aiohttp; the SDK on
-agent/model_transport.py, httpx over aiohttp). Issue 16: HTTP was most of the bot's CPU
+agent/model/model_transport.py, httpx over aiohttp). Issue 16: HTTP was most of the bot's CPU
 under load.
 
 The fakes run in this process; each client runs in a process of its own (on uvloop, as
@@ -39,7 +39,7 @@ async def _client(transport: str, tg_url: str, model_url: str) -> dict[str, floa
     from telegram import Bot
     from telegram.request import HTTPXRequest
 
-    from agent.model import ModelClient
+    from agent.model.model_client import ModelClient
     from agent.settings import AgentSettings
     from bot.telegram.delivery.bot_api import call
     from bot.telegram.delivery.telegram_request import AiohttpRequest

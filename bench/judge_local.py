@@ -21,10 +21,10 @@ from pathlib import Path
 import httpx
 
 from agent import ModelClient, run_plain
-from agent.compare_judge import capped, judge
+from agent.classroom.compare_judge import capped, judge
+from agent.classroom.judge_check import untrue
 from agent.events import Answer, Judgement
-from agent.figure_diff import differing
-from agent.judge_check import untrue
+from agent.grounding.figure_diff import differing
 from agent.lang import detect_lang
 from agent.tool import Source
 from bench.local_model import Recorder, settings_for

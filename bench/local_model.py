@@ -32,7 +32,7 @@ import httpx
 
 from agent import AgentSettings, ModelClient, run_react
 from agent.events import Action, Answer, Event, Note, Observation, RunFinished
-from agent.grounding import ledger, unfounded
+from agent.grounding.backing import ledger, unfounded
 from agent.tools import Toolbox
 from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
 

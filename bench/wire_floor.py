@@ -1,6 +1,6 @@
 """`python -m bench.wire_floor`: the CPU the bot's process spends on the HTTP of one 3-round
 answer alone, at `bench.scale`'s pace, made through the clients the bot makes it with (the
-openai SDK's request and agent/sse.py over httpx on aiohttp for the model, the tools' aiohttp
+openai SDK's request and agent/model/sse.py over httpx on aiohttp for the model, the tools' aiohttp
 session, python-telegram-bot's request on aiohttp): none of Glassbox's own work (no update
 handled, no fold, render, store, pacer or budget). Issue 16 asked for <= 30 ms of bot CPU an
 answer; this is how much of that the fixed stack spends before Glassbox does anything.
@@ -57,7 +57,7 @@ async def _client(parts: str, answers: str, window_s: str, calls: str, model_url
                   forecast_url: str, tg_url: str, workdir: str) -> dict[str, float]:
     from telegram import Bot
 
-    from agent.model import ModelClient
+    from agent.model.model_client import ModelClient
     from agent.settings import AgentSettings
     from agent.tools.http import get_json, make_client
     from bot.telegram.delivery.bot_api import call

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent import ModelClient, run_react
-from agent.answer_model import answer_client
 from agent.events import Answer, Observation, RunFinished, RunStarted, Thought
+from agent.model.answer_model import answer_client
 from tests.botkit import ALICE, Add, running
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 from tests.fakes.telegram import FakeTelegram

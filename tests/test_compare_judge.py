@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent.compare_judge import JUDGE_MARK, MAX_WORDS, ToolUses, capped, judge
+from agent.classroom.compare_judge import JUDGE_MARK, MAX_WORDS, ToolUses, capped, judge
 from agent.events import Action, Observation
-from agent.model import ModelClient
+from agent.model.model_client import ModelClient
 from agent.tool import Source
 from agent.tools.calculator import Calculate
 from agent.tools.notes import SearchNotes

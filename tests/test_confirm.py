@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from agent import Action, AgentSettings, ModelClient, Observation, RunFinished, run_react
-from agent.confirm import Decision, EditError, Gate, parse_edit
+from agent.classroom.confirm import Decision, EditError, Gate, parse_edit
 from agent.events import Decided, Event, ObservationFailure, Proposed
 from agent.tool import Tool
 from agent.tools.calculator import Calculate

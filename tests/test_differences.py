@@ -5,7 +5,7 @@ are not marked, and a draft is not marked until both answers are final."""
 from __future__ import annotations
 
 from agent.events import Answer, Event, RunFinished, RunStarted
-from agent.figure_diff import differing
+from agent.grounding.figure_diff import differing
 from bot.view.export import export_html
 from bot.view.render import render_compare
 from bot.view.transcript import Transcript

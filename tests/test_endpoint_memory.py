@@ -1,10 +1,10 @@
-"""What auto mode learns about an endpoint is one named memory (agent/endpoint_memory.py),
+"""What auto mode learns about an endpoint is one named memory (agent/model/endpoint_memory.py),
 kept in the store: after a restart, a model known to write its calls as text is asked in
 the text format from the first question, on both backends."""
 
 from __future__ import annotations
 
-from agent.endpoint_memory import EndpointMemory, endpoint_key
+from agent.model.endpoint_memory import EndpointMemory, endpoint_key
 from tests.botkit import ALICE, Add, people, running
 from tests.dbkit import Target
 from tests.fakes.model import FakeModel, text_reply

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from agent import AgentSettings, Answer, ModelClient, RunFinished
-from agent.echoed_errors import ERROR_KIND, NOTE_KIND
 from agent.events import AnswerDelta, Event, Note, TextDelta
-from agent.model import STREAM_GATHER_S
+from agent.model.model_client import STREAM_GATHER_S
+from agent.protocols.echoed_errors import ERROR_KIND, NOTE_KIND
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
 from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply

@@ -9,7 +9,7 @@ import pytest
 
 from agent import Answer, ModelClient, Turn, run_plain
 from agent.events import Note
-from agent.grounding import ledger, unfounded
+from agent.grounding.backing import ledger, unfounded
 from agent.settings import AgentSettings
 from bot.view.export import export_html
 from bot.view.grounding import marked

@@ -1,4 +1,4 @@
-"""Each rule of the figure ledger (agent/grounding.py), what is no figure, Chinese figures,
+"""Each rule of the figure ledger (agent/grounding/backing.py), what is no figure, Chinese figures,
 and the ledger as /show, /export and the board show it."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import time
 import pytest
 
 from agent.events import Answer, Observation, RunFinished, RunStarted, event_from_dict
-from agent.figures import figures
-from agent.grounding import ledger
+from agent.grounding.backing import ledger
+from agent.grounding.figures import figures
 from agent.ledger import Backing, Entry, Rule
 from agent.prompts import Turn
 from bot.view.board_html import _lane

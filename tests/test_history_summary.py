@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from agent.history_summary import split_history
+from agent.classroom.history_summary import split_history
 from agent.prompts import Turn, history_messages
 
 TURNS = [Turn(f"question {n}?", "answer " * n) for n in range(1, 8)]

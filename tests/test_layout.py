@@ -1,6 +1,8 @@
 """The layout holds: the run service (bot/runs) imports neither front end, the HTTP front end
 (bot/web) nothing of Telegram's, and no package of bot/ imports one that imports it back
-(a cycle: neither could be read, tested or replaced alone)."""
+(a cycle: neither could be read, tested or replaced alone). agent/ is a library under bot/:
+it imports nothing of bot/, its packages import only the neighbours listed below, and none
+imports one that imports it back."""
 
 from __future__ import annotations
 
@@ -8,9 +10,27 @@ import ast
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-BOT = Path(__file__).resolve().parent.parent / "bot"
+ROOT = Path(__file__).resolve().parent.parent
+BOT = ROOT / "bot"
+AGENT = ROOT / "agent"
+
+AGENT_NEIGHBOURS = {
+    "agent.classroom": {"agent.events", "agent.grounding", "agent.model", "agent.prompts",
+                        "agent.protocols", "agent.run_task", "agent.tool", "agent.words"},
+    "agent.protocols": {"agent.events", "agent.grounding", "agent.model", "agent.prompts",
+                        "agent.run_task", "agent.tool", "agent.words"},
+    "agent.model": {"agent.events", "agent.http_session", "agent.prompts", "agent.run_task",
+                    "agent.settings", "agent.wire_errors", "agent.words"},
+    "agent.grounding": {"agent.events", "agent.ledger", "agent.prompts", "agent.words"},
+    "agent.tools": {"agent.http_session", "agent.lang", "agent.passages", "agent.settings",
+                    "agent.tool", "agent.tool_names", "agent.wire_errors", "agent.words"},
+}
+"""What each package of agent/ may import besides itself: the loop (agent/loop.py) and the
+terminal (agent/cli.py) sit above them all, what every part shares (events, words,
+settings, prompts, the Tool interface) below."""
 
 
 def modules(package: str) -> list[str]:
@@ -19,9 +39,13 @@ def modules(package: str) -> list[str]:
         ".__init__") for p in root.rglob("*.py"))
 
 
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
 def imported(path: Path) -> set[str]:
     """The absolute module names `path` imports (relative imports resolved)."""
-    name = ".".join(path.relative_to(BOT.parent).with_suffix("").parts)
+    name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
     package = name.split(".")[:-1]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -51,18 +75,42 @@ def package_of(module: str) -> str | None:
     return ".".join(parts[:2]) if top.is_dir() or top.with_suffix(".py").exists() else None
 
 
-def graph() -> dict[str, set[str]]:
+def agent_node(module: str) -> str | None:
+    """The node of the graph a module of agent/ belongs to: its package (agent.model,
+    agent.grounding), or the module itself at agent/'s top level (agent.loop, agent.events)."""
+    parts = module.split(".")
+    if parts[0] != "agent" or len(parts) < 2:
+        return None
+    top = AGENT / parts[1]
+    return ".".join(parts[:2]) if top.is_dir() or top.with_suffix(".py").exists() else None
+
+
+def graph(root: Path = BOT,
+          node: Callable[[str], str | None] = package_of) -> dict[str, set[str]]:
     edges: dict[str, set[str]] = {}
-    for path in BOT.rglob("*.py"):
-        name = ".".join(path.relative_to(BOT.parent).with_suffix("").parts).removesuffix(
-            ".__init__")
-        source = package_of(name)
-        if source is None:  # bot/__init__.py
+    for path in root.rglob("*.py"):
+        source = node(module_name(path))
+        if source is None:  # the package's own __init__.py
             continue
-        for target in filter(None, map(package_of, imported(path))):
+        for target in filter(None, map(node, imported(path))):
             if target != source:
                 edges.setdefault(source, set()).add(target)
     return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[str]:
+    found = []
+    for start in edges:
+        stack, seen = [(start, (start,))], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in edges.get(node, ()):
+                if nxt == start:
+                    found.append(" → ".join((*path, start)))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, (*path, nxt)))
+    return found
 
 
 def loaded_by(names: list[str]) -> list[str]:
@@ -94,15 +142,30 @@ def test_the_http_front_end_imports_nothing_of_telegram() -> None:
 def test_no_package_cycle() -> None:
     edges = graph()
     assert "bot.runs" in edges and "bot.telegram.handlers" in edges
-    cycles = []
-    for start in edges:
-        stack, seen = [(start, (start,))], set()
-        while stack:
-            node, path = stack.pop()
-            for nxt in edges.get(node, ()):
-                if nxt == start:
-                    cycles.append(" → ".join((*path, start)))
-                elif nxt not in seen:
-                    seen.add(nxt)
-                    stack.append((nxt, (*path, nxt)))
-    assert cycles == []
+    assert cycles(edges) == []
+
+
+def test_agent_imports_nothing_of_bot() -> None:
+    names = [module_name(path) for path in AGENT.rglob("*.py")]
+    assert "agent.loop" in names and "agent.model.model_client" in names
+    written = sorted(name for path in AGENT.rglob("*.py") for name in imported(path)
+                     if name.split(".")[0] == "bot")
+    assert written == []
+    reached = [m for m in loaded_by([n for n in names if not n.endswith("__main__")])
+               if m.split(".")[0] in ("bot", "telegram")]
+    assert reached == [], f"agent/ reaches {reached[:5]}"
+
+
+def test_agent_packages_import_only_their_neighbours() -> None:
+    edges = graph(AGENT, agent_node)
+    packages = {p.name for p in AGENT.iterdir() if (p / "__init__.py").exists()}
+    assert {name.removeprefix("agent.") for name in AGENT_NEIGHBOURS} == packages
+    strays = {package: sorted(edges.get(package, set()) - allowed)
+              for package, allowed in AGENT_NEIGHBOURS.items()}
+    assert {package: found for package, found in strays.items() if found} == {}
+
+
+def test_no_agent_cycle() -> None:
+    edges = graph(AGENT, agent_node)
+    assert "agent.loop" in edges and "agent.protocols" in edges
+    assert cycles(edges) == []

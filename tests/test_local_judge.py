@@ -4,7 +4,7 @@ streamed for the class's compare cases (tests/wire/local/judge/, recorded by
 from the fake model server: 01.sse the model alone, 02.sse its judgement of that answer
 against the one it gave with tools.
 
-Each case replays to the model-alone answer it had, the check (agent/judge_check.py) finds
+Each case replays to the model-alone answer it had, the check (agent/classroom/judge_check.py) finds
 in the judgement what it found live, and the judgement shows only if nothing in it is false.
 `first_prompt/` holds the judgements the prompt before its closing "So: …" line got: the
 model said "The answers agree." of figures that differ, which the guard does not show.
@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from agent import ModelClient, run_plain
-from agent.compare_judge import capped, judge
+from agent.classroom.compare_judge import capped, judge
+from agent.classroom.judge_check import untrue
 from agent.events import Answer, Judgement
-from agent.judge_check import untrue
 from agent.lang import detect_lang
 from agent.settings import AgentSettings
 from agent.tool import Source

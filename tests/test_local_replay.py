@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from agent import ModelClient, run_react
-from agent.echoed_errors import ERROR_KIND
 from agent.events import Action, Answer, AnswerDelta, Event, Note, Observation, RunFinished
+from agent.protocols.echoed_errors import ERROR_KIND
 from agent.tool import Tool
 from agent.tools import Toolbox
 from agent.tools.clock import GetTime

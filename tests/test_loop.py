@@ -119,7 +119,7 @@ def of(events: list[Event], kind: type[Event]) -> list[Any]:
 
 def squeezed(items: Iterable[Any]) -> list[Any]:
     """`items` with each run of equal neighbours as one: a streamed text comes as one delta
-    for each network read, however many chunks that read held (agent/model.py)."""
+    for each network read, however many chunks that read held (agent/model/model_client.py)."""
     out: list[Any] = []
     for item in items:
         if not out or out[-1] != item:

@@ -3,6 +3,7 @@ vote folded and drawn beside what the model did (chat, board, export alike)."""
 
 from __future__ import annotations
 
+from agent.classroom.vote_choices import vote_choices
 from agent.events import (
     ANSWER_CHOICE,
     OTHER_CHOICE,
@@ -15,7 +16,6 @@ from agent.events import (
     VoteOpened,
     event_from_dict,
 )
-from agent.vote_choices import vote_choices
 from bot.view.quiz_view import class_record, poll_words
 from bot.view.render import render_run
 from bot.view.transcript import Transcript

@@ -11,9 +11,9 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from agent.confirm import Gate
+from agent.classroom.confirm import Gate
 from agent.events import Answer, Event, RunFinished
-from agent.model import ModelClient
+from agent.model.model_client import ModelClient
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy
 from bot.runs.execute import Runs

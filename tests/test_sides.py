@@ -1,11 +1,11 @@
-"""The sides of a comparing question (agent/sides.py); what the loop does with them is in
+"""The sides of a comparing question (agent/grounding/sides.py); what the loop does with them is in
 tests/test_text_mode.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent.sides import sides
+from agent.grounding.sides import sides
 
 QUESTION = "Is it colder in Berlin or in Paris right now? Give both temperatures."
 

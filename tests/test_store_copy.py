@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.endpoint_memory import EndpointMemory
 from agent.events import Action, Answer, Observation, RunFinished, RunStarted, Thought, Usage
+from agent.model.endpoint_memory import EndpointMemory
 from agent.tools.notes_index import Upload
 from bot.store.notes import open_notes_index
 from bot.store.prefs import ChatSettings

@@ -20,8 +20,8 @@ from agent import (
     RunStarted,
     Thought,
 )
-from agent.model import STREAM_GATHER_S
-from agent.text_protocol import STOP
+from agent.model.model_client import STREAM_GATHER_S
+from agent.protocols.text_protocol import STOP
 from agent.tools.calculator import Calculate
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
 from tests.fakes.server import Reply

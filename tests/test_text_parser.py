@@ -8,10 +8,10 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel
 
-from agent.embedded_calls import extract_calls
-from agent.model import ToolCall
+from agent.model.model_client import ToolCall
 from agent.prompts import system_react
-from agent.text_protocol import (
+from agent.protocols.embedded_calls import extract_calls
+from agent.protocols.text_protocol import (
     Act,
     Final,
     Step,

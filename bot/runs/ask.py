@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from agent.confirm import Gate
+from agent.classroom.confirm import Gate
 from agent.events import Event
 from agent.lang import Lang
 from bot.runs.active import Active

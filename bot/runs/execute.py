@@ -15,13 +15,13 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, fields
 
-from agent.answer_model import answer_client
-from agent.compare_judge import ToolUses, judge
-from agent.confirm import Gate
+from agent.classroom.compare_judge import ToolUses, judge
+from agent.classroom.confirm import Gate
 from agent.events import Event, RunFinished, Usage
 from agent.lang import detect_lang
 from agent.loop import run_plain, run_react
-from agent.model import ModelClient
+from agent.model.answer_model import answer_client
+from agent.model.model_client import ModelClient
 from agent.prompts import Turn
 from agent.tool import Tool
 from bot.runs.active import Active, ActiveRuns

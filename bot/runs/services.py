@@ -9,7 +9,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from agent.model import ModelClient
+from agent.model.model_client import ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
 from agent.tools.notes_index import CourseNotes

@@ -12,7 +12,7 @@ import asyncio
 import itertools
 from dataclasses import dataclass, field
 
-from agent.confirm import Decision
+from agent.classroom.confirm import Decision
 from agent.events import Proposed
 from agent.lang import Lang
 from agent.tool import Tool

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import logging
 
+from agent.classroom.history_summary import split_history, summarise
 from agent.events import Usage
-from agent.history_summary import split_history, summarise
-from agent.model import ModelClient
+from agent.model.model_client import ModelClient
 from agent.prompts import Turn
 from bot.store.records import RunRecord
 from bot.store.transcripts import Store

@@ -1,4 +1,4 @@
-"""What auto mode learned about each model endpoint (agent/endpoint_memory.py), kept in the
+"""What auto mode learned about each model endpoint (agent/model/endpoint_memory.py), kept in the
 store so that a restarted bot starts where it left off: a model known to write its calls
 as text is asked in the text format from the first question, not after a wasted round."""
 
@@ -8,7 +8,7 @@ import json
 import logging
 from datetime import UTC, datetime
 
-from agent.endpoint_memory import EndpointMemory
+from agent.model.endpoint_memory import EndpointMemory
 from bot.store.db import Db, StoreUnavailable
 
 log = logging.getLogger(__name__)

@@ -295,7 +295,7 @@ async def m009_steps_payload_only(db: aiosqlite.Connection) -> None:
 
 @migration
 async def m010_endpoint_memory(db: aiosqlite.Connection) -> None:
-    """What auto mode learned about each model endpoint (agent/endpoint_memory.py), as a
+    """What auto mode learned about each model endpoint (agent/model/endpoint_memory.py), as a
     JSON object of what differs from an unseen endpoint."""
     await _script(db, """
         CREATE TABLE endpoint_memory (

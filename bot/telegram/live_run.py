@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from agent.confirm import Gate
+from agent.classroom.confirm import Gate
 from agent.events import Event
 from agent.lang import Lang, detect_lang
 from bot.runs.active import Active

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from agent.class_vote import Tally
+from agent.classroom.class_vote import Tally
 from bot.runs.active import Active
 from bot.runs.ballots import Ballot, Ballots
 from bot.telegram.delivery.live import LiveMessage

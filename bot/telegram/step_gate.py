@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.class_vote import Poller
-from agent.confirm import Decision, Gate
+from agent.classroom.class_vote import Poller
+from agent.classroom.confirm import Decision, Gate
 from agent.events import Proposed
 from agent.tool import Tool
 from bot.runs.active import Active

@@ -11,9 +11,9 @@ from __future__ import annotations
 import html
 import itertools
 
+from agent.classroom.remarks import note_label
+from agent.classroom.summary import difference, figures, seconds
 from agent.prompts import args_text
-from agent.remarks import note_label
-from agent.summary import difference, figures, seconds
 from bot.store.records import RunRecord
 from bot.view.differences import Drawn, compared_answers, to_html_marks
 from bot.view.grounding import ledger_html, unfounded_line

@@ -1,5 +1,6 @@
-"""The digits that differ between /compare's two answers, marked in both (agent/figure_diff.py
-decides which): `<mark>` on the board and in the export, underlined in the chat.
+"""The digits that differ between /compare's two answers, marked in both
+(agent/grounding/figure_diff.py decides which): `<mark>` on the board and in the export,
+underlined in the chat.
 
 The marks go into each answer's text as two private-use characters before its Markdown is
 drawn, and become markup after: drawing the Markdown then needs to know nothing of them.
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from agent.figure_diff import differing
+from agent.grounding.figure_diff import differing
 from agent.ledger import Entry
 from bot.view.spans import Span
 from bot.view.transcript import Transcript

@@ -13,10 +13,10 @@ import html
 import json
 from collections.abc import Sequence
 
+from agent.classroom.remarks import note_label
+from agent.classroom.summary import approx, difference, figures, seconds
 from agent.events import Event, ObservationFailure, RunFinished
 from agent.prompts import args_text
-from agent.remarks import note_label
-from agent.summary import approx, difference, figures, seconds
 from bot.store.records import LANES, RunRecord, UnknownEvent
 from bot.view.differences import Drawn, compared_answers, to_html_marks
 from bot.view.grounding import MARK, ledger_html, status, unfounded_line

@@ -1,4 +1,4 @@
-"""The quiet mark on figures of an answer that nothing backs (agent/grounding.py decides;
+"""The quiet mark on figures of an answer that nothing backs (agent/grounding/backing.py decides;
 the run stores the ledger on its Answer), and the ledger as each front end shows it."""
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+from agent.classroom.vote_choices import taken
 from agent.events import ANSWER_CHOICE, OTHER_CHOICE
-from agent.vote_choices import taken
 from bot.view.i18n import phrase, plural
 from bot.view.spans import B, I, Span, squeeze
 from bot.view.textlen import shorten

@@ -13,10 +13,10 @@ long runs of blank lines and spaces cut short (`squeeze`) before it is drawn.
 
 from __future__ import annotations
 
+from agent.classroom.remarks import note_label
+from agent.classroom.summary import approx, difference, figures, seconds
 from agent.events import ObservationFailure
 from agent.prompts import args_text
-from agent.remarks import note_label
-from agent.summary import approx, difference, figures, seconds
 from bot.view.differences import Drawn, compared_answers, to_span_marks
 from bot.view.grounding import MARK, marked, status, unfounded_line
 from bot.view.i18n import answer_heading, ending_line, phrase, plural

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.classroom.vote_choices import taken
 from agent.events import (
     Action,
     Answer,
@@ -39,7 +40,6 @@ from agent.events import (
 )
 from agent.lang import Lang
 from agent.ledger import Entry
-from agent.vote_choices import taken
 from bot.store.kinds import Lane, RunMode
 from bot.store.records import RunRecord
 
@@ -97,7 +97,7 @@ class ToolStep:
 
 @dataclass
 class RoundVote:
-    """Quiz mode: the class's vote before a round (agent/class_vote.py)."""
+    """Quiz mode: the class's vote before a round (agent/classroom/class_vote.py)."""
 
     choices: tuple[str, ...]
     counts: tuple[int, ...] | None = None

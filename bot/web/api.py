@@ -23,10 +23,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from agent.confirm import Gate
+from agent.classroom.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import detect_lang
-from agent.model_errors import ModelErrorKind
+from agent.model.model_errors import ModelErrorKind
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy, Refusal
 from bot.runs.quota import OverBudget, RateLimited

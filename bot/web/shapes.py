@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent.classroom.summary import difference
 from agent.events import Usage
-from agent.summary import difference
 from bot.store.kinds import RunMode
 from bot.store.records import RunRecord
 from bot.view.transcript import Transcript, View

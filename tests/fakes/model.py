@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent.compare_judge import JUDGE_MARK
+from agent.classroom.compare_judge import JUDGE_MARK
 from tests.fakes.server import FakeServer, Reply, Request, wire
 
 Script = Reply | Callable[[dict[str, Any]], Reply]
@@ -182,7 +182,8 @@ def judgement_reply(body: dict[str, Any]) -> Reply:
 
 
 def is_judge_call(body: dict[str, Any]) -> bool:
-    """A /compare difference-line call (agent/compare_judge.py), told by its system prompt."""
+    """A /compare difference-line call (agent/classroom/compare_judge.py), told by its system
+    prompt."""
     messages = body.get("messages") or [{}]
     return str(messages[0].get("content", "")).startswith(JUDGE_MARK)
 

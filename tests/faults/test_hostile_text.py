@@ -18,8 +18,6 @@ from typing import Any
 
 import pytest
 
-from agent.echoed_errors import no_errors_as_answers
-from agent.embedded_calls import computes_in_code, extract_calls
 from agent.events import (
     Action,
     Answer,
@@ -30,8 +28,10 @@ from agent.events import (
     RunFinished,
     Usage,
 )
-from agent.grounding import ledger
-from agent.text_protocol import (
+from agent.grounding.backing import ledger
+from agent.protocols.echoed_errors import no_errors_as_answers
+from agent.protocols.embedded_calls import computes_in_code, extract_calls
+from agent.protocols.text_protocol import (
     answer_start,
     arguments_for,
     clean_input,

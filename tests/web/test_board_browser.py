@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agent.compare_judge import JUDGE_MARK
+from agent.classroom.compare_judge import JUDGE_MARK
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
 from tests.fakes.model import DashScope, FakeModel, Reply, sse
 from tests.fakes.telegram import FakeTelegram

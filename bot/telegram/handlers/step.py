@@ -9,7 +9,7 @@ from typing import Any
 from telegram import Message, Update
 from telegram.ext import Application, BaseHandler, CallbackQueryHandler, MessageHandler, filters
 
-from agent.confirm import Decision, EditError, parse_edit
+from agent.classroom.confirm import Decision, EditError, parse_edit
 from bot.runs.step import Pause
 from bot.telegram.context import BotData, Context
 from bot.telegram.delivery.outbox import Notice

@@ -13,23 +13,22 @@ import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
-from agent.embedded_calls import extract_calls
-from agent.events import Answer, AnswerDelta, Event, TextDelta, Thought, ThoughtDelta
-from agent.model import Completion, ContentDelta, ModelClient, ReasoningDelta, ToolCall
-from agent.model_errors import ModelError, ModelErrorKind
+from agent.events import Event, Thought
+from agent.grounding.sides import Sides
+from agent.model.model_client import Completion, ModelClient, ToolCall
+from agent.model.streamed_round import TOOL_CALL_TAG, answer_round, final_answer, stream_round
 from agent.prompts import language_line, limit_message
-from agent.rounds import CallsToRun, ProtocolState
+from agent.protocols.embedded_calls import extract_calls
+from agent.protocols.rounds import CallsToRun, ProtocolState
+from agent.protocols.tool_calls import ParsedCall, parse_call
 from agent.run_task import RunStats
-from agent.sides import Sides
 from agent.tool import Tool
-from agent.tool_calls import ParsedCall, parse_call
 
-TOOL_CALL_TAG = "<tool_call>"
 _CALL_NAME = re.compile(r'"name"\s*+:\s*+"([^"\\]{1,64})"')
 
 
 class NativeRounds(ProtocolState):
-    """One protocol of the loop (see `agent.rounds.Rounds`)."""
+    """One protocol of the loop (see `agent.protocols.rounds.Rounds`)."""
 
     def __init__(self, client: ModelClient, messages: list[dict[str, Any]],
                  tools: Mapping[str, Tool], lang: str, stats: RunStats,
@@ -109,79 +108,3 @@ def unreadable_call(body: str) -> ToolCall:
     body = body.partition("</tool_call>")[0].strip()
     named = _CALL_NAME.search(body)
     return ToolCall("call_text_0", named[1] if named else "tool_call", body or "{")
-
-
-async def stream_round(
-    client: ModelClient,
-    messages: list[dict[str, Any]],
-    rnd: int,
-    stats: RunStats,
-    schemas: list[dict[str, Any]] | None,
-    *,
-    answering: bool,
-    **extra: Any,
-) -> AsyncIterator[Event | Completion]:
-    """One model call: the reasoning as ThoughtDeltas, the text as AnswerDeltas if it is
-    the answer whatever comes (`answering`), else as TextDeltas up to a written
-    `<tool_call>`; then the Completion."""
-    content = ""
-    shown = 0
-    held = False
-    async for item in client.stream(messages, tools=schemas, **extra):
-        if isinstance(item, Completion):
-            stats.usage = stats.usage + item.usage
-            yield item
-        elif isinstance(item, ReasoningDelta):
-            yield ThoughtDelta(round=rnd, text=item.text)
-        elif isinstance(item, ContentDelta):
-            if answering:
-                yield AnswerDelta(round=rnd, text=item.text)
-                continue
-            content += item.text
-            if held:
-                continue
-            end, held = _showable(content, shown)
-            if end > shown:
-                yield TextDelta(round=rnd, text=content[shown:end])
-                shown = end
-
-
-def _showable(content: str, shown: int) -> tuple[int, bool]:
-    """How far `content` may be shown (nothing from a `<tool_call>` on, nor a tail that
-    may be its start), and whether a tag was found. Searched from `shown` only: nothing
-    before it can start a tag, so a long reply is read once."""
-    at = content.find(TOOL_CALL_TAG, shown)
-    if at >= 0:
-        return at, True
-    for keep in range(min(len(TOOL_CALL_TAG) - 1, len(content) - shown), 0, -1):
-        if TOOL_CALL_TAG.startswith(content[-keep:]):
-            return len(content) - keep, False
-    return len(content), False
-
-
-async def answer_round(
-    client: ModelClient,
-    messages: list[dict[str, Any]],
-    rnd: int,
-    stats: RunStats,
-    tools: list[dict[str, Any]] | None = None,
-    **extra: Any,
-) -> AsyncIterator[Event]:
-    """A call whose text is the answer, whatever else the model sends."""
-    done: Completion  # stream_round's last item
-    async for item in stream_round(client, messages, rnd, stats, tools, answering=True,
-                                   **extra):
-        if isinstance(item, Completion):
-            done = item
-        else:
-            yield item
-    if done.reasoning.strip():
-        yield Thought(round=rnd, text=done.reasoning.strip())
-    yield final_answer(done.content, rnd)
-
-
-def final_answer(content: str, rnd: int) -> Answer:
-    text = content.strip()
-    if not text:
-        raise ModelError(ModelErrorKind.EMPTY)
-    return Answer(round=rnd, text=text)

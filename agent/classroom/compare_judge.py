@@ -2,12 +2,12 @@
 that says whether they agree, names the figures that differ and how the tools got theirs.
 
 The call is told the facts, so the model need not guess them: which figures differ
-(agent/figure_diff.py), what the tools actually did (the calls that worked, each
+(agent/grounding/figure_diff.py), what the tools actually did (the calls that worked, each
 calculated, looked up or read in the class notes, as its tool's `source` says), and, last,
 what those facts come to in one line (a small local model answered "The answers agree." of
 1,199,999,999,999,999,999 against 121932631112635269 when only the list said otherwise). It
 is still the model's judgement, and front ends label it so. A call that fails, says nothing,
-or says what is not so (agent/judge_check.py) gives no line: the cost figures alone stay.
+or says what is not so (agent/classroom/judge_check.py) gives no line: the cost figures alone stay.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from agent.classroom.judge_check import untrue
 from agent.events import Action, Event, Judgement, Observation, Usage
-from agent.figure_diff import Pair, differing
-from agent.figures import figures as figures_of
-from agent.judge_check import untrue
-from agent.model import ModelClient, complete
-from agent.model_errors import ModelError
+from agent.grounding.figure_diff import Pair, differing
+from agent.grounding.figures import figures as figures_of
+from agent.model.model_client import ModelClient, complete
+from agent.model.model_errors import ModelError
 from agent.prompts import args_text
 from agent.tool import Source, Tool
 from agent.words import say

@@ -1,7 +1,7 @@
 """What a protocol of the loop provides (`Rounds`), and how a round asks for tools.
 
-Native function calling (agent/native.py) and the classic text format
-(agent/text_rounds.py) implement `Rounds`; agent/loop.py drives them.
+Native function calling (agent/protocols/native.py) and the classic text format
+(agent/protocols/text_rounds.py) implement `Rounds`; agent/loop.py drives them.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.events import Event
-from agent.sides import Sides
-from agent.tool_calls import ParsedCall
+from agent.grounding.sides import Sides
+from agent.protocols.tool_calls import ParsedCall
 
 if TYPE_CHECKING:
-    from agent.model import ModelClient
+    from agent.model.model_client import ModelClient
     from agent.run_task import RunStats
     from agent.tool import Tool
 

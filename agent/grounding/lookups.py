@@ -1,11 +1,11 @@
 """What a run's answer rests on: the figures no source holds, and the lookups that failed.
 
 Wraps a run's steps. On the Answer it puts the figure ledger (what backs each figure of
-the answer, by which rule: agent/grounding.py) and the figures nothing backs; when a tool's
+the answer, by which rule: agent/grounding/backing.py) and the figures nothing backs; when a tool's
 calls failed and none of that tool's later calls succeeded, Glassbox says in a Note,
 before the answer, what it could not look up, and which of the answer's figures were
 therefore not looked up. When a run that looked things up answers a comparison naming a
-side it never looked up (agent/sides.py), a Note says that side rests on no observation.
+side it never looked up (agent/grounding/sides.py), a Note says that side rests on no observation.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import dataclasses
 from collections.abc import AsyncIterator, Sequence
 
 from agent.events import Action, Answer, Event, Note, Observation
-from agent.grounding import ledger, unfounded
+from agent.grounding.backing import ledger, unfounded
+from agent.grounding.sides import not_looked_up
 from agent.prompts import Turn, args_text
-from agent.sides import not_looked_up
 from agent.words import count, say
 
 NOTE_KIND = "lookups_failed"

@@ -14,10 +14,10 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator
 
 from agent.events import Plan, PlanStep
-from agent.model import ModelClient, complete
-from agent.model_errors import ModelError
+from agent.model.model_client import ModelClient, complete
+from agent.model.model_errors import ModelError
+from agent.protocols.text_protocol import clean_input
 from agent.run_task import RunStats
-from agent.text_protocol import clean_input
 from agent.tool import Tool
 
 log = logging.getLogger(__name__)

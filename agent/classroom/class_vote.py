@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from agent.classroom.vote_choices import vote_choices
 from agent.events import Event, VoteClosed, VoteCount, VoteOpened
-from agent.vote_choices import vote_choices
 
 COUNT_EVERY_S = 1.0
 """While a vote is open, how often the number of voters so far is looked at (and told, when

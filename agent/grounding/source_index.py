@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from agent.figures import Figure, Kind
+from agent.grounding.figures import Figure, Kind
+from agent.grounding.units import Unit, conversions
 from agent.ledger import Backing, Rule
-from agent.units import Unit, conversions
 
 SCAN = 64
 """Source values looked at within one figure's precision (the first SCAN of them)."""

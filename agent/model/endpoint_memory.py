@@ -37,10 +37,10 @@ class EndpointMemory:
     calls_as_text: bool = False
     """The model wrote its tool calls into its text, or described a call instead of making
     it, although `tools` were accepted: runs start in the text protocol
-    (agent/auto_rounds.py)."""
+    (agent/protocols/auto_rounds.py)."""
     usage_option: bool = True
     """Whether to ask for `stream_options: {"include_usage": true}`; False once the endpoint
-    refused it (its token counts are then estimated, agent/model.py)."""
+    refused it (its token counts are then estimated, agent/model/model_client.py)."""
 
     def learned(self) -> dict[str, bool]:
         """What differs from an unseen endpoint's defaults (empty: nothing learned)."""

@@ -24,8 +24,8 @@ from collections.abc import Container, Iterable
 from itertools import islice
 from typing import Any, NamedTuple
 
-from agent.model import ToolCall
-from agent.text_protocol import clean_input
+from agent.model.model_client import ToolCall
+from agent.protocols.text_protocol import clean_input
 
 _TAGGED = re.compile(r"<tool_call>(?P<body>.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _BARE = re.compile(r"\{\s*+\"(?:name|arguments|parameters)\"\s*+:")

@@ -2,8 +2,8 @@
 
 Many local servers accept `tools` but have no tool-call parser, and small models behind
 them write their calls into the text and, given a result, write the call again. Such a
-model is better served by the classic text format (agent/text_rounds.py). So auto switches a
-run to it when the model writes its calls as text (after running them), re-sends a call
+model is better served by the classic text format (agent/protocols/text_rounds.py). So auto
+switches a run to it when the model writes its calls as text (after running them), re-sends a call
 whose result it already has, or answers by describing a call ("I would use the `calculate`
 function") instead of making it, or with a snippet of code working the question's numbers
 where `calculate` was at hand (those rounds are asked again in text). The rounds so far stay
@@ -19,13 +19,13 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal
 
-from agent.embedded_calls import computes_in_code, named_as_code
 from agent.events import Answer, Event, Note, Thought
-from agent.model import ModelClient
-from agent.native import NativeRounds
-from agent.rounds import CallsToRun, Rounds
-from agent.text_rounds import TextRounds
-from agent.tool_calls import ParsedCall
+from agent.model.model_client import ModelClient
+from agent.protocols.embedded_calls import computes_in_code, named_as_code
+from agent.protocols.native import NativeRounds
+from agent.protocols.rounds import CallsToRun, Rounds
+from agent.protocols.text_rounds import TextRounds
+from agent.protocols.tool_calls import ParsedCall
 from agent.words import say
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def text_format_note(lang: str, why: Why = "as_text") -> str:
 
 
 class AutoRounds:
-    """One protocol of the loop (see `agent.rounds.Rounds`) that starts native and may
+    """One protocol of the loop (see `agent.protocols.rounds.Rounds`) that starts native and may
     go on in text."""
 
     def __init__(self, client: ModelClient, native: NativeRounds,

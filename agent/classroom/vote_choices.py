@@ -1,6 +1,6 @@
 """Quiz mode's choices: what the class is offered to predict (the round's tools and "answer
 directly") and which of them the model took. Pure, so the views that draw a vote need none
-of the vote's machinery (agent/class_vote.py)."""
+of the vote's machinery (agent/classroom/class_vote.py)."""
 
 from __future__ import annotations
 

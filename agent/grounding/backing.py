@@ -1,7 +1,7 @@
 """What backs each figure of an answer: the figure ledger (agent/ledger.py).
 
 A small model that could not look something up often answers with a figure anyway; the run
-lists each figure with what backs it (agent/lookups.py), and front ends mark the unbacked
+lists each figure with what backs it (agent/grounding/lookups.py), and front ends mark the unbacked
 ones quietly (bot/view/grounding.py). Each figure is checked against stated rules, first
 one to hold wins: the same value, date or time as an observation, the question or the
 history (exact, or rounded to the figure's own precision); a unit conversion of such a
@@ -20,11 +20,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from agent.figures import Figure, Kind, figures
+from agent.grounding.figures import Figure, Kind, figures
+from agent.grounding.source_index import Source, Sources, half
+from agent.grounding.units import CURRENCIES, Unit
 from agent.ledger import Backing, Entry, Rule
 from agent.prompts import Turn
-from agent.source_index import Source, Sources, half
-from agent.units import CURRENCIES, Unit
 
 MAX_FIGURES = 300
 """Figures of one answer that get an entry; later ones are left unchecked (and unmarked)."""

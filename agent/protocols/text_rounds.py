@@ -16,9 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent.embedded_calls import extract_calls
 from agent.events import Answer, AnswerDelta, Event, Thought
-from agent.model import (
+from agent.model.model_client import (
     Completion,
     ContentDelta,
     ModelError,
@@ -26,8 +25,9 @@ from agent.model import (
     ToolCall,
 )
 from agent.prompts import language_line, limit_message
-from agent.rounds import CallsToRun, ProtocolState
-from agent.text_protocol import (
+from agent.protocols.embedded_calls import extract_calls
+from agent.protocols.rounds import CallsToRun, ProtocolState
+from agent.protocols.text_protocol import (
     STOP,
     Act,
     Final,
@@ -40,8 +40,8 @@ from agent.text_protocol import (
     mend,
     parse_reply,
 )
+from agent.protocols.tool_calls import ParsedCall, parse_call, validation_problems
 from agent.tool import Tool
-from agent.tool_calls import ParsedCall, parse_call, validation_problems
 from agent.words import say
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ class _Reply:
 
 
 class TextRounds(ProtocolState):
-    """One protocol of the loop (see `agent.rounds.Rounds`)."""
+    """One protocol of the loop (see `agent.protocols.rounds.Rounds`)."""
 
     async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         reply: _Reply  # each _call's last item

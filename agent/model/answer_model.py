@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.events import Action, Answer, AnswerDelta, Event, Observation, Thought
-from agent.model import ModelClient
-from agent.native import answer_round
+from agent.model.model_client import ModelClient
+from agent.model.streamed_round import answer_round
 from agent.prompts import Turn, args_text, history_messages
 from agent.run_task import RunStats
 from agent.settings import AgentSettings

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from agent.events import Action, Event, Observation, ObservationFailure
-from agent.model import ToolCall
+from agent.model.model_client import ToolCall
 from agent.prompts import loop_stop_note, not_run_note, not_run_result, repeated_note
 from agent.run_task import RunStats
 from agent.tool import RUN_LANG, Tool, ToolError, UpstreamError

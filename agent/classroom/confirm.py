@@ -17,11 +17,11 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ValidationError
 
-from agent.class_vote import Poller
+from agent.classroom.class_vote import Poller
 from agent.events import Decided, Event, Proposed
-from agent.model import ToolCall
+from agent.model.model_client import ToolCall
+from agent.protocols.tool_calls import ParsedCall, validation_problems
 from agent.tool import Tool
-from agent.tool_calls import ParsedCall, validation_problems
 from agent.words import say
 
 DecisionKind = Literal["run", "edit", "skip", "stop"]
@@ -63,7 +63,7 @@ class Reviewed:
 @dataclass(frozen=True, slots=True)
 class Gate:
     """Which calls need a confirmation, and who gives it; and in quiz mode, who votes before
-    each round (agent/class_vote.py)."""
+    each round (agent/classroom/class_vote.py)."""
 
     confirmer: Confirmer | None
     every: bool = False

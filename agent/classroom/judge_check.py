@@ -11,8 +11,8 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal
 
-from agent.figure_diff import differing
-from agent.figures import figures
+from agent.grounding.figure_diff import differing
+from agent.grounding.figures import figures
 from agent.tool import Source
 
 CLAIMS: dict[Source, re.Pattern[str]] = {

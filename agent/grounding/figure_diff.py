@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.grounding import Figure, figures
-from agent.units import Unit
+from agent.grounding.backing import Figure, figures
+from agent.grounding.units import Unit
 
 MAX_FIGURES = 40
 """Figures of each answer considered: pairing is quadratic, and a class reads a handful."""

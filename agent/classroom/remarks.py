@@ -37,7 +37,7 @@ def no_reasoning_for_calls(rnd: int, lang: str, tools: Sequence[str]) -> Note:
 def no_reasoning_for_answer(rnd: int, lang: str, *, observed: int) -> Note:
     """An answering round without reasoning, after `observed` observations. It says what
     Glassbox saw, never how good the answer is: failed calls show on their observations,
-    and what the answer could not rest on is the lookups' note (agent/lookups.py)."""
+    and what the answer could not rest on is the lookups' note (agent/grounding/lookups.py)."""
     if not observed:
         text = say(lang, "note_no_reasoning_no_tool")
     else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.events import Usage
-from agent.model import ModelClient, complete
+from agent.model.model_client import ModelClient, complete
 from agent.prompts import Turn, history_messages
 from agent.words import say
 

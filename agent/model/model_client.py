@@ -16,12 +16,12 @@ from typing import Any
 import httpx
 import openai
 
-from agent.endpoint_memory import EndpointMemory, endpoint_key
 from agent.events import Usage
-from agent.model_errors import ModelError, ModelErrorKind, classify
-from agent.model_transport import AiohttpTransport
+from agent.model.endpoint_memory import EndpointMemory, endpoint_key
+from agent.model.model_errors import ModelError, ModelErrorKind, classify
+from agent.model.model_transport import AiohttpTransport
+from agent.model.sse import SSEReader
 from agent.settings import AgentSettings
-from agent.sse import SSEReader
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ _NO_COOKIES = _NoCookies()
 
 
 class ModelHttpClient(openai.DefaultAsyncHttpxClient):
-    """The SDK's httpx client, with the SDK's defaults, on agent/model_transport.py, that
+    """The SDK's httpx client, with the SDK's defaults, on agent/model/model_transport.py, that
     keeps no cookies."""
 
     def __init__(self) -> None:
@@ -167,7 +167,7 @@ class ModelClient:
         self.model = settings.llm_model
         self.temperature = settings.llm_temperature
         self.memory = EndpointMemory(endpoint_key(settings.openai_base_url, self.model))
-        """What auto mode learned about this endpoint (agent/endpoint_memory.py); the bot
+        """What auto mode learned about this endpoint (agent/model/endpoint_memory.py); the bot
         replaces it with the one its store kept."""
         self._client = openai.AsyncOpenAI(
             api_key=settings.openai_api_key.get_secret_value(),
@@ -251,7 +251,7 @@ class ModelClient:
         The SDK's own request, retries and errors (a 4xx/5xx is raised as its APIStatusError
         before the body is read), through its documented `post` for any endpoint, but the
         body comes back as it is (cast_to=httpx.Response) and `stream` reads its events
-        itself (agent/sse.py), each chunk the dict json.loads made: no pydantic model per
+        itself (agent/model/sse.py), each chunk the dict json.loads made: no pydantic model per
         chunk (15 % of the bot's CPU under load), and none of the SDK's SSE layers (a third
         of a stream's CPU)."""
         try:

@@ -8,7 +8,7 @@ second per run, where _Body gathers what comes in 0.2 s and lets the body's end 
 once. Gathering above httpx-aiohttp (sleeping after each read) held each stream's last
 piece back up to 0.2 s: a 3-round answer's overhead went from 1.02 to 1.08-1.09 for about
 the same CPU (docs/scaling.md, "One wire"). Failures are aiohttp's own: the SDK wraps them
-(APIConnectionError, raised from them) and agent/model_errors.py reads them in Glassbox's
+(APIConnectionError, raised from them) and agent/model/model_errors.py reads them in Glassbox's
 words (agent/wire_errors.py).
 """
 

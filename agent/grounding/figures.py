@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 
-from agent.units import PATTERN as UNITS
-from agent.units import SIGNS, Unit, unit_of
-from agent.zh_numbers import CHARS as ZH
-from agent.zh_numbers import zh_number
+from agent.grounding.units import PATTERN as UNITS
+from agent.grounding.units import SIGNS, Unit, unit_of
+from agent.grounding.zh_numbers import CHARS as ZH
+from agent.grounding.zh_numbers import zh_number
 
 
 class Kind(StrEnum):
