@@ -54,6 +54,10 @@ class Metrics:
         self.telegram_429 = Counter("glassbox_telegram_429",
                                     "Bot API calls answered 429 (flood control) by method",
                                     ["method"], registry=r)
+        self.updates_skipped = Counter(
+            "glassbox_telegram_updates_skipped",
+            "Updates python-telegram-bot could not read (a shape it does not know), skipped, "
+            "by type", ["type"], registry=r)
         self._calls: dict[str, Any] = {}
         self.pacer_wait = Histogram("glassbox_pacer_wait_seconds",
                                     "Waiting for a chat's turn to call Telegram, by chat kind",

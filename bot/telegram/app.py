@@ -17,6 +17,7 @@ from telegram.ext import Application, ApplicationBuilder
 
 from agent.tool import Tool
 from bot.examples import load_examples
+from bot.log_limit import RateLimit
 from bot.runs.quota import Cooldowns
 from bot.runs.services import Shared
 from bot.runs.uploads import UploadGate
@@ -26,13 +27,13 @@ from bot.telegram.admins import Admins
 from bot.telegram.context import CONTEXT_TYPES, BotData, Context, Parts
 from bot.telegram.delivery.outbox import Notice, Outbox
 from bot.telegram.delivery.pacer import Limits, Pacer
-from bot.telegram.delivery.telegram_request import AiohttpRequest
 from bot.telegram.delivery.typing_indicator import Typing
 from bot.telegram.handlers import register
 from bot.telegram.handlers.commands import register_commands
 from bot.telegram.handlers.common import lang_of, sender_of
 from bot.telegram.live_run import recover_interrupted
 from bot.telegram.metered_request import MeteredRequest
+from bot.telegram.unreadable import UpdatesRequest
 from bot.view.i18n import text
 
 log = logging.getLogger(__name__)
@@ -92,7 +93,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
                                 read_timeout=request_timeout_s,
                                 write_timeout=request_timeout_s,
                                 connection_pool_size=TELEGRAM_CONNECTIONS))
-        .get_updates_request(AiohttpRequest(connection_pool_size=1,
+        .get_updates_request(UpdatesRequest(shared.metrics, connection_pool_size=1,
                                             connect_timeout=request_timeout_s,
                                             read_timeout=poll_timeout_s + 5,
                                             write_timeout=request_timeout_s))
@@ -197,7 +198,8 @@ def _not_bootstrap_abort(record: logging.LogRecord) -> bool:
 
 
 def setup_logging(settings: BotSettings) -> Redact:
-    """Log lines to stderr with the secrets blanked out; the filter, for other output."""
+    """Log lines to stderr, each kind rate-limited, with the secrets blanked out; the
+    secrets' filter, for other output."""
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its INFO lines hold the bot URL
@@ -206,5 +208,6 @@ def setup_logging(settings: BotSettings) -> Redact:
                      settings.openai_api_key.get_secret_value(),
                      urlsplit(settings.database_url.get_secret_value()).password or ""])
     for handler in logging.getLogger().handlers:
+        handler.addFilter(RateLimit())  # first: a line it drops is never formatted
         handler.addFilter(redact)
     return redact

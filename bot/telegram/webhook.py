@@ -3,8 +3,9 @@ update queue, as polling would put it.
 
 Only Telegram knows WEBHOOK_SECRET (a random one is registered when none is set), so a
 stranger's hand-made update is refused (403). A body longer than any update is refused
-before it is read whole (413), and an update Telegram delivers again (it does when it
-thinks a call failed) is handled once.
+before it is read whole (413), an update Telegram delivers again (it does when it
+thinks a call failed) is handled once, and one python-telegram-bot cannot read is skipped
+(answered 200, or Telegram would deliver it again and again).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
-from telegram import Update
 
 from bot.settings import BotSettings
 from bot.telegram.app import App
+from bot.telegram.unreadable import read_update, update_id_of
 from bot.web.bodies import capped_body
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ def webhook(app: App, settings: BotSettings) -> Callable[[Request], Awaitable[Re
     """The endpoint at webhook_path."""
     secret = settings.webhook_secret.get_secret_value().encode()
     seen = RecentIds()
+    metrics = app.bot_data.metrics
 
     async def receive(request: Request) -> Response:
         given = request.headers.get(SECRET_HEADER, "").encode()
@@ -79,14 +81,19 @@ def webhook(app: App, settings: BotSettings) -> Callable[[Request], Awaitable[Re
                         MAX_UPDATE_BYTES)
             return Response(status_code=413)
         try:
-            update = Update.de_json(json.loads(raw), app.bot)
+            data = json.loads(raw)
         except Exception:  # RecursionError too: never a 500 Telegram would retry
+            data = None
+        update_id = update_id_of(data)
+        if update_id is None:
             log.warning("the webhook got a body that is not an update; ignored")
             return Response(status_code=400)
-        if seen.first_time(update.update_id):
+        if not seen.first_time(update_id):
+            log.info("update %d delivered again; handled once", update_id)
+            return Response()
+        update = read_update(data, app.bot, metrics)
+        if update is not None:
             await app.update_queue.put(update)
-        else:
-            log.info("update %d delivered again; handled once", update.update_id)
-        return Response()
+        return Response()  # one the library cannot read too: Telegram would redeliver it
 
     return receive

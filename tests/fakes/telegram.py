@@ -14,14 +14,14 @@ errors can be forced per method."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import math
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -86,6 +86,10 @@ class FakeTelegram(FakeServer):
         """setWebhook's url and secret_token: updates are then POSTed there, as Telegram does."""
         self.pushed: list[dict[str, Any]] = []
         """Every update POSTed to the webhook, in order (`push` delivers one again)."""
+        self.push_statuses: list[int] = []
+        """The webhook's HTTP status for each of those deliveries (0: no answer)."""
+        self.handed: Counter[int] = Counter()
+        """How many times getUpdates handed out each update, by update_id."""
         self._next_update = 1
         self._next_id: dict[int, int] = defaultdict(lambda: 100)
         self._sent: dict[int, deque[float]] = defaultdict(deque)
@@ -480,17 +484,26 @@ class FakeTelegram(FakeServer):
         self._updates.append(update)
         self.lock.notify_all()
 
-    def push(self, update: dict[str, Any]) -> None:
+    def push(self, update: dict[str, Any]) -> int:
         """Deliver an update to the bot's webhook, as Telegram does once one is set (and
-        again when it thinks a delivery failed)."""
+        again when it thinks a delivery failed); the webhook's HTTP status (0: none)."""
         with self.lock:
             self.pushed.append(update)
         request = urllib.request.Request(
             self.webhook["url"], data=json.dumps(update).encode(), method="POST",
             headers={"Content-Type": "application/json",
                      "X-Telegram-Bot-Api-Secret-Token": self.webhook["secret_token"]})
-        with contextlib.suppress(OSError):
-            urllib.request.urlopen(request, timeout=10).close()
+        status = 0
+        try:
+            with urllib.request.urlopen(request, timeout=10) as reply:
+                status = reply.status
+        except urllib.error.HTTPError as err:
+            status = err.code
+        except OSError:
+            pass
+        with self.lock:
+            self.push_statuses.append(status)
+        return status
 
     def _get_updates(self, p: dict[str, Any]) -> list[dict[str, Any]]:
         offset = int(p.get("offset") or 0)
@@ -503,4 +516,5 @@ class FakeTelegram(FakeServer):
                 if left <= 0:
                     break
                 self.lock.wait(min(left, 0.05))
+            self.handed.update(u["update_id"] for u in self._updates)
             return list(self._updates)

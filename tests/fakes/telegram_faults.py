@@ -76,6 +76,16 @@ class FaultyTelegram(FakeTelegram):
             self._queue({"message": data})
         return msg.message_id
 
+    def poll_from_an_older_server(self) -> int:
+        """A `poll` update (a poll the bot sent got a vote) as a Bot API server older than 9.6
+        sends it (tests/wire/telegram/getUpdates_poll_before_9_6.json: its options have no
+        `persistent_id`); its update_id."""
+        sample = json.loads(wire("telegram/getUpdates_poll_before_9_6.json"))["result"][0]
+        with self.lock:
+            update_id = self._next_update
+            self._queue({"poll": sample["poll"]})
+        return update_id
+
     def channel(self, chat_id: int, title: str) -> int:
         """A channel (its members may post in groups on its behalf)."""
         self.chats[chat_id] = {"id": chat_id, "title": title, "type": "channel"}
