@@ -14,6 +14,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, fields
+from datetime import UTC, datetime
 
 from agent.classroom.compare_judge import ToolUses, judge
 from agent.classroom.confirm import Gate
@@ -24,18 +25,19 @@ from agent.model.answer_model import answer_client
 from agent.model.model_client import ModelClient
 from agent.prompts import Turn
 from agent.tool import Tool
+from bot.course.facts import facts_of
 from bot.runs.active import Active, ActiveRuns
 from bot.runs.admission import Admission
 from bot.runs.ask import Ask, Busy, Front, Refusal
 from bot.runs.ballots import Ballots
 from bot.runs.class_settings import run_settings, run_tools
 from bot.runs.listeners import Listeners
-from bot.runs.quota import refusal
+from bot.runs.quota import OverBudget, RateLimited, refusal
 from bot.runs.step import Pauses
 from bot.runs.thread_history import thread_history
 from bot.settings import BotSettings
 from bot.store.db import StoreUnavailable
-from bot.store.kinds import Lane, RunMode, RunStatus
+from bot.store.kinds import Lane, RefusalReason, RunMode, RunStatus
 from bot.store.records import RunRecord
 from bot.store.retry import retried
 from bot.store.rounds import RoundWriter
@@ -81,6 +83,7 @@ class Runs:
         await its end); or why it may not start now."""
         refused = await refusal(self.store, self.settings, ask.conversation, ask.user_id)
         if refused is not None:
+            await self._count(ask, refused)
             return refused
         active = self.active.claim(ask.conversation, ask.user_id, ask.run_lang)
         if active is None:
@@ -100,6 +103,15 @@ class Runs:
         front.claimed(active)
         self.active.run(active, self._execute(q, active, front))
         return active
+
+    async def _count(self, ask: Ask, refused: RateLimited | OverBudget) -> None:
+        """A refused question counts in the course's figures (best effort)."""
+        reason = RefusalReason.RATE if isinstance(refused, RateLimited) else RefusalReason.BUDGET
+        try:
+            await self.store.course.refused(ask.conversation, ask.user_id, reason,
+                                            datetime.now(UTC))
+        except StoreUnavailable as err:
+            log.warning("a refused question is not counted: the database is down (%s)", err)
 
     def _clients(self) -> list[ModelClient]:
         return [self.client, *([self.answer_client] if self.answer_client else [])]
@@ -206,9 +218,20 @@ class Runs:
                 f"run {record.id}'s end")
         if steps.lost:
             view.add_notice(text(q.run_lang, "transcript_unsaved"))
+        else:
+            await self._keep_facts(record, view)
         self.listeners.run_finished(record, status)
         await self._keep_memory()
         return status
+
+    async def _keep_facts(self, record: RunRecord, view: View) -> None:
+        """The run's facts for the course's figures; while the database cannot take them,
+        the figures make them from the stored steps later (bot.course.service)."""
+        try:
+            await self.store.course.record(record.id, facts_of(view))
+        except StoreUnavailable as err:
+            log.warning("run %s: its course facts wait, the database is down (%s)",
+                        record.id, err)
 
     async def _judge(self, q: Question, view: View, record: RunRecord, active: Active,
                      stepped: Callable[[str, Event | None], None], uses: ToolUses,

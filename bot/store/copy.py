@@ -6,7 +6,8 @@ Idempotent: a row already in the target (same key) is left alone, so a copy stop
 or run twice finishes the job without doubling anything. It refuses a target that holds
 runs the source does not (another class's database): their ids would collide. The course
 notes' own index (NOTES_DIR's passages) is a cache, rebuilt at the first search; the files
-uploaded with /notes are copied with their passages.
+uploaded with /notes are copied with their passages. What the course's figures keep of each
+run (bot/store/course_stats.py) is made again from its steps at the first count.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ TABLES = (
     Table("api_runs", ("run_id", "session_id"), "run_id"),
     Table("thread_summaries", ("run_id", "summary", "made_at"), "run_id"),
     Table("endpoint_memory", ("endpoint", "learned", "updated_at"), "endpoint"),
+    Table("refusals", ("conversation_kind", "chat_id", "user_id", "reason", "hour", "times"),
+          "conversation_kind, chat_id, hour, user_id, reason"),
 )
 UPLOAD_COLUMNS = ("scope", "name", "kind", "parts", "chars")
 PASSAGE_COLUMNS = ("scope", "name", "location", "heading", "body")

@@ -45,3 +45,22 @@ class ConversationKind(StrEnum):
 
     TELEGRAM = "telegram"  # a Telegram chat: the id is Telegram's for it
     API = "api"  # an HTTP API token's scope: the id numbers tokens from 1 by first use
+
+
+class CourseMode(StrEnum):
+    """How a run was asked, as the class saw it (`runs.course_mode`, what the course's
+    figures split questions by): a quiz and a step run are ReAct runs (RunMode.ASK) that the
+    class voted before, or that paused before each action."""
+
+    ASK = "ask"
+    PLAIN = "plain"
+    COMPARE = "compare"
+    QUIZ = "quiz"
+    STEP = "step"
+
+
+class RefusalReason(StrEnum):
+    """Why a question was not started (`refusals.reason`)."""
+
+    RATE = "rate"  # USER_RATE_LIMIT
+    BUDGET = "budget"  # CHAT_DAILY_TOKEN_BUDGET

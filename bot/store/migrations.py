@@ -394,3 +394,50 @@ async def m011_conversations(db: aiosqlite.Connection) -> None:
         DROP TABLE api_scopes;
         ALTER TABLE api_scopes_new RENAME TO api_scopes
     """)
+
+
+@migration
+async def m012_course_figures(db: aiosqlite.Connection) -> None:
+    """What the course's figures (/stats, the course page) count, kept as each run ends so
+    they come from indexed queries rather than from reading every step: the run as the
+    class saw it (`course_mode`: ask, plain, compare, quiz, step), its rounds, why it
+    failed, whether /compare's two answers differed on a figure, the quiz's result; each
+    tool call; each quiz round; the questions refused by the rate limit or the budget
+    (one row per asker, reason and hour, counted). A run ended before this migration, or
+    whose facts could not be saved, has `course_mode` NULL and gets them at the next
+    count (bot/store/course_facts.py)."""
+    await _script(db, """
+        ALTER TABLE runs ADD COLUMN course_mode TEXT;
+        ALTER TABLE runs ADD COLUMN rounds INTEGER;
+        ALTER TABLE runs ADD COLUMN error_kind TEXT;
+        ALTER TABLE runs ADD COLUMN differs INTEGER;
+        ALTER TABLE runs ADD COLUMN quiz_rounds INTEGER;
+        ALTER TABLE runs ADD COLUMN quiz_right INTEGER;
+        CREATE INDEX runs_course ON runs (conversation_kind, chat_id, started_at);
+        CREATE INDEX runs_course_user ON runs (conversation_kind, chat_id, user_id, started_at);
+        CREATE TABLE tool_calls (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            tool TEXT NOT NULL,
+            ok INTEGER NOT NULL,
+            failure TEXT,
+            PRIMARY KEY (run_id, seq)
+        );
+        CREATE TABLE quiz_rounds (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            round INTEGER NOT NULL,
+            voters INTEGER NOT NULL,
+            right_votes INTEGER NOT NULL,
+            top_right INTEGER NOT NULL,
+            PRIMARY KEY (run_id, round)
+        );
+        CREATE TABLE refusals (
+            conversation_kind TEXT NOT NULL,
+            chat_id INTEGER NOT NULL,
+            user_id INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            hour TEXT NOT NULL,
+            times INTEGER NOT NULL,
+            PRIMARY KEY (conversation_kind, chat_id, hour, user_id, reason)
+        )
+    """)

@@ -202,6 +202,38 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
         SELECT setval(pg_get_serial_sequence('api_scopes', 'id'),
                       (SELECT coalesce(max(id), 0) + 1 FROM api_scopes), false)
     """),
+    ("m012_course_figures", """
+        ALTER TABLE runs ADD COLUMN course_mode TEXT, ADD COLUMN rounds INTEGER,
+            ADD COLUMN error_kind TEXT, ADD COLUMN differs INTEGER,
+            ADD COLUMN quiz_rounds INTEGER, ADD COLUMN quiz_right INTEGER;
+        CREATE INDEX runs_course ON runs (conversation_kind, chat_id, started_at);
+        CREATE INDEX runs_course_user ON runs (conversation_kind, chat_id, user_id, started_at);
+        CREATE TABLE tool_calls (
+            run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            tool TEXT NOT NULL,
+            ok INTEGER NOT NULL,
+            failure TEXT,
+            PRIMARY KEY (run_id, seq)
+        );
+        CREATE TABLE quiz_rounds (
+            run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            round INTEGER NOT NULL,
+            voters INTEGER NOT NULL,
+            right_votes INTEGER NOT NULL,
+            top_right INTEGER NOT NULL,
+            PRIMARY KEY (run_id, round)
+        );
+        CREATE TABLE refusals (
+            conversation_kind TEXT NOT NULL,
+            chat_id BIGINT NOT NULL,
+            user_id BIGINT NOT NULL,
+            reason TEXT NOT NULL,
+            hour TEXT NOT NULL,
+            times BIGINT NOT NULL,
+            PRIMARY KEY (conversation_kind, chat_id, hour, user_id, reason)
+        )
+    """),
 ]
 
 

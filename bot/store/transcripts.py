@@ -28,6 +28,7 @@ from agent.events import Delta, Event, Usage
 from bot.store.api_sessions import ApiSessions
 from bot.store.boards import Boards
 from bot.store.chat_settings import ChatSettingsTable
+from bot.store.course_stats import CourseStats
 from bot.store.db import Db, Dialect, PostgresDb, SqliteDb, StoreUnavailable, open_db
 from bot.store.endpoints import EndpointsTable
 from bot.store.kinds import ConversationKind
@@ -91,6 +92,8 @@ class Store:
         """The HTTP API's token scopes and sessions."""
         self.endpoints = EndpointsTable(db)
         """What auto mode learned about each model endpoint."""
+        self.course = CourseStats(db)
+        """The course's figures: each run's facts, the refused questions, their counts."""
 
     @property
     def path(self) -> Path | None:
