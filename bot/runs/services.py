@@ -13,6 +13,8 @@ from agent.model.model_client import ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
 from agent.tools.notes_index import CourseNotes
+from bot.course.drawing import Drawing
+from bot.course.service import Course
 from bot.runs.execute import Runs
 from bot.runs.hub import Hub
 from bot.runs.listeners import Listeners
@@ -37,6 +39,13 @@ class Services:
     """The course-notes index (search_notes); None when search_notes is off."""
     toolbox: Toolbox | None = None
     pruning: asyncio.Task[None] | None = field(default=None, compare=False)
+    drawing: Drawing = field(default_factory=Drawing, compare=False)
+    """The course's pictures, drawn in a process of their own."""
+
+    @property
+    def course(self) -> Course:
+        """The course's figures (/stats, the course page, the API's stats)."""
+        return Course(self.store, self.settings.chat_daily_token_budget)
 
     async def chat_settings(self, conversation: Conversation) -> ChatSettings:
         """A conversation's own settings (/settings), the environment's where it changed
@@ -94,6 +103,7 @@ class Shared:
             services.pruning.cancel()
             # Let a prune that is mid-transaction roll back before the store closes under it.
             await asyncio.gather(services.pruning, return_exceptions=True)
+        await services.drawing.close()
         await services.runs.client.close()
         if services.runs.answer_client is not None:
             await services.runs.answer_client.close()
