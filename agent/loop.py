@@ -9,8 +9,10 @@ call repeated a third time, and then asks once more, without tools, for the best
 How a round talks to the model is the protocol's business (`agent.protocols.rounds.Rounds`):
 native function calling (agent/protocols/native.py) or the classic text format
 (agent/protocols/text_rounds.py).
-`AGENT_MODE=auto` starts native and, when the endpoint rejects `tools` or the model writes
-its calls as text (agent/protocols/auto_rounds.py), goes on in text for that client.
+`AGENT_MODE=auto` starts native and, when the endpoint refuses `tools` (twice) or the model
+writes its calls as text (agent/protocols/auto_rounds.py), goes on in text for that run; the
+endpoint starts every run in text only once several runs and chats showed it
+(agent/model/endpoint_memory.py).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from agent.grounding.lookups import grounded
 from agent.grounding.sides import Sides
 from agent.lang import Lang, detect_lang, run_lang
 from agent.model.answer_model import AnswerWriter, Drafts
+from agent.model.endpoint_memory import Lesson
 from agent.model.model_client import ModelClient
 from agent.model.model_errors import ModelError, ModelErrorKind
 from agent.model.streamed_round import answer_round
@@ -60,19 +63,21 @@ def run_react(
     gate: Gate | None = None,
     answer_client: ModelClient | None = None,
     lang: Lang | None = None,
+    source: str = "",
 ) -> AsyncIterator[Event]:
     """Answer `question` with tools, yielding every step as it happens. `planner` makes
     a plan first (None: the AGENT_PLANNER setting); `gate` asks a person before the calls
     it says need it (step mode, AGENT_CONFIRM_TOOLS); `answer_client` (LLM_ANSWER_MODEL)
     writes the final answer from the chain. `lang` is the language of Glassbox's own words
-    in the run (None: the question's, see agent.lang.run_lang)."""
+    in the run (None: the question's, see agent.lang.run_lang). `source` names the chat
+    asking: what auto mode learns counts chats (agent/model/endpoint_memory.py)."""
     lang = lang or run_lang(question, detect_lang(question))
     stats = RunStats()
     plan_first = settings.agent_planner if planner is None else planner
     writer = answer_client and AnswerWriter(answer_client, question, history, lang,
                                             settings.history_max_chars)
     steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate,
-                   writer)
+                   writer, source)
     return drive(grounded(no_errors_as_answers(steps, lang), question, history, lang), stats,
                  lang, cancel)
 
@@ -124,6 +129,7 @@ async def _react(
     plan_first: bool,
     gate: Gate | None = None,
     writer: AnswerWriter | None = None,
+    source: str = "",
 ) -> AsyncIterator[Event]:
     toolmap = names_of(tools)
     yield RunStarted(round=0, mode="react", question=question, model=client.model,
@@ -146,27 +152,30 @@ async def _react(
                               toolmap, lang, stats, sides)
 
         mode = settings.agent_mode
-        if mode == "auto" and client.memory.tools_rejected:
+        if mode == "auto" and client.memory.starts_in_text(Lesson.TOOLS_REJECTED):
             mode = "text"
         rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
             client, _opening(system_react(lang, toolmap) + note, question, history, settings),
             toolmap, lang, stats, sides)
         if mode == "auto":
             assert isinstance(rounds, NativeRounds)
-            rounds = AutoRounds(client, rounds, text_rounds, lang, question)
-        started = False
-        try:
-            async for event in _rounds(rounds, runner, settings, stats, lang, gate,
-                                       writer):
-                started = True
-                yield event
-        except ModelError as err:
-            if (started or err.kind is not ModelErrorKind.TOOLS_UNSUPPORTED
-                    or settings.agent_mode != "auto"):
-                raise
-            log.info("endpoint rejected tools for model %s: going on in text mode",
-                     client.model)
-            client.memory.tools_rejected = True
+            rounds = AutoRounds(client, rounds, text_rounds, lang, question, source)
+        for attempt in range(2):  # a refusal of tools counts once it is repeated
+            started = False
+            try:
+                async for event in _rounds(rounds, runner, settings, stats, lang, gate,
+                                           writer):
+                    started = True
+                    yield event
+                break
+            except ModelError as err:
+                if started or err.kind is not ModelErrorKind.TOOLS_UNSUPPORTED or (
+                        mode != "auto"):
+                    raise
+                log.info("endpoint refused tools for model %s: %s", client.model,
+                         "going on in text" if attempt else "asking once more")
+        else:
+            client.memory.saw(Lesson.TOOLS_REJECTED, source)
             async for event in _rounds(text_rounds(), runner, settings, stats, lang, gate,
                                        writer):
                 yield event

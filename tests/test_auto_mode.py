@@ -51,9 +51,13 @@ async def test_calls_written_as_text_move_the_run_to_the_text_format(
         {"role": "assistant", "content": 'Action: get_weather[{"city": "Lima"}]'},
         {"role": "user", "content": "Observation: Lima: 21°C, clear\n(Answer in English.)"},
     ]
-    assert client.memory.calls_as_text
+    # One run is one sighting, not a lesson: the next run starts native again.
+    assert not client.memory.calls_as_text
+    assert len(client.memory.seen["calls_as_text"]) == 1
 
-    # The client remembers: the next run starts in text, and says so once.
+    # Once the endpoint learned it (runs from several chats, tests/faults/
+    # test_auto_mode_learning.py), a run starts in text, and says so once.
+    client.memory.calls_as_text = True
     fake_model.push(text_reply("Thought: easy.\nFinal Answer: 4"))
     again = await events_of(react("2+2?", client, settings, [weather]))
     assert kinds(again) == ["run_started", "note", "answer", "run_finished"]
@@ -168,7 +172,7 @@ async def test_a_call_described_instead_of_made_is_asked_again_in_text(
     assert "tools" in native and "tools" not in first_text
     assert first_text["messages"][-1] == {"role": "user", "content": native["messages"][-1][
         "content"]}  # the same question, asked again in the text format
-    assert client.memory.calls_as_text  # a model that talks about calls: later runs start in text
+    assert not client.memory.calls_as_text and not client.memory.seen  # prose, not a call
 
 
 async def test_an_answer_that_names_the_tool_it_used_stays_native(
@@ -222,3 +226,21 @@ async def test_code_that_does_not_work_the_questions_numbers_is_an_answer(
     assert kinds(events) == ["run_started", "answer", "run_finished"]
     assert of(events, Answer)[0].text == code
     assert len(fake_model.bodies) == 1
+
+
+async def test_an_action_line_answered_natively_is_a_call_written_as_text(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    """A model that answers a native request in the text protocol's own lines wrote its call
+    as text: the round is asked again in that format, and the endpoint counts a sighting."""
+    action = "Thought: I need Lima's weather.\nAction: get_weather[Lima]"
+    fake_model.push(text_reply(action), text_reply(action),
+                    text_reply("Thought: I have it.\nFinal Answer: Lima is 21°C."))
+    weather = Weather()
+    events = await events_of(react("Weather in Lima?", client, settings, [weather]))
+    assert weather.calls == ["Lima"]
+    (note,) = [n for n in of(events, Note) if n.kind == "text_format"]
+    assert note.round == 1 and note.text.startswith("This model writes its tool calls as text")
+    assert [a.text for a in of(events, Answer)] == ["Lima is 21°C."]
+    assert ["tools" in body for body in fake_model.bodies] == [True, False, False]
+    assert len(client.memory.seen["calls_as_text"]) == 1 and not client.memory.calls_as_text

@@ -5,7 +5,7 @@ the text format from the first question, on both backends."""
 from __future__ import annotations
 
 from agent.model.endpoint_memory import EndpointMemory, endpoint_key
-from tests.botkit import ALICE, Add, people, running
+from tests.botkit import ADMIN, ALICE, Add, people, running
 from tests.dbkit import Target
 from tests.fakes.model import FakeModel, text_reply
 from tests.fakes.telegram import FakeTelegram
@@ -15,17 +15,18 @@ CALL_AS_TEXT = '<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 2}}\n</t
 
 async def test_a_model_that_writes_calls_as_text_starts_in_text_after_a_restart(
         fake_telegram: FakeTelegram, db_target: Target) -> None:
+    """Three runs from two chats teach it (tests/faults/test_auto_mode_learning.py has the
+    threshold); the lesson survives a restart."""
     people(fake_telegram)
     with FakeModel() as model:
-        model.push(text_reply(CALL_AS_TEXT),
-                   text_reply("Thought: I have it.\nFinal Answer: 2 + 2 = 4."))
         async with running(fake_telegram, model, db_target, tools=[Add()]) as gb:
-            asked = gb.tg.send(ALICE, ALICE, "What is 2+2?")
-            first = await gb.answer_to(ALICE, asked)
-            assert "This model writes its tool calls as text" in first.text
-            assert "2 + 2 = 4." in first.text
-        native, text = model.bodies
-        assert "tools" in native and "tools" not in text
+            for chat in (ALICE, ADMIN, ALICE):
+                model.push(text_reply(CALL_AS_TEXT),
+                           text_reply("Thought: I have it.\nFinal Answer: 2 + 2 = 4."))
+                first = await gb.answer_to(chat, gb.tg.send(chat, chat, "What is 2+2?"))
+                assert "This model writes its tool calls as text" in first.text
+                assert "2 + 2 = 4." in first.text
+        assert ["tools" in body for body in model.bodies] == [True, False] * 3
 
         model.push(text_reply("Thought: I have it.\nFinal Answer: 3 + 3 = 6."))
         async with running(fake_telegram, model, db_target, tools=[Add()]) as gb:
@@ -33,12 +34,13 @@ async def test_a_model_that_writes_calls_as_text_starts_in_text_after_a_restart(
             again = await gb.answer_to(ALICE, asked)
             key = endpoint_key(model.base_url, gb.parts.runs.client.model)
             kept = await gb.parts.store.endpoints.get(key)
-        restarted = model.bodies[2]
+        restarted = model.bodies[6]
         assert "tools" not in restarted and "stop" in restarted  # no native round wasted
         assert "Action: tool_name[input]" in restarted["messages"][0]["content"]
         assert "did not use function calling properly before" in again.text
-        assert "3 + 3 = 6." in again.text and len(model.bodies) == 3
-        assert kept == EndpointMemory(key, calls_as_text=True)
+        assert "3 + 3 = 6." in again.text and len(model.bodies) == 7
+        assert kept == EndpointMemory(key, calls_as_text=True,
+                                      since_probe={"calls_as_text": 1})
 
 
 async def test_an_endpoint_that_taught_nothing_leaves_no_row(
@@ -56,7 +58,13 @@ async def test_an_endpoint_that_taught_nothing_leaves_no_row(
 def test_the_key_keeps_no_secret_and_a_newer_versions_keys_are_left_out() -> None:
     key = endpoint_key("https://user:pw@llm.example:8443/v1/?key=sk-1#x", "qwen")
     assert key == "https://llm.example:8443/v1 qwen"
-    memory = EndpointMemory.restored(key, {"calls_as_text": True, "usage_option": False,
-                                           "thinks_twice": True, "tools_rejected": "yes"})
-    assert memory == EndpointMemory(key, calls_as_text=True, usage_option=False)
-    assert memory.learned() == {"calls_as_text": True, "usage_option": False}
+    memory = EndpointMemory.restored(key, {
+        "calls_as_text": True, "usage_option": False, "thinks_twice": True,
+        "tools_rejected": "yes", "seen": {"tools_rejected": ["a", 3, "b"], "other": ["c"]},
+        "since_probe": {"calls_as_text": 4, "tools_rejected": -1, "other": 2}})
+    assert memory == EndpointMemory(key, calls_as_text=True, usage_option=False,
+                                    seen={"tools_rejected": ["a", "b"]},
+                                    since_probe={"calls_as_text": 4})
+    assert memory.learned() == {"calls_as_text": True, "usage_option": False,
+                                "seen": {"tools_rejected": ["a", "b"]},
+                                "since_probe": {"calls_as_text": 4}}

@@ -17,7 +17,7 @@ import httpx
 import openai
 
 from agent.events import Usage
-from agent.model.endpoint_memory import EndpointMemory, endpoint_key
+from agent.model.endpoint_memory import EndpointMemory, Lesson, endpoint_key
 from agent.model.model_errors import ModelError, ModelErrorKind, classify
 from agent.model.model_transport import AiohttpTransport
 from agent.model.sse import SSEReader
@@ -210,6 +210,8 @@ class ModelClient:
         response: httpx.Response | None = None
         try:
             response = await self._create(params)
+            if tools:
+                self.memory.contradicted(Lesson.TOOLS_REJECTED)
             reader = SSEReader()
             async for piece in response.aiter_bytes():
                 # All that one network read brought, as one delta of each kind in turn: a

@@ -24,7 +24,7 @@ class ModelErrorKind(StrEnum):
     MODERATION = "moderation"  # the provider's content filter blocked question or answer
     CONTEXT_LENGTH = "context_length"  # the conversation is longer than the model's context
     MODEL_NOT_FOUND = "model_not_found"  # LLM_MODEL names no model the endpoint serves (404)
-    TOOLS_UNSUPPORTED = "tools_unsupported"  # a 400 saying the endpoint takes no `tools`
+    TOOLS_UNSUPPORTED = "tools_unsupported"  # the endpoint says it takes no `tools`
     BAD_REQUEST = "bad_request"  # any other 4xx
     INCOMPLETE = "incomplete"  # the stream ended or broke before the model finished
     EMPTY = "empty"  # the model finished with no text where an answer was due
@@ -55,7 +55,15 @@ def _error_code(exc: openai.APIError) -> str:
     return ""
 
 
-_TOOLS_REJECTED = ("tool", "function call", "function_call", "functions")
+_TOOLS_REFUSED = (
+    "does not support tools",  # Ollama, 400: "registry.ollama.ai/library/gemma3:4b does not..."
+    "tool choice requires --enable-auto-tool-choice",  # vLLM without a tool parser, 400
+    "tools param requires --jinja flag",  # llama.cpp's server without --jinja, 500 or 400
+    "no endpoints found that support tool use",  # OpenRouter, 404
+)
+"""How servers that take no `tools` say so (tests/wire/tools_refused/ has their bodies).
+Only these: a 400 that merely mentions a tool ("upstream tool parser busy, please retry")
+is another failure, and taking it for a refusal would switch every chat to text."""
 
 
 def classify(exc: BaseException, *, answered: bool = False) -> ModelError | None:
@@ -103,10 +111,10 @@ def _answered(exc: openai.APIError) -> ModelError:
         kind = ModelErrorKind.RATE_LIMIT
     elif code == "context_length_exceeded" or "context length" in text or "input length" in text:
         kind = ModelErrorKind.CONTEXT_LENGTH
+    elif status is not None and any(words in text for words in _TOOLS_REFUSED):
+        kind = ModelErrorKind.TOOLS_UNSUPPORTED
     elif status == 404:
         kind = ModelErrorKind.MODEL_NOT_FOUND
-    elif status == 400 and any(word in text for word in _TOOLS_REJECTED):
-        kind = ModelErrorKind.TOOLS_UNSUPPORTED
     elif status is not None and 400 <= status < 500:
         kind = ModelErrorKind.BAD_REQUEST
     else:

@@ -3,13 +3,18 @@
 Many local servers accept `tools` but have no tool-call parser, and small models behind
 them write their calls into the text and, given a result, write the call again. Such a
 model is better served by the classic text format (agent/protocols/text_rounds.py). So auto
-switches a run to it when the model writes its calls as text (after running them), re-sends a call
-whose result it already has, or answers by describing a call ("I would use the `calculate`
-function") instead of making it, or with a snippet of code working the question's numbers
-where `calculate` was at hand (those rounds are asked again in text). The rounds so far stay
-in the chain and go to the model as text-format history; the client remembers it
-(`EndpointMemory.calls_as_text`, not for an answer in code), so later runs with it start in
-text. Glassbox says so once per run, in a Note.
+switches a run to it when the model writes its calls as text (a `<tool_call>` or JSON call,
+run first; an Action line, asked again), re-sends a call whose result it already has, or
+answers by describing a call ("I would use the `calculate` function") instead of making it,
+or with a snippet of code working the question's numbers where `calculate` was at hand
+(those rounds are asked again in text). The rounds so far stay in the chain and go to the
+model as text-format history. Glassbox says so once per run, in a Note.
+
+Only calls written as text tell something of the endpoint: they are a sighting of
+`Lesson.CALLS_AS_TEXT` (agent/model/endpoint_memory.py), and a proper native call is
+evidence to the contrary. Prose that names a tool, code, a repeated call are this run's
+business alone: a cloud model asked which tools it has answers "I can use the `calculate`
+tool".
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal
 
 from agent.events import Answer, Event, Note, Thought
+from agent.model.endpoint_memory import Lesson
 from agent.model.model_client import ModelClient
 from agent.protocols.embedded_calls import computes_in_code, named_as_code
 from agent.protocols.native import NativeRounds
 from agent.protocols.rounds import CallsToRun, Rounds
+from agent.protocols.text_protocol import Act, parse_reply
 from agent.protocols.text_rounds import TextRounds
 from agent.protocols.tool_calls import ParsedCall
 from agent.words import say
@@ -34,16 +41,13 @@ NOTE_KIND = "text_format"
 
 
 Why = Literal["as_text", "described", "code", "repeated", "remembered"]
-_TEXT_ONLY: tuple[Why, ...] = ("as_text", "described")
-"""What says a model is text-only, so the client remembers it for later runs. An answer in
-code (`code`) is asked again in text but not remembered: a cloud model asked for a program
-answers in code too."""
 
 
 def text_format_note(lang: str, why: Why = "as_text") -> str:
     """Why the run goes on in the text format: the model writes its calls as text,
     describes a call in its answer instead of making it, asked again for a call whose
-    result it had, or (`remembered`) did one of the first two in an earlier run."""
+    result it had, answered in code, or (`remembered`) wrote its calls as text in enough
+    earlier runs that the endpoint learned it."""
     return say(lang, f"text_format_{why}")
 
 
@@ -52,18 +56,20 @@ class AutoRounds:
     go on in text."""
 
     def __init__(self, client: ModelClient, native: NativeRounds,
-                 make_text: Callable[[], TextRounds], lang: str, question: str) -> None:
+                 make_text: Callable[[], TextRounds], lang: str, question: str,
+                 source: str = "") -> None:
+        """`source`: the chat asking, as the endpoint's memory counts chats."""
         self.client, self.native, self.make_text, self.lang = client, native, make_text, lang
-        self.question = question
+        self.question, self.source = question, source
         self.text: TextRounds | None = None
         self._switch_after_record = False
         self._done: set[tuple[str, str]] = set()
         self._steps: list[tuple[str, Sequence[ParsedCall], Sequence[str]]] = []
         self._thought = ""
         self._why: Why = "repeated"
-        """Why this run left native calling: "repeated" until the model writes a call into
-        its text (or describes one), which says it is a text-only model."""
-        if client.memory.calls_as_text:
+        """Why this run left native calling: "repeated" unless an answer or a call says
+        otherwise."""
+        if client.memory.starts_in_text(Lesson.CALLS_AS_TEXT):
             self.text = make_text()
 
     @property
@@ -103,13 +109,19 @@ class AutoRounds:
                              self.client.model)
                     self._switch_after_record = True
                     yield self._note(rnd)
+                else:
+                    self.client.memory.contradicted(Lesson.CALLS_AS_TEXT)
                 yield item
 
     def _answered_instead(self, item: object) -> Why | None:
-        """Why an answer given before any call is no answer: it describes a call instead
-        of making it, or (with `calculate` at hand) works the question's numbers in code."""
+        """Why an answer given before any call is no answer: it is a call written as the
+        text protocol's Action line, describes a call instead of making it, or (with
+        `calculate` at hand) works the question's numbers in code."""
         if not isinstance(item, Answer) or self._done:
             return None
+        step = parse_reply(item.text)
+        if isinstance(step, Act) and step.tool in self.native.tools:
+            return "as_text"
         if named_as_code(item.text, self.native.tools):
             return "described"
         if "calculate" in self.native.tools and computes_in_code(item.text, self.question):
@@ -135,8 +147,8 @@ class AutoRounds:
             yield item
 
     def _note(self, rnd: int) -> Note:
-        if self._why in _TEXT_ONLY:  # a cloud model that looped once is not text-only
-            self.client.memory.calls_as_text = True
+        if self._why == "as_text":
+            self.client.memory.saw(Lesson.CALLS_AS_TEXT, self.source)
         return Note(round=rnd, kind=NOTE_KIND, text=text_format_note(self.lang, self._why))
 
     def _text_with_history(self) -> TextRounds:

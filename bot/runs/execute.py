@@ -15,6 +15,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
+from typing import Any
 
 from agent.classroom.compare_judge import ToolUses, judge
 from agent.classroom.confirm import Gate
@@ -75,7 +76,7 @@ class Runs:
         self.answer_client = answer_client(settings)
         """LLM_ANSWER_MODEL's client (None: the run's model answers); closed with `client`."""
         self.admission = Admission(settings.max_concurrent_runs)
-        self._kept: dict[str, dict[str, bool]] = {}
+        self._kept: dict[str, dict[str, Any]] = {}
         """What the store holds of each endpoint's memory, as last read or written."""
 
     async def ask(self, ask: Ask, front: Front) -> Active | Refusal:
@@ -280,7 +281,8 @@ class Runs:
         if q.mode in (RunMode.ASK, RunMode.COMPARE):
             lanes[Lane.REACT if compare else Lane.MAIN] = run_react(
                 q.text, tools=tools, planner=q.planner, gate=gate,
-                answer_client=self.answer_client, **common)
+                answer_client=self.answer_client,
+                source=f"{q.conversation.kind}:{q.conversation.id}", **common)
         return _merged(lanes)
 
 
