@@ -23,6 +23,7 @@ from agent.events import Event, RunFinished, Usage
 from agent.lang import detect_lang
 from agent.loop import run_plain, run_react
 from agent.model.answer_model import answer_client
+from agent.model.endpoint_memory import EndpointMemory
 from agent.model.model_client import ModelClient
 from agent.prompts import Turn
 from agent.tool import Tool
@@ -123,6 +124,22 @@ class Runs:
         for client in self._clients():
             client.memory = await self.store.endpoints.get(client.memory.endpoint)
             self._kept[client.memory.endpoint] = client.memory.learned()
+
+    def learned(self) -> list[EndpointMemory]:
+        """What auto mode learned about each endpoint the bot asks (the run's model, then
+        LLM_ANSWER_MODEL's)."""
+        return [client.memory for client in self._clients()]
+
+    async def forget_learned(self, by: int) -> None:
+        """An admin's reset: every endpoint starts again as unseen, here and in the store.
+        Raises StoreUnavailable while the database is down (nothing is forgotten then)."""
+        for client in self._clients():
+            fresh = EndpointMemory(client.memory.endpoint)
+            await self.store.endpoints.put(fresh)
+            client.memory = fresh
+            self._kept[fresh.endpoint] = {}
+            log.warning("auto mode: user %s reset what was learned about %s", by,
+                        fresh.endpoint)
 
     async def _keep_memory(self) -> None:
         """Store what a run taught auto mode about an endpoint (nothing when it learned

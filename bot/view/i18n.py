@@ -107,6 +107,10 @@ _HTML: dict[str, tuple[str, str]] = {
     "settings_usage": ("用 /settings 打开菜单；设置其他时区：/settings timezone Europe/Paris",
                        "Send /settings for the menu; for another time zone: "
                        "/settings timezone Europe/Paris"),
+    "settings_learned_title": ("🧪 <b>自动模式学到的</b>"
+                               "（作用于所有聊天；只对机器人的管理员显示）",
+                               "🧪 <b>What auto mode learned</b> (for every chat; shown to the "
+                               "bot's admins)"),
     # --- /notes: course notes by upload ---
     "notes_indexed_pdf": ("📚 已收录 <b>{name}</b>：{parts} 页，{chars} 字。"
                           "本聊天的问题现在可以引用它。",
@@ -397,6 +401,39 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "settings_not_admin": ("只有本聊天的管理员可以修改设置。",
                            "Only an admin of this chat can change its settings."),
     "settings_changed_short": ("{what}：{after}", "{what}: {after}"),
+    "learned_nothing": ("{model}：函数调用，没有学到什么",
+                        "{model}: function calling, nothing learned"),
+    "learned_tools_rejected": ("{model}：每个问题都用文本格式，因为服务拒绝了工具；"
+                               "再过 {runs} 个问题会重新试一次函数调用",
+                               "{model}: every question in the text format, as the endpoint "
+                               "refuses tools; function calling is tried again in {runs} "
+                               "questions"),
+    "learned_calls_as_text": ("{model}：每个问题都用文本格式，因为模型把调用写在文字里；"
+                              "再过 {runs} 个问题会重新试一次函数调用",
+                              "{model}: every question in the text format, as the model writes "
+                              "its calls as text; function calling is tried again in {runs} "
+                              "questions"),
+    "seen_tools_rejected": ("{model}：服务在 {runs} 个问题（{chats} 个聊天）里拒绝了工具，"
+                            "还没有切换（要 {need} 个问题、至少 {chats_needed} 个聊天）",
+                            "{model}: the endpoint refused tools (questions: {runs}, chats: "
+                            "{chats}); not switched yet, it switches at {need} questions from "
+                            "{chats_needed} chats"),
+    "seen_calls_as_text": ("{model}：模型在 {runs} 个问题（{chats} 个聊天）里把调用写在文字里，"
+                           "还没有切换（要 {need} 个问题、至少 {chats_needed} 个聊天）",
+                           "{model}: the model wrote its calls as text (questions: {runs}, "
+                           "chats: {chats}); not switched yet, it switches at {need} questions "
+                           "from {chats_needed} chats"),
+    "learned_usage_estimated": ("{model}：服务不接受 stream_options，用量按文字长度估算",
+                                "{model}: the endpoint refused stream_options, so its token "
+                                "counts are estimated"),
+    "settings_forget_learned": ("♻️ 忘掉自动模式学到的", "♻️ Forget what auto mode learned"),
+    "settings_forgot_learned": ("已忘掉：每个聊天重新从函数调用开始",
+                                "Forgotten: every chat starts with function calling again"),
+    "settings_not_bot_admin": ("只有 ADMIN_USER_IDS 里的管理员可以重置它。",
+                               "Only the admins in ADMIN_USER_IDS can reset this."),
+    "settings_store_down": ("数据库暂时不可用，什么也没有改；请稍后再试。",
+                            "The database is unavailable, so nothing was changed; please try "
+                            "again later."),
     # --- Step mode: the chain's lines, the buttons, the answers to a tap ---
     "step_waiting": ("等待决定：▶ 执行、✏️ 修改、⏭ 跳过 或 ⏹ 停止",
                      "Waiting for a decision: ▶ Run, ✏️ Edit, ⏭ Skip or ⏹ Stop"),

@@ -7,6 +7,13 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+from agent.model.endpoint_memory import (
+    LEARN_AFTER_CHATS,
+    LEARN_AFTER_RUNS,
+    PROBE_EVERY,
+    EndpointMemory,
+    Lesson,
+)
 from agent.tool_names import TOOL_NAMES
 from bot.store.prefs import ChatSettings
 from bot.view.buttons import Button, Keyboard
@@ -16,6 +23,8 @@ ZONES = ("Asia/Shanghai", "Asia/Hong_Kong", "Asia/Singapore", "Asia/Tokyo", "Eur
          "Europe/Berlin", "America/New_York", "America/Los_Angeles", "UTC")
 """The zones the menu offers; `/settings timezone Area/City` sets any other."""
 FIELDS = ("lang", "timezone", "tools_off", "planner", "agent_mode", "step", "notes")
+FORGET_LEARNED = "cfg:learned:forget"
+"""The button that resets what auto mode learned (bot admins only)."""
 _ACTION = {"lang": "lang", "timezone": "menu:tz", "tools_off": "menu:tools",
            "planner": "planner", "agent_mode": "mode", "step": "step", "notes": "notes"}
 
@@ -41,10 +50,34 @@ def _line(field: str, chat: ChatSettings, lang: str, tools: Sequence[str]) -> st
     return f"{phrase(lang, f'settings_{field}')}{phrase(lang, 'chain_colon')}{value}"
 
 
+def learned_lines(memories: Sequence[EndpointMemory], lang: str) -> list[str]:
+    """What auto mode learned about each endpoint, in words: a line for each lesson
+    learned or on its way, one for a refused `stream_options`, else that nothing was."""
+    out = []
+    for memory in memories:
+        model = memory.endpoint.rpartition(" ")[2]
+        lines = []
+        for lesson in Lesson:
+            marks = memory.seen.get(lesson.value, [])
+            if getattr(memory, lesson.value):
+                runs = max(PROBE_EVERY - memory.since_probe.get(lesson.value, 0), 0)
+                lines.append(phrase(lang, f"learned_{lesson.value}", model=model, runs=runs))
+            elif marks:
+                lines.append(phrase(lang, f"seen_{lesson.value}", model=model,
+                                    runs=len(marks), chats=len(set(marks)),
+                                    need=LEARN_AFTER_RUNS, chats_needed=LEARN_AFTER_CHATS))
+        if not memory.usage_option:
+            lines.append(phrase(lang, "learned_usage_estimated", model=model))
+        out.extend(lines or [phrase(lang, "learned_nothing", model=model)])
+    return out
+
+
 def settings_text(chat: ChatSettings, lang: str, tools: Sequence[str], *, may_change: bool,
-                  change: tuple[str, object, object] | None = None) -> str:
+                  change: tuple[str, object, object] | None = None,
+                  learned: Sequence[EndpointMemory] = ()) -> str:
     """The settings as HTML: what just changed (if anything), the title, one line each.
-    `tools`: the tools this bot has."""
+    `tools`: the tools this bot has; `learned`: what auto mode learned about each endpoint,
+    for a bot admin (nothing for anyone else)."""
     out = []
     if change is not None:
         field, before, after = change
@@ -55,12 +88,16 @@ def settings_text(chat: ChatSettings, lang: str, tools: Sequence[str], *, may_ch
     out.append("\n".join(html.escape(_line(field, chat, lang, tools)) for field in FIELDS))
     if not may_change:
         out.append(f"<i>{text(lang, 'settings_read_only')}</i>")
+    if learned:
+        out.append(text(lang, "settings_learned_title") + "\n" + "\n".join(
+            html.escape(line) for line in learned_lines(learned, lang)))
     return "\n\n".join(out)
 
 
 def settings_keyboard(chat: ChatSettings, lang: str, tools: Sequence[str],
-                      menu: str = "main") -> Keyboard:
-    """The main menu (one button a setting), or the tools' or the time zones' menu."""
+                      menu: str = "main", *, forget: bool = False) -> Keyboard:
+    """The main menu (one button a setting, and with `forget` one that resets what auto
+    mode learned), or the tools' or the time zones' menu."""
     back = (Button(phrase(lang, "settings_back"), "cfg:menu:main"),)
     if menu == "tools":
         rows = tuple((Button(("✅ " if name not in chat.tools_off else "⬜ ") + name,
@@ -70,5 +107,8 @@ def settings_keyboard(chat: ChatSettings, lang: str, tools: Sequence[str],
         buttons = [Button(("• " if zone == chat.timezone else "") + zone, f"cfg:tz:{zone}")
                    for zone in ZONES]
         return (*(tuple(buttons[i:i + 2]) for i in range(0, len(buttons), 2)), back)
-    return tuple((Button(_line(field, chat, lang, tools)[:60], f"cfg:{_ACTION[field]}"),)
+    rows = tuple((Button(_line(field, chat, lang, tools)[:60], f"cfg:{_ACTION[field]}"),)
                  for field in FIELDS)
+    if forget:
+        rows += ((Button(phrase(lang, "settings_forget_learned"), FORGET_LEARNED),),)
+    return rows

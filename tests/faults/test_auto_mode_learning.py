@@ -1,9 +1,9 @@
 """AGENT_MODE=auto learns about the model endpoint only from evidence that means it, and
 only from several runs in several chats: one student's question, or one 400 that merely
 mentions a tool, must not switch every chat to the text format for good. A learned lesson
-is checked again from time to time and forgotten when it no longer holds. The real bot
-against the fake Bot API and the fake model server; what the model server received over HTTP
-says whether a run offered `tools`."""
+is checked again from time to time and forgotten when it no longer holds, and a bot admin
+sees and resets it in /settings. The real bot against the fake Bot API and the fake model
+server; what the model server received over HTTP says whether a run offered `tools`."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from tests.fakes.server import Reply
 from tests.fakes.telegram import Message
 from tests.fakes.telegram_faults import FaultyTelegram
 from tests.faults.kit import REQUEST_TIMEOUT_S
+from tests.test_bot_settings import menu, tap
 
 TOOLS_QUESTION = "Which tools do you have?"
 CLOUD_ANSWER = ("I can use the `add` tool to add two numbers for you, exactly. Ask me a sum "
@@ -182,6 +183,9 @@ async def test_the_endpoint_switches_after_three_runs_from_two_chats(
             assert "2 + 3 = 5." in answer.text
             assert offered_tools(bodies)[0]  # each run tried native calling first
         assert not getattr(await stored(gb), lesson)
+        shown = await menu(gb, ADMIN, ADMIN)
+        assert "(questions: 3, chats: 1); not switched yet, it switches at 3 questions from " \
+            "2 chats" in shown.text
         _, bodies = await ask(gb, BOB, BOB)  # a second chat: now it is learned
         assert offered_tools(bodies)[0]
         assert getattr(await stored(gb), lesson)
@@ -232,3 +236,35 @@ async def test_a_lesson_that_still_holds_is_kept_for_another_round_of_runs(
                                                   **{lesson: True}, since_probe={lesson: 0})
         _, bodies = await ask(gb, BOB, BOB)
         assert not any(offered_tools(bodies))
+
+
+async def test_an_admin_sees_and_resets_what_was_learned_in_settings(cls: Class) -> None:
+    await learned_before(cls, "tools_rejected", 3)
+    cls.model.default = native_model
+    async with cls.bot() as gb:
+        student = await menu(gb, ALICE, ALICE)  # a student's own chat: no lessons, no reset
+        assert "What auto mode learned" not in student.text
+        assert not any(b.startswith("♻️") for b in student.buttons)
+        gb.tg.tap(ALICE, ALICE, student.message_id, "cfg:learned:forget")  # forged
+        await gb.tg.wait(lambda: "answerCallbackQuery" in gb.tg.methods())
+        refusal = next(c for c in gb.tg.calls if c.method == "answerCallbackQuery")
+        assert refusal.params["text"] == "Only the admins in ADMIN_USER_IDS can reset this."
+        assert (await stored(gb)).tools_rejected
+
+        zh = await menu(gb, ZH_ADMIN, ZH_ADMIN)
+        assert "自动模式学到的" in zh.text
+        assert "qwen-plus：每个问题都用文本格式，因为服务拒绝了工具；再过 7 个问题" in zh.text
+        assert "♻️ 忘掉自动模式学到的" in zh.buttons
+
+        shown = await menu(gb, ADMIN, ADMIN)
+        assert ("qwen-plus: every question in the text format, as the endpoint refuses "
+                "tools; function calling is tried again in 7 questions") in shown.text
+        await tap(gb, ADMIN, ADMIN, shown, "♻️ Forget what auto mode learned")
+        assert "qwen-plus: function calling, nothing learned" in shown.text
+        assert not any(b.startswith("♻️") for b in shown.buttons)
+        assert not (await stored(gb)).learned()
+        _, bodies = await ask(gb, BOB, BOB)
+        assert all(offered_tools(bodies)) and len(bodies) == 2
+    async with cls.bot() as gb:  # forgotten on disk too
+        _, bodies = await ask(gb, ALICE, ALICE)
+        assert all(offered_tools(bodies))

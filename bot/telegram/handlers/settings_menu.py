@@ -1,6 +1,9 @@
 """/settings: a chat's own settings in an inline menu that edits them in place. Group admins
 (and, in a private chat, its user) change them; anyone else sees them read-only. A change
-says what changed and applies from the chat's next question."""
+says what changed and applies from the chat's next question.
+
+The bot's admins (ADMIN_USER_IDS) also see what auto mode learned about the model endpoints,
+which changes every chat's runs, and may reset it."""
 
 from __future__ import annotations
 
@@ -8,14 +11,16 @@ from telegram import Message, Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
+from agent.model.endpoint_memory import EndpointMemory
 from bot.runs.class_settings import apply
+from bot.store.db import StoreUnavailable
 from bot.store.prefs import ChatSettings
 from bot.store.records import telegram_chat
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, is_admin, lang_of, sender_of
 from bot.view.i18n import phrase, text
-from bot.view.settings_view import settings_keyboard, settings_text, value_text
+from bot.view.settings_view import FORGET_LEARNED, settings_keyboard, settings_text, value_text
 
 _MENUS = {"tool": "tools", "tz": "tz"}
 """After a change in a submenu, that submenu stays open."""
@@ -48,10 +53,21 @@ async def settings_command(update: Update, context: Context) -> None:
         await context.store.chats.put(telegram_chat(msg.chat_id), chat, _defaults(context),
                                       sender.id)
         change = (done.field, done.before, done.after)
-    tools = _tools(context)
+    tools, learned = _tools(context), _learned(context, sender.id)
     await context.outbox.say(msg.chat_id, msg.message_id,
-                             settings_text(chat, lang, tools, may_change=allowed, change=change),
-                             settings_keyboard(chat, lang, tools) if allowed else None)
+                             settings_text(chat, lang, tools, may_change=allowed, change=change,
+                                           learned=learned),
+                             settings_keyboard(chat, lang, tools, forget=_resettable(learned))
+                             if allowed else None)
+
+
+def _learned(context: Context, user_id: int) -> list[EndpointMemory]:
+    """What auto mode learned, for a bot admin to see; nothing for anyone else."""
+    return context.runs.learned() if context.settings.is_admin(user_id) else []
+
+
+def _resettable(learned: list[EndpointMemory]) -> bool:
+    return any(memory.learned() for memory in learned)
 
 
 def _tools(context: Context) -> list[str]:
@@ -77,13 +93,19 @@ async def settings_tapped(update: Update, context: Context) -> None:
                                                                                  user.id):
         await query.answer(phrase(lang, "settings_not_admin"), show_alert=True)
         return
+    if query.data == FORGET_LEARNED:
+        await _forget_learned(update, context, chat, lang)
+        return
     action = query.data.removeprefix("cfg:")
+    learned = _learned(context, user.id)
     if action.startswith("menu:"):
         await query.answer()
         await context.outbox.edit(chat_id, message.message_id,
-                                  settings_text(chat, lang, _tools(context), may_change=True),
+                                  settings_text(chat, lang, _tools(context), may_change=True,
+                                                learned=learned),
                                   settings_keyboard(chat, lang, _tools(context),
-                                                    action.removeprefix("menu:")))
+                                                    action.removeprefix("menu:"),
+                                                    forget=_resettable(learned)))
         return
     changed = apply(chat, action)
     if changed is None:
@@ -98,5 +120,27 @@ async def settings_tapped(update: Update, context: Context) -> None:
     menu = _MENUS.get(action.split(":", 1)[0], "main")
     await context.outbox.edit(chat_id, message.message_id,
                               settings_text(chat, lang, _tools(context), may_change=True,
-                                            change=(done.field, done.before, done.after)),
-                              settings_keyboard(chat, lang, _tools(context), menu))
+                                            change=(done.field, done.before, done.after),
+                                            learned=learned),
+                              settings_keyboard(chat, lang, _tools(context), menu,
+                                                forget=_resettable(learned)))
+
+
+async def _forget_learned(update: Update, context: Context, chat: ChatSettings,
+                          lang: str) -> None:
+    """♻️: a bot admin resets what auto mode learned; the menu shows it gone."""
+    query = update.callback_query
+    assert query is not None and isinstance(query.message, Message)
+    if not context.settings.is_admin(query.from_user.id):
+        await query.answer(phrase(lang, "settings_not_bot_admin"), show_alert=True)
+        return
+    try:
+        await context.runs.forget_learned(query.from_user.id)
+    except StoreUnavailable:
+        await query.answer(phrase(lang, "settings_store_down"), show_alert=True)
+        return
+    await query.answer(phrase(lang, "settings_forgot_learned"))
+    await context.outbox.edit(query.message.chat_id, query.message.message_id,
+                              settings_text(chat, lang, _tools(context), may_change=True,
+                                            learned=context.runs.learned()),
+                              settings_keyboard(chat, lang, _tools(context)))
