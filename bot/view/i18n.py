@@ -403,16 +403,17 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "settings_changed_short": ("{what}：{after}", "{what}: {after}"),
     "learned_nothing": ("{model}：函数调用，没有学到什么",
                         "{model}: function calling, nothing learned"),
-    "learned_tools_rejected": ("{model}：每个问题都用文本格式，因为服务拒绝了工具；"
-                               "再过 {runs} 个问题会重新试一次函数调用",
+    "learned_tools_rejected": ("{model}：每个问题都用文本格式，因为服务拒绝了工具；{when}",
                                "{model}: every question in the text format, as the endpoint "
-                               "refuses tools; function calling is tried again in {runs} "
-                               "questions"),
-    "learned_calls_as_text": ("{model}：每个问题都用文本格式，因为模型把调用写在文字里；"
-                              "再过 {runs} 个问题会重新试一次函数调用",
+                               "refuses tools; {when}"),
+    "learned_calls_as_text": ("{model}：每个问题都用文本格式，因为模型把调用写在文字里；{when}",
                               "{model}: every question in the text format, as the model writes "
-                              "its calls as text; function calling is tried again in {runs} "
-                              "questions"),
+                              "its calls as text; {when}"),
+    "learned_probe_in": ("再过 {n} 个问题会重新试一次函数调用",
+                         "function calling is tried again in {n} question|function calling is "
+                         "tried again in {n} questions"),
+    "learned_probe_next": ("下一个问题会重新试一次函数调用",
+                           "the next question tries function calling again"),
     "seen_tools_rejected": ("{model}：服务在 {runs} 个问题（{chats} 个聊天）里拒绝了工具，"
                             "还没有切换（要 {need} 个问题、至少 {chats_needed} 个聊天）",
                             "{model}: the endpoint refused tools (questions: {runs}, chats: "

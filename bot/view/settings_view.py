@@ -17,7 +17,7 @@ from agent.model.endpoint_memory import (
 from agent.tool_names import TOOL_NAMES
 from bot.store.prefs import ChatSettings
 from bot.view.buttons import Button, Keyboard
-from bot.view.i18n import phrase, text
+from bot.view.i18n import phrase, plural, text
 
 ZONES = ("Asia/Shanghai", "Asia/Hong_Kong", "Asia/Singapore", "Asia/Tokyo", "Europe/London",
          "Europe/Berlin", "America/New_York", "America/Los_Angeles", "UTC")
@@ -60,8 +60,10 @@ def learned_lines(memories: Sequence[EndpointMemory], lang: str) -> list[str]:
         for lesson in Lesson:
             marks = memory.seen.get(lesson.value, [])
             if getattr(memory, lesson.value):
-                runs = max(PROBE_EVERY - memory.since_probe.get(lesson.value, 0), 0)
-                lines.append(phrase(lang, f"learned_{lesson.value}", model=model, runs=runs))
+                runs = PROBE_EVERY - memory.since_probe.get(lesson.value, 0)
+                when = (plural(lang, "learned_probe_in", runs) if runs > 0
+                        else phrase(lang, "learned_probe_next"))
+                lines.append(phrase(lang, f"learned_{lesson.value}", model=model, when=when))
             elif marks:
                 lines.append(phrase(lang, f"seen_{lesson.value}", model=model,
                                     runs=len(marks), chats=len(set(marks)),

@@ -216,6 +216,8 @@ async def test_native_calling_is_tried_again_and_a_lesson_that_no_longer_holds_i
     async with cls.bot() as gb:
         answer, bodies = await ask(gb, ALICE, ALICE)
         assert not any(offered_tools(bodies))  # the tenth run since the last check: text
+        assert "the next question tries function calling again" in (
+            await menu(gb, ADMIN, ADMIN)).text
         answer, bodies = await ask(gb, BOB, BOB)  # the next one tries native calling
         assert all(offered_tools(bodies)) and "2 + 3 = 5." in answer.text
         assert not (await stored(gb)).learned()
