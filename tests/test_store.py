@@ -32,7 +32,7 @@ from agent.events import (
     Usage,
 )
 from bot.store.db import SqliteDb
-from bot.store.records import RunRecord, Scope, UnknownEvent
+from bot.store.records import RunRecord, Scope, UnknownEvent, telegram_chat
 from bot.store.threads import MAX_THREAD_RUNS
 from bot.store.transcripts import Store
 from tests.dbkit import Target, execute, query, table_columns
@@ -271,8 +271,8 @@ async def test_prune_deletes_old_finished_runs(store: Store, db_target: Target) 
                   "UPDATE runs SET started_at = '2020-01-01T00:00:00.000+00:00'"
                   " WHERE id IN (?, ?)", (old.id, old_running.id))
 
-    assert await store.prune(30) == 1
-    assert await store.prune(30) == 0
+    assert await store.prune(30) == [(telegram_chat(GROUP), old.id)]
+    assert await store.prune(30) == []
     left = await store.history(Scope(GROUP))
     assert [r.question for r in left.runs] == ["c", "b"]  # a running run is never pruned
     assert await store.events(old.id) == {}
@@ -309,13 +309,14 @@ async def test_a_thread_is_read_in_one_query_oldest_first_to_its_last_hundred(
         if isinstance(store.db, SqliteDb):
             await store.db.raw.set_trace_callback(None)
     assert [run.question for run in thread] == [run.question for run in chain[-MAX_THREAD_RUNS:]]
-    assert thread[-1] is chain[-1]
+    assert thread[-1] == chain[-1]
     assert len(statements) == (1 if isinstance(store.db, SqliteDb) else 0)
 
     short = await store.threads.runs(chain[3])
     assert [run.id for run in short] == [run.id for run in chain[:4]]
     assert await store.threads.runs(elsewhere) == [elsewhere]
-    assert await store.forget(Scope(GROUP), chain[1].n)  # a gone parent ends it too
-    gone = await store.get(Scope(GROUP), chain[3].n)
-    assert gone is not None
-    assert [run.id for run in await store.threads.runs(gone)] == [chain[2].id, chain[3].id]
+    assert await store.forget(Scope(GROUP), chain[1].n)  # its reply follows its parent now
+    assert [run.id for run in await store.threads.runs(chain[3])] == [
+        chain[0].id, chain[2].id, chain[3].id]
+    assert await store.forget(Scope(GROUP), chain[3].n)
+    assert await store.threads.runs(chain[3]) == []  # a thread whose last run is gone

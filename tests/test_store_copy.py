@@ -47,7 +47,8 @@ async def populate(where: Target, notes: Path) -> None:
         second = await store.start_run(chat_id=GROUP, user_id=ALICE, user_name="Alice",
                                        mode="ask", question="明天呢？", model="m",
                                        parent_id=first.id)
-        await store.threads.keep_summary(second.id, "问了杭州天气")
+        assert await store.threads.keep_summary(second.id, "问了杭州天气",
+                                                [first.id, second.id])
         await store.start_run(chat_id=ALICE, user_id=ALICE, user_name="Alice", mode="plain",
                               question="hello", model="m")
         defaults = ChatSettings()

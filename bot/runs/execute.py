@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -90,18 +90,7 @@ class Runs:
         active = self.active.claim(ask.conversation, ask.user_id, ask.run_lang)
         if active is None:
             return Busy()
-        try:
-            history, used = ((), NO_USAGE) if ask.follows is None else await thread_history(
-                self.store, self.client, ask.follows, self.settings.history_max_chars,
-                detect_lang(ask.text))
-        except StoreUnavailable as err:  # answered without the thread's earlier turns
-            log.warning("a follow-up without its thread: the database is down (%s)", err)
-            history, used = (), NO_USAGE
-        except BaseException:
-            self.active.run(active, _nothing())  # frees the slot
-            raise
-        q = Question(**{f.name: getattr(ask, f.name) for f in fields(Ask)}, history=history,
-                     history_usage=used)
+        q = Question(**{f.name: getattr(ask, f.name) for f in fields(Ask)})
         front.claimed(active)
         self.active.run(active, self._execute(q, active, front))
         return active
@@ -171,6 +160,7 @@ class Runs:
             view = View(q.mode, q.run_lang)
             view.notes = q.chat is None or q.chat.notes
             try:
+                q = await self._with_history(q)
                 record = await self._start(q)
             except Exception:  # the database locked past its timeout, full, or gone
                 log.exception("%s: a run could not be stored, so it did not start",
@@ -187,6 +177,20 @@ class Runs:
                 await front.finished(status)
         finally:
             ticket.release()
+
+    async def _with_history(self, q: Question) -> Question:
+        """`q` with its thread's history, read once it may run: a run of the thread
+        forgotten while it waited is not in it."""
+        if q.follows is None:
+            return q
+        try:
+            history, used = await thread_history(self.store, self.client, q.follows,
+                                                 self.settings.history_max_chars,
+                                                 detect_lang(q.text))
+        except StoreUnavailable as err:  # answered without the thread's earlier turns
+            log.warning("a follow-up without its thread: the database is down (%s)", err)
+            return q
+        return replace(q, history=history, history_usage=used)
 
     async def _start(self, q: Question) -> RunRecord:
         """The run's record; an unsaved one while the database is down (the run goes on)."""
@@ -301,10 +305,6 @@ class Runs:
                 answer_client=self.answer_client,
                 source=f"{q.conversation.kind}:{q.conversation.id}", **common)
         return _merged(lanes)
-
-
-async def _nothing() -> None:
-    return None
 
 
 async def _merged(streams: dict[str, AsyncIterator[Event]]) -> AsyncIterator[tuple[str, Event]]:

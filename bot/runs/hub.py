@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import secrets
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 
 from agent.events import Event
@@ -143,10 +143,11 @@ class Hub:
 
     # --- what else changes a board ---
 
-    def forgotten(self, chat: Conversation, run_id: int | None = None) -> None:
-        """Run `run_id` of the chat (None: every run) was deleted: it leaves every board."""
+    def forgotten(self, chat: Conversation, run_ids: Collection[int] | None = None) -> None:
+        """Runs `run_ids` of the chat (None: every run) were deleted: they leave every
+        board."""
         runs = self._runs.get(chat, {})
-        for key in [run_id] if run_id is not None else list(runs):
+        for key in run_ids if run_ids is not None else list(runs):
             runs.pop(key, None)
         self._changed(chat, None, listed=True)
         if chat not in self._boards:

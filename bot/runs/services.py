@@ -89,7 +89,7 @@ class Shared:
         await runs.recall()
         pruning = None
         if settings.transcript_retention_days:
-            pruning = asyncio.create_task(_prune_daily(store,
+            pruning = asyncio.create_task(_prune_daily(store, self.hub,
                                                        settings.transcript_retention_days))
         self.services = Services(settings, store, runs, notes, toolbox, pruning)
         return self.services
@@ -114,12 +114,18 @@ class Shared:
             await services.notes.close()
 
 
-async def _prune_daily(store: Store, days: int) -> None:
-    """TRANSCRIPT_RETENTION_DAYS: delete old runs now, then once a day."""
+async def _prune_daily(store: Store, hub: Hub, days: int) -> None:
+    """TRANSCRIPT_RETENTION_DAYS: delete old runs now, then once a day; they leave the
+    boards too."""
     while True:
         try:
             removed = await store.prune(days)
-            log.info("deleted %d transcripts older than %d days", removed, days)
+            by_chat: dict[Conversation, list[int]] = {}
+            for chat, run_id in removed:
+                by_chat.setdefault(chat, []).append(run_id)
+            for chat, run_ids in by_chat.items():
+                hub.forgotten(chat, run_ids)
+            log.info("deleted %d transcripts older than %d days", len(removed), days)
         except Exception:
             log.exception("pruning old transcripts failed")
         await asyncio.sleep(24 * 3600)

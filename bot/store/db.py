@@ -12,6 +12,7 @@ that differ ask `db.dialect`. What differs underneath:
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -23,6 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import aiosqlite
 
+log = logging.getLogger(__name__)
 Row = Any
 """A row: indexable by position and by column name (sqlite3.Row, asyncpg.Record)."""
 
@@ -119,6 +121,8 @@ class SqliteDb:
             await db.execute("PRAGMA synchronous = NORMAL")
             await db.execute("PRAGMA foreign_keys = ON")
             await db.execute("PRAGMA busy_timeout = 5000")
+            # A deleted row's bytes are overwritten, not left in the file's free space.
+            await db.execute("PRAGMA secure_delete = ON")
         except BaseException:
             await db.close()
             raise
@@ -152,6 +156,15 @@ class SqliteDb:
     async def session(self) -> AsyncIterator[_SqliteConn]:
         async with self._lock:
             yield self._conn
+
+    async def checkpoint(self) -> None:
+        """Copy the write-ahead log into the file and empty it: after a deletion, the log
+        still holds the pages as they were before it."""
+        async with self._lock:
+            rows = await self._conn.fetch("PRAGMA wal_checkpoint(TRUNCATE)")
+        if rows and rows[0][0]:
+            log.warning("the write-ahead log could not be emptied now (another connection"
+                        " was reading); a later checkpoint overwrites it")
 
     async def close(self) -> None:
         await self.raw.close()

@@ -441,3 +441,11 @@ async def m012_course_figures(db: aiosqlite.Connection) -> None:
             PRIMARY KEY (conversation_kind, chat_id, hour, user_id, reason)
         )
     """)
+
+
+@migration
+async def m013_runs_parent_index(db: aiosqlite.Connection) -> None:
+    """An index on a run's parent: deleting a run finds the runs that follow it (its
+    replies, whose parent it was, and the thread summaries under them) without reading the
+    whole table once for each run deleted."""
+    await _script(db, "CREATE INDEX IF NOT EXISTS runs_parent ON runs (parent_id)")

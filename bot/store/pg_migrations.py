@@ -234,6 +234,8 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
             PRIMARY KEY (conversation_kind, chat_id, hour, user_id, reason)
         )
     """),
+    # m002 made this index here already; the name keeps both kinds at the same version.
+    ("m013_runs_parent_index", "CREATE INDEX IF NOT EXISTS runs_parent ON runs (parent_id)"),
 ]
 
 

@@ -31,6 +31,7 @@ from bot.store.chat_settings import ChatSettingsTable
 from bot.store.course_stats import CourseStats
 from bot.store.db import Db, Dialect, PostgresDb, SqliteDb, StoreUnavailable, open_db
 from bot.store.endpoints import EndpointsTable
+from bot.store.forgetting import delete_runs
 from bot.store.kinds import ConversationKind
 from bot.store.migrations import migrate
 from bot.store.pg_migrations import migrate_pg
@@ -145,7 +146,8 @@ class Store:
         """Record a new run as `running`, numbered next in its conversation (`kind`,
         `chat_id`). Two statements, two calls to the database's thread (each call waits for
         a turn of a busy event loop): the number first, so a crash between them leaves a
-        gap, never a number used twice. `user_id`: None for an API token's run."""
+        gap, never a number used twice. `user_id`: None for an API token's run; a
+        `parent_id` deleted meanwhile (/forget) is left out: the run starts a thread."""
         _check(mode, MODES, "mode")
         async with self.db.session() as db:
             rows = await db.fetch(
@@ -157,7 +159,8 @@ class Store:
             n = next(iter(rows))[0]
             rows = await db.fetch(
                 "INSERT INTO runs (conversation_kind, chat_id, n, user_id, user_name, mode,"
-                " question, model, started_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " question, model, started_at, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                " (SELECT id FROM runs WHERE id = ?))"
                 " RETURNING *, '[]' AS message_ids",
                 (kind, chat_id, n, user_id, user_name, mode, question, model, _now(),
                  parent_id),
@@ -305,21 +308,23 @@ class Store:
     # --- deleting ------------------------------------------------------------------
 
     async def forget(self, scope: Scope, n: int) -> bool:
-        """Delete run `n` with its steps, if it is in scope; whether one was deleted."""
+        """Delete run `n`, if it is in scope, and what was made from it
+        (bot/store/forgetting.py); whether one was deleted."""
         where, params = _scoped(scope)
-        return await self.db.execute(f"DELETE FROM runs {where} AND runs.n = ?",
-                                     (*params, n)) > 0
+        return bool(await delete_runs(self.db, f"{where} AND runs.n = ?", (*params, n)))
 
     async def forget_all(self, chat_id: int) -> int:
         """Delete every run of a Telegram chat; how many. (Admins only: the caller checks.)"""
-        return await self.db.execute(
-            "DELETE FROM runs WHERE conversation_kind = 'telegram' AND chat_id = ?", (chat_id,))
+        return len(await delete_runs(
+            self.db, "WHERE runs.conversation_kind = 'telegram' AND runs.chat_id = ?",
+            (chat_id,)))
 
-    async def prune(self, older_than_days: int) -> int:
-        """Delete finished runs started more than `older_than_days` days ago; how many."""
+    async def prune(self, older_than_days: int) -> list[tuple[Conversation, int]]:
+        """Delete finished runs started more than `older_than_days` days ago; the
+        conversation and id of each."""
         cutoff = _iso(datetime.now(UTC) - timedelta(days=older_than_days))
-        return await self.db.execute(
-            "DELETE FROM runs WHERE started_at < ? AND status != 'running'", (cutoff,))
+        return await delete_runs(
+            self.db, "WHERE runs.started_at < ? AND runs.status != 'running'", (cutoff,))
 
     # --- helpers -------------------------------------------------------------------
 

@@ -244,7 +244,7 @@ async def forget_command(update: Update, context: Context) -> None:
         reply = text(lang, "forget_not_yours", n=n)
     else:
         await context.store.forget(scope, n)
-        context.hub.forgotten(telegram_chat(chat.id), record.id)
+        context.hub.forgotten(telegram_chat(chat.id), (record.id,))
         reply = text(lang, "forgotten", n=n)
     await context.outbox.say(chat.id, msg.message_id, reply)
 
