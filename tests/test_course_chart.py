@@ -94,30 +94,29 @@ async def test_drawing_runs_in_its_own_process_while_the_loop_goes_on(
 
     ticking = asyncio.create_task(tick())
     try:
-        png = await drawing.picture(GROUP, figures, "zh")
+        png = await drawing.picture(figures, "zh")
     finally:
         ticking.cancel()
     assert png.startswith(b"\x89PNG")
     assert len(lags) > 10 and max(lags) < 0.1
 
 
-async def test_a_chat_draws_one_picture_at_a_time(figures: CourseFigures,
-                                                  drawing: Drawing) -> None:
-    first = asyncio.create_task(drawing.picture(GROUP, figures, "en"))
-    await asyncio.sleep(0)
-    with pytest.raises(AlreadyDrawing):
-        await drawing.picture(GROUP, figures, "en")
-    assert (await first).startswith(b"\x89PNG")
-
-
-async def test_pictures_waiting_are_bounded(figures: CourseFigures) -> None:
+async def test_a_chat_draws_one_picture_at_a_time_and_few_wait(figures: CourseFigures) -> None:
     drawing = Drawing(most_waiting=2)
+
+    async def draw(chat: int) -> bytes:
+        with drawing.turn(chat):
+            return await drawing.picture(figures, "en")
+
     try:
-        waiting = [asyncio.create_task(drawing.picture(chat, figures, "en")) for chat in (1, 2)]
+        waiting = [asyncio.create_task(draw(chat)) for chat in (1, 2)]
         await asyncio.sleep(0)
+        with pytest.raises(AlreadyDrawing):
+            await draw(1)
         with pytest.raises(TooBusy):
-            await drawing.picture(3, figures, "en")
+            await draw(3)
         assert all(png.startswith(b"\x89PNG") for png in await asyncio.gather(*waiting))
+        assert (await draw(1)).startswith(b"\x89PNG")  # its turn is over
     finally:
         await drawing.close()
 
@@ -127,8 +126,8 @@ async def test_a_picture_past_its_time_is_refused_and_the_next_drawn(
     drawing = Drawing(timeout_s=0.05)
     try:
         with pytest.raises(DrawingFailed):
-            await drawing.picture(GROUP, figures, "en")
+            await drawing.picture(figures, "en")
         drawing.timeout_s = 60
-        assert (await drawing.picture(GROUP, figures, "en")).startswith(b"\x89PNG")
+        assert (await drawing.picture(figures, "en")).startswith(b"\x89PNG")
     finally:
         await drawing.close()

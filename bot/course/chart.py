@@ -61,7 +61,7 @@ def picture(figures: CourseFigures, lang: str, *, width_px: int = 1080, dpi: int
     with matplotlib.rc_context(STYLE):
         width = width_px / dpi
         fig = Figure(figsize=(width, width * 1.9), dpi=dpi, layout="constrained")
-        fig.suptitle(f"{word(lang, 'title')} · {_period(figures, lang)}\n"
+        fig.suptitle(f"{word(lang, 'title')} · {period_words(figures, lang)}\n"
                      f"{headline(figures, lang)}", fontsize=15, fontweight="bold")
         axes = fig.subplots(len(Chart), 1, height_ratios=[1.3, 1, 1, 0.45, 1, 1])
         for ax, chart in zip(axes, Chart, strict=True):
@@ -91,7 +91,7 @@ def headline(figures: CourseFigures, lang: str) -> str:
                        word_for(lang, "n_askers", figures.askers)))
 
 
-def _period(figures: CourseFigures, lang: str) -> str:
+def period_words(figures: CourseFigures, lang: str) -> str:
     p = figures.period
     return word(lang, "period", first=p.first.isoformat(), last=p.last.isoformat())
 

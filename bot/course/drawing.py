@@ -46,29 +46,10 @@ class Drawing:
         self._one = asyncio.Lock()
         self._drawing: set[Hashable] = set()
 
-    async def picture(self, key: Hashable, figures: CourseFigures, lang: str) -> bytes:
-        """The PNG of every chart (chart.picture); `key` (a chat) draws one at a time."""
-        return await self._draw(key, "picture", figures, lang)
-
-    async def svgs(self, key: Hashable, figures: CourseFigures, lang: str) -> dict[Chart, str]:
-        """Each chart as SVG (chart.svgs)."""
-        return await self._draw(key, "svgs", figures, lang)
-
-    async def font(self) -> tuple[str, str]:
-        """The CJK font the drawing process resolved: its file and family (chart.cjk_font)."""
-        return await self._draw(("font",), "cjk_font")
-
-    async def _draw(self, key: Hashable, name: str, *args: Any) -> Any:
-        with self._turn(key):
-            async with self._one:
-                ok, value = await self._ask(name, args)
-        if not ok:
-            log.error("a course picture failed: %s", value)
-            raise DrawingFailed(value)
-        return value
-
     @contextmanager
-    def _turn(self, key: Hashable) -> Iterator[None]:
+    def turn(self, key: Hashable) -> Iterator[None]:
+        """Hold `key`'s (a chat's) one turn while its figures are counted and drawn:
+        AlreadyDrawing while it holds one, TooBusy when MOST_WAITING do."""
         if key in self._drawing:
             raise AlreadyDrawing
         if len(self._drawing) >= self.most_waiting:
@@ -78,6 +59,26 @@ class Drawing:
             yield
         finally:
             self._drawing.discard(key)
+
+    async def picture(self, figures: CourseFigures, lang: str) -> bytes:
+        """The PNG of every chart (chart.picture)."""
+        return await self._draw("picture", figures, lang)
+
+    async def svgs(self, figures: CourseFigures, lang: str) -> dict[Chart, str]:
+        """Each chart as SVG (chart.svgs)."""
+        return await self._draw("svgs", figures, lang)
+
+    async def font(self) -> tuple[str, str]:
+        """The CJK font the drawing process resolved: its file and family (chart.cjk_font)."""
+        return await self._draw("cjk_font")
+
+    async def _draw(self, name: str, *args: Any) -> Any:
+        async with self._one:
+            ok, value = await self._ask(name, args)
+        if not ok:
+            log.error("a course picture failed: %s", value)
+            raise DrawingFailed(value)
+        return value
 
     async def _ask(self, name: str, args: tuple[Any, ...]) -> tuple[bool, Any]:
         process = await self._started()

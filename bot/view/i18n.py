@@ -49,7 +49,8 @@ _HTML: dict[str, tuple[str, str]] = {
         "/history [页码或关键词] — 本聊天的记录，可搜索\n"
         "/show 编号 — 重放一次完整的过程 · /export 编号 — 导出 HTML 文件\n"
         "/forget 编号 — 删除你的一条记录（管理员：/forget all 清空本群）\n"
-        "/board — 课堂看板链接：在投影上大字实时显示本聊天的问答\n\n"
+        "/board — 课堂看板链接：在投影上大字实时显示本聊天的问答\n"
+        "/stats [时间段] — 课程统计图：问题、工具、结局、对比与预测（非管理员只看自己的）\n\n"
         "回复机器人的回答可以继续追问；回复别人的消息并发送 /ask，就是问那条消息。",
         "🔍 <b>Glassbox</b> answers questions and shows you how it gets there.\n\n"
         "It works in <b>ReAct</b> style (reason + act). Each round:\n"
@@ -79,7 +80,9 @@ _HTML: dict[str, tuple[str, str]] = {
         "/history [page or keyword] — this chat's earlier runs, searchable\n"
         "/show n — replay a whole chain · /export n — download it as an HTML file\n"
         "/forget n — delete one of your runs (admins: /forget all clears the chat)\n"
-        "/board — the class board: this chat's runs live, in large type, for a projector\n\n"
+        "/board — the class board: this chat's runs live, in large type, for a projector\n"
+        "/stats [period] — the course as a picture: questions, tools, endings, /compare and "
+        "/quiz (yours only, unless you are an admin)\n\n"
         "Reply to one of my answers to follow up; reply /ask to someone's message to ask "
         "about it.",
     ),
@@ -311,6 +314,10 @@ _HTML: dict[str, tuple[str, str]] = {
     "board_start_private": ("我还不能私信你：请先打开和我的私聊并点“开始”，再在这里发送 /board。",
                             "I can't write to you privately yet: open a private chat with me, "
                             "press Start, then send /board here again."),
+    "stats_sent": ("📊 你的数字已私信发给你。", "📊 I sent you your numbers privately."),
+    "stats_start_private": ("我还不能私信你：请先打开和我的私聊并点“开始”，再在这里发送 /stats。",
+                            "I can't write to you privately yet: open a private chat with me, "
+                            "press Start, then send /stats here again."),
     "board_admins_only": ("只有本群的管理员可以获取看板链接。",
                           "Only the group's admins can get the board link."),
     "board_off": ("看板没有开启（HTTP_LISTEN=off）。",
@@ -528,6 +535,8 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "command_export": ("把一次记录导出为 HTML 文件", "Download a run as an HTML file"),
     "command_forget": ("删除一条记录，或 all（管理员）", "Delete a run, or all (admins)"),
     "command_board": ("课堂看板链接（投影用）", "The class board link, for a projector"),
+    "command_stats": ("课程统计图：/stats、/stats 7d 或日期范围",
+                      "The course as a picture: /stats, /stats 7d or a date range"),
     "command_settings": ("本聊天的设置（管理员可修改）",
                          "This chat's settings (admins change them)"),
     "command_notes": ("课程笔记：带 /notes 说明发送文件即可添加",

@@ -14,6 +14,7 @@ errors can be forced per method."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import math
 import threading
@@ -25,6 +26,8 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from typing import Any
 
+from PIL import Image
+
 from tests.fakes.server import FakeServer, Reply, Request, wire
 from tests.fakes.telegram_html import CantParseEntities, parse_html, shows_nothing, utf16_units
 from tests.fakes.telegram_objects import (
@@ -33,17 +36,20 @@ from tests.fakes.telegram_objects import (
     Document,
     Frame,
     Message,
+    Photo,
     chat_member,
     document_json,
     file_id,
+    photo_json,
 )
 from tests.fakes.telegram_polls import Poll, new_poll
 
 TOKEN = "7000000001:FAKE-token-for-tests-0123456789abcdef"
 BOT = {"id": 7000000001, "is_bot": True, "first_name": "Glassbox", "username": "GlassboxBot"}
-LIMITED = {"sendMessage", "sendDocument", "sendPoll", "editMessageText",
+LIMITED = {"sendMessage", "sendDocument", "sendPhoto", "sendPoll", "editMessageText",
            "editMessageReplyMarkup"}
 MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024
+MAX_PHOTO_BYTES, MAX_CAPTION = 10 * 1024 * 1024, 1024
 PER_CHAT_S, GROUP_WINDOW_S, GROUP_MAX, GLOBAL_WINDOW_S, GLOBAL_MAX = 1.0, 60.0, 20, 1.0, 30
 PER_CHAT_BURST = 2
 """Telegram's bot FAQ ("My bot is hitting limits, how do I avoid this?"): in a chat "avoid
@@ -282,6 +288,8 @@ class FakeTelegram(FakeServer):
             return self._send_message(p)
         if method == "sendDocument":
             return self._send_document(p, files)
+        if method == "sendPhoto":
+            return self._send_photo(p, files)
         if method == "sendPoll":
             return self._send_poll(p)
         if method == "editMessageText":
@@ -346,6 +354,43 @@ class FakeTelegram(FakeServer):
         msg.parse_mode = mode
         msg.document = Document(name, "text/html" if name.endswith(".html") else
                                 "application/octet-stream", content)
+        self._frame(msg)
+        return self._message_json(msg)
+
+    def _send_photo(self, p: dict[str, Any],
+                    files: dict[str, tuple[str, bytes]]) -> dict[str, Any]:
+        """A picture uploaded (multipart, as a bot sends a new one), shown with its caption.
+        What the Bot API documents and answers: a caption of at most 1,024 characters after
+        entities are parsed, at most 10 MB, width and height together at most 10,000 and a
+        ratio of at most 20; a file that is no picture cannot be processed."""
+        if "photo" not in files:
+            raise ApiError(400, "Bad Request: there is no photo in the request")
+        content = files["photo"][1]
+        if len(content) > MAX_PHOTO_BYTES:
+            raise ApiError(400, "Bad Request: PHOTO_SAVE_FILE_INVALID")
+        try:
+            with Image.open(io.BytesIO(content)) as image:
+                image.verify()
+                width, height = image.size
+        except (OSError, SyntaxError, ValueError):
+            raise ApiError(400, "Bad Request: IMAGE_PROCESS_FAILED") from None
+        if width + height > 10_000 or max(width, height) > 20 * min(width, height):
+            raise ApiError(400, "Bad Request: PHOTO_INVALID_DIMENSIONS")
+        caption, mode = "", ""
+        if p.get("caption"):
+            mode = p.get("parse_mode", "")
+            try:
+                caption = (parse_html(p["caption"]).text if mode.upper() == "HTML"
+                           else p["caption"]).strip()
+            except CantParseEntities as err:
+                raise ApiError(400, f"Bad Request: can't parse entities: {err}") from None
+            if utf16_units(caption) > MAX_CAPTION:
+                raise ApiError(400, "Bad Request: message caption is too long")
+        reply = json.loads(p["reply_parameters"])["message_id"] if "reply_parameters" in p \
+            else None
+        msg = self._store(int(p["chat_id"]), BOT, caption, p.get("caption", ""), reply)
+        msg.parse_mode = mode
+        msg.photo = Photo(content, width, height)
         self._frame(msg)
         return self._message_json(msg)
 
@@ -447,7 +492,8 @@ class FakeTelegram(FakeServer):
         self.frames.append(Frame(msg.chat_id, msg.message_id, msg.sender.get("is_bot", False),
                                  msg.sender.get("first_name", ""), msg.raw, msg.parse_mode,
                                  msg.reply_to, rows, msg.document, msg.changed_at,
-                                 None if msg.poll is None else msg.poll.json(), msg.deleted))
+                                 None if msg.poll is None else msg.poll.json(), msg.deleted,
+                                 msg.photo))
 
     def _store(self, chat_id: int, sender: dict[str, Any], shown: str, raw: str,
                reply_to: int | None) -> Message:
@@ -462,6 +508,10 @@ class FakeTelegram(FakeServer):
                                 "chat": self.chats[msg.chat_id], "date": int(time.time())}
         if msg.poll is not None:
             data["poll"] = msg.poll.json()
+        elif msg.photo is not None:
+            data["photo"] = photo_json(msg.chat_id, msg.message_id, msg.photo)
+            if msg.text:
+                data["caption"] = msg.text
         elif msg.document is None:
             data["text"] = msg.text
         else:

@@ -26,6 +26,31 @@ class Document:
     """The size the Bot API reports, when a test makes it other than the content's."""
 
 
+@dataclass(frozen=True)
+class Photo:
+    """A picture the bot sent, as uploaded: its bytes and size in pixels."""
+
+    content: bytes
+    width: int
+    height: int
+
+
+PHOTO_SIDES = (90, 320, 800, 1280, 2560)
+"""The longest sides of the copies Telegram keeps of a photo ('s', 'm', 'x', 'y', 'w'); none
+larger than the upload."""
+
+
+def photo_json(chat_id: int, message_id: int, photo: Photo) -> list[dict[str, Any]]:
+    """A Message's `photo` field: the Bot API's PhotoSize array, smallest first."""
+    longest = max(photo.width, photo.height)
+    sides = [side for side in PHOTO_SIDES if side < longest] + [min(longest, PHOTO_SIDES[-1])]
+    return [{"file_id": f"AgACAgIAAxkDAAI{abs(chat_id)}x{message_id:05d}x{side}",
+             "file_unique_id": f"AQAD{abs(chat_id)}{message_id:05d}{side}",
+             "width": round(photo.width * side / longest),
+             "height": round(photo.height * side / longest),
+             "file_size": len(photo.content) * side // longest} for side in sides]
+
+
 @dataclass
 class Message:
     chat_id: int
@@ -45,6 +70,8 @@ class Message:
     """A document message's file (`text` is then its caption)."""
     poll: Any = None
     """A poll message's tests.fakes.telegram_polls.Poll (`text` is then its question)."""
+    photo: Photo | None = None
+    """A photo message's picture (`text` is then its caption)."""
     deleted: bool = False
     """Deleted (deleteMessage): no longer in the chat."""
 
@@ -79,6 +106,8 @@ class Frame:
     stopped)."""
     deleted: bool = False
     """The message was deleted: from here on it is not in the chat."""
+    photo: Photo | None = None
+    """A photo message's picture (`raw` is then its caption)."""
 
 
 @dataclass

@@ -33,7 +33,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum, auto
+from enum import Enum, StrEnum, auto
 
 from telegram import Bot, InputFile
 from telegram.constants import ParseMode
@@ -60,6 +60,13 @@ NETWORK_RETRIES = 5
 NETWORK_BACKOFF_S = 0.25
 NO_PREVIEW = {"is_disabled": True}
 """LinkPreviewOptions: no link previews under a page."""
+
+
+class Upload(StrEnum):
+    """What a file is sent as: the Bot API field it goes in (its method is send + Field)."""
+
+    DOCUMENT = "document"
+    PHOTO = "photo"  # shown as a picture; Telegram makes its own smaller copies
 
 
 class _End(Enum):
@@ -167,24 +174,28 @@ class LiveMessage:
         await asyncio.shield(self._worker)
         return self.message_ids
 
-    async def send_document(self, document: InputFile, caption: str) -> None:
-        """Upload a file (an HTML caption under it) in reply to `reply_to`, in the chat's turn,
-        with the same 429 waits and network retries as the pages."""
+    async def upload(self, kind: Upload, file: InputFile, caption: str) -> bool:
+        """Upload a file (a document, or a photo; an HTML caption under it) in reply to
+        `reply_to`, in the chat's turn, with the same 429 waits and network retries as the
+        pages. Whether it was sent (or may have been: its reply was lost); False when the
+        chat cannot be written to."""
         reply = _replying_to(self.reply_to)
         while not self.gone:
             async with self.pacer.turn(self.chat_id, self._priority) as turn:
                 await turn.use()
                 with contextlib.suppress(RetryAfter):  # the chat waits, then it goes again
                     try:
-                        await self._call("sendDocument", creates=True,
-                                         chat_id=self.chat_id, document=document,
-                                         caption=caption, parse_mode=ParseMode.HTML,
-                                         reply_parameters=reply)
+                        outcome = await self._call(
+                            f"send{kind.value.title()}", creates=True, chat_id=self.chat_id,
+                            caption=caption, parse_mode=ParseMode.HTML, reply_parameters=reply,
+                            **{kind.value: file})
                     except ReplyLost as err:
-                        log.warning("chat %s: the document may have been delivered, but the "
-                                    "reply was lost (%s); not sending it again", self.chat_id,
-                                    err)
-                    return
+                        log.warning("chat %s: the %s may have been delivered, but the reply "
+                                    "was lost (%s); not sending it again", self.chat_id,
+                                    kind.value, err)
+                        return True
+                    return outcome.end is _End.DONE
+        return False
 
     async def first_sent(self) -> int | None:
         """Wait until page 1 is on screen; its message id (None if it could not be sent)."""

@@ -18,7 +18,7 @@ from enum import StrEnum
 from telegram import Bot, InputFile
 
 from bot.runs.quota import Cooldowns
-from bot.telegram.delivery.live import LiveMessage
+from bot.telegram.delivery.live import LiveMessage, Upload
 from bot.telegram.delivery.pacer import Pacer
 from bot.view.buttons import Keyboard
 
@@ -83,5 +83,13 @@ class Outbox:
     async def send_document(self, chat_id: int, reply_to: int | None, data: bytes,
                             filename: str, caption: str) -> None:
         """Upload a file with an HTML caption, in reply to `reply_to`."""
-        await self._own(chat_id, reply_to).send_document(InputFile(data, filename=filename),
-                                                         caption)
+        await self._own(chat_id, reply_to).upload(Upload.DOCUMENT,
+                                                  InputFile(data, filename=filename), caption)
+
+    async def send_photo(self, chat_id: int, reply_to: int | None, png: bytes,
+                         caption: str) -> bool:
+        """Send a picture with an HTML caption (at most 1,024 characters), in reply to
+        `reply_to`; whether it was sent (False: the chat cannot be written to, e.g. a user who
+        never started a private chat with the bot)."""
+        return await self._own(chat_id, reply_to).upload(
+            Upload.PHOTO, InputFile(png, filename="course.png"), caption)

@@ -21,6 +21,7 @@ from bot.telegram.handlers import (
     notes,
     quiz,
     settings_menu,
+    stats,
     step,
 )
 
@@ -30,5 +31,5 @@ GATE_GROUP = -1
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(guards.gate_handler(), group=GATE_GROUP)
     app.add_handlers([*step.handlers(app), *quiz.handlers(), *ask.handlers(), *history.handlers(),
-                      *board.handlers(), *settings_menu.handlers(), *notes.handlers(),
-                      *guards.fallback_handlers()])
+                      *board.handlers(), *stats.handlers(), *settings_menu.handlers(),
+                      *notes.handlers(), *guards.fallback_handlers()])

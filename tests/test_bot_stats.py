@@ -1,0 +1,105 @@
+"""/stats through the real Application against the fake Bot API, on SQLite and PostgreSQL:
+the picture (a real PNG, sent with sendPhoto as a multipart upload) and its caption's
+headline figures in both languages, a student's own numbers sent privately, and the polite
+answers to a period it cannot read or a student it cannot write to."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from PIL import Image
+
+from tests.botkit import Glassbox
+from tests.coursekit import ALICE, GROUP, NAMES, TEACHER, seed_course
+from tests.dbkit import Target
+from tests.fakes.server import wire
+from tests.fakes.telegram_objects import Message
+from tests.historykit import reply
+
+WEEK = "/stats 2026-09-01..2026-09-07"
+LAOSHI = 20
+
+
+@pytest.fixture
+def gb_database(db_target: Target) -> Target:
+    return db_target
+
+
+@pytest.fixture
+async def course(gb: Glassbox) -> Glassbox:
+    gb.tg.group(GROUP, "Class 3A")
+    for user, name in NAMES.items():
+        gb.tg.user(user, name, "en")
+    gb.tg.user(LAOSHI, "老师", "zh-hans")
+    gb.tg.admin(GROUP, TEACHER)
+    gb.tg.admin(GROUP, LAOSHI)
+    await seed_course(gb.parts.store)
+    return gb
+
+
+def png_of(message: Message) -> Image.Image:
+    assert message.photo is not None
+    image = Image.open(io.BytesIO(message.photo.content))
+    assert image.format == "PNG" and (image.width, image.height) == (message.photo.width,
+                                                                      message.photo.height)
+    return image
+
+
+async def test_an_admin_gets_the_class_s_picture_in_both_languages(course: Glassbox) -> None:
+    shown = await reply(course, GROUP, TEACHER, WEEK)
+    assert png_of(shown).width == 1080
+    assert shown.text.splitlines() == [
+        "📊 Class 3A · 2026-09-01 to 2026-09-07",
+        "11 questions · 2 lectures · 4 askers",
+        "9 tool calls, 2 failed · /compare differed 1 of 2 · "
+        "/quiz top pick right 2 of 4 rounds · 6,600 tokens",
+        "The course page (larger, with the lists and a CSV): the board's link (/board) "
+        "followed by /course."]
+    sent = next(c for c in course.tg.calls if c.method == "sendPhoto")
+    assert sent.params["parse_mode"] == "HTML"
+
+    zh = await reply(course, GROUP, LAOSHI, WEEK)
+    png_of(zh)
+    assert zh.text.splitlines()[:3] == [
+        "📊 Class 3A · 2026-09-01 至 2026-09-07",
+        "11 个问题 · 2 次课 · 4 人提问",
+        "工具 9 次，失败 2 次 · /compare 数字不同 1/2 · /quiz 首选猜中 2/4 轮 · 6,600 token"]
+
+
+async def test_a_student_gets_their_own_numbers_privately(course: Glassbox) -> None:
+    said = await reply(course, GROUP, ALICE, WEEK)
+    assert said.text == "📊 I sent you your numbers privately."
+    await course.tg.wait(lambda: bool(photos(course, ALICE)))
+    [own] = photos(course, ALICE)
+    png_of(own)
+    assert own.text.splitlines()[1:] == [
+        "4 questions · 2 lectures · 1 asker", "3 tool calls, 1 failed · 2,300 tokens",
+        "(your own questions only)"]
+    assert not photos(course, GROUP)
+
+
+async def test_a_student_the_bot_cannot_write_to_is_told_how(course: Glassbox) -> None:
+    course.tg.errors["sendPhoto"].append(
+        json.loads(wire("telegram/error_403_bot_blocked_by_user.json")))
+    said = await reply(course, GROUP, ALICE, WEEK)
+    assert said.text.startswith("I can't write to you privately yet")
+    assert not photos(course, ALICE) and not photos(course, GROUP)
+
+
+@pytest.mark.parametrize(("words", "answer"), [
+    ("/stats last week", "I can't read that period. Try /stats, /stats 7d or "
+                         "/stats 2026-09-01..2026-12-31."),
+    ("/stats 400d", "A period is at most 366 days long."),
+    ("/stats 2026-12-31..2026-09-01", "The period ends before it starts."),
+    ("/stats 2025-01-01..2025-01-31", "No questions in this period."),
+])
+async def test_what_is_no_period_gets_a_polite_answer(course: Glassbox, words: str,
+                                                      answer: str) -> None:
+    said = await reply(course, GROUP, TEACHER, words)
+    assert said.text == answer
+
+
+def photos(gb: Glassbox, chat_id: int) -> list[Message]:
+    return [m for (chat, _), m in sorted(gb.tg.messages.items()) if chat == chat_id and m.photo]
