@@ -40,14 +40,18 @@ class CourseStats:
     # --- writing ---------------------------------------------------------------------
 
     async def record(self, run_id: int, facts: RunFacts) -> None:
-        """Keep a run's facts (again: they replace what was kept); all or nothing."""
+        """Keep a run's facts (again: they replace what was kept); all or nothing. A run
+        forgotten meanwhile takes none: the update finds no row (on PostgreSQL it waits for a
+        deletion under way), and the row it updates stays locked until the facts are in."""
         async with self.db.transaction() as db:
-            await db.execute(
+            updated = await db.execute(
                 "UPDATE runs SET course_mode = ?, rounds = ?, error_kind = ?, differs = ?,"
                 " quiz_rounds = ?, quiz_right = ? WHERE id = ?",
                 (facts.mode, facts.rounds, facts.error_kind,
                  None if facts.differs is None else int(facts.differs), len(facts.quiz),
                  sum(q.top_right for q in facts.quiz), run_id))
+            if not updated:
+                return
             await db.execute("DELETE FROM tool_calls WHERE run_id = ?", (run_id,))
             await db.execute("DELETE FROM quiz_rounds WHERE run_id = ?", (run_id,))
             if facts.tool_calls:

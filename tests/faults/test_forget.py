@@ -13,16 +13,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.store.db import is_postgres_url
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, SCALE, Glassbox, people, running
+from tests.botkit import ADMIN, ALICE, BOB, GROUP, SCALE, Add, Glassbox, people, running
 from tests.dbkit import Target, execute, query
-from tests.fakes.model import FakeModel, text_reply
+from tests.fakes.model import FakeModel, text_reply, tool_reply
 from tests.fakes.server import Reply
 from tests.fakes.telegram import FakeTelegram
 
@@ -103,12 +106,26 @@ async def where_stored(db: Target, text: str) -> list[str]:
     return found
 
 
+async def referring(db: Target, run_id: int) -> list[str]:
+    """Every table with a `run_id` column that has a row of run `run_id`."""
+    sql = ("SELECT table_name FROM information_schema.columns WHERE table_schema = 'public'"
+           " AND column_name = 'run_id'") if is_postgres_url(db) else (
+           "SELECT m.name FROM sqlite_master AS m, pragma_table_info(m.name) AS c"
+           " WHERE m.type = 'table' AND c.name = 'run_id'")
+    return [table for (table,) in await query(db, sql)
+            if (await query(db, f'SELECT count(*) FROM "{table}" WHERE run_id = ?',
+                            (run_id,)))[0][0]]
+
+
 async def test_a_forgotten_run_leaves_no_summary_and_is_never_sent_again(
         db_target: Target) -> None:
     async with bot(db_target) as gb:
         answers = await thread(gb, db_target)
+        [(run_id,)] = await query(db_target, "SELECT id FROM runs WHERE n = 1")
+        assert await referring(db_target, run_id)  # its steps, its messages
         assert await reply(gb, ALICE, "/forget 1") == "Run #1 is deleted."
         assert await where_stored(db_target, MARK) == []
+        assert await referring(db_target, run_id) == []
 
         before = len(gb.model.bodies)
         await ask(gb, "Thanks!", answers[-1], text_reply("Summary: ReAct; CoT."),
@@ -225,6 +242,25 @@ async def test_a_follow_up_queued_while_its_run_is_forgotten_starts_a_thread(
         assert await query(db_target, "SELECT parent_id FROM runs WHERE question = ?",
                            ("And then?",)) == [(None,)]
         assert await where_stored(db_target, MARK) == []
+
+
+async def test_a_run_forgotten_while_it_runs_ends_cleanly_and_leaves_nothing(
+        db_target: Target, caplog: pytest.LogCaptureFixture) -> None:
+    """Alice forgets her question while its second round is under way: the run still ends
+    on screen, and what it makes at its end (its steps, its answer, its course facts) is
+    not stored for a run that is gone."""
+    async with bot(db_target, tools=(Add(),)) as gb:
+        release = threading.Event()
+        gb.model.push(tool_reply(("add", {"a": 2, "b": 3}), content=f"Add for {MARK}."),
+                      held(release, text_reply(f"It is 5, {MARK}.")))
+        asked = gb.tg.send(GROUP, ALICE, f"/ask {SECRET}: what is 2 + 3?")
+        await gb.tg.wait(lambda: len(gb.model.bodies) == 2)  # the second round is out
+        assert await reply(gb, ALICE, "/forget 1") == "Run #1 is deleted."
+        release.set()
+        assert "It is 5" in (await gb.answer_to(GROUP, asked)).text
+        assert await where_stored(db_target, MARK) == []
+        assert await query(db_target, "SELECT count(*) FROM tool_calls") == [(0,)]
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
 def held(release: threading.Event, reply: Reply) -> Callable[[dict[str, Any]], Reply]:
