@@ -12,6 +12,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import NoDecode
 
 from agent.settings import AgentSettings
+from bot.store import database_url
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -146,8 +147,8 @@ class BotSettings(AgentSettings):
     @classmethod
     def _database_url(cls, value: SecretStr) -> SecretStr:
         url = value.get_secret_value().strip()
-        if url and not url.startswith(("postgresql://", "postgres://")):
-            raise ValueError("expected a postgresql:// or postgres:// URL, or nothing")
+        if url:
+            database_url.check(url)
         return SecretStr(url)
 
     def database(self) -> Path | str:

@@ -17,20 +17,26 @@ import asyncio
 import sys
 from pathlib import Path
 
+from bot.store import database_url
 from bot.store.copy import TargetInUse, copy_store, report_lines
-from bot.store.db import DatabaseUnreachable, is_postgres_url, redact_url
+from bot.store.db import DatabaseUnreachable, is_postgres_url
 from bot.store.transcripts import Store
 
 
 def database(value: str) -> Path | str:
     """A database argument as Store.open takes it."""
     if is_postgres_url(value):
+        try:
+            database_url.check(value)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(f"that URL cannot be read: {err}") from None
         return value
     if value.startswith("sqlite:///"):
         return Path(value.removeprefix("sqlite:///"))
     if "://" in value:
         raise argparse.ArgumentTypeError(
-            f"expected sqlite:///PATH, a file path or a postgresql:// URL, not {redact_url(value)}")
+            f"expected sqlite:///PATH, a file path or a postgresql:// URL, not "
+            f"{database_url.redact(value)}")
     return Path(value)
 
 

@@ -20,11 +20,13 @@ from enum import Enum
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import urlsplit, urlunsplit
 
 import aiosqlite
 
+from bot.store.database_url import blank, redact
+
 log = logging.getLogger(__name__)
+
 Row = Any
 """A row: indexable by position and by column name (sqlite3.Row, asyncpg.Record)."""
 
@@ -65,19 +67,8 @@ def is_postgres_url(target: object) -> bool:
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
 
-def redact_url(url: str) -> str:
-    """The URL without its password (for messages and logs)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    host = f"[{host}]" if ":" in host else host
-    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
-
-
 class DatabaseUnreachable(Exception):
-    """The database could not be opened (its words carry no password)."""
+    """The database could not be opened or set up, at start (its words carry no password)."""
 
 
 class StoreUnavailable(Exception):
@@ -235,13 +226,9 @@ class PostgresDb:
         try:
             pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size,
                                              timeout=timeout_s, command_timeout=60)
-        except (TimeoutError, OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as err:
-            password = urlsplit(url).password
-            words = str(err) or type(err).__name__
-            if password:
-                words = words.replace(password, "***")
-            raise DatabaseUnreachable(
-                f"cannot reach the PostgreSQL database at {redact_url(url)} ({words})") from None
+        except Exception as err:  # at start, whatever it is: one line, never the password
+            raise DatabaseUnreachable(f"cannot reach {described(url)} "
+                                      f"({words_of(err, url)})") from None
         return cls(pool, url)
 
     async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
@@ -277,4 +264,21 @@ async def open_db(target: Path | str) -> SqliteDb | PostgresDb:
     """PostgreSQL for a `postgresql://` (or `postgres://`) URL, else the SQLite file."""
     if is_postgres_url(target):
         return await PostgresDb.open(str(target))
-    return await SqliteDb.open(Path(target))
+    try:
+        return await SqliteDb.open(Path(target))
+    except Exception as err:  # a folder it may not create, a file that is no database
+        raise DatabaseUnreachable(f"cannot open {described(target)} "
+                                  f"({words_of(err, target)})") from None
+
+
+def described(target: Path | str) -> str:
+    """The database at `target` in words, its password left out."""
+    if is_postgres_url(target):
+        return f"the PostgreSQL database at {redact(str(target))}"
+    return f"the SQLite database at {target}"
+
+
+def words_of(err: BaseException, target: Path | str) -> str:
+    """What `err` says, without any secret of `target`'s URL."""
+    words = str(err) or type(err).__name__
+    return blank(words, target) if isinstance(target, str) else words

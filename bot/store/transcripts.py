@@ -29,7 +29,17 @@ from bot.store.api_sessions import ApiSessions
 from bot.store.boards import Boards
 from bot.store.chat_settings import ChatSettingsTable
 from bot.store.course_stats import CourseStats
-from bot.store.db import Db, Dialect, PostgresDb, SqliteDb, StoreUnavailable, open_db
+from bot.store.db import (
+    DatabaseUnreachable,
+    Db,
+    Dialect,
+    PostgresDb,
+    SqliteDb,
+    StoreUnavailable,
+    described,
+    open_db,
+    words_of,
+)
 from bot.store.endpoints import EndpointsTable
 from bot.store.forgetting import delete_runs
 from bot.store.kinds import ConversationKind
@@ -104,14 +114,18 @@ class Store:
     @classmethod
     async def open(cls, where: Path | str) -> Store:
         """Open (or create) the database and bring its schema up to date: the SQLite file at
-        a path, or the PostgreSQL database of a `postgresql://` URL
-        (db.DatabaseUnreachable when that cannot be reached)."""
+        a path, or the PostgreSQL database of a `postgresql://` URL (db.DatabaseUnreachable,
+        in words without the password, when either fails)."""
         db = await open_db(where)
         try:
             if isinstance(db, PostgresDb):
                 await migrate_pg(db.pool)
             else:
                 await migrate(db.raw)
+        except Exception as err:
+            await db.close()
+            raise DatabaseUnreachable(f"cannot set up the tables of {described(where)} "
+                                      f"({words_of(err, where)})") from None
         except BaseException:
             await db.close()
             raise

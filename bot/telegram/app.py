@@ -9,7 +9,6 @@ import gc
 import logging
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 from telegram import Update
 from telegram.error import Conflict, NetworkError
@@ -22,6 +21,7 @@ from bot.runs.quota import Cooldowns
 from bot.runs.services import Shared
 from bot.runs.uploads import UploadGate
 from bot.settings import BotSettings
+from bot.store import database_url
 from bot.store.db import StoreUnavailable
 from bot.telegram.admins import Admins
 from bot.telegram.context import CONTEXT_TYPES, BotData, Context, Parts
@@ -169,7 +169,8 @@ async def _apologise(update: Update, context: Context, key: str) -> None:
 
 
 class Redact(logging.Filter):
-    """Blank out secrets (the bot token, the API key) in every log line."""
+    """Blank out secrets (the bot token, the API key, the database's password as written
+    and decoded) in every log line."""
 
     def __init__(self, secrets: Sequence[str]) -> None:
         super().__init__()
@@ -197,6 +198,13 @@ def _not_bootstrap_abort(record: logging.LogRecord) -> bool:
     return not ("Network Retry Loop (Bootstrap " in message and "Aborting" in message)
 
 
+def redaction(settings: BotSettings) -> Redact:
+    """The filter that blanks every secret of `settings`."""
+    return Redact([settings.telegram_bot_token.get_secret_value(),
+                   settings.openai_api_key.get_secret_value(),
+                   *database_url.secrets(settings.database_url.get_secret_value())])
+
+
 def setup_logging(settings: BotSettings) -> Redact:
     """Log lines to stderr, each kind rate-limited, with the secrets blanked out; the
     secrets' filter, for other output."""
@@ -204,9 +212,7 @@ def setup_logging(settings: BotSettings) -> Redact:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("httpx").setLevel(logging.WARNING)  # its INFO lines hold the bot URL
     logging.getLogger("telegram.ext").addFilter(_not_bootstrap_abort)
-    redact = Redact([settings.telegram_bot_token.get_secret_value(),
-                     settings.openai_api_key.get_secret_value(),
-                     urlsplit(settings.database_url.get_secret_value()).password or ""])
+    redact = redaction(settings)
     for handler in logging.getLogger().handlers:
         handler.addFilter(RateLimit())  # first: a line it drops is never formatted
         handler.addFilter(redact)
