@@ -7,6 +7,10 @@ REF's code (a temporary git worktree), side by side in one table.
 - flood: 1,100 connections each sending half a request head, the bot at a soft limit of
   1,024 open files: /healthz probes answered (one a second for 15 s), and how many of the
   1,100 the bot has closed 30 s later;
+- trickle: 650 connections each sending a whole head announcing a body, then a byte of it
+  a second, the bot in webhook mode at a hard limit of 1,024 open files: /healthz probes
+  answered (one a second for 15 s), whether a webhook call meanwhile is answered, and how
+  many of the 650 the bot has closed 10 s later;
 - reset: a board's open stream when the link is reset and a question asked next: what it
   is sent in 10 s, and whether it ends;
 - hub: the hub's memory per chat after 12 runs of a 40 KB answer in each of 200 chats
@@ -35,7 +39,14 @@ from bench.scale import checkout
 from tests.botkit import ALICE, people
 from tests.fakes.model import FakeModel, text_reply
 from tests.fakes.telegram import FakeTelegram
-from tests.faults.hostile import closed_by_the_server, half_open, healthz, status_while_sending
+from tests.faults.hostile import (
+    body_head,
+    closed_by_the_server,
+    half_open,
+    healthz,
+    send_a_byte,
+    status_while_sending,
+)
 from tests.faults.process import ROOT, BotProcess, bot_process, free_port, listening
 
 HOOK = "/tg-hook"
@@ -156,6 +167,37 @@ def flood(code: Path, work: Path) -> Figures:
             "flood: half-open closed by the bot within 30 s": f"{closed} of {len(socks)}"}
 
 
+def trickle(code: Path, work: Path) -> Figures:
+    port = free_port()
+    with FakeTelegram() as tg, FakeModel(default=lambda body: text_reply("Here.")) as model:
+        people(tg)
+        with bot_process(tg, model, work, code=code, open_files=1024, hard_limit=True,
+                         HTTP_LISTEN=f"127.0.0.1:{port}",
+                         WEBHOOK_URL=f"http://127.0.0.1:{port}{HOOK}"):
+            _wait("the bot's start", lambda: listening(port) and bool(tg.webhook), 60)
+            socks = [*half_open(port, 325, body_head(HOOK)),
+                     *half_open(port, 325, body_head("/api/v1/chat"))]
+            try:
+                answered = 0
+                for n in range(15):
+                    second = time.monotonic() + 1
+                    send_a_byte(socks)
+                    answered += healthz(port, timeout=1) == 200
+                    if n == 0:
+                        tg.send(ALICE, ALICE, "/ask are you there?")
+                    time.sleep(max(0.0, second - time.monotonic()))
+                hook = any("Here." in m.text for m in tg.bot_messages(ALICE))
+                closed = closed_by_the_server(socks, 10)
+            finally:
+                for sock in socks:
+                    sock.close()
+    return {"trickle: /healthz during 650 trickled bodies (hard limit 1,024)":
+            f"{answered} of 15 answered",
+            "trickle: a webhook call during them": "answered" if hook else "not answered",
+            "trickle: trickling connections closed by the bot 10 s later":
+            f"{closed} of {len(socks)}"}
+
+
 def reset(code: Path, work: Path) -> Figures:
     with _bot(code, work) as (tg, port):
         tg.send(ALICE, ALICE, "/board")
@@ -196,25 +238,32 @@ def hub(code: Path, work: Path) -> Figures:
             f"{float(done.stdout):.0f} KB"}
 
 
-def measure(code: Path, label: str) -> Figures:
+def measure(code: Path, label: str, attacks: list[Callable[[Path, Path], Figures]]
+            ) -> Figures:
     figures: Figures = {}
-    for attack in (webhook, flood, reset, hub):
+    for attack in attacks:
         print(f"{attack.__name__}: {label} …", file=sys.stderr)
         with tempfile.TemporaryDirectory(prefix="glassbox-hostile-") as tmp:
             figures.update(attack(code, Path(tmp)))
     return figures
 
 
+ATTACKS = [webhook, flood, trickle, reset, hub]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.hostile", description=__doc__)
     parser.add_argument("--against", metavar="REF", help="also measure this git ref first")
+    parser.add_argument("--only", nargs="+", choices=[a.__name__ for a in ATTACKS],
+                        help="these attacks only")
     args = parser.parse_args(argv)
+    attacks = [a for a in ATTACKS if not args.only or a.__name__ in args.only]
     with contextlib.ExitStack() as stack:
         columns = []
         if args.against:
             columns.append((args.against, measure(stack.enter_context(checkout(args.against)),
-                                                  args.against)))
-        columns.append(("this checkout", measure(ROOT, "this checkout")))
+                                                  args.against, attacks)))
+        columns.append(("this checkout", measure(ROOT, "this checkout", attacks)))
     names = list(columns[-1][1])
     print("| Attack | " + " | ".join(label for label, _ in columns) + " |")
     print("|---|" + "---|" * len(columns))

@@ -27,8 +27,9 @@ from bot.runs.services import Shared
 from bot.settings import BotSettings
 from bot.telegram.app import App, build_app
 from bot.telegram.delivery.pacer import Limits
-from bot.telegram.webhook import webhook_routes
-from bot.web.guard import GuardedH11, connection_cap, raise_descriptor_limit
+from bot.telegram.webhook import webhook_path, webhook_routes
+from bot.web.gate import ConnectionLimits, Gate, connection_cap, raise_descriptor_limit
+from bot.web.guard import server_config
 from bot.web.routes import web_app
 
 log = logging.getLogger("bot")
@@ -137,17 +138,17 @@ async def _http(app: App, settings: BotSettings,
         yield set()
         return
     descriptors = raise_descriptor_limit()
-    cap = connection_cap(descriptors, settings.max_concurrent_runs)
+    reserved = ["/healthz", *([webhook_path(settings)] if settings.webhook_url else [])]
+    limits = ConnectionLimits.of(connection_cap(descriptors, settings.max_concurrent_runs),
+                                 reserved)
     http = web_app(app.bot_data.shared, settings, webhook_routes(app, settings))
-    config = uvicorn.Config(http, log_config=None, access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=2, http=GuardedH11,
-                            limit_concurrency=cap, timeout_keep_alive=5,
-                            h11_max_incomplete_event_size=16 * 1024)
-    server = _Server(config)
+    server = _Server(server_config(http, Gate(limits)))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     host, port = sock.getsockname()[:2]
     log.info("HTTP server on http://%s:%s (links use %s; at most %d connections of %d open "
-             "files)", host, port, settings.base_url(), cap, descriptors)
+             "files, %d per client address, the last %d for %s)", host, port,
+             settings.base_url(), limits.cap, descriptors, limits.per_client, limits.reserve,
+             " and ".join(reserved))
     try:
         yield {task}
     finally:

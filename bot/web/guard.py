@@ -1,96 +1,176 @@
-"""What keeps the HTTP server up when connections are opened and left half-sent: a deadline
-for each request head, a cap on connections, and a descriptor limit raised at start.
+"""What keeps the HTTP server up when clients send slowly or not at all: every request must
+come whole in time (its head within 10 s, head and body within 30 s, the body at a least
+rate meanwhile), a connection answered before its body was read is closed, and the gate
+(bot/web/gate.py) caps connections as they open.
 
-Without them every connection that sends half a request head is held forever (uvicorn's
-keep-alive timeout only starts after a response), so 1,100 of them used all 1,024
-descriptors of the usual soft limit: /healthz, the boards, the API and the webhook all
-stopped answering for as long as they were held.
+Without them a connection is held for as long as its client likes: uvicorn's keep-alive
+timeout starts only after a response, and each byte of a body stops it again. 1,100
+half-sent heads used all 1,024 descriptors of the usual soft limit; 650 clients sending a
+head then one byte of its body a second took every connection the server would hold.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import resource
+import enum
+from dataclasses import dataclass
 from typing import Any
 
 import h11
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-log = logging.getLogger(__name__)
+from bot.web.gate import Gate, Reserved
 
-HEAD_TIMEOUT_S = 10.0
-"""A request head (the request line and headers, at most h11's 16 KB) must have come this
-long after the connection opened, or after its first byte when it follows a response."""
-RESERVE_BASE = 256
-"""Descriptors kept from the HTTP server for everything else: the Bot API's connections,
-the database, log files, the tools' upstreams…"""
-RESERVE_PER_RUN = 2
-"""… and per run that may be running at once (its model stream and a tool's request)."""
-MAX_CONNECTIONS = 4096
-"""Connections held at most, however many descriptors there are (each may hold a 16 KB
-head being read)."""
+KEEP_ALIVE_S = 5
 
 
-def raise_descriptor_limit() -> int:
-    """Raise the soft limit of open files to the hard one (a process may); the limit now."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY or hard > soft:
-        target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-            soft = target
-        except (ValueError, OSError) as err:
-            log.warning("could not raise the open-files limit from %d: %s", soft, err)
-    return soft
+@dataclass(frozen=True)
+class Timing:
+    head_s: float = 10.0
+    """A request head (the request line and headers, at most h11's 16 KB) must have come
+    this long after the connection opened, or after its first byte when it follows a
+    response."""
+    request_s: float = 30.0
+    """The whole request, head and body, must have come this long after it began (a
+    webhook's 1 MB at 35 KB/s)."""
+    window_s: float = 5.0
+    min_bytes: int = 1024
+    """A body must bring at least this many bytes in every `window_s` (or end), unless the
+    application has not read what came."""
+    linger_s: float = 2.0
+    """A response sent before its request's body was read: the connection reads and drops
+    what comes for this long, so the client sees the response before the close."""
 
 
-def connection_cap(descriptors: int, max_concurrent_runs: int) -> int:
-    """Connections the HTTP server may hold with `descriptors` open files in all."""
-    reserve = RESERVE_BASE + RESERVE_PER_RUN * max_concurrent_runs
-    return max(16, min(MAX_CONNECTIONS, descriptors - reserve))
+class Phase(enum.Enum):
+    HEAD = "head"  # a request head is coming
+    BODY = "body"  # its body is coming
+    SERVED = "served"  # nothing more is owed: the application answers, or keep-alive waits
+    LINGER = "linger"  # answered with the body unread: what comes is dropped until the close
 
 
 class GuardedH11(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with a deadline for each request head, and a connection
-    past the server's limit (`Config.limit_concurrency`) closed as soon as it opens.
+    """uvicorn's HTTP/1.1 protocol with each request timed (`timing`) and each connection
+    counted by `gate` (a new one it refuses is closed as it opens, never read). Made per
+    server by `guarded_h11`.
 
     `their_state` is h11's public state of the client's side: IDLE until a request head
-    has been read whole."""
+    has been read whole, SEND_BODY while its body comes."""
+
+    gate: Gate
+    timing: Timing
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._head_deadline: asyncio.TimerHandle | None = None
+        self._watch: asyncio.TimerHandle | None = None
+        self._phase = Phase.SERVED
+        self._began = 0.0
+        self._received = 0
+        self._window_from = 0
+        self._client: str | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        limit = self.limit_concurrency
-        if limit is not None and len(self.connections) >= limit:
+        peer = transport.get_extra_info("peername")
+        client = str(peer[0]) if isinstance(peer, tuple) else ""
+        if not self.gate.admit(client):
             transport.abort()  # never counted, never read: its descriptor is freed now
             return
+        self._client = client
         super().connection_made(transport)  # type: ignore[arg-type]
-        self._arm()
+        self._begin()
 
     def data_received(self, data: bytes) -> None:
+        if self._phase is Phase.LINGER:
+            return
+        self._received += len(data)
         super().data_received(data)
-        if self.conn.their_state is not h11.IDLE:
-            self._disarm()
-        elif self._head_deadline is None and not self.transport.is_closing():
-            self._arm()  # a head begins after a response: it gets its own deadline
+        self._follow()
+
+    def on_response_complete(self) -> None:
+        if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+            self._linger()
+        super().on_response_complete()
+        if self._phase is not Phase.LINGER and self.conn.their_state is not h11.IDLE:
+            self._follow()  # a request pipelined behind this one has begun
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        if self.transport is not None:  # not refused in connection_made
+        self._stop_watch()
+        if self._client is not None:  # not refused in connection_made
+            self.gate.release(self._client)
+            self._client = None
             super().connection_lost(exc)
 
-    def _arm(self) -> None:
-        self._head_deadline = self.loop.call_later(HEAD_TIMEOUT_S, self._head_late)
+    def _begin(self) -> None:
+        """A request begins: its head is due."""
+        self._phase = Phase.HEAD
+        self._began = self.loop.time()
+        self._watch_in(self.timing.head_s)
 
-    def _disarm(self) -> None:
-        if self._head_deadline is not None:
-            self._head_deadline.cancel()
-            self._head_deadline = None
+    def _follow(self) -> None:
+        """Time what the client's side of h11 is doing now."""
+        state = self.conn.their_state
+        if self.transport.is_closing():
+            self._stop_watch()
+        elif state is h11.IDLE:  # bytes of a head came
+            if self._phase is Phase.SERVED:
+                self._begin()  # a head begins after a response: it gets its own deadline
+        elif state is h11.SEND_BODY:
+            if self._phase is not Phase.BODY:
+                if self._phase is Phase.SERVED:  # pipelined: it began when it was read
+                    self._began = self.loop.time()
+                self._phase = Phase.BODY
+                self._window_from = self._received
+                self._watch_in(self._next_window())
+        elif self._phase is not Phase.SERVED:
+            self._phase = Phase.SERVED
+            self._stop_watch()
 
-    def _head_late(self) -> None:
-        self._head_deadline = None
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            self.transport.abort()
+    def _linger(self) -> None:
+        self._phase = Phase.LINGER
+        if self.transport.can_write_eof():
+            self.transport.write_eof()  # the response goes out whole, then the FIN
+        self._watch_in(self.timing.linger_s)
+
+    def _next_window(self) -> float:
+        left = self._began + self.timing.request_s - self.loop.time()
+        return max(0.0, min(self.timing.window_s, left))
+
+    def _watch_in(self, seconds: float) -> None:
+        self._stop_watch()
+        self._watch = self.loop.call_later(seconds, self._check)
+
+    def _stop_watch(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
+
+    def _check(self) -> None:
+        self._watch = None
+        if self.transport.is_closing():
+            return
+        if self._phase is Phase.BODY:
+            late = self.loop.time() >= self._began + self.timing.request_s
+            slow = (self._received - self._window_from < self.timing.min_bytes
+                    and not self.flow.read_paused)
+            if not (late or slow):
+                self._window_from = self._received
+                self._watch_in(self._next_window())
+                return
+        elif self._phase is Phase.HEAD and self.conn.their_state is not h11.IDLE:
+            return
+        self.transport.abort()
+
+
+def guarded_h11(gate: Gate, timing: Timing) -> type[GuardedH11]:
+    """The protocol class of one server: its connections counted by `gate`."""
+    return type("GuardedH11", (GuardedH11,), {"gate": gate, "timing": timing})
+
+
+def server_config(app: Any, gate: Gate, timing: Timing = Timing()) -> uvicorn.Config:
+    """uvicorn's configuration for `app` behind the gate and the guard: no log config of
+    its own, no access log, no lifespan; two seconds for open requests at a shutdown."""
+    return uvicorn.Config(Reserved(app, gate), log_config=None, access_log=False,
+                          lifespan="off", timeout_graceful_shutdown=2,
+                          http=guarded_h11(gate, timing), timeout_keep_alive=KEEP_ALIVE_S,
+                          h11_max_incomplete_event_size=16 * 1024)

@@ -4,13 +4,17 @@ the fault tests and bench/hostile.py."""
 
 from __future__ import annotations
 
+import contextlib
 import select
 import socket
 import time
-import urllib.request
 from collections.abc import Iterator
+from http.client import HTTPConnection, HTTPException
 
 HALF_HEAD = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow"
+ATTACKER = "127.0.0.2"
+"""The local address attacks come from: the bot's own clients (the fake Bot API's webhook
+calls, the health checks) use 127.0.0.1, another client to the bot."""
 
 
 def status_while_sending(port: int, head: bytes, chunks: Iterator[bytes],
@@ -44,16 +48,24 @@ def status_while_sending(port: int, head: bytes, chunks: Iterator[bytes],
     return int(line[1]) if len(line) > 1 else None
 
 
-def half_open(port: int, count: int) -> list[socket.socket]:
-    """`count` connections to the local `port`, each sending half a request head (those
-    that connect within a second)."""
+def body_head(path: str, length: int = 100_000) -> bytes:
+    """A whole request head announcing a body of `length` bytes, for `path`."""
+    return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {length}\r\n\r\n").encode()
+
+
+def half_open(port: int, count: int, head: bytes = HALF_HEAD,
+              source: str = ATTACKER) -> list[socket.socket]:
+    """`count` connections to the local `port` from the local address `source`, each
+    sending `head` (by default half a request head); those that connect within a second."""
     opened = []
     for _ in range(count):
         sock = socket.socket()
         sock.settimeout(1)
         try:
+            sock.bind((source, 0))
             sock.connect(("127.0.0.1", port))
-            sock.sendall(HALF_HEAD)
+            sock.sendall(head)
         except OSError:
             sock.close()
             continue
@@ -61,14 +73,24 @@ def half_open(port: int, count: int) -> list[socket.socket]:
     return opened
 
 
-def healthz(port: int, timeout: float = 5) -> int | None:
-    """GET /healthz's status (None: no answer within `timeout`)."""
+def send_a_byte(socks: list[socket.socket]) -> None:
+    """One more byte on each of `socks` (those the server has closed are passed over)."""
+    for sock in socks:
+        with contextlib.suppress(OSError):
+            sock.send(b" ")
+
+
+def healthz(port: int, timeout: float = 5, source: str = "127.0.0.1") -> int | None:
+    """GET /healthz's status (None: no answer within `timeout`), asked from the local
+    address `source`."""
+    http = HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0))
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz",
-                                    timeout=timeout) as reply:
-            return int(reply.status)
-    except OSError:
+        http.request("GET", "/healthz")
+        return http.getresponse().status
+    except (OSError, HTTPException):
         return None
+    finally:
+        http.close()
 
 
 def closed_by_the_server(socks: list[socket.socket], within: float) -> int:

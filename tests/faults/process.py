@@ -36,9 +36,9 @@ def listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def _soft_files(limit: int) -> None:
+def _open_files(limit: int, hard: bool) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE,
-                       (limit, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+                       (limit, limit if hard else resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 
 
 @dataclass
@@ -58,11 +58,12 @@ class BotProcess:
 
 @contextlib.contextmanager
 def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path, *,
-                open_files: int | None = None, code: Path = ROOT,
-                **env: str) -> Iterator[BotProcess]:
+                open_files: int | None = None, hard_limit: bool = False,
+                code: Path = ROOT, **env: str) -> Iterator[BotProcess]:
     """Start `python -m bot` in `workdir` (the database is `workdir/g.sqlite3`) with the
     calculator as its only tool and no HTTP server; `env` adds or overrides settings;
-    `open_files`: its soft limit of open files (as a shell's `ulimit -n` sets it); `code`:
+    `open_files`: its soft limit of open files (as a shell's `ulimit -n` sets it), and its
+    hard one too with `hard_limit` (as a container or a service manager may set it); `code`:
     the checkout whose bot runs (the bench measures another ref's too). Killed if still
     running."""
     values = {"PATH": os.environ["PATH"], "PYTHONPATH": str(code),
@@ -75,7 +76,7 @@ def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path, *,
         proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=workdir, env=values,
                                 stdout=out, stderr=subprocess.STDOUT,
                                 preexec_fn=None if open_files is None
-                                else lambda: _soft_files(open_files))
+                                else lambda: _open_files(open_files, hard_limit))
     try:
         yield BotProcess(proc, log)
     finally:

@@ -1,6 +1,7 @@
 """Connections opened and left half-sent (a slow or hostile client), against `python -m bot`
 with the usual soft limit of 1,024 open files: /healthz still answers meanwhile, and every
-half-sent connection is closed once its request head is late."""
+half-sent connection is closed once its request head is late (those past its address's share
+of the connections at once), after which its address is served again."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.web.guard import HEAD_TIMEOUT_S
+from bot.web.guard import Timing
 from tests.botkit import people
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
-from tests.faults.hostile import closed_by_the_server, half_open, healthz
+from tests.faults.hostile import ATTACKER, closed_by_the_server, half_open, healthz
 from tests.faults.process import bot_process, free_port, listening
 
 HALF_OPEN = 1100
@@ -48,10 +49,11 @@ async def test_half_open_connections_leave_healthz_answering_and_are_closed(
                 started = time.monotonic()
                 answered = [healthz(port) for _ in range(3)]
                 assert answered == [200, 200, 200]
-                closed = closed_by_the_server(socks, HEAD_TIMEOUT_S + 15)
+                closed = closed_by_the_server(socks, Timing().head_s + 15)
                 took = time.monotonic() - started
                 assert closed == len(socks), f"{closed} closed in {took:.0f} s"
                 assert healthz(port) == 200
+                assert healthz(port, source=ATTACKER) == 200  # its share is free again
             finally:
                 for sock in socks:
                     sock.close()
