@@ -27,7 +27,7 @@ from typing import Any, Literal
 from agent.events import Answer, Event, Note, Thought
 from agent.model.endpoint_memory import Lesson
 from agent.model.model_client import ModelClient
-from agent.protocols.embedded_calls import computes_in_code, named_as_code
+from agent.protocols.embedded_calls import asks_about_tools, computes_in_code, named_as_code
 from agent.protocols.native import NativeRounds
 from agent.protocols.rounds import CallsToRun, Rounds
 from agent.protocols.text_protocol import Act, parse_reply
@@ -115,14 +115,16 @@ class AutoRounds:
 
     def _answered_instead(self, item: object) -> Why | None:
         """Why an answer given before any call is no answer: it is a call written as the
-        text protocol's Action line, describes a call instead of making it, or (with
-        `calculate` at hand) works the question's numbers in code."""
+        text protocol's Action line, describes a call instead of making it (unless the
+        question is about the tools), or (with `calculate` at hand) works the question's
+        numbers in code."""
         if not isinstance(item, Answer) or self._done:
             return None
         step = parse_reply(item.text)
         if isinstance(step, Act) and step.tool in self.native.tools:
             return "as_text"
-        if named_as_code(item.text, self.native.tools):
+        if named_as_code(item.text, self.native.tools) and not asks_about_tools(
+                self.question, self.native.tools):
             return "described"
         if "calculate" in self.native.tools and computes_in_code(item.text, self.question):
             return "code"

@@ -96,6 +96,17 @@ def named_as_code(content: str, tools: Iterable[str]) -> str:
     return ""
 
 
+_ABOUT_TOOLS = ("tool", "工具")
+
+
+def asks_about_tools(question: str, tools: Iterable[str]) -> bool:
+    """Whether `question` is about the tools themselves ("Which tools do you have?", "What
+    does calculate do?"): an answer naming one then answers it, and describes no call it
+    should have made. Plain substring search: linear."""
+    lowered = question.lower()
+    return any(word in lowered for word in (*_ABOUT_TOOLS, *tools))
+
+
 _NUMBER = re.compile(r"\d++(?:[.,]\d++)*+")
 _FENCE = "```"
 
