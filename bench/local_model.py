@@ -302,8 +302,10 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None,
 async def _one(q: Question, client: ModelClient, settings: AgentSettings,
                box: Toolbox) -> Outcome:
     started = time.monotonic()
+    # Each question as one student's chat, as a class asks: the endpoint learns what it
+    # would learn there (agent/model/endpoint_memory.py counts chats).
     events = [event async for event in run_react(q.text, client=client, settings=settings,
-                                                 tools=box.tools)]
+                                                 tools=box.tools, source=q.id)]
     return outcome_of(q, events, time.monotonic() - started)
 
 
