@@ -124,12 +124,11 @@ async def test_one_question_about_tools_does_not_switch_every_chat(cls: Class) -
         assert "Ask me a sum and I will call it." in shown.text
         assert "described a tool call" not in shown.text  # it answers about the tools
         assert offered_tools(bodies) == [True]
-        assert (await stored(gb)) == EndpointMemory((await stored(gb)).endpoint)
+        assert not (await stored(gb)).learned()
         for chat, user in (*OTHER_CHATS, (BOB, BOB), (GROUP, ALICE)):
             answer, bodies = await ask(gb, chat, user)
-            assert "5" in answer.text
+            assert "2 + 3 = 5." in answer.text
             assert "did not use function calling properly" not in answer.text
-            assert "不正确" not in answer.text
             assert all(offered_tools(bodies)) and len(bodies) == 2  # the call, the answer
     async with cls.bot() as gb:  # a restart reads what the store kept
         for chat, user in ((ALICE, ALICE), (BOB, BOB)):
