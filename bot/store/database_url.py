@@ -15,6 +15,7 @@ ENCODE = "percent-encode it ('/' as %2F, '?' as %3F, '#' as %23, '@' as %40, '%'
 PORT = re.compile(r"[0-9]{1,5}")
 IPV6_HOST = re.compile(r"\[[^\]]+\](?::(.*))?")
 PIECE_CUTS = re.compile(r"[/?#@]")
+QUERY_PASSWORD = re.compile(r"[?&]password=([^&#]*)")
 MIN_PIECE = 4
 """A piece of a password cut at '/', '?', '#' or '@' (where a parser may have cut it, and
 quoted a piece) is blanked in the log from this length: a shorter one is common text."""
@@ -35,13 +36,21 @@ def _authority_end(rest: str) -> int:
     return min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
 
 
+def _late_at(rest: str, end: int) -> int:
+    """Where an '@' after the host part ends a password cut short by a '/', '?' or '#' it
+    holds; -1 if none does (an '@' after a '=' is a query's value: `?user=teacher@corp`)."""
+    at = rest.find("@", end)
+    return at if at >= 0 and "=" not in rest[end:at] else -1
+
+
 def _split(url: str) -> _Parts | None:
     head, sep, rest = url.partition("://")
     if not sep:
         return None
-    at = rest.rfind("@", 0, _authority_end(rest))
-    if at < 0:  # an '@' after a '/', '?' or '#' ends a password that holds one of them
-        at = rest.find("@")
+    end = _authority_end(rest)
+    at = rest.rfind("@", 0, end)
+    if at < 0:
+        at = _late_at(rest, end)
     if at < 0:
         return _Parts(head + sep, "", rest)
     return _Parts(head + sep, rest[:at], rest[at + 1:])
@@ -56,7 +65,7 @@ def check(url: str) -> None:
     rest = url.partition("://")[2]
     end = _authority_end(rest)
     authority, tail = rest[:end], rest[end:]
-    if "@" not in authority and "@" in tail:
+    if "@" not in authority and _late_at(rest, end) >= 0:
         raise ValueError("its password (or user name) holds a '/', '?' or '#' as it is, so "
                          f"the host cannot be told from it; {ENCODE}")
     userinfo, _, hosts = authority.rpartition("@")
@@ -94,14 +103,18 @@ def redact(url: str) -> str:
 
 
 def secrets(url: str) -> list[str]:
-    """What of `url` a log line must never show, longest first: its password as written,
-    decoded, and its pieces between '/', '?', '#' and '@'."""
+    """What of `url` a log line must never show, longest first: its password as written
+    (before the host, or a query's `password=`), decoded, and its pieces between '/', '?',
+    '#' and '@'."""
     parts = _split(url)
-    password = parts.userinfo.partition(":")[2] if parts is not None else ""
-    if not password:
+    if parts is None:
         return []
-    pieces = {p for p in PIECE_CUTS.split(password) if len(p) >= MIN_PIECE}
-    return sorted({password, unquote(password), *pieces}, key=len, reverse=True)
+    passwords = {parts.userinfo.partition(":")[2], *QUERY_PASSWORD.findall(parts.rest)}
+    found: set[str] = set()
+    for password in passwords - {""}:
+        found |= {password, unquote(password),
+                  *(p for p in PIECE_CUTS.split(password) if len(p) >= MIN_PIECE)}
+    return sorted(found, key=len, reverse=True)
 
 
 def blank(text: str, url: str) -> str:

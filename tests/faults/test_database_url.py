@@ -101,6 +101,11 @@ def test_the_log_filter_blanks_the_password_as_written_and_decoded() -> None:
     assert written not in shown and password not in shown
     assert shown == ("connecting to postgresql://teacher:[secret]@db.example as teacher with "
                      "[secret]")
+    settings = BotSettings(_env_file=None, telegram_bot_token=TOKEN, openai_api_key=TEST_KEY,
+                           database_url=f"postgresql://db.example/g?user=teacher&password="
+                                        f"{written}&sslmode=require")
+    assert redaction(settings).text(f"password={written} is {password}") == \
+        "password=[secret] is [secret]"
 
 
 @pytest.mark.parametrize("url", [
@@ -109,6 +114,7 @@ def test_the_log_filter_blanks_the_password_as_written_and_decoded() -> None:
     "postgresql://teacher@h1:5432,h2:5433/glassbox?target_session_attrs=read-write",
     "postgresql://teacher:secret@[::1]:5432/glassbox",
     "postgresql:///glassbox?host=/var/run/postgresql",
+    "postgresql://db.example/glassbox?user=teacher@corp&password=s3cret",
     "postgresql://localhost",
 ])
 def test_urls_the_driver_reads_as_written_are_taken(url: str) -> None:
