@@ -61,6 +61,8 @@ from bot.store.threads import ThreadsTable
 log = logging.getLogger(__name__)
 MAX_SEARCH_WORDS = 12
 """Words one /history search looks for; the rest of a longer keyword is left out."""
+PRUNE_BATCH = 500
+"""Runs the retention sweep deletes in one transaction."""
 
 _RUN_COLUMNS = {
     Dialect.SQLITE: """
@@ -334,11 +336,18 @@ class Store:
             (chat_id,)))
 
     async def prune(self, older_than_days: int) -> list[tuple[Conversation, int]]:
-        """Delete finished runs started more than `older_than_days` days ago; the
-        conversation and id of each."""
+        """Delete finished runs started more than `older_than_days` days ago, PRUNE_BATCH
+        at a time (each a transaction of its own, so the questions asked meanwhile are
+        stored between them); the conversation and id of each."""
         cutoff = _iso(datetime.now(UTC) - timedelta(days=older_than_days))
-        return await delete_runs(
-            self.db, "WHERE runs.started_at < ? AND runs.status != 'running'", (cutoff,))
+        removed: list[tuple[Conversation, int]] = []
+        while rows := await self.db.fetch(
+                "SELECT id FROM runs WHERE started_at < ? AND status != 'running'"
+                " ORDER BY id LIMIT ?", (cutoff, PRUNE_BATCH)):
+            ids = [row[0] for row in rows]
+            removed += await delete_runs(
+                self.db, f"WHERE runs.id IN ({', '.join('?' * len(ids))})", ids)
+        return removed
 
     # --- helpers -------------------------------------------------------------------
 
