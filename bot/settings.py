@@ -80,6 +80,9 @@ class BotSettings(AgentSettings):
     """Questions one user may start per window (USER_RATE_LIMIT=5/10m); None: no limit."""
     chat_daily_token_budget: int | None = Field(default=1_000_000, ge=1)
     """Tokens one chat may use per UTC day, counted from the store; None: no budget."""
+    course_anonymous_askers: bool = False
+    """The course page's CSV names askers "Student 1", "Student 2"… instead of as the chat
+    shows them (COURSE_ANONYMOUS_ASKERS)."""
     history_rate_limit: Annotated[RateLimit | None, NoDecode] = RateLimit(10, 60)
     """/history lists and searches one sender may ask for per window (HISTORY_RATE_LIMIT),
     counted in memory; None: no limit."""

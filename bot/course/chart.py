@@ -33,6 +33,8 @@ STYLE = {"font.family": "sans-serif", "font.sans-serif": FONTS, "font.size": 12,
 MODE_COLOURS = {"ask": "#0072B2", "plain": "#E69F00", "compare": "#009E73",
                 "quiz": "#CC79A7", "step": "#56B4E9"}
 """Okabe and Ito's colours: told apart with every common colour blindness."""
+PAGE_TYPE = {"font.size": 14, "axes.titlesize": 16}
+"""The page's charts are shown some 600 px wide on a projector: larger type than the PNG's."""
 OK, FAILED, BUDGET = "#009E73", "#D55E00", "#D55E00"
 MOST_BARS = 40
 """Lectures drawn as bars; a longer period shows its last MOST_BARS (the page lists all)."""
@@ -74,9 +76,9 @@ def picture(figures: CourseFigures, lang: str, *, width_px: int = 1080, dpi: int
 def svgs(figures: CourseFigures, lang: str) -> dict[Chart, str]:
     """Each chart alone, as an SVG document sized to scale with the page."""
     out: dict[Chart, str] = {}
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context({**STYLE, **PAGE_TYPE}):
         for chart in Chart:
-            fig = Figure(figsize=(10, 2.6 if chart == Chart.COMPARE else 4.6),
+            fig = Figure(figsize=(7, 2.2 if chart == Chart.COMPARE else 3.8),
                          layout="constrained")
             DRAW[chart](fig.subplots(), figures, lang)
             buf = io.StringIO()

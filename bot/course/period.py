@@ -84,3 +84,18 @@ def between(first: str, last: str, zone: str) -> Period | PeriodProblem:
     if (end - start).days + 1 > MAX_DAYS:
         return PeriodProblem.TOO_LONG
     return Period(start, end, zone)
+
+
+def from_query(first: str, last: str, zone: str, today: date) -> Period | PeriodProblem:
+    """The period of a page's or the API's `from` and `to` (ISO dates, either left out:
+    `to` is today, `from` DEFAULT_DAYS before `to`)."""
+    if len(first) > MAX_WORDS or len(last) > MAX_WORDS:
+        return PeriodProblem.UNREADABLE
+    if not last:
+        last = today.isoformat()
+    if not first:
+        try:
+            first = (date.fromisoformat(last) - timedelta(days=DEFAULT_DAYS - 1)).isoformat()
+        except ValueError:
+            return PeriodProblem.UNREADABLE
+    return between(first, last, zone)

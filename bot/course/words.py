@@ -75,14 +75,13 @@ _WORDS: dict[str, tuple[str, str]] = {
     "csv_rounds": ("轮数", "rounds"),
     "csv_tokens": ("token", "tokens"),
     "csv_seconds": ("秒", "seconds"),
-    "csv_quiz": ("quiz 首选猜中", "quiz top pick right"),
+    "csv_quiz": ("quiz 首选猜中轮数", "quiz rounds top pick right"),
     "student": ("学生 {n}", "Student {n}"),
     "period_unreadable": (
         "看不懂这个时间段。可以这样写：/stats、/stats 7d、/stats 2026-09-01..2026-12-31。",
         "I can't read that period. Try /stats, /stats 7d or /stats 2026-09-01..2026-12-31."),
     "period_too_long": ("时间段最长 {most} 天。", "A period is at most {most} days long."),
     "period_backwards": ("结束日期早于开始日期。", "The period ends before it starts."),
-    "drawing": ("正在画图，请稍候。", "Drawing it: a moment, please."),
     "drawing_already": ("这个聊天的图正在画，请等它画完。",
                         "This chat's picture is being drawn: wait for it, please."),
     "drawing_busy": ("现在要画的图太多了，请过一会儿再试。",
@@ -99,7 +98,3 @@ def word(lang: str, key: str, **values: Any) -> str:
 def word_for(lang: str, key: str, n: int, **values: Any) -> str:
     """`key` for a count `n` (an English template may hold singular|plural)."""
     return counted(pick(lang, *_WORDS[key]), n).format(n=n, **values)
-
-
-def keys() -> list[str]:
-    return list(_WORDS)

@@ -199,14 +199,17 @@ def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def board_page(token: str, lang: str, lead: int | None = None) -> str:
+def board_page(token: str, lang: str, lead: int | None = None, run: int | None = None) -> str:
     """The board's HTML shell; its script fills in the runs from the event stream. `lead`:
-    who asked for the link (the teacher), whose newest run the board shows and stays on."""
+    who asked for the link (the teacher), whose newest run the board shows and stays on;
+    `run`: a run to show and stay on instead (a link from the course page)."""
     words = {key: phrase(lang, f"board_{key}", n="{n}", name="{name}")
              for key in ("next", "waiting", "rail", "pinned", "following", "lead")}
     data = " ".join(f'data-{key}="{_e(value)}"' for key, value in words.items())
     if lead is not None:
         data += f' data-lead-id="{lead}"'
+    if run is not None:
+        data += f' data-run="{run}"'
     base = f"/board/{_e(token)}"
     return (
         f'<!DOCTYPE html>\n<html lang="{lang_code(lang)}" data-theme="dark">'

@@ -27,6 +27,8 @@ from agent.classroom.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import detect_lang
 from agent.model.model_errors import ModelErrorKind
+from bot.course.period import MAX_DAYS, PeriodProblem, from_query, today_in
+from bot.course.words import word
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy, Refusal
 from bot.runs.quota import OverBudget, RateLimited
@@ -135,6 +137,17 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
                  "durationMs": r.duration_ms} for r in records]
         return JSONResponse({**page, "runs": runs})
 
+    async def stats(request: Request) -> Response:
+        """The course's figures of the token's own runs over `from`..`to`."""
+        parts, scope = await authorised(request)
+        zone = (await parts.chat_settings(scope)).timezone
+        period = from_query(request.query_params.get("from", ""),
+                            request.query_params.get("to", ""), zone, today_in(zone))
+        if isinstance(period, PeriodProblem):
+            raise ApiError(400, "invalid_query", "from, to: " + word(
+                "en", f"period_{period}", most=MAX_DAYS) + " Dates are YYYY-MM-DD.")
+        return JSONResponse((await parts.course.figures(Scope.of(scope), period)).data())
+
     async def openapi(request: Request) -> Response:
         return JSONResponse(OPENAPI)
 
@@ -146,6 +159,7 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
         Route("/api/v1/chat/stream", _guarded(chat_stream), methods=["POST"]),
         Route("/api/v1/runs/{run_id:int}", _guarded(one_run), methods=["GET"]),
         Route("/api/v1/runs", _guarded(list_runs), methods=["GET"]),
+        Route("/api/v1/stats", _guarded(stats), methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/api/{rest:path}", _guarded(not_found)),
     ]

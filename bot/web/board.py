@@ -70,7 +70,7 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
     async def page(request: Request) -> Response:
         found = await chat_of(request)
         if found is None:
-            return _gone()
+            return gone()
         hub.opened(found[1])
         lead = request.query_params.get("lead", "")
         return HTMLResponse(board_page(request.path_params["token"], _lang(request),
@@ -80,7 +80,7 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
     async def stored_run(request: Request) -> Response:
         found = await chat_of(request)
         if found is None:
-            return _gone()
+            return gone()
         parts, chat = found
         hub.opened(chat)
         n = request.path_params["n"]
@@ -99,7 +99,7 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
     async def events(request: Request) -> Response:
         found = await chat_of(request)
         if found is None:
-            return _gone()
+            return gone()
         parts, chat = found
         token = request.path_params["token"]
         lang = _lang(request)
@@ -177,7 +177,8 @@ def _lang(request: Request) -> Lang:
     return "zh" if request.query_params.get("lang", "").startswith("zh") else "en"
 
 
-def _gone() -> Response:
+def gone() -> Response:
+    """What a link that was reset, or never made, answers (the course page's too)."""
     return HTMLResponse("<!DOCTYPE html><title>Glassbox</title><p>This board link does not "
                         "work (it was reset, or never existed). Send /board in the chat for "
                         "the current one.</p>", status_code=404, headers=PAGE_HEADERS)

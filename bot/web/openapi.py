@@ -71,5 +71,14 @@ OPENAPI: dict[str, Any] = {
             "parameters": [{"name": "sessionId", "in": "query", "schema": {"type": "string"}},
                            {"name": "page", "in": "query", "schema": {"type": "integer"}}],
             "responses": {"200": {"description": "a page of runs"}, **_errors(401, 404)}}},
+        "/api/v1/stats": {"get": {
+            "summary": "The course's figures of this token's runs over a period (default: "
+                       "the last 30 days; at most 366)",
+            "parameters": [{"name": name, "in": "query",
+                            "schema": {"type": "string", "format": "date"}}
+                           for name in ("from", "to")],
+            "responses": {"200": {"description": "runs per day and mode, tools and their "
+                                                 "failures, endings, /compare, /quiz, tokens"},
+                          **_errors(400, 401, 404)}}},
     },
 }

@@ -16,6 +16,7 @@ from bot.runs.services import Shared
 from bot.settings import BotSettings
 from bot.web.api import api_routes
 from bot.web.board import board_routes
+from bot.web.course import course_routes
 
 
 def glassbox_version() -> str:
@@ -42,5 +43,6 @@ def web_app(shared: Shared, settings: BotSettings, others: Sequence[BaseRoute] =
 
     routes: list[BaseRoute] = [Route("/healthz", healthz, methods=["GET"]),
                                Route("/metrics", metrics, methods=["GET"]),
-                               *board_routes(shared), *api_routes(shared, settings), *others]
+                               *board_routes(shared), *course_routes(shared),
+                               *api_routes(shared, settings), *others]
     return Starlette(routes=routes)

@@ -12,12 +12,13 @@
   const where = document.getElementById("where");
   const rail = document.getElementById("rail");
   const lead = body.dataset.leadId || "";
+  const linked = body.dataset.run ? Number(body.dataset.run) : null;  // from the course page
   const root = document.documentElement;
   const state = {
     runs: [],            // the chat's recent runs, newest first: {n, question, mode, status}
     html: new Map(),     // n -> the run drawn whole
     shown: null,         // the n on screen
-    pinned: false,       // stay on the shown run whatever starts (P, a click, <- ->)
+    pinned: linked !== null,  // stay on the shown run whatever starts (P, a click, <- ->)
     reveal: false,
     revealed: new Map(), // "n:lane" -> how many steps of it are shown in reveal mode
     size: Number(localStorage.getItem("board.size")) || 32,
@@ -40,7 +41,7 @@
   function teachers(r) { return String(r.uid) === lead || r.lead === true; }
 
   function target() {  // the run to show: the pinned one, else the teachers' newest
-    if (state.pinned && known(state.shown)) return state.shown;
+    if (state.pinned && (known(state.shown) || state.shown === linked)) return state.shown;
     if (!lead) return newest();
     const mine = state.runs.find(teachers);
     return mine ? mine.n : newest();  // before a teacher's first question: the newest
@@ -177,8 +178,8 @@
   events.addEventListener("runs", (e) => {
     state.runs = JSON.parse(e.data).runs;
     const known = new Set(state.runs.map((r) => r.n));
-    for (const n of state.html.keys()) if (!known.has(n)) state.html.delete(n);
-    if (!known.has(state.shown)) state.pinned = false;
+    for (const n of state.html.keys()) if (!known.has(n) && n !== linked) state.html.delete(n);
+    if (!known.has(state.shown) && state.shown !== linked) state.pinned = false;
     if (target() !== state.shown) show(target()); else drawBar();
   });
   events.addEventListener("run", (e) => {
@@ -219,4 +220,5 @@
   setSize(state.size);
   setTheme(localStorage.getItem("board.theme") || "dark");
   drawBar();
+  if (linked !== null) show(linked);
 })();
