@@ -27,7 +27,7 @@ class ToolError(Exception):
 
 
 class UpstreamError(ToolError):
-    """A service the tool relies on failed or sent nothing usable (agent/tools/http.py
+    """A service the tool relies on failed or sent nothing usable (agent/tools/upstream.py
     raises it for every way a request can fail). `status` is the HTTP status of an error
     reply, 0 when there was none."""
 

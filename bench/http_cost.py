@@ -1,8 +1,8 @@
 """`python -m bench.http_cost`: the bot's CPU for one Bot API call and one model stream, with
 the libraries' own HTTP (python-telegram-bot's HTTPXRequest and `Bot.edit_message_text`,
-the openai SDK on httpcore) and the way the bot makes them (bot/telegram/delivery/bot_api.py
-through bot/telegram/delivery/telegram_request.py on aiohttp; the SDK on
-agent/model/model_transport.py, httpx over aiohttp). Issue 16: HTTP was most of the bot's CPU
+the openai SDK on httpcore) and the way the bot makes them (wire/bot_api.py
+through wire/telegram_request.py on aiohttp; the SDK on
+wire/model_transport.py, httpx over aiohttp). Issue 16: HTTP was most of the bot's CPU
 under load.
 
 The fakes run in this process; each client runs in a process of its own (on uvloop, as
@@ -41,8 +41,8 @@ async def _client(transport: str, tg_url: str, model_url: str) -> dict[str, floa
 
     from agent.model.model_client import ModelClient
     from agent.settings import AgentSettings
-    from bot.telegram.delivery.bot_api import call
-    from bot.telegram.delivery.telegram_request import AiohttpRequest
+    from wire.bot_api import call
+    from wire.telegram_request import TelegramRequest
 
     os.environ.update(OPENAI_API_KEY=TEST_KEY, OPENAI_BASE_URL=model_url, LLM_MAX_RETRIES="0")
     settings = AgentSettings()
@@ -51,7 +51,7 @@ async def _client(transport: str, tg_url: str, model_url: str) -> dict[str, floa
         request, model = HTTPXRequest(), ModelClient(
             settings, http_client=openai.DefaultAsyncHttpxClient())
     else:
-        request, model = AiohttpRequest(), ModelClient(settings)
+        request, model = TelegramRequest(), ModelClient(settings)
     async with Bot(TOKEN, base_url=tg_url, request=request) as bot:
         ids = [(await bot.send_message(USERS + c, "…")).message_id for c in range(CHATS)]
 

@@ -1,6 +1,6 @@
 """`python -m bench.wire_floor`: the CPU the bot's process spends on the HTTP of one 3-round
 answer alone, at `bench.scale`'s pace, made through the clients the bot makes it with (the
-openai SDK's request and agent/model/sse.py over httpx on aiohttp for the model, the tools' aiohttp
+openai SDK's request and wire/sse.py over httpx on aiohttp for the model, the tools' aiohttp
 session, python-telegram-bot's request on aiohttp): none of Glassbox's own work (no update
 handled, no fold, render, store, pacer or budget). Issue 16 asked for <= 30 ms of bot CPU an
 answer; this is how much of that the fixed stack spends before Glassbox does anything.
@@ -59,9 +59,10 @@ async def _client(parts: str, answers: str, window_s: str, calls: str, model_url
 
     from agent.model.model_client import ModelClient
     from agent.settings import AgentSettings
-    from agent.tools.http import get_json, make_client
-    from bot.telegram.delivery.bot_api import call
-    from bot.telegram.delivery.telegram_request import AiohttpRequest
+    from agent.tools.upstream import get_json
+    from wire.bot_api import call
+    from wire.telegram_request import TelegramRequest
+    from wire.tools_client import make_client
 
     os.environ.update(OPENAI_API_KEY=TEST_KEY, OPENAI_BASE_URL=model_url, LLM_MAX_RETRIES="0")
     model, http = ModelClient(AgentSettings()), make_client(10.0)
@@ -104,7 +105,7 @@ async def _client(parts: str, answers: str, window_s: str, calls: str, model_url
 
     count, window, per = int(answers), float(window_s), float(calls)
     try:
-        async with Bot(TOKEN, base_url=tg_url, request=AiohttpRequest()) as bot:
+        async with Bot(TOKEN, base_url=tg_url, request=TelegramRequest()) as bot:
             await answer(bot, count, 3)  # connections, caches: not an answer's cost
             made[0] = 0
             rng = random.Random(11)

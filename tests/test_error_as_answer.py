@@ -8,7 +8,6 @@ import pytest
 
 from agent import AgentSettings, Answer, ModelClient, RunFinished
 from agent.events import AnswerDelta, Event, Note, TextDelta
-from agent.model.model_client import STREAM_GATHER_S
 from agent.protocols.echoed_errors import ERROR_KIND, NOTE_KIND
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
@@ -16,6 +15,7 @@ from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
 from tests.fakes.telegram_html import parse_html
 from tests.kit import agent_settings
 from tests.test_loop import Weather, events_of, of, react
+from wire.model_transport import STREAM_GATHER_S
 
 ERROR = "No place named Atlantis found."
 

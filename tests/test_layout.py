@@ -2,7 +2,9 @@
 (bot/web) nothing of Telegram's, and no package of bot/ imports one that imports it back
 (a cycle: neither could be read, tested or replaced alone). agent/ is a library under bot/:
 it imports nothing of bot/, its packages import only the neighbours listed below, and none
-imports one that imports it back."""
+imports one that imports it back. wire/, under both, holds every outgoing HTTP call: it
+imports nothing of theirs, and nothing else of theirs imports aiohttp or builds an httpx
+client."""
 
 from __future__ import annotations
 
@@ -16,21 +18,26 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bot"
 AGENT = ROOT / "agent"
+WIRE = ROOT / "wire"
 
 AGENT_NEIGHBOURS = {
     "agent.classroom": {"agent.events", "agent.grounding", "agent.model", "agent.prompts",
                         "agent.protocols", "agent.run_task", "agent.tool", "agent.words"},
     "agent.protocols": {"agent.events", "agent.grounding", "agent.model", "agent.prompts",
                         "agent.run_task", "agent.tool", "agent.words"},
-    "agent.model": {"agent.events", "agent.http_session", "agent.prompts", "agent.run_task",
-                    "agent.settings", "agent.wire_errors", "agent.words"},
+    "agent.model": {"agent.events", "agent.prompts", "agent.run_task", "agent.settings",
+                    "agent.words", "wire"},
     "agent.grounding": {"agent.events", "agent.ledger", "agent.prompts", "agent.words"},
-    "agent.tools": {"agent.http_session", "agent.lang", "agent.passages", "agent.settings",
-                    "agent.tool", "agent.tool_names", "agent.wire_errors", "agent.words"},
+    "agent.tools": {"agent.lang", "agent.passages", "agent.settings", "agent.tool",
+                    "agent.tool_names", "agent.words", "wire"},
 }
 """What each package of agent/ may import besides itself: the loop (agent/loop.py) and the
 terminal (agent/cli.py) sit above them all, what every part shares (events, words,
-settings, prompts, the Tool interface) below."""
+settings, prompts, the Tool interface) below, and the process's HTTP (wire/) under all."""
+HTTP_CLIENTS = {("httpx", "AsyncClient"), ("httpx", "Client"), ("httpx", "AsyncHTTPTransport"),
+                ("httpx", "HTTPTransport"), ("openai", "DefaultAsyncHttpxClient"),
+                ("openai", "DefaultHttpxClient"), ("openai", "DefaultAioHttpClient")}
+"""What builds an HTTP client of its own, called or subclassed."""
 
 
 def modules(package: str) -> list[str]:
@@ -77,8 +84,11 @@ def package_of(module: str) -> str | None:
 
 def agent_node(module: str) -> str | None:
     """The node of the graph a module of agent/ belongs to: its package (agent.model,
-    agent.grounding), or the module itself at agent/'s top level (agent.loop, agent.events)."""
+    agent.grounding), or the module itself at agent/'s top level (agent.loop, agent.events);
+    wire/ is one node."""
     parts = module.split(".")
+    if parts[0] == "wire":
+        return "wire"
     if parts[0] != "agent" or len(parts) < 2:
         return None
     top = AGENT / parts[1]
@@ -169,3 +179,31 @@ def test_no_agent_cycle() -> None:
     edges = graph(AGENT, agent_node)
     assert "agent.loop" in edges and "agent.protocols" in edges
     assert cycles(edges) == []
+
+
+def http_clients_built(path: Path) -> list[str]:
+    """Where `path` imports aiohttp, or calls or subclasses what builds an HTTP client."""
+    found = sorted({"imports aiohttp" for name in imported(path)
+                    if name.split(".")[0] == "aiohttp"})
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        used = [node.func] if isinstance(node, ast.Call) else \
+            node.bases if isinstance(node, ast.ClassDef) else []
+        for expr in used:
+            if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and \
+                    (expr.value.id, expr.attr) in HTTP_CLIENTS:
+                found.append(f"line {node.lineno}: {expr.value.id}.{expr.attr}")
+    return found
+
+
+def test_every_outgoing_call_goes_through_wire() -> None:
+    assert http_clients_built(WIRE / "http_session.py") == ["imports aiohttp"]
+    assert "line" in " ".join(http_clients_built(WIRE / "model_transport.py"))
+    strays = {module_name(path): found for root in (AGENT, BOT) for path in root.rglob("*.py")
+              if (found := http_clients_built(path))}
+    assert strays == {}
+
+
+def test_wire_imports_nothing_of_agent_or_bot() -> None:
+    written = sorted(name for path in WIRE.rglob("*.py") for name in imported(path)
+                     if name.split(".")[0] in ("agent", "bot"))
+    assert written == []

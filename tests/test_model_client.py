@@ -11,12 +11,12 @@ import pytest
 from agent import ModelClient, ModelError
 from agent.events import Usage
 from agent.lang import detect_lang
-from agent.model.model_client import STREAM_GATHER_S, Completion, ContentDelta, ReasoningDelta
+from agent.model.model_client import Completion, ContentDelta, ReasoningDelta
 from agent.model.model_errors import ModelErrorKind
-from agent.model.model_transport import AiohttpTransport
 from tests.fakes.model import FakeModel, error, sse, sse_file
 from tests.fakes.server import Reply, wire
 from tests.kit import agent_settings
+from wire.model_transport import STREAM_GATHER_S, AiohttpTransport
 
 
 async def collect(client: ModelClient) -> tuple[list[object], Completion]:
@@ -39,7 +39,7 @@ async def test_request_streams_with_usage(fake_model: FakeModel, client: ModelCl
 
 async def test_cookies_the_api_sets_are_not_sent_back(fake_model: FakeModel,
                                                      client: ModelClient) -> None:
-    """The model's client keeps no cookies (agent.model.model_client.ModelHttpClient), such as
+    """The model's client keeps no cookies (wire.model_transport.ModelHttpClient), such as
     the ones a gateway in front of an API sets (Cloudflare's `__cf_bm`)."""
     reply = sse_file("dashscope/stream_text_qwen-plus_docs.sse")
     reply.headers["Set-Cookie"] = "__cf_bm=abc; path=/; HttpOnly"

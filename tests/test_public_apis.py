@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECKED = ("agent", "bot", "bench")
-OURS = {"agent", "bot", "bench", "tests"}
+CHECKED = ("agent", "bot", "bench", "wire")
+OURS = {"agent", "bot", "bench", "tests", "wire"}
 
 
 def _private(name: str) -> bool:
@@ -81,7 +81,7 @@ def test_each_kind_of_private_use_is_found(source: str) -> None:
     "from __future__ import annotations",
     "from openai import AsyncOpenAI",
     "from telegram.request import BaseRequest",
-    "from bot.telegram.delivery.bot_api import _Params",
+    "from wire.bot_api import _Params",
     "import httpx\nx = httpx.__version__",
     "import openai\nself._client = openai.AsyncOpenAI()\nself._client.post",
 ])

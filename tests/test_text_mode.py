@@ -20,7 +20,6 @@ from agent import (
     RunStarted,
     Thought,
 )
-from agent.model.model_client import STREAM_GATHER_S
 from agent.protocols.text_protocol import STOP
 from agent.tools.calculator import Calculate
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
@@ -28,6 +27,7 @@ from tests.fakes.server import Reply
 from tests.kit import agent_settings
 from tests.test_loop import Weather, events_of, of, react
 from tests.test_text_parser import Convert
+from wire.model_transport import STREAM_GATHER_S
 
 
 @pytest.fixture

@@ -225,7 +225,7 @@ async def test_a_kept_place_is_asked_again_when_old_or_pushed_out(
 
 async def test_lookups_seconds_apart_keep_one_connection(box: Toolbox,
                                                         meteo: FakeOpenMeteo) -> None:
-    """The tools keep an idle connection open (agent/tools/http.py KEEPALIVE_S, 60 s), so a
+    """The tools keep an idle connection open (wire/limits.py TOOLS_KEEPALIVE_S, 60 s), so a
     lookup after a quiet spell longer than the model's and Telegram's 5 s does not pay a new
     connection (to a real service: TCP and TLS handshakes)."""
     await run_tool(box, "get_weather", city="Berlin")

@@ -1,4 +1,4 @@
-"""Glassbox's words for a failed request (agent/wire_errors.py), from what aiohttp really
+"""Glassbox's words for a failed request (wire/wire_errors.py), from what aiohttp really
 raises against local servers that refuse, hang up, or never answer."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import aiohttp
 import pytest
 
-from agent.http_session import open_session
-from agent.wire_errors import WireError, WireFailure, failure_of
+from wire.http_session import open_session
+from wire.wire_errors import WireError, WireFailure, failure_of
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 

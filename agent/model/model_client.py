@@ -19,19 +19,11 @@ import openai
 from agent.events import Usage
 from agent.model.endpoint_memory import EndpointMemory, Lesson, endpoint_key
 from agent.model.model_errors import ModelError, ModelErrorKind, classify
-from agent.model.model_transport import AiohttpTransport
-from agent.model.sse import SSEReader
 from agent.settings import AgentSettings
+from wire.model_transport import ModelHttpClient
+from wire.sse import SSEReader
 
 log = logging.getLogger(__name__)
-
-MAX_CONNECTIONS = 1000
-"""Streams open at once to the model's server (the openai SDK's own default)."""
-STREAM_GATHER_S = 0.2
-"""A stream is read at most this often (its end at once, see model_transport._Body): a model
-sending a token a chunk at 40 a second costs five passes through the chain, not forty, and
-a chat shows at most one new state a second anyway."""
-
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
@@ -135,31 +127,6 @@ def _stream_error(error: Any, request: httpx.Request) -> openai.APIError:
     return openai.APIError(message=message, request=request, body=error)
 
 
-class _NoCookies(httpx.Cookies):
-    """A jar that keeps no cookie: httpx reads every response's Set-Cookie into its client's
-    jar through a urllib request built from the request's headers, a tenth of the SDK's and
-    httpx's CPU for opening a stream (issue 16), for cookies an API called with a key does
-    not need."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        pass
-
-
-_NO_COOKIES = _NoCookies()
-
-
-class ModelHttpClient(openai.DefaultAsyncHttpxClient):
-    """The SDK's httpx client, with the SDK's defaults, on agent/model/model_transport.py, that
-    keeps no cookies."""
-
-    def __init__(self) -> None:
-        super().__init__(transport=AiohttpTransport(MAX_CONNECTIONS, gather_s=STREAM_GATHER_S))
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return _NO_COOKIES
-
-
 class ModelClient:
     """Streams chat completions; one instance (one connection pool) per process."""
 
@@ -253,7 +220,7 @@ class ModelClient:
         The SDK's own request, retries and errors (a 4xx/5xx is raised as its APIStatusError
         before the body is read), through its documented `post` for any endpoint, but the
         body comes back as it is (cast_to=httpx.Response) and `stream` reads its events
-        itself (agent/model/sse.py), each chunk the dict json.loads made: no pydantic model per
+        itself (wire/sse.py), each chunk the dict json.loads made: no pydantic model per
         chunk (15 % of the bot's CPU under load), and none of the SDK's SSE layers (a third
         of a stream's CPU)."""
         try:

@@ -1,6 +1,6 @@
 """What can go wrong with a model call, as a student may read it: a closed set of kinds
 (`ModelErrorKind`), each with a reason in Chinese and English, and `classify`, which turns
-what the openai SDK raised, or the wire under it (agent/wire_errors.py), into a `ModelError`."""
+what the openai SDK raised, or the wire under it (wire/wire_errors.py), into a `ModelError`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from enum import StrEnum
 
 import openai
 
-from agent.wire_errors import WireFailure, failure_of
 from agent.words import say
+from wire.wire_errors import WireFailure, failure_of
 
 
 class ModelErrorKind(StrEnum):

@@ -10,8 +10,9 @@ from pydantic import BaseModel, Field
 
 from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
-from agent.tools.http import HttpClient, get_json
+from agent.tools.upstream import get_json
 from agent.words import say
+from wire.tools_client import HttpClient
 
 SERVICE = "Frankfurter"
 

@@ -21,10 +21,11 @@ from pydantic import BaseModel, Field
 
 from agent.tool import Tool, ToolError, UpstreamError
 from agent.tools.args import QuestionLang, lang_of
-from agent.tools.http import HttpClient, get_json
 from agent.tools.places import MAX_PLACES, split_places
 from agent.tools.ttl_cache import TtlCache
+from agent.tools.upstream import get_json
 from agent.words import known, say
+from wire.tools_client import HttpClient
 
 SERVICE = "Open-Meteo"
 CURRENT = "temperature_2m,apparent_temperature,relative_humidity_2m,wind_speed_10m,weather_code"

@@ -39,8 +39,6 @@ from bot.view.i18n import text
 log = logging.getLogger(__name__)
 
 App = Application[Any, Context, Any, Any, BotData, Any]
-TELEGRAM_CONNECTIONS = 256
-"""Bot API calls in flight at once (python-telegram-bot's default pool)."""
 
 
 def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
@@ -91,8 +89,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         .concurrent_updates(True)
         .request(MeteredRequest(shared.metrics, connect_timeout=request_timeout_s,
                                 read_timeout=request_timeout_s,
-                                write_timeout=request_timeout_s,
-                                connection_pool_size=TELEGRAM_CONNECTIONS))
+                                write_timeout=request_timeout_s))
         .get_updates_request(UpdatesRequest(shared.metrics, connection_pool_size=1,
                                             connect_timeout=request_timeout_s,
                                             read_timeout=poll_timeout_s + 5,

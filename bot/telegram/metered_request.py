@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from bot.runs.metrics import Metrics
-from bot.telegram.delivery.telegram_request import AiohttpRequest
+from wire.telegram_request import TelegramRequest
 
 METHOD = re.compile(r"[A-Za-z]{1,64}")
 FILE_LABEL = "(file)"
@@ -22,7 +22,7 @@ def method_label(url: str) -> str:
     return FILE_LABEL
 
 
-class MeteredRequest(AiohttpRequest):
+class MeteredRequest(TelegramRequest):
     """python-telegram-bot's request, counting each Bot API call and each 429."""
 
     def __init__(self, metrics: Metrics, **kwargs: Any) -> None:

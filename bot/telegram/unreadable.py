@@ -15,7 +15,7 @@ import telegram
 from telegram import Bot, Update
 
 from bot.runs.metrics import Metrics
-from bot.telegram.delivery.telegram_request import AiohttpRequest
+from wire.telegram_request import TelegramRequest
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def read_update(data: object, bot: Bot | None, metrics: Metrics) -> Update | Non
         return None
 
 
-class UpdatesRequest(AiohttpRequest):
+class UpdatesRequest(TelegramRequest):
     """The request getUpdates goes through (the Application's `get_updates_request`). Its
     answer is read update by update before the library reads it, in `parse_json_payload`
     (python-telegram-bot's documented hook), and an update it cannot read is replaced by its

@@ -51,7 +51,7 @@ PING_S = 15.0
 FRAME_S = 0.5
 """A board is sent at most one batch of changes this often, each changed run once in its
 newest state. A streaming run changes up to five times a second
-(agent.model.model_client.STREAM_GATHER_S) and each change is a whole run drawn for every
+(wire.model_transport.STREAM_GATHER_S) and each change is a whole run drawn for every
 board and laid out again by its browser: a class of 40 streaming at once, up to 200 a second
 a board. Two a second still shows the
 chain growing on a projector, and nothing is lost: the next batch has what came meanwhile."""

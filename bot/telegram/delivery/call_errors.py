@@ -4,10 +4,9 @@ or its message gone?
 An edit, a delete or an answer to a button tap does the same thing twice as once, so any
 network error may be retried. A send does not: if Telegram carried it out and only the
 reply was lost, a second try shows a second copy of the message. The bot's request class
-(telegram_request.py) raises `TimedOut` or `NetworkError` *from* a WireError, whose kind
-(agent/wire_errors.py) tells the cases apart: surely not sent (no connection), maybe sent or
-timed out (after the request went out). An error status (a JSON 5xx, a proxy's 502 page) is
-PTB's NetworkError with no WireError behind it: an answer refusing the call.
+(wire/telegram_request.py) tells the cases apart (`never_reached`): surely not sent (no
+connection), maybe sent or timed out (after the request went out), or refused (an error
+status: a JSON 5xx, a proxy's 502 page).
 
 A 400 says a message is gone only in Telegram's own words ("message to edit not found":
 someone deleted it; "chat not found": no one to write to). Any other 400 refuses that one
@@ -19,9 +18,7 @@ from __future__ import annotations
 import datetime as dtm
 from enum import Enum, auto
 
-from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
-
-from agent.wire_errors import WireError, WireFailure
+from telegram.error import BadRequest, RetryAfter
 
 
 class Refused(Exception):
@@ -61,29 +58,6 @@ def bad_request(err: BadRequest) -> PageRejection:
 class ReplyLost(Exception):
     """A send may have been carried out, but its reply never arrived: the message may be in
     the chat, and its id is unknown."""
-
-
-def failure(err: NetworkError) -> WireFailure:
-    """What the failed call's `err` says, in Glassbox's words."""
-    cause = err.__cause__
-    if isinstance(cause, WireError):
-        return cause.kind
-    if cause is None or isinstance(cause, TelegramError):
-        return WireFailure.REFUSED  # Telegram (or a proxy before it) answered: it failed
-    return WireFailure.MAYBE_SENT  # something failed in the request class: it may have gone
-
-
-def never_reached(err: NetworkError) -> bool:
-    """Whether the failed call surely was not carried out, so making it again cannot do it
-    twice."""
-    return not failure(err).may_have_happened
-
-
-def describe(err: NetworkError) -> str:
-    """The error, with what it means for the call if PTB's text does not say it."""
-    text = str(err)
-    kind = failure(err)
-    return text if kind in text else f"{text} ({kind})"
 
 
 def retry_after_s(err: RetryAfter) -> float:

@@ -28,31 +28,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, StrEnum, auto
+from functools import lru_cache
 
 from telegram import Bot, InputFile
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from bot.telegram.delivery.bot_api import call, inline_keyboard
 from bot.telegram.delivery.call_errors import (
     PageRejection,
     Refused,
     ReplyLost,
     bad_request,
-    describe,
-    never_reached,
     retry_after_s,
 )
 from bot.telegram.delivery.pacer import Pacer
 from bot.telegram.delivery.priority import Priority
 from bot.view.buttons import Keyboard
 from bot.view.spans import to_plain
+from wire.bot_api import call
+from wire.telegram_request import describe, never_reached
 
 log = logging.getLogger(__name__)
 
@@ -412,6 +413,16 @@ class LiveMessage:
                 return _GAVE_UP
         return _GAVE_UP
 
+
+
+@lru_cache(maxsize=1024)
+def inline_keyboard(buttons: Keyboard | None) -> str | None:
+    """The view's buttons as an `InlineKeyboardMarkup`'s JSON (None: no buttons)."""
+    if not buttons:
+        return None
+    return json.dumps({"inline_keyboard": [[{"text": b.label, "callback_data": b.data}
+                                            for b in row] for row in buttons]},
+                      ensure_ascii=False)
 
 
 def _replying_to(message_id: int | None) -> dict[str, object] | None:

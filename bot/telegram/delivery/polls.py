@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from telegram import Bot
 from telegram.error import RetryAfter, TelegramError
 
-from bot.telegram.delivery.bot_api import Result, call
 from bot.telegram.delivery.call_errors import retry_after_s
 from bot.telegram.delivery.pacer import Pacer
 from bot.telegram.delivery.priority import Priority
+from wire.bot_api import Result, call
 
 log = logging.getLogger(__name__)
 TRIES = 3

@@ -1,5 +1,5 @@
-"""The httpx transport under the model's openai client: httpx over aiohttp, reading a
-streamed reply a few times a second (_Body).
+"""The model's HTTP client: the openai SDK's httpx client, keeping no cookies, on an httpx
+transport over aiohttp that reads a streamed reply a few times a second (_Body).
 
 httpx-aiohttp (the openai SDK's `aiohttp` extra) carries httpx over aiohttp too, but reads a
 body chunk by chunk: a model sending a token a chunk, 40 a second, then walks the whole chain
@@ -8,8 +8,8 @@ second per run, where _Body gathers what comes in 0.2 s and lets the body's end 
 once. Gathering above httpx-aiohttp (sleeping after each read) held each stream's last
 piece back up to 0.2 s: a 3-round answer's overhead went from 1.02 to 1.08-1.09 for about
 the same CPU (docs/scaling.md, "One wire"). Failures are aiohttp's own: the SDK wraps them
-(APIConnectionError, raised from them) and agent/model/model_errors.py reads them in Glassbox's
-words (agent/wire_errors.py).
+(APIConnectionError, raised from them) and agent/model/model_errors.py reads them in
+Glassbox's words (wire/wire_errors.py).
 """
 
 from __future__ import annotations
@@ -20,8 +20,15 @@ from collections.abc import AsyncIterator
 
 import aiohttp
 import httpx
+import openai
 
-from agent.http_session import open_session
+from wire.http_session import open_session
+from wire.limits import MODEL_CONNECTIONS, client_timeout
+
+STREAM_GATHER_S = 0.2
+"""A stream is read at most this often (its end at once, see _Body): a model sending a token
+a chunk at 40 a second costs five passes through the chain, not forty, and a chat shows at
+most one new state a second anyway."""
 
 
 class _Body(httpx.AsyncByteStream):
@@ -50,7 +57,8 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
     """An httpx transport that sends with one aiohttp session (opened at the first request,
     in the running event loop). `gather_s`: how response bodies are read (see _Body)."""
 
-    def __init__(self, max_connections: int = 100, *, gather_s: float = 0.0) -> None:
+    def __init__(self, max_connections: int = MODEL_CONNECTIONS, *,
+                 gather_s: float = 0.0) -> None:
         self._max_connections, self._gather_s = max_connections, gather_s
         self._session: aiohttp.ClientSession | None = None
 
@@ -62,10 +70,8 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         timeouts = request.extensions.get("timeout", {})
-        connect, pool = timeouts.get("connect"), timeouts.get("pool")
-        timeout = aiohttp.ClientTimeout(
-            total=None, sock_read=timeouts.get("read"), sock_connect=connect,
-            connect=None if connect is None or pool is None else connect + pool)
+        timeout = client_timeout(timeouts.get("read"), timeouts.get("connect"),
+                                 timeouts.get("pool"))
         body = await request.aread()
         response = await self._open().request(
             request.method, str(request.url), headers=request.headers.multi_items(),
@@ -80,3 +86,27 @@ class AiohttpTransport(httpx.AsyncBaseTransport):
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+class _NoCookies(httpx.Cookies):
+    """A jar that keeps no cookie: httpx reads every response's Set-Cookie into its client's
+    jar through a urllib request built from the request's headers, a tenth of the SDK's and
+    httpx's CPU for opening a stream, for cookies an API called with a key does not need."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        pass
+
+
+_NO_COOKIES = _NoCookies()
+
+
+class ModelHttpClient(openai.DefaultAsyncHttpxClient):
+    """The SDK's httpx client, with the SDK's defaults, on AiohttpTransport, that keeps no
+    cookies."""
+
+    def __init__(self) -> None:
+        super().__init__(transport=AiohttpTransport(MODEL_CONNECTIONS, gather_s=STREAM_GATHER_S))
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return _NO_COOKIES

@@ -1,12 +1,11 @@
 """The process's aiohttp sessions, made one way: the model's (under the openai SDK's httpx
-client, agent/model/model_transport.py), Telegram's requests (bot/telegram/delivery/
-telegram_request.py) and the tools' (agent/tools/http.py).
+client, wire/model_transport.py), Telegram's requests (wire/telegram_request.py) and the
+tools' (wire/tools_client.py).
 
 aiohttp carries every request: httpx's own transport (httpcore on anyio, h11 in pure Python,
 a connection pool scanned whole on every request) cost about twice aiohttp's (a C parser,
 an O(1) pool) per request and per streamed chunk; under load it was most of the bot's CPU.
 """
-
 from __future__ import annotations
 
 import ssl
@@ -17,8 +16,7 @@ import httpx
 from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
 
-KEEPALIVE_S = 5.0
-"""Idle connections close after this (httpx's default keep-alive expiry)."""
+from wire.limits import KEEPALIVE_S
 
 Proxy = tuple[URL | None, aiohttp.BasicAuth | None]
 

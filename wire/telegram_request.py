@@ -6,18 +6,19 @@ call built an httpx request, parsed its URL, encoded its form, ran it through ht
 client (auth, redirects, cookies) and wrapped the reply: py-spy under `bench --scale` put
 half of each call's CPU there. Here a call is one aiohttp request. A failure on the wire
 is raised as PTB's `TimedOut` (a timeout) or `NetworkError`, *from* a WireError that says in
-Glassbox's words whether the call was surely not sent (agent/wire_errors.py), which
-bot/telegram/delivery/call_errors reads.
+Glassbox's words whether the call was surely not sent (wire/wire_errors.py); `failure`
+reads it back for whoever decides to make the call again (bot/telegram/delivery/live.py).
 """
 
 from __future__ import annotations
 
 import aiohttp
-from telegram.error import NetworkError, TimedOut
+from telegram.error import NetworkError, TelegramError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
-from agent.http_session import EnvProxies, open_session
-from agent.wire_errors import WireError, failure_of
+from wire.http_session import EnvProxies, open_session
+from wire.limits import TELEGRAM_CONNECTIONS, TELEGRAM_POOL_S, TELEGRAM_TIMEOUT_S, client_timeout
+from wire.wire_errors import WireError, WireFailure, failure_of
 
 _JSON = {"Content-Type": "application/json"}
 
@@ -26,16 +27,18 @@ Timeout = float | None | object
 (the request's own default)."""
 
 
-class AiohttpRequest(BaseRequest):
+class TelegramRequest(BaseRequest):
     """One aiohttp session (opened at the first call, in the running loop) for a bot's
     calls; HTTPXRequest's settings and defaults. aiohttp has no write timeout: a call's
     `read_timeout` covers the whole exchange after connecting (`sock_read`). Like PTB's
     own HTTPXRequest, it goes through the proxy HTTP(S)_PROXY / NO_PROXY name for the Bot
     API's host (where Telegram is blocked, that is how a school reaches it)."""
 
-    def __init__(self, connection_pool_size: int = 256, read_timeout: float | None = 5.0,
-                 write_timeout: float | None = 5.0, connect_timeout: float | None = 5.0,
-                 pool_timeout: float | None = 1.0) -> None:
+    def __init__(self, connection_pool_size: int = TELEGRAM_CONNECTIONS,
+                 read_timeout: float | None = TELEGRAM_TIMEOUT_S,
+                 write_timeout: float | None = TELEGRAM_TIMEOUT_S,
+                 connect_timeout: float | None = TELEGRAM_TIMEOUT_S,
+                 pool_timeout: float | None = TELEGRAM_POOL_S) -> None:
         self._pool_size = connection_pool_size
         self._read, self._write = read_timeout, write_timeout
         self._connect, self._pool = connect_timeout, pool_timeout
@@ -70,11 +73,9 @@ class AiohttpRequest(BaseRequest):
         connect_timeout: Timeout = BaseRequest.DEFAULT_NONE,
         pool_timeout: Timeout = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
-        read = _given(read_timeout, self._read)
-        connect, pool = _given(connect_timeout, self._connect), _given(pool_timeout, self._pool)
-        timeout = aiohttp.ClientTimeout(  # `connect` covers waiting for a free connection too
-            total=None, sock_read=read, sock_connect=connect,
-            connect=None if connect is None or pool is None else connect + pool)
+        timeout = client_timeout(_given(read_timeout, self._read),
+                                 _given(connect_timeout, self._connect),
+                                 _given(pool_timeout, self._pool))
         try:
             body = _body(request_data)
             proxy, proxy_auth = self._proxy(url)
@@ -90,6 +91,29 @@ class AiohttpRequest(BaseRequest):
             if isinstance(err, TimeoutError):
                 raise TimedOut(f"Timed out: {cause}") from cause
             raise NetworkError(str(cause)) from cause
+
+
+def failure(err: NetworkError) -> WireFailure:
+    """What the failed call's `err` says, in Glassbox's words."""
+    cause = err.__cause__
+    if isinstance(cause, WireError):
+        return cause.kind
+    if cause is None or isinstance(cause, TelegramError):
+        return WireFailure.REFUSED  # Telegram (or a proxy before it) answered: it failed
+    return WireFailure.MAYBE_SENT  # something failed in the request class: it may have gone
+
+
+def never_reached(err: NetworkError) -> bool:
+    """Whether the failed call surely was not carried out, so making it again cannot do it
+    twice."""
+    return not failure(err).may_have_happened
+
+
+def describe(err: NetworkError) -> str:
+    """The error, with what it means for the call if PTB's text does not say it."""
+    text = str(err)
+    kind = failure(err)
+    return text if kind in text else f"{text} ({kind})"
 
 
 def _given(value: Timeout, default: float | None) -> float | None:

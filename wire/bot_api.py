@@ -19,13 +19,10 @@ is, in its words, not public.)
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from typing import Any
 
 from telegram import Bot, InputFile
 from telegram.request import RequestData
-
-from bot.view.buttons import Keyboard
 
 Result = dict[str, Any] | list[Any] | bool
 
@@ -67,13 +64,3 @@ class _Params(RequestData):
     @property
     def multipart_data(self) -> dict[str, Any]:
         return self._files
-
-
-@lru_cache(maxsize=1024)
-def inline_keyboard(buttons: Keyboard | None) -> str | None:
-    """The view's buttons as an `InlineKeyboardMarkup`'s JSON (None: no buttons)."""
-    if not buttons:
-        return None
-    return json.dumps({"inline_keyboard": [[{"text": b.label, "callback_data": b.data}
-                                            for b in row] for row in buttons]},
-                      ensure_ascii=False)
