@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Collection, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,10 @@ class Active:
     """Stopped by a shutdown, not by a person: the run is stored as `interrupted`."""
     status: str | None = None
     """How the run ended (as stored), once it has; None while running, or if it failed."""
+    carries: frozenset[int] = frozenset()
+    """The stored runs whose text it sends the model: its thread's, then its own too."""
+    run_id: int | None = None
+    """Its stored run, once started."""
 
     def stop(self, notice: str = "") -> None:
         self.notice = self.notice or notice
@@ -57,6 +61,18 @@ class ActiveRuns:
         self._by_user: dict[int | Conversation, Active] = {}
         self._by_key: dict[int, Active] = {}
         self._keys = itertools.count(1)
+        self.deletions = 0
+        """How many times stored runs were deleted: a run that read its thread while this
+        changed reads it again (its `carries` was not yet set to be found)."""
+
+    def forgotten(self, conversation: Conversation,
+                  run_ids: Collection[int] | None) -> list[Active]:
+        """Stored runs of `conversation` were deleted (None: all of them): the runs going on
+        that carry any of them, or are one."""
+        self.deletions += 1
+        gone = None if run_ids is None else set(run_ids)
+        return [active for active in self._by_key.values()
+                if active.conversation == conversation and _carries(active, gone)]
 
     def of_user(self, user_id: int) -> Active | None:
         return self._by_user.get(user_id)
@@ -95,3 +111,10 @@ class ActiveRuns:
         for active in running:
             if active.task is not None:
                 await active.task  # never raises: `run` logs what its work raised
+
+
+def _carries(active: Active, gone: set[int] | None) -> bool:
+    """Whether `active` sends the model the text of a run in `gone` (None: any run)."""
+    if gone is None:
+        return active.run_id is not None or bool(active.carries)
+    return active.run_id in gone or bool(active.carries & gone)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -40,7 +40,7 @@ from bot.runs.thread_history import thread_history
 from bot.settings import BotSettings
 from bot.store.db import StoreUnavailable
 from bot.store.kinds import Lane, RefusalReason, RunMode, RunStatus
-from bot.store.records import RunRecord
+from bot.store.records import Conversation, RunRecord
 from bot.store.retry import retried
 from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
@@ -49,6 +49,9 @@ from bot.view.transcript import View
 
 log = logging.getLogger(__name__)
 NO_USAGE = Usage()
+THREAD_READS = 2
+"""Times a follow-up reads its thread while runs of it keep being deleted; then it goes
+without it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -160,13 +163,15 @@ class Runs:
             view = View(q.mode, q.run_lang)
             view.notes = q.chat is None or q.chat.notes
             try:
-                q = await self._with_history(q)
+                q = await self._with_history(q, active)
                 record = await self._start(q)
             except Exception:  # the database locked past its timeout, full, or gone
                 log.exception("%s: a run could not be stored, so it did not start",
                               q.conversation)
                 await front.not_saved()
                 return
+            if record.saved:
+                active.run_id = record.id
             view.number = record.n if record.saved else None
             status: str | None = None
             try:
@@ -178,19 +183,42 @@ class Runs:
         finally:
             ticket.release()
 
-    async def _with_history(self, q: Question) -> Question:
+    async def _with_history(self, q: Question, active: Active) -> Question:
         """`q` with its thread's history, read once it may run: a run of the thread
-        forgotten while it waited is not in it."""
+        forgotten while it waited is not in it, and one forgotten while it is read (a
+        summary call takes seconds) has it read again. Every run it reads is in
+        `active.carries`, so a later /forget of one stops it (`forgotten`)."""
         if q.follows is None:
             return q
-        try:
-            history, used = await thread_history(self.store, self.client, q.follows,
-                                                 self.settings.history_max_chars,
-                                                 detect_lang(q.text))
-        except StoreUnavailable as err:  # answered without the thread's earlier turns
-            log.warning("a follow-up without its thread: the database is down (%s)", err)
-            return q
-        return replace(q, history=history, history_usage=used)
+        used = NO_USAGE
+        for _ in range(THREAD_READS):
+            seen = self.active.deletions
+            try:
+                history, usage = await thread_history(self.store, self.client, q.follows,
+                                                      self.settings.history_max_chars,
+                                                      detect_lang(q.text))
+            except StoreUnavailable as err:  # answered without the thread's earlier turns
+                log.warning("a follow-up without its thread: the database is down (%s)", err)
+                return q
+            used += usage
+            if history is None:
+                continue
+            active.carries = history.runs
+            if self.active.deletions == seen:
+                return replace(q, history=history.turns, history_usage=used)
+        log.warning("the thread of run %s kept changing while it was read; the follow-up "
+                    "goes without it", q.follows.id)
+        active.carries = frozenset()
+        return replace(q, history_usage=used)
+
+    def forgotten(self, conversation: Conversation, run_ids: Collection[int] | None) -> None:
+        """Stored runs of `conversation` were deleted (None: all): a run going on that
+        sends the model the text of one of them (its own, or its thread's) stops, saying
+        why, so the text is not sent again in its later rounds."""
+        for active in self.active.forgotten(conversation, run_ids):
+            own = run_ids is None or active.run_id in run_ids
+            active.stop(text(active.run_lang,
+                             "stopped_forgotten" if own else "stopped_thread_forgotten"))
 
     async def _start(self, q: Question) -> RunRecord:
         """The run's record; an unsaved one while the database is down (the run goes on)."""

@@ -89,7 +89,7 @@ class Shared:
         await runs.recall()
         pruning = None
         if settings.transcript_retention_days:
-            pruning = asyncio.create_task(_prune_daily(store, self.hub,
+            pruning = asyncio.create_task(_prune_daily(store, self.hub, runs,
                                                        settings.transcript_retention_days))
         self.services = Services(settings, store, runs, notes, toolbox, pruning)
         return self.services
@@ -114,9 +114,9 @@ class Shared:
             await services.notes.close()
 
 
-async def _prune_daily(store: Store, hub: Hub, days: int) -> None:
+async def _prune_daily(store: Store, hub: Hub, runs: Runs, days: int) -> None:
     """TRANSCRIPT_RETENTION_DAYS: delete old runs now, then once a day; they leave the
-    boards too."""
+    boards too, and a run going on that carries one stops."""
     while True:
         try:
             removed = await store.prune(days)
@@ -125,6 +125,7 @@ async def _prune_daily(store: Store, hub: Hub, days: int) -> None:
                 by_chat.setdefault(chat, []).append(run_id)
             for chat, run_ids in by_chat.items():
                 hub.forgotten(chat, run_ids)
+                runs.forgotten(chat, run_ids)
             log.info("deleted %d transcripts older than %d days", len(removed), days)
         except Exception:
             log.exception("pruning old transcripts failed")

@@ -4,12 +4,13 @@ per thread (the summary of the newest run it covers), so a long thread is not su
 again every turn: the next turn goes on from the last summary.
 
 A run of the thread deleted while its summary is being made (the call takes seconds) must
-not come back, in the summary kept nor in what the follow-up sends: the thread is then
-read again, as it is now."""
+not come back, in the summary kept nor in what the follow-up sends: that reading is
+dropped, and the caller reads the thread again as it is now."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from agent.classroom.history_summary import split_history, summarise
 from agent.events import Usage
@@ -19,48 +20,36 @@ from bot.store.records import RunRecord
 from bot.store.transcripts import Store
 
 log = logging.getLogger(__name__)
-READS = 2
-"""Times a thread is read while its runs keep being deleted under it; then the follow-up
-goes without it."""
 
-History = tuple[Turn, ...]
+
+@dataclass(frozen=True, slots=True)
+class ThreadHistory:
+    turns: tuple[Turn, ...]
+    runs: frozenset[int]
+    """The stored runs whose text the turns hold, word for word or summarised."""
 
 
 async def thread_history(store: Store, client: ModelClient, last: RunRecord, budget: int,
-                         lang: str) -> tuple[History, Usage]:
+                         lang: str) -> tuple[ThreadHistory | None, Usage]:
     """The thread ending with `last` as history, older turns summarised when it does not
-    fit in `budget` characters; the tokens new summaries took. A failed summary call
-    leaves the history to be cut as before."""
-    used = Usage()
-    for _ in range(READS):
-        history, usage = await _read(store, client, last, budget, lang)
-        used += usage
-        if history is not None:
-            return history, used
-    log.warning("the thread of run %s kept changing while it was read; the follow-up goes"
-                " without it", last.id)
-    return (), used
-
-
-async def _read(store: Store, client: ModelClient, last: RunRecord, budget: int,
-                lang: str) -> tuple[History | None, Usage]:
-    """One reading of the thread (see `thread_history`); None if a run of it was deleted
-    while its summary was made."""
+    fit in `budget` characters (None if a run of it was deleted while the summary was
+    made); the tokens a new summary took. A failed summary call leaves the history to be
+    cut as before."""
     runs = [run for run in await store.threads.runs(last) if run.answer]
+    thread = frozenset(run.id for run in runs)
     turns = [Turn(run.question, run.answer) for run in runs]
     older, recent = split_history(turns, budget)
     if not older:
-        return tuple(recent), Usage()
+        return ThreadHistory(tuple(recent), thread), Usage()
     ids = [run.id for run in runs[:len(older)]]
     kept = await store.threads.summaries(ids)
     if ids[-1] in kept:
-        return (Turn("", kept[ids[-1]], summary=True), *recent), Usage()
+        return ThreadHistory((Turn("", kept[ids[-1]], summary=True), *recent), thread), Usage()
     start, earlier = 0, ""
     for index in range(len(ids) - 1, -1, -1):
         if ids[index] in kept:
             start, earlier = index + 1, kept[ids[index]]
             break
-    thread = [run.id for run in runs]
     try:
         summary, usage = await summarise(client, older[start:], earlier, lang)
     except Exception as err:  # the model is down or refused: cut, as without summaries
@@ -68,7 +57,8 @@ async def _read(store: Store, client: ModelClient, last: RunRecord, budget: int,
                     err)
         summary, usage = "", Usage()
     if not summary:
-        return (tuple(turns) if await store.threads.present(thread) else None), usage
+        present = await store.threads.present(thread)
+        return (ThreadHistory(tuple(turns), thread) if present else None), usage
     if not await store.threads.keep_summary(ids[-1], summary, thread):
         return None, usage
-    return (Turn("", summary, summary=True), *recent), usage
+    return ThreadHistory((Turn("", summary, summary=True), *recent), thread), usage

@@ -222,6 +222,10 @@ _HTML: dict[str, tuple[str, str]] = {
     "step_edit_not_yours": ("只有 {name} 或管理员可以修改这一步。",
                             "Only {name} or an admin can edit this step."),
     "stopped_by": ("由 {name} 停止。", "Stopped by {name}."),
+    "stopped_forgotten": ("已停止：这个问题已被删除。", "Stopped: this question was deleted."),
+    "stopped_thread_forgotten": ("已停止：这个对话里较早的一个问题已被删除，不会再发给模型。",
+                                 "Stopped: an earlier question of this thread was deleted, "
+                                 "so it is not sent to the model again."),
     "shutdown": ("Glassbox 正在重启，这个问题被中断了，请稍后再问一次。",
                  "Glassbox is restarting, so this question was stopped. Please ask again soon."),
     "interrupted": ("Glassbox 重启时这个问题还没答完，已中断。请再问一次。",

@@ -244,23 +244,48 @@ async def test_a_follow_up_queued_while_its_run_is_forgotten_starts_a_thread(
         assert await where_stored(db_target, MARK) == []
 
 
-async def test_a_run_forgotten_while_it_runs_ends_cleanly_and_leaves_nothing(
+async def test_a_run_forgotten_while_it_runs_stops_and_leaves_nothing(
         db_target: Target, caplog: pytest.LogCaptureFixture) -> None:
-    """Alice forgets her question while its second round is under way: the run still ends
-    on screen, and what it makes at its end (its steps, its answer, its course facts) is
-    not stored for a run that is gone."""
+    """Alice forgets her question while its first round is under way: it stops there (its
+    next round would send the question again), says why, and nothing of it is stored
+    after (its steps, its answer, its course facts)."""
     async with bot(db_target, tools=(Add(),)) as gb:
         release = threading.Event()
-        gb.model.push(tool_reply(("add", {"a": 2, "b": 3}), content=f"Add for {MARK}."),
-                      held(release, text_reply(f"It is 5, {MARK}.")))
+        gb.model.push(held(release, tool_reply(("add", {"a": 2, "b": 3}), content="Add.")),
+                      text_reply("It is 5."))
         asked = gb.tg.send(GROUP, ALICE, f"/ask {SECRET}: what is 2 + 3?")
-        await gb.tg.wait(lambda: len(gb.model.bodies) == 2)  # the second round is out
+        await gb.tg.wait(lambda: len(gb.model.bodies) == 1)
         assert await reply(gb, ALICE, "/forget 1") == "Run #1 is deleted."
         release.set()
-        assert "It is 5" in (await gb.answer_to(GROUP, asked)).text
+        final = await gb.answer_to(GROUP, asked)
+        assert "Stopped: this question was deleted." in final.text
+        assert len(gb.model.bodies) == 1
         assert await where_stored(db_target, MARK) == []
         assert await query(db_target, "SELECT count(*) FROM tool_calls") == [(0,)]
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+async def test_a_follow_up_running_when_its_thread_is_forgotten_stops(
+        db_target: Target) -> None:
+    """Run 2 follows up run 1 and is in its first round when Alice forgets run 1: run 2
+    stops, saying why, instead of sending run 1 again with its next round."""
+    async with bot(db_target, tools=(Add(),)) as gb:
+        first = await ask(gb, f"/ask Remember this: {SECRET}.", None,
+                          text_reply(f"Noted: {MARK}."))
+        release = threading.Event()
+        before = len(gb.model.bodies)
+        gb.model.push(held(release, tool_reply(("add", {"a": 2, "b": 3}), content="Add.")),
+                      text_reply("It is 5."))
+        asked = gb.tg.send(GROUP, ALICE, "What is 2 + 3?", reply_to=first)
+        await gb.tg.wait(lambda: len(gb.model.bodies) > before)
+        assert await reply(gb, ALICE, "/forget 1") == "Run #1 is deleted."
+        forgotten_at = len(gb.model.bodies)
+        release.set()
+        final = await gb.answer_to(GROUP, asked)
+        assert "an earlier question of this thread was deleted" in final.text
+        assert all(MARK not in body for body in sent_after(gb.model, forgotten_at))
+        assert await where_stored(db_target, MARK) == []
+        assert (await reply(gb, ALICE, "/history")).count("What is 2 + 3?") == 1  # kept
 
 
 def held(release: threading.Event, reply: Reply) -> Callable[[dict[str, Any]], Reply]:

@@ -245,6 +245,7 @@ async def forget_command(update: Update, context: Context) -> None:
     else:
         await context.store.forget(scope, n)
         context.hub.forgotten(telegram_chat(chat.id), (record.id,))
+        context.runs.forgotten(telegram_chat(chat.id), (record.id,))
         reply = text(lang, "forgotten", n=n)
     await context.outbox.say(chat.id, msg.message_id, reply)
 
@@ -292,6 +293,7 @@ async def forget_all_tapped(update: Update, context: Context) -> None:
         return
     count = await context.store.forget_all(chat.id)
     context.hub.forgotten(telegram_chat(chat.id))
+    context.runs.forgotten(telegram_chat(chat.id), None)
     await _edit(context, query.message, text(lang, "forget_all_done", count=count))
 
 
