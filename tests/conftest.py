@@ -1,7 +1,8 @@
 """Shared fixtures: the fake model server, agent settings pointing at it and the toolbox they
 choose; the bot (`gb`) running against the fake Bot API and the fake model. A module changes
 what differs by overriding a small fixture (`tool_settings`, `gb_tools`, `fake_telegram`).
-Plain helpers and constants are in kit.py and botkit.py: no test imports this module."""
+Plain helpers and constants are in kit.py and botkit.py: no test imports this module.
+Each test's marks (browser, process, slow) and xdist group come from tests/marks.py."""
 
 from __future__ import annotations
 
@@ -20,6 +21,15 @@ from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.tools import open_toolbox
 from tests.kit import agent_settings
+from tests.marks import SlowWatch, mark_all
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_all(items)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(SlowWatch(), "slow-watch")
 
 
 @pytest.fixture(params=BACKENDS)

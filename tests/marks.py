@@ -1,0 +1,154 @@
+"""The marks a test gets from what it uses, given at collection (tests/conftest.py), so a test
+is marked as it is written:
+
+- `browser`: it drives chromium (it asks for the `browser` or `chromium` fixture);
+- `process`: it starts a process of its own (its code, or a helper of tests' it calls,
+  names `subprocess`), such as `python -m bot`;
+- `slow`: every browser and process test, and the in-process tests in SLOW, which take
+  seconds by design. `scripts/test -m "not slow"` is the everyday run; CI runs them all.
+
+Under pytest-xdist (`--dist loadgroup`) the tests of one group run on one worker, one after
+another: the browser tests share one chromium (and the gallery's module-scoped play of
+every scenario), and the tests that time our code with `perf_counter` (a bound on
+seconds, or on how time grows with the input) never run beside each other."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Iterator
+from enum import StrEnum
+from types import CodeType, FunctionType
+from typing import Any
+
+import pytest
+
+
+class Mark(StrEnum):
+    BROWSER = "browser"
+    PROCESS = "process"
+    SLOW = "slow"
+
+
+class Group(StrEnum):
+    BROWSER = "browser"
+    TIMED = "timed"
+
+
+BROWSER_FIXTURES = frozenset({"browser", "chromium"})
+PROCESS_NAMES = frozenset({"subprocess", "create_subprocess_exec", "create_subprocess_shell"})
+TIMER_NAMES = frozenset({"perf_counter"})
+
+SLOW = (
+    # Each times its steps over hundreds of thousands of characters of hostile text.
+    "tests/faults/test_hostile_text.py::test_each_step_reads_hostile_text_in_linear_time",
+    "tests/faults/test_hostile_text.py::test_eight_times_the_text_takes_about_eight_times_as_",
+    # Waits out a connect timeout of its own length.
+    "tests/test_model_unreachable.py::test_a_connect_that_hangs_is_reported_within_20_s",
+    # Telegram's pace of drafts and flood waits, kept to the second.
+    "tests/test_bot_live.py::test_a_final_state_uses_telegrams_short_burst_and_drafts_do_not",
+    "tests/test_bot_live.py::test_drafts_keep_to_one_a_second",
+    "tests/test_bot_quiz.py::test_a_poll_telegram_holds_back_is_sent_after_the_wait",
+    # Many chats at once, to see how they share the bot.
+    "tests/test_bot_scale.py::test_a_busy_group_gets_fewer_drafts_not_later_answers",
+    "tests/test_bot_scale.py::test_past_the_limit_questions_queue_fairly_across_chats",
+    "tests/faults/test_budget.py::test_a_class_of_wrong_commands_never_holds_back_an_answer",
+    "tests/web/test_board.py::test_a_class_streaming_at_once_reaches_the_board_in_batches",
+    # Pages of a 40-character limit over long texts.
+    "tests/test_paginate.py::test_every_page_shows_something_within_the_limit_and_nothing_v",
+)
+"""In-process tests that take seconds by design (nodeid prefixes)."""
+
+
+def _code_names(code: CodeType) -> Iterator[str]:
+    """The global and attribute names `code` uses, its nested functions' included."""
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            yield from _code_names(const)
+
+
+def _helpers(value: Any) -> Iterator[FunctionType]:
+    """The functions of tests' own helpers behind a name: a function (unwrapped from its
+    decorators) or a class's methods. The code under test and libraries are not followed."""
+    if not str(getattr(value, "__module__", "")).startswith("tests"):
+        return
+    if inspect.isclass(value):
+        for member in vars(value).values():
+            yield from _helpers(getattr(member, "__func__", getattr(member, "fget", member)))
+        return
+    function = inspect.unwrap(value) if callable(value) else None
+    if isinstance(function, FunctionType):
+        yield function
+
+
+_reached: dict[Callable[..., Any], frozenset[str]] = {}
+
+
+def names_reached(function: Callable[..., Any]) -> frozenset[str]:
+    """Every name `function` and the tests' helpers it calls use, however deep."""
+    if function not in _reached:
+        names: set[str] = set()
+        seen: set[FunctionType] = set()
+        todo = list(_helpers(function)) or [inspect.unwrap(function)]
+        while todo:
+            current = todo.pop()
+            if current in seen or not isinstance(current, FunctionType):
+                continue
+            seen.add(current)
+            for name in _code_names(current.__code__):
+                names.add(name)
+                todo.extend(_helpers(current.__globals__.get(name)))
+        _reached[function] = frozenset(names)
+    return _reached[function]
+
+
+def marks_of(item: pytest.Item) -> tuple[set[Mark], str | None]:
+    """The marks `item` gets, and the xdist group it runs in (None: any worker)."""
+    marks: set[Mark] = set()
+    names = names_reached(item.function) if isinstance(item, pytest.Function) else frozenset()
+    if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        marks.add(Mark.BROWSER)
+    if PROCESS_NAMES & names:
+        marks.add(Mark.PROCESS)
+    if marks or item.nodeid.startswith(SLOW):
+        marks.add(Mark.SLOW)
+    group = None
+    if Mark.BROWSER in marks:
+        group = Group.BROWSER.value
+    elif TIMER_NAMES & names:
+        group = Group.TIMED.value
+    return marks, group
+
+
+class SlowWatch:
+    """Names, at the end of a run, the tests not marked slow that took longer than
+    UNMARKED_LIMIT_S (setup and teardown included): mark them in SLOW, or make them faster."""
+
+    UNMARKED_LIMIT_S = 5.0
+
+    def __init__(self) -> None:
+        self.took: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if Mark.SLOW.value not in report.keywords:
+            self.took[report.nodeid] = self.took.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        over = sorted(((s, n) for n, s in self.took.items() if s > self.UNMARKED_LIMIT_S),
+                      reverse=True)
+        if over:
+            terminalreporter.write_sep(
+                "-", f"not marked slow, yet longer than {self.UNMARKED_LIMIT_S:g} s "
+                     "(tests/marks.py)")
+            for seconds, nodeid in over:
+                terminalreporter.write_line(f"{seconds:6.1f} s  {nodeid}")
+
+
+def mark_all(items: Iterable[pytest.Item]) -> None:
+    """Give each item its marks and its xdist group."""
+    for item in items:
+        marks, group = marks_of(item)
+        for mark in marks:
+            item.add_marker(mark.value)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
