@@ -2,7 +2,8 @@
 choose; the bot (`gb`) running against the fake Bot API and the fake model. A module changes
 what differs by overriding a small fixture (`tool_settings`, `gb_tools`, `fake_telegram`).
 Plain helpers and constants are in kit.py and botkit.py: no test imports this module.
-Each test's marks (browser, process, slow) and xdist group come from tests/marks.py."""
+Each test's marks (browser, process, slow) and xdist group come from tests/marks.py; the
+timed tests run alone (tests/alone.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from agent import AgentSettings, ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
+from tests.alone import Alone
 from tests.botkit import SCALE, Glassbox, people, running
 from tests.dbkit import BACKENDS, Target, database
 from tests.fakes.model import FakeModel
@@ -30,6 +32,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(SlowWatch(), "slow-watch")
+    config.pluginmanager.register(Alone(), "timed-alone")
 
 
 @pytest.fixture(params=BACKENDS)
