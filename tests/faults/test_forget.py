@@ -159,15 +159,31 @@ async def test_a_thread_goes_on_past_a_run_forgotten_in_its_middle(db_target: Ta
         assert await where_stored(db_target, MARK) == []
 
 
-async def test_forget_all_leaves_nothing_on_disk(db_target: Target) -> None:
-    async with bot(db_target) as gb:
-        await thread(gb, db_target)
+async def test_forget_all_leaves_nothing_on_disk_and_stops_what_runs(
+        db_target: Target) -> None:
+    """`/forget all` while a follow-up in the thread runs: every run goes with what was
+    made from it, and the follow-up stops instead of sending the thread again."""
+    async with bot(db_target, tools=(Add(),)) as gb:
+        answers = await thread(gb, db_target)
+        release = threading.Event()
+        gb.model.push(text_reply("Summary: ReAct; CoT."),
+                      held(release, tool_reply(("add", {"a": 2, "b": 3}), content="Add.")),
+                      text_reply("It is 5."))
+        before = len(gb.model.bodies)
+        asked = gb.tg.send(GROUP, ALICE, "What is 2 + 3?", reply_to=answers[-1])
+        await gb.tg.wait(lambda: len(gb.model.bodies) == before + 2)  # its first round, held
         confirm = gb.tg.send(GROUP, ADMIN, "/forget all")
         await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, confirm)))
         [asking] = gb.replies_to(GROUP, confirm)
         gb.tg.tap(GROUP, ADMIN, asking.message_id, asking.button_data("🗑 Delete all"))
-        await gb.tg.wait(lambda: asking.text == "Deleted all runs of this chat (4).")
+        await gb.tg.wait(lambda: asking.text == "Deleted all runs of this chat (5).")
+        forgotten_at = len(gb.model.bodies)
+        release.set()
+        final = await gb.answer_to(GROUP, asked)
+        assert "Stopped: this question was deleted." in final.text
+        assert len(gb.model.bodies) == forgotten_at
         assert await where_stored(db_target, MARK) == []
+        assert await query(db_target, "SELECT count(*) FROM runs") == [(0,)]
 
 
 async def test_runs_past_the_retention_take_their_summaries_with_them(
