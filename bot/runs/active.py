@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 from collections.abc import Callable, Collection, Coroutine
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.lang import Lang
+from bot.runs.admission import Ticket
 from bot.store.records import Conversation
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,13 @@ class Active:
     """The stored runs whose text it sends the model: its thread's, then its own too."""
     run_id: int | None = None
     """Its stored run, once started."""
+    ticket: Ticket | None = None
+    """Its place among the runs running at once, once it has asked for one."""
+
+    def away(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """For a wait on people (a vote, a step's decision): the run's place among those
+        running is another question's meanwhile (Ticket.away)."""
+        return contextlib.nullcontext() if self.ticket is None else self.ticket.away()
 
     def stop(self, notice: str = "") -> None:
         self.notice = self.notice or notice

@@ -1,6 +1,8 @@
 """Admission: at most `limit` runs at once; past it a question waits in a queue that is
 fair across chats (round robin: one chat's forty questions do not starve another chat's
-one), and its message says how many are ahead.
+one), and its message says how many are ahead. A run that waits for people (a class's vote,
+a step's decision) computes nothing meanwhile: it gives its place to the next question and
+takes one again, ahead of new questions, to go on.
 
 One process serves about this many runs at once before the event loop, not the model,
 sets the pace (docs/scaling.md); beyond it more concurrent runs only make every answer
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict, deque
+from collections.abc import AsyncIterator
 
 from bot.store.records import Conversation
 
@@ -21,6 +24,8 @@ class Ticket:
     def __init__(self, admission: Admission, chat: Conversation) -> None:
         self.admission, self.chat = admission, chat
         self.granted = asyncio.get_running_loop().create_future()
+        self.holding = False
+        """Whether it counts among the runs running now (not while it waits for people)."""
         self._released = False
 
     @property
@@ -47,6 +52,26 @@ class Ticket:
             self._released = True
             self.admission.release(self)
 
+    @contextlib.asynccontextmanager
+    async def away(self) -> AsyncIterator[None]:
+        """While the run waits for people: its place is the next question's meanwhile, and
+        it takes one again to go on (at once if there is room, else before any question
+        that waits). A run stopped meanwhile ends without one: it has nothing left to
+        compute."""
+        if not self.holding or self._released:
+            yield
+            return
+        self.admission.step_out(self)
+        stopped = False
+        try:
+            yield
+        except asyncio.CancelledError:
+            stopped = True
+            raise
+        finally:
+            if not stopped:
+                await self.admission.step_in(self)
+
 
 class Admission:
     def __init__(self, limit: int) -> None:
@@ -54,12 +79,14 @@ class Admission:
         self.running = 0
         self._queues: OrderedDict[Conversation, deque[Ticket]] = OrderedDict()
         """Chats with questions waiting, the one to serve next first."""
+        self._returning: deque[tuple[Ticket, asyncio.Future[None]]] = deque()
+        """Runs back from waiting for people, served before any question that waits."""
 
     def ticket(self, chat: Conversation) -> Ticket:
         """A place for a new question in conversation `chat`: admitted now if there is room."""
         ticket = Ticket(self, chat)
-        if self.running < self.limit and not self._queues:
-            self.running += 1
+        if self.running < self.limit and not self._queues and not self._returning:
+            self._hold(ticket)
             ticket.granted.set_result(None)
         else:
             self._queues.setdefault(chat, deque()).append(ticket)
@@ -72,7 +99,7 @@ class Admission:
         if queue is None or ticket not in queue:
             return 0
         k = queue.index(ticket)
-        count, before = k, True
+        count, before = k + len(self._returning), True
         for chat, other in self._queues.items():
             if chat == ticket.chat:
                 before = False
@@ -81,9 +108,10 @@ class Admission:
         return count
 
     def release(self, ticket: Ticket) -> None:
-        if ticket.admitted:
+        if ticket.holding:
+            ticket.holding = False
             self.running -= 1
-        else:
+        elif not ticket.admitted:
             queue = self._queues.get(ticket.chat)
             if queue is not None:
                 with contextlib.suppress(ValueError):
@@ -92,12 +120,42 @@ class Admission:
                     del self._queues[ticket.chat]
         self._admit()
 
+    def step_out(self, ticket: Ticket) -> None:
+        """`ticket`'s run waits for people: its place is free until it steps in again."""
+        ticket.holding = False
+        self.running -= 1
+        self._admit()
+
+    async def step_in(self, ticket: Ticket) -> None:
+        """`ticket`'s run goes on: until it has a place again."""
+        if self.running < self.limit and not self._returning:
+            self._hold(ticket)
+            return
+        back = asyncio.get_running_loop().create_future()
+        self._returning.append((ticket, back))
+        try:
+            await back
+        except asyncio.CancelledError:
+            if not back.done() or back.cancelled():  # stopped before its turn came
+                with contextlib.suppress(ValueError):
+                    self._returning.remove((ticket, back))
+            raise
+
+    def _hold(self, ticket: Ticket) -> None:
+        ticket.holding = True
+        self.running += 1
+
     def _admit(self) -> None:
+        while self.running < self.limit and self._returning:
+            ticket, back = self._returning.popleft()
+            if not back.done():
+                self._hold(ticket)
+                back.set_result(None)
         while self.running < self.limit and self._queues:
             chat, queue = next(iter(self._queues.items()))
             ticket = queue.popleft()
             del self._queues[chat]
             if queue:
                 self._queues[chat] = queue  # to the back of the round
-            self.running += 1
+            self._hold(ticket)
             ticket.granted.set_result(None)

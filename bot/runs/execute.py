@@ -155,7 +155,7 @@ class Runs:
     async def _execute(self, q: Question, active: Active, front: Front) -> None:
         """Run `q` to the end once admitted (until then `front` hears how many are ahead);
         `active.cancel` stops it, queued or running."""
-        ticket = self.admission.ticket(q.conversation)
+        ticket = active.ticket = self.admission.ticket(q.conversation)
         try:
             if not ticket.admitted:
                 front.queued(ticket.ahead)

@@ -64,7 +64,8 @@ class ChatPoller:
             if sent is None:
                 return Tally((), sent=False)
             self.ballots.polled(ballot, sent.poll_id)
-            by = await self._revealed(ballot)
+            async with active.away():
+                by = await self._revealed(ballot)
         except asyncio.CancelledError:  # the run stopped mid-vote: the poll closes anyway
             if sent is not None:
                 self._close_later(sent)

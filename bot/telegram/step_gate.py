@@ -32,7 +32,8 @@ class ChatConfirmer:
         running = self.live.button
         self.live.set_button(pause_buttons(active.run_lang, active.key, pause.number))
         try:
-            return await asyncio.wait_for(pause.decision, self.timeout_s)
+            async with active.away():
+                return await asyncio.wait_for(pause.decision, self.timeout_s)
         except TimeoutError:
             return Decision("stop", reason=phrase(active.run_lang, "step_timeout_reason",
                                                   s=f"{self.timeout_s:g}"))
