@@ -13,6 +13,7 @@ from pydantic_settings import NoDecode
 
 from agent.settings import AgentSettings
 from bot.store import database_url
+from bot.store.db import DEFAULT_POOL_SIZE
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -66,6 +67,9 @@ class BotSettings(AgentSettings):
     """`postgresql://…` (or `postgres://…`, as PaaS platforms set it): the whole store on
     that PostgreSQL server instead, so it survives a redeploy; empty: SQLite at
     DATABASE_PATH."""
+    database_pool_size: int = Field(default=DEFAULT_POOL_SIZE, ge=1, le=1000)
+    """PostgreSQL connections this process opens at most; past them a statement waits for
+    one. Every instance's, together, must fit the server's connection limit."""
     transcript_retention_days: int | None = Field(default=None, ge=1)
     """Runs older than this are deleted once a day; empty keeps them forever."""
     step_timeout_s: float = Field(default=300.0, gt=0)

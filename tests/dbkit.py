@@ -89,6 +89,26 @@ async def _as_admin(server: str, statement: str) -> None:
 
 
 @asynccontextmanager
+async def small_plan(url: str, connections: int) -> AsyncIterator[str]:
+    """The URL of `url`'s database as a role of its own that may open at most `connections`
+    connections (a small managed plan: its server refuses the next with "too many
+    connections"), made the database's owner for the test (the role is dropped after)."""
+    role = "plan_" + secrets.token_hex(6)
+    name = urlsplit(url).path.lstrip("/")
+    await _as_admin(url, f'CREATE ROLE "{role}" LOGIN CONNECTION LIMIT {connections};'
+                         f' ALTER DATABASE "{name}" OWNER TO "{role}";'
+                         f' GRANT ALL ON SCHEMA public TO "{role}"')
+    parts = urlsplit(url)
+    try:
+        yield urlunsplit(parts._replace(netloc=f"{role}@{parts.hostname}:{parts.port}"))
+    finally:
+        await _as_admin(url, f'ALTER DATABASE "{name}" OWNER TO CURRENT_USER;'
+                             f' REASSIGN OWNED BY "{role}" TO CURRENT_USER;'
+                             f' DROP OWNED BY "{role}"')
+        await _as_admin(_with_database(url, "postgres"), f'DROP ROLE "{role}"')
+
+
+@asynccontextmanager
 async def database(backend: str, sqlite_path: Path) -> AsyncIterator[Target]:
     """Where a store of `backend` ("sqlite" or "postgres") lives for one test."""
     if backend == "sqlite":
@@ -140,7 +160,9 @@ async def execute_many(target: Target, sql: str, rows: Iterable[Sequence[Any]]) 
 class Cuttable:
     """A TCP relay on 127.0.0.1 in front of a PostgreSQL server, to take it away and give it
     back as a network fault or a server restart would: `cut` drops every connection through
-    it and refuses new ones, `restore` listens again on the same port."""
+    it and refuses new ones, `restore` listens again on the same port. `freeze` makes it a
+    server that hangs (connections stay open, old and new, and nothing goes either way);
+    `thaw` lets what was held go on."""
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
@@ -148,6 +170,8 @@ class Cuttable:
         self._url = parts
         self._listener: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
+        self._flowing = asyncio.Event()
+        self._flowing.set()
         self.port = 0
 
     @property
@@ -175,6 +199,12 @@ class Cuttable:
             writer.transport.abort()
         self._writers.clear()
 
+    def freeze(self) -> None:
+        self._flowing.clear()
+
+    def thaw(self) -> None:
+        self._flowing.set()
+
     async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         up_reader, up_writer = await asyncio.open_connection(*self._server_at)
         self._writers |= {writer, up_writer}
@@ -182,6 +212,7 @@ class Cuttable:
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
             try:
                 while data := await src.read(65536):
+                    await self._flowing.wait()
                     dst.write(data)
                     await dst.drain()
             except (ConnectionError, OSError):

@@ -72,7 +72,7 @@ class Shared:
                    ) -> Services:
         """Open the store, the tools (None: the toolbox AGENT_TOOLS chooses, its notes index
         in the store's database) and the run service."""
-        store = await Store.open(settings.database())
+        store = await Store.open(settings.database(), pool_size=settings.database_pool_size)
         notes = toolbox = None
         try:
             if tools is None:

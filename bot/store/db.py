@@ -12,6 +12,7 @@ that differ ask `db.dialect`. What differs underneath:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -23,6 +24,7 @@ from typing import Any, Protocol
 
 import aiosqlite
 
+from bot.store.breaker import Breaker, BreakerState, Failure
 from bot.store.database_url import blank, redact
 
 log = logging.getLogger(__name__)
@@ -72,8 +74,9 @@ class DatabaseUnreachable(Exception):
 
 
 class StoreUnavailable(Exception):
-    """The database stopped answering (PostgreSQL down, restarting or cut off): the
-    statement did not run. Callers on a run's path go on without the store."""
+    """The database is not answering (PostgreSQL down, restarting, cut off, hanging, or
+    without a connection free for us): the statement did not run, or its outcome is not
+    known. Callers on a run's path go on without the store."""
 
 
 # --- SQLite ------------------------------------------------------------------------------
@@ -179,16 +182,44 @@ def _changed(status: str) -> int:
     return int(last) if last.isdigit() else 0
 
 
+STATEMENT_TIMEOUT_S = 10.0
+"""How long a statement may wait for a connection, and then for its answer, before the
+server counts as not answering (the statements of a run take milliseconds; the schema's
+migrations set their own)."""
+PROBE_TIMEOUT_S = 3.0
+"""How long the breaker's probe waits for a new connection to answer `SELECT 1`."""
+DEFAULT_POOL_SIZE = 5
+"""Connections one process keeps at most (DATABASE_POOL_SIZE): two processes overlapping
+during a deploy still fit a small plan's 20 with a few to spare."""
+
+
+def _unanswered() -> tuple[type[BaseException], ...]:
+    """asyncpg's ways of saying the server is gone, hangs or is not ready (or that it ended
+    our connection mid-use: InternalClientError): a connection that met one is in a state
+    nobody knows, and is never given back to the pool as it is."""
+    import asyncpg
+
+    return (TimeoutError, OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
+            asyncpg.InternalClientError, asyncpg.exceptions.OperatorInterventionError)
+
+
 @asynccontextmanager
-async def _answering() -> AsyncIterator[None]:
-    """asyncpg's ways of saying the server is gone, as our StoreUnavailable."""
+async def _answering(breaker: Breaker) -> AsyncIterator[None]:
+    """The server gone, hanging, not ready or full, as our StoreUnavailable; the breaker
+    hears of all but the last (a server that says it is full answers)."""
     import asyncpg
 
     try:
         yield
-    except (TimeoutError, OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
-            asyncpg.exceptions.OperatorInterventionError) as err:
-        raise StoreUnavailable(f"{type(err).__name__}: {err}") from err
+    except asyncpg.TooManyConnectionsError as err:
+        raise StoreUnavailable(f"the database has no connection free for us: {err}") from err
+    except TimeoutError as err:
+        breaker.failed(Failure.TIMED_OUT, "no answer in time")
+        raise StoreUnavailable(f"no answer within {STATEMENT_TIMEOUT_S:g} s") from err
+    except _unanswered() as err:
+        why = f"{type(err).__name__}: {err}"
+        breaker.failed(Failure.UNREACHABLE, why)
+        raise StoreUnavailable(why) from err
 
 
 class _PgConn:
@@ -210,60 +241,141 @@ class _PgConn:
 
 
 class PostgresDb:
+    """The pool, behind a circuit breaker (bot/store/breaker.py): every statement waits at
+    most STATEMENT_TIMEOUT_S, and none is tried while the server is known to be away."""
+
     dialect = Dialect.POSTGRES
     path = None
 
     def __init__(self, pool: Any, url: str) -> None:
         self.pool, self.url = pool, url
+        self.breaker = Breaker(self._probe)
+        self._freed = asyncio.Condition()
+        """Notified when a connection goes back to the pool."""
 
     @classmethod
-    async def open(cls, url: str, *, min_size: int = 1, max_size: int = 10,
+    async def open(cls, url: str, *, pool_size: int = DEFAULT_POOL_SIZE,
                    timeout_s: float = 10.0) -> PostgresDb:
-        """A pool on the server at `url`; DatabaseUnreachable (password left out) if it
-        cannot be reached or refuses us."""
+        """A pool of at most `pool_size` connections on the server at `url`;
+        DatabaseUnreachable (password left out) if it cannot be reached or refuses us."""
         import asyncpg  # only a PostgreSQL deployment loads the driver
 
         try:
-            pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size,
-                                             timeout=timeout_s, command_timeout=60)
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size,
+                                             timeout=timeout_s,
+                                             command_timeout=STATEMENT_TIMEOUT_S)
         except Exception as err:  # at start, whatever it is: one line, never the password
             raise DatabaseUnreachable(f"cannot reach {described(url)} "
                                       f"({words_of(err, url)})") from None
         return cls(pool, url)
 
     async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        async with _answering():
-            return list(await self.pool.fetch(numbered(sql), *params))
+        async with self.session() as conn:
+            return await conn.fetch(sql, params)
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        async with _answering():
-            return _changed(await self.pool.execute(numbered(sql), *params))
+        async with self.session() as conn:
+            return await conn.execute(sql, params)
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         """All of `rows` or none (asyncpg runs them in one implicit transaction)."""
         rows = list(rows)
         if rows:
-            async with _answering():
-                await self.pool.executemany(numbered(sql), rows)
+            async with self.session() as conn:
+                await conn.executemany(sql, rows)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[_PgConn]:
-        async with _answering(), self.pool.acquire() as conn, conn.transaction():
-            yield _PgConn(conn)
+        async with self._connection() as conn:
+            started = conn.transaction()
+            await started.start()
+            try:
+                yield _PgConn(conn)
+            except _unanswered():
+                raise  # nothing to roll back on: the connection is dropped
+            except BaseException:
+                await started.rollback()
+                raise
+            await started.commit()
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[_PgConn]:
-        async with _answering(), self.pool.acquire() as conn:
+        async with self._connection() as conn:
             yield _PgConn(conn)
 
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[Any]:
+        """A connection of the pool for a few statements, their failures translated; none
+        while the breaker is open."""
+        refused = self.breaker.refusal()
+        if refused is not None:
+            raise StoreUnavailable(refused)
+        async with _answering(self.breaker):
+            conn = await self._acquire()
+            try:
+                yield conn
+            except _unanswered():
+                conn.terminate()
+                raise
+            finally:
+                await self._release(conn)
+
+    async def _acquire(self) -> Any:
+        """A connection within STATEMENT_TIMEOUT_S. The pool waits for one of its own when
+        all are taken; when the server has no more for us (a small plan, another instance
+        holding its share), this waits for one of those the pool has to be free."""
+        import asyncpg
+
+        async with asyncio.timeout(STATEMENT_TIMEOUT_S):
+            while True:
+                try:
+                    return await self.pool.acquire()
+                except asyncpg.TooManyConnectionsError:
+                    if not self.pool.get_size():  # none of our own to wait for
+                        raise
+                async with self._freed:
+                    await self._freed.wait_for(lambda: self.pool.get_idle_size() > 0)
+
+    async def _release(self, conn: Any) -> None:
+        try:
+            await self.pool.release(conn, timeout=STATEMENT_TIMEOUT_S)
+        finally:
+            async with self._freed:
+                self._freed.notify()
+
+    async def _probe(self) -> None:
+        """Whether the server answers (raises if not), on a connection of its own: the
+        pool's may all be waiting on a server that hangs. One that says it has no
+        connection free answers."""
+        import asyncpg
+
+        try:
+            conn = await asyncpg.connect(self.url, timeout=PROBE_TIMEOUT_S)
+        except asyncpg.TooManyConnectionsError:
+            return
+        try:
+            await conn.fetchval("SELECT 1", timeout=PROBE_TIMEOUT_S)
+        finally:
+            conn.terminate()
+
     async def close(self) -> None:
-        await self.pool.close()
+        """Close the connections, saying goodbye to a server that answers; one that does not
+        is not waited for."""
+        down = self.breaker.state is not BreakerState.CLOSED
+        await self.breaker.close()
+        if not down:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.pool.close(), STATEMENT_TIMEOUT_S)
+                return
+        self.pool.terminate()
 
 
-async def open_db(target: Path | str) -> SqliteDb | PostgresDb:
-    """PostgreSQL for a `postgresql://` (or `postgres://`) URL, else the SQLite file."""
+async def open_db(target: Path | str, *, pool_size: int = DEFAULT_POOL_SIZE
+                  ) -> SqliteDb | PostgresDb:
+    """PostgreSQL for a `postgresql://` (or `postgres://`) URL (at most `pool_size`
+    connections), else the SQLite file."""
     if is_postgres_url(target):
-        return await PostgresDb.open(str(target))
+        return await PostgresDb.open(str(target), pool_size=pool_size)
     try:
         return await SqliteDb.open(Path(target))
     except Exception as err:  # a folder it may not create, a file that is no database

@@ -23,6 +23,8 @@ from bot.store.migrations import OLD_API_CHAT_BASE
 
 MIGRATION_LOCK = 0x61A55B0C
 """The advisory lock id migrations hold (any constant: only Glassbox takes it)."""
+MIGRATION_TIMEOUT_S = 600.0
+"""A migration statement may rewrite a large table."""
 
 _PASSAGE_WORDS = ("words tsvector GENERATED ALWAYS AS (setweight(to_tsvector('english',"
                   " heading), 'A') || setweight(to_tsvector('english', body), 'B')) STORED")
@@ -240,23 +242,28 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
 
 
 async def migrate_pg(pool: Any, migrations: list[tuple[str, str]] | None = None) -> list[str]:
-    """Apply the migrations not yet recorded (all of PG_MIGRATIONS by default); their names."""
+    """Apply the migrations not yet recorded (all of PG_MIGRATIONS by default); their names.
+    Each statement may take MIGRATION_TIMEOUT_S (the pool's own timeout is for a run's
+    statements), and so may waiting for another instance's migrations."""
     applied: list[str] = []
+    wait = MIGRATION_TIMEOUT_S
     async with pool.acquire() as conn:
-        await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+        await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK, timeout=wait)
         try:
             await conn.execute("CREATE TABLE IF NOT EXISTS transcript_migrations"
-                               " (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-            done = {row[0] for row in await conn.fetch("SELECT name FROM transcript_migrations")}
+                               " (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)", timeout=wait)
+            done = {row[0] for row in await conn.fetch("SELECT name FROM transcript_migrations",
+                                                       timeout=wait)}
             for name, sql in PG_MIGRATIONS if migrations is None else migrations:
                 if name in done:
                     continue
                 async with conn.transaction():
-                    await conn.execute(sql)  # several statements: the simple protocol
+                    # several statements: the simple protocol
+                    await conn.execute(sql, timeout=wait)
                     await conn.execute(
                         "INSERT INTO transcript_migrations (name, applied_at) VALUES ($1, $2)",
-                        name, datetime.now(UTC).isoformat())
+                        name, datetime.now(UTC).isoformat(), timeout=wait)
                 applied.append(name)
         finally:
-            await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+            await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK, timeout=wait)
     return applied

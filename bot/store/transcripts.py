@@ -30,6 +30,7 @@ from bot.store.boards import Boards
 from bot.store.chat_settings import ChatSettingsTable
 from bot.store.course_stats import CourseStats
 from bot.store.db import (
+    DEFAULT_POOL_SIZE,
     DatabaseUnreachable,
     Db,
     Dialect,
@@ -114,11 +115,12 @@ class Store:
         return self.db.path if isinstance(self.db, SqliteDb) else None
 
     @classmethod
-    async def open(cls, where: Path | str) -> Store:
+    async def open(cls, where: Path | str, *, pool_size: int = DEFAULT_POOL_SIZE) -> Store:
         """Open (or create) the database and bring its schema up to date: the SQLite file at
-        a path, or the PostgreSQL database of a `postgresql://` URL (db.DatabaseUnreachable,
-        in words without the password, when either fails)."""
-        db = await open_db(where)
+        a path, or the PostgreSQL database of a `postgresql://` URL with at most `pool_size`
+        connections (db.DatabaseUnreachable, in words without the password, when either
+        fails)."""
+        db = await open_db(where, pool_size=pool_size)
         try:
             if isinstance(db, PostgresDb):
                 await migrate_pg(db.pool)

@@ -1,0 +1,164 @@
+"""PostgreSQL under load and faults, on the throwaway cluster: a plan that allows few
+connections, and a server that hangs (through a relay on
+127.0.0.1 the test cuts or freezes, tests/dbkit.Cuttable). What the students see in the fake
+Bot API's messages, and what is in the database."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+import asyncpg
+
+from bot.store.breaker import BreakerState
+from bot.store.db import STATEMENT_TIMEOUT_S, PostgresDb
+from tests.botkit import ALICE, Add, Glassbox, people, running
+from tests.dbkit import Cuttable, fresh_postgres, query, small_plan
+from tests.fakes.model import FakeModel, text_reply
+from tests.fakes.telegram import FakeTelegram, Message
+
+CLASS = tuple(range(7000, 7060))
+"""Sixty students, each in a private chat with the bot."""
+ANSWER = "Answered."
+WENT_WRONG = "went wrong"
+NOT_SAVED = "could not be saved"
+
+
+@asynccontextmanager
+async def bot_on(db_url: str, **extra: Any) -> AsyncIterator[Glassbox]:
+    with FakeTelegram(scale=0.02) as tg, FakeModel(default=lambda _: text_reply(ANSWER)) as model:
+        people(tg)
+        for user in CLASS:
+            tg.user(user, f"Student {user}")
+        async with running(tg, model, db_url, tools=(Add(),), **extra) as gb:
+            yield gb
+
+
+def final_reply(gb: Glassbox, chat_id: int, asked: int) -> Message | None:
+    found = [m for m in gb.tg.bot_messages(chat_id) if m.reply_to == asked]
+    return found[0] if found and not found[0].buttons and "⏳" not in found[0].text else None
+
+
+async def the_class_asks_at_once(gb: Glassbox) -> list[str]:
+    """Every student sends a question at the same moment: the final text each one gets."""
+    asked = {user: gb.tg.send(user, user, f"what is {user} + 1?") for user in CLASS}
+    await gb.tg.wait(lambda: all(final_reply(gb, u, m) is not None for u, m in asked.items()),
+                     timeout=60)
+    return [final_reply(gb, u, m).text for u, m in asked.items()]  # type: ignore[union-attr]
+
+
+async def test_sixty_students_at_once_on_a_plan_of_six_connections() -> None:
+    """A managed plan allowing 6 connections: the pool (DATABASE_POOL_SIZE, 5 by default)
+    stays within it and statements wait for a connection, so every question is answered and
+    stored (it used to be 48 of 60 "Sorry, something went wrong" and 2 not answered)."""
+    async with fresh_postgres() as url, small_plan(url, 6) as plan:
+        async with bot_on(plan) as gb:
+            answers = await the_class_asks_at_once(gb)
+        rows = await query(url, "SELECT status, count(*) FROM runs GROUP BY status")
+    assert [a for a in answers if ANSWER not in a or NOT_SAVED in a or WENT_WRONG in a] == []
+    assert rows == [("done", 60)]
+
+
+async def test_another_instance_holding_five_of_six_connections() -> None:
+    """During a deploy the old instance still holds 5 of the plan's 6 connections: the
+    server refuses this one's second connection, so its statements wait for its one
+    connection instead of failing; every question is answered and stored."""
+    async with fresh_postgres() as url, small_plan(url, 6) as plan:
+        others = [await asyncpg.connect(plan) for _ in range(4)]
+        try:
+            async with bot_on(plan) as gb:  # its pool opens the fifth at start
+                others.append(await asyncpg.connect(plan))
+                answers = await the_class_asks_at_once(gb)
+                db = gb.parts.store.db
+                assert isinstance(db, PostgresDb) and db.pool.get_size() == 1
+        finally:
+            for conn in others:
+                await conn.close()
+        rows = await query(url, "SELECT status, count(*) FROM runs GROUP BY status")
+    assert [a for a in answers if ANSWER not in a or NOT_SAVED in a or WENT_WRONG in a] == []
+    assert rows == [("done", 60)]
+
+
+async def test_a_plan_full_of_other_connections_answers_and_says_not_saved() -> None:
+    """Others hold every connection the plan allows (here: the plan shrinks to what another
+    client holds, and the bot's connection is ended): the server says "too many
+    connections" to each statement. That is the store being unavailable: the question is
+    answered and says it could not be saved (it was "Sorry, something went wrong")."""
+    async with fresh_postgres() as url, small_plan(url, 2) as plan:
+        role = urlsplit(plan).username
+        other = await asyncpg.connect(plan)
+        try:
+            async with bot_on(plan) as gb:
+                db = gb.parts.store.db
+                assert isinstance(db, PostgresDb)
+                await query(url, f'ALTER ROLE "{role}" CONNECTION LIMIT 1')
+                await query(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                                 " WHERE usename = ? AND pid != ?",
+                            (role, other.get_server_pid()))
+
+                async def noticed() -> bool:  # the pool has seen its connection end
+                    return db.pool.get_size() == 0
+                await until(noticed, timeout=10)
+                asked = gb.tg.send(ALICE, ALICE, "/ask what is 2+2?")
+                final = await gb.answer_to(ALICE, asked)
+                assert ANSWER in final.text and NOT_SAVED in final.text
+                assert WENT_WRONG not in final.text
+                assert db.breaker.state is BreakerState.CLOSED  # the server answered
+        finally:
+            await other.close()
+        assert await query(url, "SELECT count(*) FROM runs") == [(0,)]
+
+
+async def until(predicate: Callable[[], Any], timeout: float) -> None:
+    """Wait for an async `predicate` to hold, asking again every 0.2 s."""
+    deadline = time.monotonic() + timeout
+    while not await predicate():
+        assert time.monotonic() < deadline, "it never came true"
+        await asyncio.sleep(0.2)
+
+
+async def test_a_frozen_database_holds_one_answer_at_most_one_timeout() -> None:
+    """The server hangs (connections open, nothing answered). The first question after it
+    waits one statement timeout, the breaker opens, and the next questions are answered at
+    once, saying they could not be saved (each used to wait 3 × 10 s, the first 140 s).
+    Once the server answers again the breaker's probe closes it and questions are stored."""
+    async with fresh_postgres() as url, Cuttable(url) as relay:
+        async with bot_on(relay.url) as gb:
+            db = gb.parts.store.db
+            assert isinstance(db, PostgresDb)
+            first = gb.tg.send(ALICE, ALICE, "/ask warm up")
+            await gb.answer_to(ALICE, first)
+            relay.freeze()
+            waited = [await _seconds_to_first_reply(gb, user, STATEMENT_TIMEOUT_S + 5)
+                      for user in CLASS[:3]]
+            assert waited[0] < STATEMENT_TIMEOUT_S + 3
+            assert max(waited[1:]) < 2
+            assert db.breaker.state is not BreakerState.CLOSED
+            frozen = final_reply(gb, CLASS[2], gb.tg.bot_messages(CLASS[2])[0].reply_to or 0)
+            assert frozen is not None and NOT_SAVED in frozen.text
+            relay.thaw()
+
+            async def closed() -> bool:
+                return db.breaker.state is BreakerState.CLOSED
+            await until(closed, timeout=30)
+            again = gb.tg.send(ALICE, ALICE, "/ask and now?")
+            back = await gb.answer_to(ALICE, again)
+        rows = await query(url, "SELECT question, status FROM runs ORDER BY n")
+    assert NOT_SAVED not in back.text
+    assert rows == [("warm up", "done"), ("and now?", "done")]
+
+
+async def _seconds_to_first_reply(gb: Glassbox, user: int, timeout: float) -> float:
+    """A student asks; the seconds until the bot's first message to them (its final state
+    comes soon after)."""
+    started = time.monotonic()
+    asked = gb.tg.send(user, user, "what is 1+1?")
+    await gb.tg.wait(lambda: any(m.reply_to == asked for m in gb.tg.bot_messages(user)),
+                     timeout)
+    took = time.monotonic() - started
+    await gb.tg.wait(lambda: final_reply(gb, user, asked) is not None)
+    return took
