@@ -41,7 +41,6 @@ from bot.settings import BotSettings
 from bot.store.db import StoreUnavailable
 from bot.store.kinds import Lane, RefusalReason, RunMode, RunStatus
 from bot.store.records import Conversation, RunRecord
-from bot.store.retry import retried
 from bot.store.rounds import RoundWriter
 from bot.store.transcripts import Store
 from bot.view.i18n import text
@@ -258,16 +257,16 @@ class Runs:
             log.exception("run %s failed", record.id)
             view.add_notice(text(q.run_lang, "failed"))
             end = RunFinished(round=0, status="error")
-        await steps.flush()
         status = (RunStatus.INTERRUPTED if active.interrupted and end.status == RunStatus.CANCELLED
                   else RunStatus(end.status))
-        if not steps.lost:
-            steps.lost = not await retried(lambda: self.store.finish(
-                record.id, status=status, usage=end.usage + q.history_usage,
-                duration_ms=end.duration_ms, answer="\n\n".join(view.answers.values())),
-                f"run {record.id}'s end")
-        if steps.lost:
+        await steps.finish(status=status, usage=end.usage + q.history_usage,
+                           duration_ms=end.duration_ms,
+                           answer="\n\n".join(view.answers.values()))
+        if not steps.saving:
             view.add_notice(text(q.run_lang, "transcript_unsaved"))
+        elif steps.waiting:  # not in /show until the database is back
+            view.number = None
+            view.add_notice(text(q.run_lang, "transcript_waiting"))
         else:
             await self._keep_facts(record, view)
         self.listeners.run_finished(record, status)

@@ -9,7 +9,8 @@ message still showed them; the stored transcript ends at the round before)."""
 
 from __future__ import annotations
 
-from agent.events import Delta, Event, Observation, Proposed, RunFinished, VoteCount
+from agent.events import Delta, Event, Observation, Proposed, RunFinished, Usage, VoteCount
+from bot.store.backlog import Write
 from bot.store.retry import retried
 from bot.store.transcripts import Store
 
@@ -19,12 +20,19 @@ action proposed in step mode (the run may then wait minutes for the asker)."""
 
 
 class RoundWriter:
+    """A run's steps, then its end, written in order: once one write has had to wait for the
+    store (the store's backlog has it), every later one waits behind it."""
+
     def __init__(self, store: Store, run_id: int, *, saving: bool = True) -> None:
         self.store, self.run_id = store, run_id
         self._steps: list[tuple[str, Event]] = []
-        self.lost = not saving
-        """Whether steps of the run went unsaved (the database down, or refusing past the
-        retries): the run goes on, its transcript is incomplete, and the asker is told."""
+        self.saving = saving
+        """False: the run has no record (the database was down when it started), so none of
+        it is stored, and the asker is told."""
+        self.waiting = False
+        """Whether writes of the run wait for the database (down, or refusing past the
+        retries): the run goes on, is stored whole once the database is back, and the asker
+        is told it is not stored yet."""
 
     async def add(self, lane: str, event: Event) -> None:
         if isinstance(event, Delta | VoteCount):  # never stored (the Thought, the Answer and
@@ -36,6 +44,21 @@ class RoundWriter:
     async def flush(self) -> None:
         """Write what is buffered (also when a run stops or fails mid-round)."""
         steps, self._steps = self._steps, []
-        if steps and not self.lost:
-            self.lost = not await retried(lambda: self.store.append_steps(self.run_id, steps),
-                                          f"run {self.run_id}'s steps")
+        if steps:
+            await self._write(lambda: self.store.append_steps(self.run_id, steps),
+                              f"run {self.run_id}'s steps")
+
+    async def finish(self, *, status: str, usage: Usage, duration_ms: int, answer: str) -> None:
+        """The run's end (Store.finish), after its steps."""
+        await self.flush()
+        await self._write(lambda: self.store.finish(
+            self.run_id, status=status, usage=usage, duration_ms=duration_ms, answer=answer),
+            f"run {self.run_id}'s end")
+
+    async def _write(self, write: Write, what: str) -> None:
+        if not self.saving:
+            return
+        if self.waiting:
+            self.store.backlog.keep(write, what)
+        else:
+            self.waiting = not await retried(write, what, self.store.backlog)

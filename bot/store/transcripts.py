@@ -26,6 +26,7 @@ from typing import Any
 
 from agent.events import Delta, Event, Usage
 from bot.store.api_sessions import ApiSessions
+from bot.store.backlog import Backlog
 from bot.store.boards import Boards
 from bot.store.chat_settings import ChatSettingsTable
 from bot.store.course_stats import CourseStats
@@ -36,7 +37,6 @@ from bot.store.db import (
     Dialect,
     PostgresDb,
     SqliteDb,
-    StoreUnavailable,
     described,
     open_db,
     words_of,
@@ -108,6 +108,8 @@ class Store:
         """What auto mode learned about each model endpoint."""
         self.course = CourseStats(db)
         """The course's figures: each run's facts, the refused questions, their counts."""
+        self.backlog = Backlog()
+        """Writes of runs that wait for the database to answer again."""
 
     @property
     def path(self) -> Path | None:
@@ -136,6 +138,7 @@ class Store:
         return cls(db)
 
     async def close(self) -> None:
+        await self.backlog.close()
         await self.db.close()
 
     async def readable(self) -> bool:
@@ -224,15 +227,9 @@ class Store:
 
     async def add_message_ids(self, run_id: int, ids: Sequence[int]) -> None:
         """Remember the Telegram messages showing a run, so a reply to one continues it
-        (best effort: while the database is down, a reply to them starts a new thread)."""
+        (while the database is down, a reply to them starts a new thread)."""
         if not ids or run_id <= 0:
             return
-        try:
-            await self._add_message_ids(run_id, ids)
-        except StoreUnavailable as err:
-            log.warning("run %s: message ids not saved, the database is down (%s)", run_id, err)
-
-    async def _add_message_ids(self, run_id: int, ids: Sequence[int]) -> None:
         if self.db.dialect is Dialect.POSTGRES:
             await self.db.execute(
                 "INSERT INTO run_messages (run_id, message_id) SELECT id, unnest(?::bigint[])"

@@ -80,7 +80,7 @@ class ChatRun:
         ids = await self.live.finish(render_view(self.view, live=True))
         remember.cancel()
         await retried(lambda: self.runs.store.add_message_ids(self.record.id, ids),
-                      f"run {self.record.id}'s message ids")
+                      f"run {self.record.id}'s message ids", self.runs.store.backlog)
 
     async def _typing_until_shown(self) -> None:
         """"typing…" until the run's first message is on screen (its edits show the rest)."""
@@ -92,7 +92,7 @@ class ChatRun:
         first = await self.live.first_sent()
         if first is not None:
             await retried(lambda: self.runs.store.add_message_ids(self.record.id, [first]),
-                          f"run {self.record.id}'s first message id")
+                          f"run {self.record.id}'s first message id", self.runs.store.backlog)
 
 
 async def recover_interrupted(runs: Runs, outbox: Outbox) -> None:

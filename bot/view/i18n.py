@@ -235,6 +235,11 @@ _HTML: dict[str, tuple[str, str]] = {
     "transcript_unsaved": ("这个回答没能保存：数据库暂时连不上，/history 和 /show 里不会有它。",
                            "This answer could not be saved: the database is unreachable for "
                            "now, so /history and /show will not have it."),
+    "transcript_waiting": ("数据库暂时连不上，这个回答还没保存：数据库恢复后会自动保存，"
+                           "之后 /history 和 /show 里就有它了。",
+                           "The database cannot be reached right now, so this answer is not "
+                           "saved yet: it is saved once the database is back, and /history "
+                           "and /show have it from then on."),
     "not_saved": ("这个问题没能保存，所以还没有开始回答。请再问一次。",
                   "This question could not be saved, so it was not answered. Please ask "
                   "again."),

@@ -1,11 +1,12 @@
 """PostgreSQL under load and faults, on the throwaway cluster: a plan that allows few
-connections, and a server that hangs (through a relay on
+connections, an outage in the middle of a run, and a server that hangs (through a relay on
 127.0.0.1 the test cuts or freezes, tests/dbkit.Cuttable). What the students see in the fake
 Bot API's messages, and what is in the database."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -18,7 +19,8 @@ from bot.store.breaker import BreakerState
 from bot.store.db import STATEMENT_TIMEOUT_S, PostgresDb
 from tests.botkit import ALICE, Add, Glassbox, people, running
 from tests.dbkit import Cuttable, fresh_postgres, query, small_plan
-from tests.fakes.model import FakeModel, text_reply
+from tests.fakes.model import FakeModel, text_reply, tool_reply
+from tests.fakes.server import Reply
 from tests.fakes.telegram import FakeTelegram, Message
 
 CLASS = tuple(range(7000, 7060))
@@ -113,12 +115,60 @@ async def test_a_plan_full_of_other_connections_answers_and_says_not_saved() -> 
         assert await query(url, "SELECT count(*) FROM runs") == [(0,)]
 
 
+def held_until(gate: threading.Event, reply: Reply) -> Callable[[dict[str, Any]], Reply]:
+    """A model reply that waits for `gate` (the fake model's thread waits, not the bot)."""
+    def answer(_: dict[str, Any]) -> Reply:
+        assert gate.wait(30)
+        return reply
+    return answer
+
+
 async def until(predicate: Callable[[], Any], timeout: float) -> None:
     """Wait for an async `predicate` to hold, asking again every 0.2 s."""
     deadline = time.monotonic() + timeout
     while not await predicate():
         assert time.monotonic() < deadline, "it never came true"
         await asyncio.sleep(0.2)
+
+
+async def test_a_run_the_outage_cut_short_is_stored_whole_once_the_database_is_back() -> None:
+    """The run started (stored `running`) and then PostgreSQL went away. Its answer says it
+    is not saved yet and offers no /show N; once the database is back its steps, its end
+    and its message ids are written: `done`, every step, the answer, and /show N shows it
+    (they used to stay `running` with no steps until a restart, the answer offering /show)."""
+    async with fresh_postgres() as url, Cuttable(url) as relay:
+        async with bot_on(relay.url) as gb:
+            gate = threading.Event()
+            gb.model.push(tool_reply(("add", {"a": 2, "b": 2})),
+                          held_until(gate, text_reply("Four.")))
+            asked = gb.tg.send(ALICE, ALICE, "/ask what is 2+2?")
+            await gb.tg.wait(lambda: len(gb.model.bodies) == 2)  # the add's round is stored
+            await relay.cut()
+            gate.set()
+            final = await gb.answer_to(ALICE, asked, timeout=20)
+            assert "Four." in final.text and "is not saved yet" in final.text
+            assert "/show" not in final.text.replace("/history and /show", "")
+            assert await query(url, "SELECT status FROM runs") == [("running",)]
+
+            await relay.restore()
+
+            async def stored() -> bool:
+                return await query(url, "SELECT status FROM runs") == [("done",)]
+            await until(stored, timeout=60)
+            await until(lambda: _message_ids_stored(url), timeout=30)
+            shown = gb.tg.send(ALICE, ALICE, "/show 1")
+            replay = await gb.answer_to(ALICE, shown)
+        kinds = await query(url, "SELECT payload::json->>'type' FROM steps ORDER BY id")
+        run = await query(url, "SELECT answer FROM runs")
+    assert "Four." in replay.text and "add" in replay.text
+    assert run == [("Four.",)]
+    kinds = [k for (k,) in kinds]
+    assert kinds[0] == "run_started" and "observation" in kinds
+    assert kinds[-2:] == ["answer", "run_finished"] and kinds.count("run_finished") == 1
+
+
+async def _message_ids_stored(url: str) -> bool:
+    return await query(url, "SELECT count(*) FROM run_messages") != [(0,)]
 
 
 async def test_a_frozen_database_holds_one_answer_at_most_one_timeout() -> None:
