@@ -53,6 +53,12 @@ SLOW = (
     "tests/test_bot_scale.py::test_past_the_limit_questions_queue_fairly_across_chats",
     "tests/faults/test_budget.py::test_a_class_of_wrong_commands_never_holds_back_an_answer",
     "tests/web/test_board.py::test_a_class_streaming_at_once_reaches_the_board_in_batches",
+    # A class at once on a small PostgreSQL plan; a database that hangs for a statement's
+    # timeout, or comes back after the breaker's and the backlog's waits.
+    "tests/faults/test_database.py::test_sixty_students_at_once_on_a_plan_of_six_connections",
+    "tests/faults/test_database.py::test_another_instance_holding_five_of_six_connections",
+    "tests/faults/test_database.py::test_a_frozen_database_holds_one_answer_at_most_one_time",
+    "tests/faults/test_database.py::test_a_run_the_outage_cut_short_is_stored_whole_once_the",
     # Pages of a 40-character limit over long texts.
     "tests/test_paginate.py::test_every_page_shows_something_within_the_limit_and_nothing_v",
 )
