@@ -5,7 +5,8 @@ count (a private chat's runs, a forgotten run, runs outside the period)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -90,3 +91,31 @@ def test_a_period_is_the_chat_s_days() -> None:
     start, end = period.bounds()
     assert (start.isoformat(), end.isoformat()) == ("2026-08-31T16:00:00+00:00",
                                                     "2026-09-01T16:00:00+00:00")
+
+
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "Asia/Kathmandu", "Australia/Lord_Howe"])
+async def test_days_are_the_zone_s_across_its_summer_time(db_target: Target, zone: str) -> None:
+    """Each run counts on the day its zone's clock showed, however the offset changed."""
+    store = await Store.open(db_target)
+    try:
+        times = [datetime(2026, 10, 1, 0, 0, tzinfo=UTC) + timedelta(minutes=97 * i)
+                 for i in range(0, 760)]  # 51 days, every 97 minutes: both changes' nights
+        for moment in times:
+            run = await store.start_run(chat_id=GROUP, user_id=1, user_name="A", mode="ask",
+                                        question="q", model="m")
+            await store.db.execute("UPDATE runs SET started_at = ? WHERE id = ?",
+                                   (moment.isoformat(timespec="milliseconds"), run.id))
+        period = between("2026-10-01", "2026-11-20", zone)
+        assert not isinstance(period, PeriodProblem)
+        counts = await store.course.counts(Scope.of(telegram_chat(GROUP)), *period.bounds(),
+                                           zone)
+        got = {day: n for day, _, n, _ in counts.runs}
+        start, end = period.bounds()
+        want: dict[date, int] = {}
+        for moment in times:
+            if start <= moment < end:
+                day = moment.astimezone(ZoneInfo(zone)).date()
+                want[day] = want.get(day, 0) + 1
+        assert got == want
+    finally:
+        await store.close()

@@ -137,15 +137,11 @@ class CourseFigures:
 def course_figures(counts: CourseCounts, period: Period, budget: int | None) -> CourseFigures:
     runs: dict[date, dict[CourseMode, int]] = defaultdict(dict)
     tokens: dict[date, int] = defaultdict(int)
-    for quarter, mode, n, used in counts.runs:
-        day = period.day_of(quarter)
+    for day, mode, n, used in counts.runs:
         runs[day][mode] = runs[day].get(mode, 0) + n
         tokens[day] += used
-    quiz: dict[date, list[int]] = defaultdict(lambda: [0, 0])
-    for quarter, rounds, right in counts.quiz:
-        tally = quiz[period.day_of(quarter)]
-        tally[0] += rounds
-        tally[1] += right
+    quiz: dict[date, tuple[int, int]] = {day: (rounds, right)
+                                         for day, rounds, right in counts.quiz}
     days = tuple(Day(d, runs[d], tokens[d], *quiz.get(d, (0, 0))) for d in sorted(runs))
     return CourseFigures(
         period=period, days=days,

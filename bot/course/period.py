@@ -46,9 +46,6 @@ class Period:
         end = datetime.combine(self.last + timedelta(days=1), time(), tz)
         return start.astimezone(UTC), end.astimezone(UTC)
 
-    def day_of(self, moment: datetime) -> date:
-        return moment.astimezone(ZoneInfo(self.zone)).date()
-
 
 def today_in(zone: str, now: datetime | None = None) -> date:
     return (now or datetime.now(UTC)).astimezone(ZoneInfo(zone)).date()

@@ -25,7 +25,7 @@ class Course:
 
     async def figures(self, scope: Scope, period: Period) -> CourseFigures:
         await self.fill(scope, period)
-        counts = await self.store.course.counts(scope, *period.bounds())
+        counts = await self.store.course.counts(scope, *period.bounds(), period.zone)
         return course_figures(counts, period, self.budget)
 
     async def lines(self, scope: Scope, period: Period) -> list[RunLine]:

@@ -5,7 +5,7 @@ queries). Pure data: the views import them without a database driver."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 
 from bot.store.kinds import CourseMode
 
@@ -55,11 +55,10 @@ class Listed:
 
 @dataclass(frozen=True, slots=True)
 class CourseCounts:
-    """A scope's counts over a period, before they are laid out by the chat's days. Times
-    are the starts of UTC quarter hours (every time zone's offset is a multiple of one)."""
+    """A scope's counts over a period, by the chat's days."""
 
-    runs: tuple[tuple[datetime, CourseMode, int, int], ...] = ()
-    """(quarter, mode, runs, tokens)."""
+    runs: tuple[tuple[date, CourseMode, int, int], ...] = ()
+    """(day, mode, runs, tokens)."""
     endings: tuple[tuple[str, str, int], ...] = ()
     """(status, error kind, runs)."""
     tools: tuple[tuple[str, int, int], ...] = ()
@@ -69,8 +68,8 @@ class CourseCounts:
     differed: int = 0
     differing: tuple[Listed, ...] = ()
     """The newest compare runs whose two answers differed on a figure."""
-    quiz: tuple[tuple[datetime, int, int], ...] = ()
-    """(quarter, rounds voted on, rounds whose top pick was right)."""
+    quiz: tuple[tuple[date, int, int], ...] = ()
+    """(day, rounds voted on, rounds whose top pick was right)."""
     missed: tuple[Listed, ...] = ()
     """The quiz rounds with the smallest share of the class right, fewest first."""
     refused: dict[str, int] = field(default_factory=dict)

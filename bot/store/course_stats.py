@@ -1,18 +1,20 @@
 """The course's figures from the store: each run's facts kept as it ends (`record`), the
 questions refused (`refused`), and a scope's counts over a period in a few queries, each an
-index range over the conversation's runs by start time (`runs_course`, or `runs_course_user`
-for one asker's) and the primary keys of the facts' tables.
+index range by conversation and start time (or conversation, asker and start time).
 
-A scope is a conversation (a group's figures never hold a private chat's runs, which are
-another conversation), or one asker in it (what a student sees). Forgotten runs take their
-facts with them (ON DELETE CASCADE).
+Each count reads one index (the runs' own carry what is counted of them; a tool call and a
+quiz round carry their run's conversation, asker and start): no run's row is read but the
+few the lists name. A scope is a conversation (a group's figures never hold a private
+chat's runs, which are another conversation), or one asker in it (what a student sees).
+Forgotten runs take their facts with them (ON DELETE CASCADE).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot.store.course_records import CourseCounts, Listed, RunFacts, RunLine
 from bot.store.db import Db, Dialect
@@ -23,8 +25,9 @@ LISTED = 20
 """Runs each of the figures' lists names."""
 MAX_LINES = 100_000
 """Runs one CSV holds at most (the oldest of the period first)."""
-QUARTER = ("substr(r.started_at, 1, 13) AS hour,"
-           " CAST(substr(r.started_at, 15, 2) AS INTEGER) / 15 AS quarter")
+_RUN_KEYS = "conversation_kind, chat_id, user_id, started_at"
+"""What a tool call and a quiz round carry of their run, to be counted by index alone."""
+QUARTER_HOUR = timedelta(minutes=15)
 _TOOLS = {
     Dialect.SQLITE: "(SELECT group_concat(tool, ' ') FROM (SELECT tool FROM tool_calls"
                     " WHERE run_id = r.id ORDER BY seq))",
@@ -56,15 +59,15 @@ class CourseStats:
             await db.execute("DELETE FROM quiz_rounds WHERE run_id = ?", (run_id,))
             if facts.tool_calls:
                 await db.executemany(
-                    "INSERT INTO tool_calls (run_id, seq, tool, ok, failure)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    [(run_id, i, c.tool, int(c.ok), c.failure)
+                    f"INSERT INTO tool_calls (run_id, seq, {_RUN_KEYS}, tool, ok, failure)"
+                    f" SELECT id, ?, {_RUN_KEYS}, ?, ?, ? FROM runs WHERE id = ?",
+                    [(i, c.tool, int(c.ok), c.failure, run_id)
                      for i, c in enumerate(facts.tool_calls)])
             if facts.quiz:
                 await db.executemany(
-                    "INSERT INTO quiz_rounds (run_id, round, voters, right_votes, top_right)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    [(run_id, q.round, q.voters, q.right_votes, int(q.top_right))
+                    f"INSERT INTO quiz_rounds (run_id, round, {_RUN_KEYS}, voters, right_votes,"
+                    f" top_right) SELECT id, ?, {_RUN_KEYS}, ?, ?, ? FROM runs WHERE id = ?",
+                    [(q.round, q.voters, q.right_votes, int(q.top_right), run_id)
                      for q in facts.quiz])
 
     async def refused(self, conversation: Conversation, user_id: int | None,
@@ -89,46 +92,71 @@ class CourseStats:
 
     # --- reading ---------------------------------------------------------------------
 
-    async def counts(self, scope: Scope, start: datetime, end: datetime) -> CourseCounts:
-        """The scope's counts for runs started in [start, end)."""
+    async def counts(self, scope: Scope, start: datetime, end: datetime,
+                     zone: str) -> CourseCounts:
+        """The scope's counts for runs started in [start, end), by day in time zone `zone`.
+        The runs' own in one pass: by day, mode and how each ended."""
         where, params = _where(scope, start, end)
+        day = self._day(start, end, zone)
         runs = await self.db.fetch(
-            f"SELECT {QUARTER}, coalesce(r.course_mode, r.mode), count(*),"
-            f" sum(r.total_tokens) FROM runs r {where} GROUP BY 1, 2, 3", params)
-        endings = await self.db.fetch(
-            f"SELECT r.status, coalesce(r.error_kind, ''), count(*) FROM runs r {where}"
-            " GROUP BY 1, 2", params)
+            f"SELECT {day}, coalesce(r.course_mode, r.mode), r.status,"
+            " coalesce(r.error_kind, ''), r.differs, count(*), sum(r.total_tokens)"
+            f" FROM runs r {where} GROUP BY 1, 2, 3, 4, 5", params)
         tools = await self.db.fetch(
-            "SELECT t.tool, count(*), sum(1 - t.ok) FROM runs r"
-            f" JOIN tool_calls t ON t.run_id = r.id {where} GROUP BY 1 ORDER BY 2 DESC, 1",
-            params)
-        compare = await self.db.fetch(
-            f"SELECT count(*), coalesce(sum(r.differs), 0) FROM runs r {where}"
-            " AND r.course_mode = 'compare' AND r.differs IS NOT NULL", params)
+            f"SELECT r.tool, count(*), sum(1 - r.ok) FROM tool_calls r {where}"
+            " GROUP BY 1 ORDER BY 2 DESC, 1", params)
         differing = await self.db.fetch(
             f"SELECT r.n, r.question FROM runs r {where} AND r.course_mode = 'compare'"
             " AND r.differs = 1 ORDER BY r.started_at DESC LIMIT ?", (*params, LISTED))
         quiz = await self.db.fetch(
-            f"SELECT {QUARTER}, count(*), sum(q.top_right) FROM runs r"
-            f" JOIN quiz_rounds q ON q.run_id = r.id {where} GROUP BY 1, 2", params)
+            f"SELECT {day}, count(*), sum(r.top_right) FROM quiz_rounds r {where} GROUP BY 1",
+            params)
         missed = await self.db.fetch(
-            "SELECT r.n, r.question, q.round, q.right_votes, q.voters FROM runs r"
-            f" JOIN quiz_rounds q ON q.run_id = r.id {where}"
-            " ORDER BY CAST(q.right_votes AS REAL) / q.voters, r.started_at DESC, q.round"
-            " LIMIT ?", (*params, LISTED))
+            "SELECT runs.n, runs.question, q.round, q.right_votes, q.voters FROM"
+            " (SELECT r.run_id, r.round, r.right_votes, r.voters, r.started_at"
+            f" FROM quiz_rounds r {where}"
+            " ORDER BY CAST(r.right_votes AS REAL) / r.voters, r.started_at DESC, r.round"
+            " LIMIT ?) q JOIN runs ON runs.id = q.run_id"
+            " ORDER BY CAST(q.right_votes AS REAL) / q.voters, q.started_at DESC, q.round",
+            (*params, LISTED))
         askers = await self.db.fetch(
             f"SELECT count(DISTINCT r.user_id) FROM runs r {where}", params)
+        per_day: dict[tuple[date, CourseMode], list[int]] = {}
+        endings: dict[tuple[str, str], int] = {}
+        compared = differed = 0
+        for when, mode, status, kind, differs, n, used in runs:
+            tally = per_day.setdefault((date.fromisoformat(when), CourseMode(mode)), [0, 0])
+            tally[0] += n
+            tally[1] += int(used)
+            endings[status, kind] = endings.get((status, kind), 0) + n
+            if mode == CourseMode.COMPARE and differs is not None:
+                compared += n
+                differed += n * differs
         return CourseCounts(
-            runs=tuple((_quarter(row[0], row[1]), CourseMode(row[2]), row[3], int(row[4]))
-                       for row in runs),
-            endings=tuple((row[0], row[1], row[2]) for row in endings),
+            runs=tuple((d, m, n, used) for (d, m), (n, used) in sorted(per_day.items())),
+            endings=tuple((status, kind, n) for (status, kind), n in endings.items()),
             tools=tuple((row[0], row[1], int(row[2])) for row in tools),
-            compared=compare[0][0], differed=int(compare[0][1]),
+            compared=compared, differed=differed,
             differing=tuple(Listed(row[0], row[1]) for row in differing),
-            quiz=tuple((_quarter(row[0], row[1]), row[2], int(row[3])) for row in quiz),
+            quiz=tuple((date.fromisoformat(row[0]), row[1], int(row[2])) for row in quiz),
             missed=tuple(Listed(*row) for row in missed),
             refused=await self._refused(scope, start, end),
             askers=askers[0][0])
+
+    def _day(self, start: datetime, end: datetime, zone: str) -> str:
+        """SQL for the day in `zone` a row's `started_at` falls on ('2026-09-01'). SQLite
+        shifts the UTC time by the zone's offset, which changes at most at the period's
+        transitions (summer time); PostgreSQL knows the zone itself."""
+        if self.db.dialect is Dialect.POSTGRES:
+            return (f"to_char(r.started_at::timestamptz AT TIME ZONE '{_zone_name(zone)}',"
+                    " 'YYYY-MM-DD')")
+        pieces = offsets(start, end, zone)
+        shifted = [f"date(r.started_at, '{minutes:+d} minutes')" for _, minutes in pieces]
+        if len(pieces) == 1:
+            return shifted[0]
+        cases = " ".join(f"WHEN r.started_at < '{_iso(until)}' THEN {sql}"
+                         for (until, _), sql in zip(pieces[1:], shifted, strict=False))
+        return f"CASE {cases} ELSE {shifted[-1]} END"
 
     async def lines(self, scope: Scope, start: datetime, end: datetime) -> list[RunLine]:
         """The period's runs in scope, oldest first (at most MAX_LINES), for the CSV."""
@@ -174,5 +202,32 @@ def _hour(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H")
 
 
-def _quarter(hour: str, quarter: int) -> datetime:
-    return datetime.fromisoformat(hour + ":00+00:00") + timedelta(minutes=15 * quarter)
+def offsets(start: datetime, end: datetime, zone: str) -> list[tuple[datetime, int]]:
+    """The zone's UTC offset in minutes over [start, end), as (from when, minutes) pieces:
+    one, unless it changes within (found to the quarter hour: every zone's offsets and
+    changes fall on one)."""
+    tz = ZoneInfo(zone)
+
+    def minutes(at: datetime) -> int:
+        return int(at.astimezone(tz).utcoffset().total_seconds() // 60)  # type: ignore[union-attr]
+
+    pieces = [(start, minutes(start))]
+    day = start
+    while day < end:
+        after = min(day + timedelta(days=1), end)
+        if minutes(after) != pieces[-1][1] or minutes(after - QUARTER_HOUR) != pieces[-1][1]:
+            at = day
+            while at < after:  # the change, to the quarter hour, within this day
+                if minutes(at) != pieces[-1][1]:
+                    pieces.append((at, minutes(at)))
+                at += QUARTER_HOUR
+        day = after
+    return pieces
+
+
+def _zone_name(zone: str) -> str:
+    """A time zone's name, as a literal (ZoneInfo knows it, so it holds no quote)."""
+    ZoneInfo(zone)
+    if "'" in zone:
+        raise ValueError(f"not a time zone: {zone!r}")
+    return zone

@@ -449,3 +449,61 @@ async def m013_runs_parent_index(db: aiosqlite.Connection) -> None:
     replies, whose parent it was, and the thread summaries under them) without reading the
     whole table once for each run deleted."""
     await _script(db, "CREATE INDEX IF NOT EXISTS runs_parent ON runs (parent_id)")
+
+
+COURSE_COLUMNS = "course_mode, mode, status, error_kind, differs, total_tokens"
+"""What the course's counts read of a run, carried in its indexes (m013)."""
+
+
+@migration
+async def m014_course_figures_from_indexes(db: aiosqlite.Connection) -> None:
+    """The course's counts read indexes only: the runs' indexes by start time carry what the
+    counts read of a run (no row of the runs table is visited: a class of 100,000 runs
+    took seconds, reading each run's question and answer from disk with it), and each tool
+    call and quiz round carries its run's conversation, asker and start, so they are
+    found by an index of their own instead of one lookup per run. Both tables are facts
+    the store makes again from a run's steps: they start empty, and each run's facts are
+    marked as not kept (course_mode NULL), to be made at the next count."""
+    await _script(db, f"""
+        DROP INDEX runs_course;
+        DROP INDEX runs_course_user;
+        CREATE INDEX runs_course ON runs (conversation_kind, chat_id, started_at, user_id,
+            {COURSE_COLUMNS});
+        CREATE INDEX runs_course_user ON runs (conversation_kind, chat_id, user_id, started_at,
+            {COURSE_COLUMNS});
+        DROP TABLE tool_calls;
+        DROP TABLE quiz_rounds;
+        CREATE TABLE tool_calls (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            conversation_kind TEXT NOT NULL,
+            chat_id INTEGER NOT NULL,
+            user_id INTEGER,
+            started_at TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            ok INTEGER NOT NULL,
+            failure TEXT,
+            PRIMARY KEY (run_id, seq)
+        );
+        CREATE INDEX tool_calls_course ON tool_calls (conversation_kind, chat_id, started_at,
+            user_id, tool, ok);
+        CREATE INDEX tool_calls_course_user ON tool_calls (conversation_kind, chat_id, user_id,
+            started_at, tool, ok);
+        CREATE TABLE quiz_rounds (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            round INTEGER NOT NULL,
+            conversation_kind TEXT NOT NULL,
+            chat_id INTEGER NOT NULL,
+            user_id INTEGER,
+            started_at TEXT NOT NULL,
+            voters INTEGER NOT NULL,
+            right_votes INTEGER NOT NULL,
+            top_right INTEGER NOT NULL,
+            PRIMARY KEY (run_id, round)
+        );
+        CREATE INDEX quiz_rounds_course ON quiz_rounds (conversation_kind, chat_id, started_at,
+            user_id, voters, right_votes, top_right, run_id);
+        CREATE INDEX quiz_rounds_course_user ON quiz_rounds (conversation_kind, chat_id,
+            user_id, started_at, voters, right_votes, top_right, run_id);
+        UPDATE runs SET course_mode = NULL
+    """)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.store.migrations import OLD_API_CHAT_BASE
+from bot.store.migrations import COURSE_COLUMNS, OLD_API_CHAT_BASE
 
 MIGRATION_LOCK = 0x61A55B0C
 """The advisory lock id migrations hold (any constant: only Glassbox takes it)."""
@@ -238,6 +238,50 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
     """),
     # m002 made this index here already; the name keeps both kinds at the same version.
     ("m013_runs_parent_index", "CREATE INDEX IF NOT EXISTS runs_parent ON runs (parent_id)"),
+    ("m014_course_figures_from_indexes", f"""
+        DROP INDEX runs_course;
+        DROP INDEX runs_course_user;
+        CREATE INDEX runs_course ON runs (conversation_kind, chat_id, started_at)
+            INCLUDE (user_id, {COURSE_COLUMNS});
+        CREATE INDEX runs_course_user ON runs (conversation_kind, chat_id, user_id, started_at)
+            INCLUDE ({COURSE_COLUMNS});
+        DROP TABLE tool_calls;
+        DROP TABLE quiz_rounds;
+        CREATE TABLE tool_calls (
+            run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            conversation_kind TEXT NOT NULL,
+            chat_id BIGINT NOT NULL,
+            user_id BIGINT,
+            started_at TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            ok INTEGER NOT NULL,
+            failure TEXT,
+            PRIMARY KEY (run_id, seq)
+        );
+        CREATE INDEX tool_calls_course ON tool_calls (conversation_kind, chat_id, started_at)
+            INCLUDE (user_id, tool, ok);
+        CREATE INDEX tool_calls_course_user ON tool_calls
+            (conversation_kind, chat_id, user_id, started_at) INCLUDE (tool, ok);
+        CREATE TABLE quiz_rounds (
+            run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            round INTEGER NOT NULL,
+            conversation_kind TEXT NOT NULL,
+            chat_id BIGINT NOT NULL,
+            user_id BIGINT,
+            started_at TEXT NOT NULL,
+            voters INTEGER NOT NULL,
+            right_votes INTEGER NOT NULL,
+            top_right INTEGER NOT NULL,
+            PRIMARY KEY (run_id, round)
+        );
+        CREATE INDEX quiz_rounds_course ON quiz_rounds (conversation_kind, chat_id, started_at)
+            INCLUDE (user_id, voters, right_votes, top_right, run_id);
+        CREATE INDEX quiz_rounds_course_user ON quiz_rounds
+            (conversation_kind, chat_id, user_id, started_at)
+            INCLUDE (voters, right_votes, top_right, run_id);
+        UPDATE runs SET course_mode = NULL
+    """),
 ]
 
 
