@@ -14,9 +14,10 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from agent.tool_names import TOOL_NAMES
+from wire.wire_errors import GlassboxError
 
 
-class SettingsError(Exception):
+class SettingsError(GlassboxError):
     """Settings are missing or invalid; the message names each one."""
 
 

@@ -17,12 +17,14 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from wire.wire_errors import GlassboxError
+
 RUN_LANG = "lang"
 """The argument Glassbox fills itself with the run's language (agent/tools/args.py); the
 model never sees it."""
 
 
-class ToolError(Exception):
+class ToolError(GlassboxError):
     """An expected failure whose message is fit to show the model and the student."""
 
 

@@ -31,11 +31,12 @@ from bot.telegram.webhook import webhook_path, webhook_routes
 from bot.web.gate import ConnectionLimits, Gate, connection_cap, raise_descriptor_limit
 from bot.web.guard import server_config
 from bot.web.routes import web_app
+from wire.wire_errors import GlassboxError
 
 log = logging.getLogger("bot")
 
 
-class PortInUse(Exception):
+class PortInUse(GlassboxError):
     """HTTP_LISTEN's address could not be bound."""
 
 

@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +23,8 @@ WIRE = ROOT / "wire"
 
 AGENT_NEIGHBOURS = {
     "agent.classroom": {"agent.events", "agent.grounding", "agent.model", "agent.prompts",
-                        "agent.protocols", "agent.run_task", "agent.tool", "agent.words"},
+                        "agent.protocols", "agent.run_task", "agent.tool", "agent.words",
+                        "wire"},
     "agent.protocols": {"agent.events", "agent.grounding", "agent.model", "agent.prompts",
                         "agent.run_task", "agent.tool", "agent.words"},
     "agent.model": {"agent.events", "agent.prompts", "agent.run_task", "agent.settings",
@@ -50,12 +52,17 @@ def module_name(path: Path) -> str:
     return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
 
 
+@cache
+def parsed(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def imported(path: Path) -> set[str]:
     """The absolute module names `path` imports (relative imports resolved)."""
     name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
     package = name.split(".")[:-1]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -185,7 +192,7 @@ def http_clients_built(path: Path) -> list[str]:
     """Where `path` imports aiohttp, or calls or subclasses what builds an HTTP client."""
     found = sorted({"imports aiohttp" for name in imported(path)
                     if name.split(".")[0] == "aiohttp"})
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         used = [node.func] if isinstance(node, ast.Call) else \
             node.bases if isinstance(node, ast.ClassDef) else []
         for expr in used:
@@ -207,3 +214,26 @@ def test_wire_imports_nothing_of_agent_or_bot() -> None:
     written = sorted(name for path in WIRE.rglob("*.py") for name in imported(path)
                      if name.split(".")[0] in ("agent", "bot"))
     assert written == []
+
+
+def test_every_exception_of_ours_has_one_root() -> None:
+    """Each exception class agent/, bot/ and wire/ define derives from GlassboxError, the
+    documented root (wire/wire_errors.py)."""
+    names = [module_name(path) for root in (AGENT, BOT, WIRE) for path in root.rglob("*.py")
+             if path.name != "__main__.py"]
+    code = ("import importlib, inspect, json\n"
+            "from wire.wire_errors import GlassboxError\n"
+            f"names = {names!r}\n"
+            "found, strays = 0, []\n"
+            "for name in names:\n"
+            "    for cls in vars(importlib.import_module(name)).values():\n"
+            "        if inspect.isclass(cls) and issubclass(cls, BaseException) \\\n"
+            "                and cls.__module__ == name:\n"
+            "            found += 1\n"
+            "            if not issubclass(cls, GlassboxError):\n"
+            "                strays.append(f'{name}.{cls.__name__}')\n"
+            "print(json.dumps([found, strays]))")
+    found, strays = json.loads(subprocess.run([sys.executable, "-c", code], check=True,
+                                              capture_output=True, text=True).stdout)
+    assert found >= 20
+    assert strays == []

@@ -18,6 +18,7 @@ import aiohttp
 
 from wire.http_session import EnvProxies, open_session
 from wire.limits import TOOLS_CONNECT_S, TOOLS_CONNECTIONS, TOOLS_KEEPALIVE_S, client_timeout
+from wire.wire_errors import GlassboxError
 
 USER_AGENT = "Glassbox/0.1 (a teaching bot for class chats)"
 MAX_REDIRECTS = 5
@@ -33,7 +34,7 @@ class RedirectRefusal(StrEnum):
     """More than MAX_REDIRECTS in a row."""
 
 
-class RedirectRefused(Exception):
+class RedirectRefused(GlassboxError):
     """A GET that was not followed where the service sent it."""
 
     def __init__(self, refusal: RedirectRefusal, status: int) -> None:

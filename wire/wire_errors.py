@@ -17,6 +17,32 @@ from enum import StrEnum
 import aiohttp
 
 
+class GlassboxError(Exception):
+    """The root of every exception Glassbox raises itself (a library's own go up as they
+    are, or are read into one of these at the boundary). It stands here because wire/ is
+    the bottom of the import graph: agent/ and bot/ both import it, it imports neither.
+
+    - the wire: WireError (a request that failed on the way), wire.tools_client.
+      RedirectRefused (a service's redirect not followed);
+    - the model: agent.model.model_errors.ModelError (a failed call, classified);
+    - the tools: agent.tool.ToolError (a failure fit to show the model and the student; its
+      UpstreamError when a service failed, and weather's PlaceNotFound),
+      agent.tools.calculator.CalcError, agent.tools.documents.DocumentError;
+    - the run: agent.settings.SettingsError, agent.classroom.confirm.StopRun (a person
+      stopped it) and EditError (an edit of a call that does not fit);
+    - delivery: bot.telegram.delivery.call_errors.Refused (a page Telegram refused) and
+      ReplyLost (a send whose reply never came);
+    - the store: bot.store.db.DatabaseUnreachable and StoreUnavailable,
+      bot.store.copy.TargetInUse;
+    - the course page: bot.course.drawing.AlreadyDrawing, TooBusy and DrawingFailed (a
+      chart not drawn), bot.web.course's _Gone (no such board link);
+    - the front ends: bot.web.bodies.ApiError (the API's answer to a bad request),
+      bot.serve.PortInUse.
+    tests/test_layout.py checks that every exception class of agent/, bot/ and wire/
+    derives from it.
+    """
+
+
 class WireFailure(StrEnum):
     NOT_SENT = "surely not sent"
     """No connection was made (refused, unreachable, no such host, no TLS, a connect or pool
@@ -36,7 +62,7 @@ class WireFailure(StrEnum):
         return self in (WireFailure.MAYBE_SENT, WireFailure.TIMED_OUT)
 
 
-class WireError(Exception):
+class WireError(GlassboxError):
     """A request that failed on the wire. `str()` names the kind and the library's exception
     type, never its text (aiohttp's may hold the URL, and Telegram's URL holds the token)."""
 

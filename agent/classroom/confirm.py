@@ -23,6 +23,7 @@ from agent.model.model_client import ToolCall
 from agent.protocols.tool_calls import ParsedCall, validation_problems
 from agent.tool import Tool
 from agent.words import say
+from wire.wire_errors import GlassboxError
 
 DecisionKind = Literal["run", "edit", "skip", "stop"]
 
@@ -43,7 +44,7 @@ class Confirmer(Protocol):
         """Ask whether the proposed call runs; `tool` is None when no such tool is on offer."""
 
 
-class StopRun(Exception):
+class StopRun(GlassboxError):
     """A person stopped the run at a proposed action (or nobody decided in time)."""
 
     def __init__(self, reason: str) -> None:
@@ -110,7 +111,7 @@ def edited(parsed: ParsedCall, arguments: dict[str, Any]) -> ParsedCall:
     return replace(parsed, call=call, arguments=arguments, error="")
 
 
-class EditError(ValueError):
+class EditError(GlassboxError, ValueError):
     """New arguments that do not fit: the message says exactly why, to show the person."""
 
 

@@ -9,7 +9,7 @@ from enum import StrEnum
 import openai
 
 from agent.words import say
-from wire.wire_errors import WireFailure, failure_of
+from wire.wire_errors import GlassboxError, WireFailure, failure_of
 
 
 class ModelErrorKind(StrEnum):
@@ -30,7 +30,7 @@ class ModelErrorKind(StrEnum):
     EMPTY = "empty"  # the model finished with no text where an answer was due
 
 
-class ModelError(Exception):
+class ModelError(GlassboxError):
     """A failed model call, classified. `str()` is safe to log: it never holds the key."""
 
     def __init__(self, kind: ModelErrorKind, status: int | None = None,

@@ -27,6 +27,7 @@ from agent.tool import Source, Tool, ToolError
 from agent.tools.args import QuestionLang, lang_of
 from agent.tools.percent import PERCENT, percent_syntax
 from agent.words import say
+from wire.wire_errors import GlassboxError
 
 MAX_CHARS = 500
 MAX_INT_BITS = 3400
@@ -50,7 +51,7 @@ _EXPONENT = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁽⁾]+")
 _SAME_MEANING = frozenset({"<wide>", "<narrow>", "<font>", "<noBreak>"})
 
 
-class CalcError(Exception):
+class CalcError(GlassboxError):
     """A refusal or a math error: the entry of agent/words.py that says why and the values
     it names; `how` adds examples of how to write an expression."""
 

@@ -22,6 +22,8 @@ from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import Literal
 
+from wire.wire_errors import GlassboxError
+
 log = logging.getLogger(__name__)
 
 Kind = Literal["pdf", "markdown", "text"]
@@ -63,7 +65,7 @@ class Limits:
     """The reading process's address space."""
 
 
-class DocumentError(ValueError):
+class DocumentError(GlassboxError, ValueError):
     """A file that cannot be indexed; `reason` says why: `type`, `unreadable`, `empty`,
     `time` or `memory` (nothing read within the limit)."""
 

@@ -21,21 +21,22 @@ from typing import Any
 
 from bot.course.chart import Chart
 from bot.course.figures import CourseFigures
+from wire.wire_errors import GlassboxError
 
 log = logging.getLogger(__name__)
 MOST_WAITING = 8
 TIMEOUT_S = 60.0
 
 
-class AlreadyDrawing(Exception):
+class AlreadyDrawing(GlassboxError):
     """This chat's previous picture is still being drawn."""
 
 
-class TooBusy(Exception):
+class TooBusy(GlassboxError):
     """MOST_WAITING pictures wait already."""
 
 
-class DrawingFailed(Exception):
+class DrawingFailed(GlassboxError):
     """The drawing process failed, died or took longer than TIMEOUT_S."""
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from bot.store.db import Dialect
 from bot.store.transcripts import Store
+from wire.wire_errors import GlassboxError
 
 BATCH = 2_000
 """Rows read and written at a time (a class's steps can run to millions)."""
@@ -60,7 +61,7 @@ class Copied:
     added: int
 
 
-class TargetInUse(Exception):
+class TargetInUse(GlassboxError):
     """The target holds runs the source does not: copying would mix two classes."""
 
 

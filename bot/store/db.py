@@ -26,6 +26,7 @@ import aiosqlite
 
 from bot.store.breaker import Breaker, BreakerState, Failure
 from bot.store.database_url import blank, redact
+from wire.wire_errors import GlassboxError
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +70,11 @@ def is_postgres_url(target: object) -> bool:
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
 
-class DatabaseUnreachable(Exception):
+class DatabaseUnreachable(GlassboxError):
     """The database could not be opened or set up, at start (its words carry no password)."""
 
 
-class StoreUnavailable(Exception):
+class StoreUnavailable(GlassboxError):
     """The database is not answering (PostgreSQL down, restarting, cut off, hanging, or
     without a connection free for us): the statement did not run, or its outcome is not
     known. Callers on a run's path go on without the store."""

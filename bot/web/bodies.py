@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from bot.runs.ask import MAX_QUESTION_CHARS
+from wire.wire_errors import GlassboxError
 
 MAX_BODY_BYTES = 64 * 1024
 """A request body longer than this is refused unread (413)."""
@@ -44,7 +45,7 @@ class ChatBody(BaseModel):
     plan: bool = Field(default=False, description="Make a plan first (as /plan).")
 
 
-class ApiError(Exception):
+class ApiError(GlassboxError):
     def __init__(self, status: int, code: str, message: str, retry_after_s: float = 0) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message

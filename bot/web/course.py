@@ -24,6 +24,7 @@ from bot.view.board_html import board_page
 from bot.web.board import PAGE_HEADERS as BOARD_HEADERS
 from bot.web.board import gone
 from bot.web.bodies import MAX_STORED_ID
+from wire.wire_errors import GlassboxError
 
 PAGE_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src data:; "
@@ -109,7 +110,7 @@ def course_routes(shared: Shared) -> list[BaseRoute]:
     ]
 
 
-class _Gone(Exception):
+class _Gone(GlassboxError):
     """No such board link (reset, or never made), or the bot is starting."""
 
 

@@ -20,8 +20,10 @@ from enum import Enum, auto
 
 from telegram.error import BadRequest, RetryAfter
 
+from wire.wire_errors import GlassboxError
 
-class Refused(Exception):
+
+class Refused(GlassboxError):
     """Telegram answered a page with a 400 that is none of bad_request's named cases: the page
     is not shown, and nothing is gone."""
 
@@ -55,7 +57,7 @@ def bad_request(err: BadRequest) -> PageRejection:
     return PageRejection.REFUSED
 
 
-class ReplyLost(Exception):
+class ReplyLost(GlassboxError):
     """A send may have been carried out, but its reply never arrived: the message may be in
     the chat, and its id is unknown."""
 
