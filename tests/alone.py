@@ -1,5 +1,5 @@
-"""Under pytest-xdist, a test that times our code with `perf_counter` (tests/marks.py puts it
-in the `timed` group) runs while no other worker runs a test: on two cores, another worker's
+"""Under pytest-xdist, a test that times our code with `perf_counter` (tests/marks.py marks
+it `timed`) runs while no other worker runs a test: on two cores, another worker's
 test would take the CPU from a measurement of a few milliseconds and fail it.
 
 Two lock files, which the workers share (the controller makes their folder): every test
@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.marks import Group
+from tests.marks import Mark
 
 FOLDER_VAR = "GLASSBOX_TEST_LOCKS"
 
@@ -38,11 +38,6 @@ def turn(folder: Path, alone: bool) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(room, fcntl.LOCK_UN)
-
-
-def is_timed(item: pytest.Item) -> bool:
-    return any(mark.args[:1] == (Group.TIMED.value,)
-               for mark in item.iter_markers("xdist_group"))
 
 
 class Alone:
@@ -68,5 +63,5 @@ class Alone:
         folder = os.environ.get(FOLDER_VAR)
         if folder is None or not hasattr(item.config, "workerinput"):
             return (yield)
-        with turn(Path(folder), is_timed(item)):
+        with turn(Path(folder), item.get_closest_marker(Mark.TIMED.value) is not None):
             return (yield)

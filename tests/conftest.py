@@ -2,8 +2,8 @@
 choose; the bot (`gb`) running against the fake Bot API and the fake model. A module changes
 what differs by overriding a small fixture (`tool_settings`, `gb_tools`, `fake_telegram`).
 Plain helpers and constants are in kit.py and botkit.py: no test imports this module.
-Each test's marks (browser, process, slow) and xdist group come from tests/marks.py; the
-timed tests run alone (tests/alone.py)."""
+Each test's marks (browser, process, timed, slow) come from tests/marks.py; the timed tests
+run alone (tests/alone.py)."""
 
 from __future__ import annotations
 

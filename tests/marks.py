@@ -4,13 +4,10 @@ is marked as it is written:
 - `browser`: it drives chromium (it asks for the `browser` or `chromium` fixture);
 - `process`: it starts a process of its own (its code, or a helper of tests' it calls,
   names `subprocess`), such as `python -m bot`;
+- `timed`: it times our code with `perf_counter` (a bound on seconds, or on how time grows
+  with the input): under pytest-xdist it runs while no other test does (tests/alone.py);
 - `slow`: every browser and process test, and the in-process tests in SLOW, which take
-  seconds by design. `scripts/test -m "not slow"` is the everyday run; CI runs them all.
-
-Under pytest-xdist (`--dist loadgroup`) the tests of one group run on one worker, one after
-another: the browser tests share one chromium (and the gallery's module-scoped play of
-every scenario), and the tests that time our code with `perf_counter` (a bound on
-seconds, or on how time grows with the input) never run beside each other."""
+  seconds by design. `scripts/test -m "not slow"` is the everyday run; CI runs them all."""
 
 from __future__ import annotations
 
@@ -26,12 +23,8 @@ import pytest
 class Mark(StrEnum):
     BROWSER = "browser"
     PROCESS = "process"
-    SLOW = "slow"
-
-
-class Group(StrEnum):
-    BROWSER = "browser"
     TIMED = "timed"
+    SLOW = "slow"
 
 
 BROWSER_FIXTURES = frozenset({"browser", "chromium"})
@@ -108,8 +101,8 @@ def names_reached(function: Callable[..., Any]) -> frozenset[str]:
     return _reached[function]
 
 
-def marks_of(item: pytest.Item) -> tuple[set[Mark], str | None]:
-    """The marks `item` gets, and the xdist group it runs in (None: any worker)."""
+def marks_of(item: pytest.Item) -> set[Mark]:
+    """The marks `item` gets."""
     marks: set[Mark] = set()
     names = names_reached(item.function) if isinstance(item, pytest.Function) else frozenset()
     if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
@@ -118,12 +111,9 @@ def marks_of(item: pytest.Item) -> tuple[set[Mark], str | None]:
         marks.add(Mark.PROCESS)
     if marks or item.nodeid.startswith(SLOW):
         marks.add(Mark.SLOW)
-    group = None
-    if Mark.BROWSER in marks:
-        group = Group.BROWSER.value
-    elif TIMER_NAMES & names:
-        group = Group.TIMED.value
-    return marks, group
+    if TIMER_NAMES & names:
+        marks.add(Mark.TIMED)
+    return marks
 
 
 class SlowWatch:
@@ -151,10 +141,8 @@ class SlowWatch:
 
 
 def mark_all(items: Iterable[pytest.Item]) -> None:
-    """Give each item its marks and its xdist group."""
+    """Give each item its marks."""
     for item in items:
-        marks, group = marks_of(item)
+        marks = marks_of(item)
         for mark in marks:
             item.add_marker(mark.value)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
