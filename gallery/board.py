@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gallery.pictures import ARGS, CHROMIUM
+from gallery.pictures import browser_for
 
 WIDTH, HEIGHT = 1280, 720
 ANSWERS = ('.answers [data-lane="plain"] .step.answer',
@@ -66,13 +66,8 @@ class Camera:
 
 
 @contextlib.asynccontextmanager
-async def camera(out: Path) -> AsyncIterator[Camera]:
-    from playwright.async_api import async_playwright
-
+async def camera(out: Path, browser: Any | None = None) -> AsyncIterator[Camera]:
+    """A camera in `browser` (or a chromium of its own) writing into `out`."""
     out.mkdir(parents=True, exist_ok=True)
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield Camera(browser, out)
-        finally:
-            await browser.close()
+    async with browser_for(browser) as opened:
+        yield Camera(opened, out)

@@ -3,7 +3,10 @@ downloaded browser): `{scenario}-{lang}-{phone|desktop}.png`."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -13,16 +16,39 @@ README_SHOTS = ("phone-ask-en", "phone-ask-zh", "phone-quiz-en", "phone-quiz-zh"
 class board's /compare and /quiz on a projector, gallery/board.py)."""
 
 
-async def take(gallery: Path, out: Path, only: tuple[str, ...] | None) -> list[Path]:
-    """Screenshot every phone and projector screen of `gallery` (or those in `only`)."""
+@contextlib.asynccontextmanager
+async def chromium() -> AsyncIterator[Any]:
+    """Debian's chromium, headless, as Playwright's Browser; closed after."""
     from playwright.async_api import async_playwright
 
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         try:
-            page = await browser.new_page(viewport={"width": 1400, "height": 900})
+            yield browser
+        finally:
+            await browser.close()
+
+
+@contextlib.asynccontextmanager
+async def browser_for(browser: Any | None) -> AsyncIterator[Any]:
+    """`browser` if one is open already (the tests keep one for the session), else
+    chromium launched for the block."""
+    if browser is not None:
+        yield browser
+        return
+    async with chromium() as launched:
+        yield launched
+
+
+async def take(gallery: Path, out: Path, only: tuple[str, ...] | None,
+               browser: Any | None = None) -> list[Path]:
+    """Screenshot every phone and projector screen of `gallery` (or those in `only`), in
+    `browser` (or a chromium of its own)."""
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    async with browser_for(browser) as opened:
+        page = await opened.new_page(viewport={"width": 1400, "height": 900})
+        try:
             await page.goto(gallery.resolve().as_uri())
             ids = await page.eval_on_selector_all(
                 ".screen", "nodes => nodes.map(n => n.id)")
@@ -34,5 +60,5 @@ async def take(gallery: Path, out: Path, only: tuple[str, ...] | None) -> list[P
                 await page.locator(f"#{screen}").screenshot(path=str(path))
                 written.append(path)
         finally:
-            await browser.close()
+            await page.close()
     return written

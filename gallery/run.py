@@ -6,6 +6,7 @@ import contextlib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent.lang import Lang
 from gallery.board import BoardShot, camera
@@ -28,13 +29,16 @@ class Played:
     """The class board at the scenario's end (a board scenario, when pictures are taken)."""
 
 
-async def play_all(delay: float = 0.03, boards: Path | None = None) -> list[Played]:
+async def play_all(delay: float = 0.03, boards: Path | None = None,
+                   browser: Any | None = None) -> list[Played]:
     """Every scenario, English first, then Chinese; `boards`: a folder for the pictures of
-    the class board after each board scenario (Debian's chromium takes them)."""
+    the class board after each board scenario, taken in `browser` (or Debian's chromium,
+    launched for them)."""
     played: list[Played] = []
     with tempfile.TemporaryDirectory(prefix="glassbox-gallery-") as workdir:
         async with contextlib.AsyncExitStack() as stack:
-            cam = None if boards is None else await stack.enter_async_context(camera(boards))
+            cam = None if boards is None else await stack.enter_async_context(
+                camera(boards, browser))
             for lang in LANGS:
                 async with stage(lang, Path(workdir), delay) as s:
                     for scenario in SCENARIOS:

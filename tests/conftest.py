@@ -12,10 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from agent import AgentSettings, ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
+from gallery.pictures import CHROMIUM
+from gallery.pictures import chromium as launched_chromium
 from tests.alone import Alone
 from tests.botkit import SCALE, Glassbox, people, running
 from tests.dbkit import BACKENDS, Target, database
@@ -33,6 +36,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(SlowWatch(), "slow-watch")
     config.pluginmanager.register(Alone(), "timed-alone")
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def chromium() -> AsyncIterator[Any | None]:
+    """Debian's chromium, launched once for the session (None where it is not installed):
+    each test opens its own pages, each page in a context of its own. A test that asks for
+    it runs in the session's event loop, where the browser lives (tests/marks.py)."""
+    if not CHROMIUM.exists():
+        yield None
+        return
+    async with launched_chromium() as browser:
+        yield browser
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(chromium: Any | None) -> AsyncIterator[Any]:
+    """The session's chromium (the test is skipped where there is none); the pages the test
+    opened are closed after it, with their contexts, so none goes on reaching for a server
+    that is gone (a worker runs one test at a time: none is another test's)."""
+    if chromium is None:
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    yield chromium
+    for context in chromium.contexts:
+        await context.close()
 
 
 @pytest.fixture(params=BACKENDS)

@@ -1,7 +1,8 @@
 """The marks a test gets from what it uses, given at collection (tests/conftest.py), so a test
 is marked as it is written:
 
-- `browser`: it drives chromium (it asks for the `browser` or `chromium` fixture);
+- `browser`: it drives chromium (it asks for the `browser` or `chromium` fixture), and runs
+  in the session's event loop, where the session's chromium lives;
 - `process`: it starts a process of its own (its code, or a helper of tests' it calls,
   names `subprocess`), such as `python -m bot`;
 - `timed`: it times our code with `perf_counter` (a bound on seconds, or on how time grows
@@ -146,3 +147,5 @@ def mark_all(items: Iterable[pytest.Item]) -> None:
         marks = marks_of(item)
         for mark in marks:
             item.add_marker(mark.value)
+        if Mark.BROWSER in marks and inspect.iscoroutinefunction(getattr(item, "obj", None)):
+            item.add_marker(pytest.mark.asyncio(loop_scope="session"), append=False)

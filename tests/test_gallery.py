@@ -2,27 +2,32 @@
 Telegram accepts, each final state shows what the scenario is about, and (where Debian's
 chromium is installed) its screens become pictures, the class board's among them: a
 /compare's end shows both answers, their differing digits marked, and the judgement on one
-1280×720 screen at the board's defaults."""
+1280×720 screen at the board's defaults.
+
+The page these tests check is the one CI keeps: with GALLERY_PAGE set (`.ci/run` sets it to
+build/gallery.html), it is written there, so the gallery is played once, not twice."""
 
 from __future__ import annotations
 
-import asyncio
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from gallery.board import BoardShot
 from gallery.draw import final_state, page
-from gallery.pictures import CHROMIUM, take
+from gallery.pictures import take
 from gallery.run import LANGS, Played, play_all
 from gallery.scenarios import SCENARIOS
 from tests.fakes.telegram_html import parse_html
 
 
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> list[Played]:
-    boards = tmp_path_factory.mktemp("boards") if CHROMIUM.exists() else None
-    return asyncio.run(play_all(delay=0.0, boards=boards))
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def played(tmp_path_factory: pytest.TempPathFactory, chromium: Any | None) -> list[Played]:
+    boards = tmp_path_factory.mktemp("boards") if chromium is not None else None
+    return await play_all(delay=0.0, boards=boards, browser=chromium)
 
 
 def board_of(played: list[Played], key: str, lang: str) -> BoardShot:
@@ -60,19 +65,20 @@ def test_each_final_state_shows_its_scenario(played: list[Played], key: str,
     assert not any("⏹" in b for f in last for row in f.buttons for b in row)  # all finished
 
 
-def test_the_page_draws_every_scenario_and_fetches_nothing(played: list[Played],
-                                                           tmp_path: Path) -> None:
+async def test_the_page_draws_every_scenario_and_fetches_nothing(
+        played: list[Played], tmp_path: Path, chromium: Any | None) -> None:
     html = page(played)
     for p in played:
         assert f'id="phone-{p.scenario.key}-{p.lang}"' in html
         assert f'id="desktop-{p.scenario.key}-{p.lang}"' in html
     assert "<script" not in html and "src=" not in html.replace("srcdoc=", "")
-    out = tmp_path / "gallery.html"
+    out = Path(os.environ.get("GALLERY_PAGE", tmp_path / "gallery.html"))
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(html, "utf-8")
-    if not CHROMIUM.exists():
+    if chromium is None:
         pytest.skip("no /usr/bin/chromium: the pictures are not taken")
-    pictures = asyncio.run(take(out, tmp_path / "pictures",
-                                ("phone-ask-en", "desktop-compare-zh")))
+    pictures = await take(out, tmp_path / "pictures", ("phone-ask-en", "desktop-compare-zh"),
+                          browser=chromium)
     assert [p.name for p in pictures] == ["ask-en-phone.png", "compare-zh-desktop.png"]
     assert all(p.read_bytes().startswith(b"\x89PNG") and p.stat().st_size > 10_000
                for p in pictures)

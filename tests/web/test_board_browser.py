@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from agent.classroom.compare_judge import JUDGE_MARK
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
@@ -20,17 +16,11 @@ from tests.fakes.telegram import FakeTelegram
 from tests.web.kit import serving
 from tests.web.test_board import board_path
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 ROOT = Path(__file__).resolve().parents[2]
 GALLERY = Path(os.environ.get("BOARD_GALLERY", ROOT / "build" / "board-gallery"))
 """Where the screenshots go: build/ (ignored by git) unless BOARD_GALLERY says otherwise;
 `BOARD_GALLERY=docs/gallery scripts/test tests/web/test_board_browser.py` renews the ones
 README shows, after a look at them."""
-
-pytestmark = pytest.mark.skipif(shutil.which(CHROMIUM) is None,
-                                reason="Debian's chromium is not installed (.ci/run installs it)")
 
 
 def slow_text(text: str, delay: float, first_delay: float = 0.0) -> Reply:
@@ -58,18 +48,6 @@ def lecture_model(body: dict[str, Any]) -> Reply:
     return sse(DashScope().tool_calls([("add", {"a": 2480 * 0.17, "b": 0})],
                                       content="I should compute 17% of 2,480 exactly."),
                first_delay=0.6)
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            yield chromium
-        finally:
-            await chromium.close()
 
 
 async def test_a_compare_fills_both_columns_live_on_the_projector(tmp_path: Path,

@@ -13,9 +13,8 @@ from tests.fakes.telegram import FakeTelegram
 from tests.test_bot_quiz import counted, voting
 from tests.web.kit import serving
 from tests.web.test_board import board_path
-from tests.web.test_board_browser import GALLERY, browser, pytestmark, slow_text
+from tests.web.test_board_browser import GALLERY, slow_text
 
-__all__ = ["browser", "pytestmark"]  # the fixture and the skip, as that module has them
 CAROL, DAVE = 333, 444
 IN_VIEW = """([selector, h]) => [...document.querySelectorAll(selector)].map(e => {
     const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= h; })"""
