@@ -101,6 +101,9 @@ class BotSettings(AgentSettings):
     """Reading one uploaded file stops after this long; what was read by then is kept."""
     notes_extract_memory_mb: int = Field(default=768, ge=128)
     """The memory the process reading an uploaded file may use."""
+    notes_readers: int = Field(default=2, ge=1, le=64)
+    """Uploaded files read at once, across all chats (NOTES_READERS); the others wait their
+    turn. The readers use at most NOTES_EXTRACT_MEMORY_MB times this."""
 
     max_concurrent_runs: int = Field(default=100, ge=1)
     """Runs at once (MAX_CONCURRENT_RUNS); past it questions queue, fair across chats

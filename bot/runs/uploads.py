@@ -1,10 +1,13 @@
 """Who may upload course notes now: one upload at a time per chat (reading and indexing one
-costs a process and seconds of writes), and at most NOTES_UPLOAD_RATE_LIMIT per user."""
+costs a process and seconds of writes), and at most NOTES_UPLOAD_RATE_LIMIT per user; and
+when a file is read: at most NOTES_READERS at once across all chats, each reader being a
+process of up to NOTES_EXTRACT_MEMORY_MB."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -18,14 +21,31 @@ class Refusal(StrEnum):
     RATE = "rate"
 
 
+class Readers:
+    """Files being read now, across all chats: at most `limit`, the others in turn."""
+
+    def __init__(self, limit: int) -> None:
+        self._free = asyncio.Semaphore(limit)
+
+    def full(self) -> bool:
+        """Whether a file asking now must wait for another to be read first."""
+        return self._free.locked()
+
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        async with self._free:
+            yield
+
+
 @dataclass
 class UploadGate:
     rate: Cooldowns | None
+    readers: Readers = field(default_factory=lambda: Readers(1))
     _busy: set[int] = field(default_factory=set)
 
     @classmethod
-    def of(cls, limit: RateLimit | None) -> UploadGate:
-        return cls(limit and Cooldowns(limit.runs, limit.window_s))
+    def of(cls, limit: RateLimit | None, readers: int) -> UploadGate:
+        return cls(limit and Cooldowns(limit.runs, limit.window_s), Readers(readers))
 
     @contextmanager
     def enter(self, chat_id: int, user_id: int,

@@ -64,7 +64,8 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
                                    typing=Typing(app.bot, pacer.budget),
                                    searches=searches and Cooldowns(searches.runs,
                                                                    searches.window_s),
-                                   uploads=UploadGate.of(settings.notes_upload_rate_limit))
+                                   uploads=UploadGate.of(settings.notes_upload_rate_limit,
+                                                         settings.notes_readers))
         await register_commands(app.bot)
         recovering.append(asyncio.create_task(recover_interrupted(services.runs, outbox)))
         _settle_heap()

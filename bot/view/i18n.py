@@ -145,6 +145,9 @@ _HTML: dict[str, tuple[str, str]] = {
     "notes_busy": ("本聊天的上一个文件还在读取，读完后再发送 {name}。",
                    "This chat's previous file is still being read; send {name} again when it "
                    "is done."),
+    "notes_queued": ("其他聊天的文件正在读取；轮到 {name} 时就读，读完在这里告诉你。",
+                     "Files from other chats are being read right now; {name} is read as soon "
+                     "as one is done, and I will reply here."),
     "notes_rate_limited": ("你刚才上传了很多文件。请 {wait} 后再试。",
                            "You have uploaded many files just now. Please try again in {wait}."),
     "notes_cut_chars_text": ("只收录了前 {kept} 字（共 {total} 字）：每个文件最多收录 {cap} 字。",

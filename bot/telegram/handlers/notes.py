@@ -2,7 +2,8 @@
 `/notes` (or replies `/notes` to one already in the chat); the bot downloads it through the
 same Bot API server, reads it in a process of its own within limits (agent/tools/documents.py),
 indexes it for this chat's search_notes and says what it kept and what it cut. A chat reads
-one upload at a time, and a user may make NOTES_UPLOAD_RATE_LIMIT of them.
+one upload at a time, a user may make NOTES_UPLOAD_RATE_LIMIT of them, and at most
+NOTES_READERS files are read at once across all chats (the others wait, and are told so).
 `/notes` alone lists the chat's files; `/notes forget NAME` removes one (admins).
 The file itself is not kept: only its passages, in the store's notes index."""
 
@@ -109,6 +110,29 @@ async def _index(update: Update, context: Context, msg: Message, document: Docum
 async def _read_and_index(context: Context, msg: Message, document: Document, name: str,
                           lang: Lang, index: CourseNotes) -> str:
     """Download, read and index the file; what to tell the uploader."""
+    limits = upload_limits(context.settings)
+    readers = context.parts.uploads.readers
+    if readers.full():
+        await context.outbox.say(msg.chat_id, msg.message_id,
+                                 text(lang, "notes_queued", name=name))
+    async with readers.turn():  # downloaded in its turn: a waiting file holds no bytes
+        read = await _download_and_read(context, msg, document, name, lang, limits)
+    if isinstance(read, str):
+        return read
+    upload = Upload(read.name, read.kind, read.parts, read.chars)
+    replaced = await index.put_upload(msg.chat_id, upload, [
+        (section.location, section.heading, section.body) for section in read.sections])
+    key = "notes_indexed_pdf" if read.kind == "pdf" else "notes_indexed_text"
+    said = [text(lang, key, read.parts, name=name, parts=read.parts, chars=f"{read.chars:,}")]
+    said += cut_lines(lang, read, limits)
+    if replaced:
+        said.append(text(lang, "notes_replaced"))
+    return " ".join(said)
+
+
+async def _download_and_read(context: Context, msg: Message, document: Document, name: str,
+                             lang: Lang, limits: Limits) -> ReadDocument | str:
+    """The file read; or what to tell the uploader when it cannot be."""
     size = document.file_size or 0
     try:
         file = await context.bot.get_file(document.file_id)
@@ -119,21 +143,10 @@ async def _read_and_index(context: Context, msg: Message, document: Document, na
     except TelegramError as err:
         log.warning("chat %s: downloading %s failed (%s)", msg.chat_id, name, err)
         return text(lang, "notes_download_failed", name=name)
-    limits = upload_limits(context.settings)
     try:
-        read = await read_document(name, data, limits)
+        return await read_document(name, data, limits)
     except DocumentError as err:
         return text(lang, f"notes_{err.reason}", name=name, mb="", s=f"{limits.seconds:g}")
-    del data
-    upload = Upload(read.name, read.kind, read.parts, read.chars)
-    replaced = await index.put_upload(msg.chat_id, upload, [
-        (section.location, section.heading, section.body) for section in read.sections])
-    key = "notes_indexed_pdf" if read.kind == "pdf" else "notes_indexed_text"
-    said = [text(lang, key, read.parts, name=name, parts=read.parts, chars=f"{read.chars:,}")]
-    said += cut_lines(lang, read, limits)
-    if replaced:
-        said.append(text(lang, "notes_replaced"))
-    return " ".join(said)
 
 
 def upload_limits(settings: BotSettings) -> Limits:
