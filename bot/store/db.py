@@ -185,8 +185,11 @@ def _changed(status: str) -> int:
 
 STATEMENT_TIMEOUT_S = 10.0
 """How long a statement may wait for a connection, and then for its answer, before the
-server counts as not answering (the statements of a run take milliseconds; the schema's
-migrations set their own)."""
+server counts as not answering (the statements of a run take milliseconds; a batch gets
+more for its rows, and the schema's migrations set their own)."""
+ROW_TIMEOUT_S = 0.02
+"""What a batch of rows (an uploaded file's passages, a copy's 2,000 rows) may take more, per
+row, so that a large upload is not taken for a server that hangs."""
 PROBE_TIMEOUT_S = 3.0
 """How long the breaker's probe waits for a new connection to answer `SELECT 1`."""
 DEFAULT_POOL_SIZE = 5
@@ -238,7 +241,8 @@ class _PgConn:
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         rows = list(rows)
         if rows:
-            await self._conn.executemany(numbered(sql), rows)
+            await self._conn.executemany(numbered(sql), rows,
+                                         timeout=STATEMENT_TIMEOUT_S + len(rows) * ROW_TIMEOUT_S)
 
 
 class PostgresDb:
