@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
 from tests.kit import TEST_KEY
@@ -39,6 +41,16 @@ def listening(port: int) -> bool:
 def _open_files(limit: int, hard: bool) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE,
                        (limit, limit if hard else resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+
+def room_for(sockets: int, bot_files: int = 1024) -> None:
+    """This process is to hold `sockets` of an attack on a bot with `bot_files` open files:
+    raise its own soft limit (skip when the hard one leaves no room for both)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < sockets + bot_files:
+        pytest.skip(f"the hard limit of open files is {hard}")
+    if soft < sockets + 256:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (sockets + 256, hard))
 
 
 @dataclass

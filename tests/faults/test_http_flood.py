@@ -5,35 +5,22 @@ of the connections at once), after which its address is served again."""
 
 from __future__ import annotations
 
-import resource
 import time
 from pathlib import Path
-
-import pytest
 
 from bot.web.guard import Timing
 from tests.botkit import people
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
 from tests.faults.hostile import ATTACKER, closed_by_the_server, half_open, healthz
-from tests.faults.process import bot_process, free_port, listening
+from tests.faults.process import bot_process, free_port, listening, room_for
 
 HALF_OPEN = 1100
 
 
-def _room_for_the_flood() -> None:
-    """This process holds the flood's sockets: raise its own soft limit (skip when the
-    hard one leaves no room, as the bot then has none either)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard != resource.RLIM_INFINITY and hard < HALF_OPEN + 1024:
-        pytest.skip(f"the hard limit of open files is {hard}")
-    if soft < HALF_OPEN + 256:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (HALF_OPEN + 256, hard))
-
-
 async def test_half_open_connections_leave_healthz_answering_and_are_closed(
         tmp_path: Path) -> None:
-    _room_for_the_flood()
+    room_for(HALF_OPEN)
     port = free_port()
     with FakeTelegram() as tg, FakeModel() as model:
         people(tg)

@@ -20,7 +20,7 @@ from tests.faults.hostile import (
     healthz,
     send_a_byte,
 )
-from tests.faults.process import bot_process, free_port, listening
+from tests.faults.process import bot_process, free_port, listening, room_for
 
 CLIENTS = 650
 HOOK = "/tg-hook"
@@ -30,6 +30,7 @@ def head(path: str) -> bytes:
             f"Content-Length: 100000\r\n\r\n").encode()
 
 async def test_trickled_bodies_leave_healthz_and_the_webhook_answering(tmp_path: Path) -> None:
+    room_for(CLIENTS)
     port = free_port()
     with FakeTelegram() as tg, FakeModel(default=lambda body: text_reply("Here.")) as model:
         people(tg)

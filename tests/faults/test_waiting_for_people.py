@@ -16,7 +16,7 @@ from tests.botkit import ALICE, BOB, GROUP
 from tests.fakes.model import Reply, text_reply, tool_reply
 from tests.faults.asking import CAROL
 from tests.faults.kit import glassbox
-from tests.test_bot_quiz import _data, voting
+from tests.test_bot_quiz import voting
 from tests.test_bot_step import paused
 
 PEOPLE_S = 120
@@ -49,8 +49,7 @@ async def test_a_vote_and_a_pause_leave_their_places_to_another_question(
         assert not poll.poll.closed
         assert gb.replies_to(BOB, step)[0].buttons == pause.buttons  # still paused
 
-        gb.tg.tap(GROUP, ALICE, voting_live.message_id,
-                  next(d for d in _data(voting_live) if d.startswith("quiz:")))
+        gb.tg.tap(GROUP, ALICE, voting_live.message_id, voting_live.button_data("👁 Reveal"))
         gb.tg.tap(BOB, BOB, pause.message_id, pause.button_data("▶ Run"))
         assert "Here." in (await gb.answer_to(GROUP, quiz, timeout=10)).text
         assert "It is 6." in (await gb.answer_to(BOB, step, timeout=10)).text
