@@ -16,9 +16,7 @@ from tests.coursekit import GROUP, NAMES, seed_course
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
 from tests.web.kit import serving
-from tests.web.test_board_browser import GALLERY, browser, pytestmark
-
-__all__ = ["browser", "pytestmark"]  # the fixture and the skip, as that module has them
+from tests.web.test_board_browser import GALLERY
 
 SIZES = {"projector": (1280, 720), "phone": (390, 844)}
 
