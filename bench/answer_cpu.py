@@ -38,7 +38,7 @@ PACE = Pace(first_token_s=(0.05, 0.1), tokens_per_s=200)
 
 async def _client(at_once: str, rounds: str, model_url: str, geocoding_url: str,
                   forecast_url: str, workdir: str) -> dict[str, float]:
-    from agent.model.model_client import ModelClient
+    from agent import ModelClient  # the name every ref's package gives it
     from agent.tools import Toolbox
     from bot.runs.active import Active
     from bot.runs.execute import Question, Runs
