@@ -18,6 +18,7 @@ from typing import Any
 
 import h11
 import uvicorn
+from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from bot.web.gate import Gate, Reserved
@@ -167,7 +168,7 @@ def guarded_h11(gate: Gate, timing: Timing) -> type[GuardedH11]:
     return type("GuardedH11", (GuardedH11,), {"gate": gate, "timing": timing})
 
 
-def server_config(app: Any, gate: Gate, timing: Timing = Timing()) -> uvicorn.Config:
+def server_config(app: ASGIApp, gate: Gate, timing: Timing = Timing()) -> uvicorn.Config:
     """uvicorn's configuration for `app` behind the gate and the guard: no log config of
     its own, no access log, no lifespan; two seconds for open requests at a shutdown."""
     return uvicorn.Config(Reserved(app, gate), log_config=None, access_log=False,
