@@ -4,9 +4,9 @@ rate meanwhile), a connection answered before its body was read is closed, and t
 (bot/web/gate.py) caps connections as they open.
 
 Without them a connection is held for as long as its client likes: uvicorn's keep-alive
-timeout starts only after a response, and each byte of a body stops it again. 1,100
-half-sent heads used all 1,024 descriptors of the usual soft limit; 650 clients sending a
-head then one byte of its body a second took every connection the server would hold.
+timeout starts only after a response, and each byte of a body stops it again, so a few
+hundred clients sending half a head, or a body a byte at a time, hold every connection
+(or descriptor) the server has.
 """
 
 from __future__ import annotations
