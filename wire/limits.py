@@ -11,8 +11,9 @@ Timeouts. A call has three, each None for no limit:
 `client_timeout` makes them aiohttp's, for every client alike:
 - the model: read LLM_TIMEOUT_S, connect LLM_CONNECT_TIMEOUT_S, pool LLM_TIMEOUT_S (the
   openai SDK's `httpx.Timeout`, which model_transport.py hands on);
-- Telegram: connect, read and write `request_timeout_s` (5 s), pool TELEGRAM_POOL_S;
-  getUpdates reads for its long poll and 5 s more (bot/telegram/app.py);
+- Telegram: connect, read and write TELEGRAM_TIMEOUT_S (the app's `request_timeout_s`),
+  pool TELEGRAM_POOL_S; getUpdates reads for its long poll and 5 s more
+  (bot/telegram/app.py);
 - the tools: read TOOL_HTTP_TIMEOUT_S, connect at most TOOLS_CONNECT_S, pool as read.
 
 Retries. A call that surely never reached its server (wire_errors.WireFailure.NOT_SENT)
@@ -20,11 +21,12 @@ may be made again; one that may have reached it is made again only where doing i
 does no harm:
 - the model: the openai SDK makes a call again up to LLM_MAX_RETRIES times (no connection,
   a timeout, 408, 409, 429, 5xx), after 0.5 s, 1 s, … with jitter: a request that may have
-  reached the model costs tokens twice at most, and shows nothing twice;
+  reached the model at worst costs its tokens again, and nothing is shown twice;
 - Telegram: the request class never retries. The live message (bot/telegram/delivery/
   live.py) makes an edit again after any network error and a send only if it surely never
-  reached Telegram, 5 times from 0.25 s, doubling; a 429 holds back that chat alone for
-  the `retry_after` Telegram names (bot/telegram/delivery/pacer.py);
+  reached Telegram, up to TELEGRAM_RETRIES times, waiting TELEGRAM_BACKOFF_S and then
+  twice as long each time; a 429 holds back that chat alone for the `retry_after`
+  Telegram names (bot/telegram/delivery/pacer.py);
 - the tools: none; a failed lookup is an observation the model reads at once. aiohttp
   itself sends a GET again on a new connection when a kept one turns out closed.
 
@@ -47,6 +49,10 @@ TELEGRAM_TIMEOUT_S = 5.0
 """A Bot API call's connect, write and read timeout unless the bot says otherwise."""
 TELEGRAM_POOL_S = 1.0
 """How long a Bot API call waits for a free connection."""
+TELEGRAM_RETRIES = 5
+"""How many times the live message makes a Bot API call again after a network error."""
+TELEGRAM_BACKOFF_S = 0.25
+"""Its first wait before making the call again; each later wait is twice the one before."""
 TOOLS_CONNECTIONS = 100
 """Lookups in flight at once, to all the tools' services together."""
 TOOLS_CONNECT_S = 5.0

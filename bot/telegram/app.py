@@ -35,6 +35,7 @@ from bot.telegram.live_run import recover_interrupted
 from bot.telegram.metered_request import MeteredRequest
 from bot.telegram.unreadable import UpdatesRequest
 from bot.view.i18n import text
+from wire.limits import TELEGRAM_TIMEOUT_S
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,8 @@ App = Application[Any, Context, Any, Any, BotData, Any]
 
 def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
               limits: Limits | None = None, poll_timeout_s: float = 10.0,
-              request_timeout_s: float = 5.0, shared: Shared | None = None) -> App:
+              request_timeout_s: float = TELEGRAM_TIMEOUT_S,
+              shared: Shared | None = None) -> App:
     """The Application, ready for `run_polling`/`run_webhook` (or a test's own start).
     `tools`: None opens the toolbox that AGENT_TOOLS chooses. `request_timeout_s`: how long
     one Bot API call may take to connect, send or answer. `shared`: the run service's side

@@ -53,12 +53,11 @@ from bot.telegram.delivery.priority import Priority
 from bot.view.buttons import Keyboard
 from bot.view.spans import to_plain
 from wire.bot_api import call
+from wire.limits import TELEGRAM_BACKOFF_S, TELEGRAM_RETRIES
 from wire.telegram_request import describe, never_reached
 
 log = logging.getLogger(__name__)
 
-NETWORK_RETRIES = 5
-NETWORK_BACKOFF_S = 0.25
 NO_PREVIEW = {"is_disabled": True}
 """LinkPreviewOptions: no link previews under a page."""
 
@@ -380,8 +379,8 @@ class LiveMessage:
         call that `creates` a message is made again only if it surely never reached
         Telegram; if it may have, ReplyLost. A 429 penalises the chat and propagates, so the
         next turn sends the newest state rather than a stale one."""
-        delay = NETWORK_BACKOFF_S
-        for attempt in range(NETWORK_RETRIES + 1):
+        delay = TELEGRAM_BACKOFF_S
+        for attempt in range(TELEGRAM_RETRIES + 1):
             try:
                 result = await call(self.bot, method, **kw)
                 return _Outcome(_End.DONE, result.get("message_id")
@@ -400,7 +399,7 @@ class LiveMessage:
             except NetworkError as err:
                 if creates and not never_reached(err):
                     raise ReplyLost(f"{method}: {describe(err)}") from err
-                if attempt == NETWORK_RETRIES:
+                if attempt == TELEGRAM_RETRIES:
                     log.error("chat %s: giving up after network errors (%s)", self.chat_id,
                               describe(err))
                     return _GAVE_UP
