@@ -21,7 +21,7 @@ from gallery.pictures import CHROMIUM
 from gallery.pictures import chromium as launched_chromium
 from tests.alone import Alone
 from tests.botkit import SCALE, Glassbox, people, running
-from tests.dbkit import BACKENDS, Target, database
+from tests.dbkit import BACKENDS, Migrated, Target, database
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.tools import open_toolbox
@@ -67,6 +67,23 @@ async def db_target(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIter
     """Where a test's store lives, once for each backend: a SQLite file in tmp_path, then a
     fresh PostgreSQL database (tests/dbkit.py)."""
     async with database(request.param, tmp_path / "data" / "glassbox.sqlite3") as target:
+        yield target
+
+
+@pytest.fixture(scope="session")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Migrated]:
+    """The stores with every migration applied that this test process copies."""
+    stores = Migrated(tmp_path_factory.mktemp("migrated"))
+    yield stores
+    stores.drop()
+
+
+@pytest.fixture(params=BACKENDS)
+async def migrated_target(request: pytest.FixtureRequest, tmp_path: Path,
+                          migrated: Migrated) -> AsyncIterator[Target]:
+    """As `db_target`, with the store's migrations already applied: for a test that opens
+    the store as it is, never one that writes an older schema first."""
+    async with migrated.copy(request.param, tmp_path / "data" / "glassbox.sqlite3") as target:
         yield target
 
 
@@ -119,10 +136,11 @@ def gb_tools() -> Sequence[Tool] | None:
 
 
 @pytest.fixture
-def gb_database(tmp_path: Path) -> Target:
-    """Where `gb` keeps its store: a SQLite file in tmp_path. A module whose tests run on
-    both backends overrides it to ask for `db_target`."""
-    return tmp_path / "g.sqlite3"
+async def gb_database(tmp_path: Path, migrated: Migrated) -> AsyncIterator[Target]:
+    """Where `gb` keeps its store: a migrated SQLite file in tmp_path. A module whose tests
+    run on both backends overrides it to ask for `migrated_target`."""
+    async with migrated.copy("sqlite", tmp_path / "g.sqlite3") as target:
+        yield target
 
 
 @pytest.fixture

@@ -11,6 +11,10 @@ PostgreSQL: GLASSBOX_TEST_PG_URL names a server the tests may make databases on 
 and `scripts/pg-test start` make one); `fresh_postgres` gives each test a new, empty
 database of its own and drops it after. Without that variable the PostgreSQL variants
 skip, except in CI, where they fail: CI always has its server.
+
+A test whose store is opened as it is (no old schema written first) may start from
+`Migrated`: the store's migrations applied once for the test process, then copied for
+each test (the SQLite file, or a PostgreSQL database made with it as its template).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import shutil
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -29,6 +34,7 @@ import asyncpg
 import pytest
 
 from bot.store.db import is_postgres_url, numbered
+from bot.store.transcripts import Store
 
 Target = Path | str
 """A SQLite file's path, or a PostgreSQL database's URL."""
@@ -59,25 +65,36 @@ async def fresh_postgres() -> AsyncIterator[str]:
 @asynccontextmanager
 async def new_database(server: str) -> AsyncIterator[str]:
     """The URL of a new, empty database on the server at `server`, dropped after."""
-    url = await create_database(server)
+    async with _dropped(await create_database(server)) as url:
+        yield url
+
+
+@asynccontextmanager
+async def _dropped(url: str) -> AsyncIterator[str]:
+    """`url`, its database dropped after."""
     try:
         yield url
     finally:
         await drop_database(url)
 
 
-async def create_database(server: str) -> str:
-    """A new, empty database on the server at `server`: its URL."""
+async def create_database(server: str, template: str | None = None) -> str:
+    """A new database on the server at `server`, empty or a copy of the database of the URL
+    `template` (which nobody may be connected to): its URL."""
     name = "glassbox_test_" + secrets.token_hex(6)
-    await _as_admin(server, f'CREATE DATABASE "{name}"')
+    copied = f' TEMPLATE "{_name_of(template)}"' if template else ""
+    await _as_admin(server, f'CREATE DATABASE "{name}"{copied}')
     return _with_database(server, name)
+
+
+def _name_of(url: str) -> str:
+    return urlsplit(url).path.lstrip("/")
 
 
 async def drop_database(url: str) -> None:
     """Drop the database of `url` (made by create_database), whoever is still connected."""
-    name = urlsplit(url).path.lstrip("/")
-    await _as_admin(_with_database(url, "postgres"), f'DROP DATABASE IF EXISTS "{name}"'
-                                                     " WITH (FORCE)")
+    await _as_admin(_with_database(url, "postgres"),
+                    f'DROP DATABASE IF EXISTS "{_name_of(url)}" WITH (FORCE)')
 
 
 async def _as_admin(server: str, statement: str) -> None:
@@ -116,6 +133,39 @@ async def database(backend: str, sqlite_path: Path) -> AsyncIterator[Target]:
         return
     async with fresh_postgres() as url:
         yield url
+
+
+class Migrated:
+    """Stores with every migration applied, made once (the first time each backend is asked
+    for) and copied for each test: a bot or store opened on a copy finds nothing to do."""
+
+    def __init__(self, folder: Path) -> None:
+        self._sqlite = folder / "migrated.sqlite3"
+        self._sqlite_made = False
+        self._postgres: str | None = None
+
+    @asynccontextmanager
+    async def copy(self, backend: str, sqlite_path: Path) -> AsyncIterator[Target]:
+        """A migrated store of `backend` for one test (at `sqlite_path` for SQLite)."""
+        if backend == "sqlite":
+            if not self._sqlite_made:
+                await (await Store.open(self._sqlite)).close()
+                self._sqlite_made = True
+            sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self._sqlite, sqlite_path)
+            yield sqlite_path
+            return
+        server = server_url()
+        if self._postgres is None:
+            self._postgres = await create_database(server)
+            await (await Store.open(self._postgres)).close()
+        async with _dropped(await create_database(server, template=self._postgres)) as url:
+            yield url
+
+    def drop(self) -> None:
+        """Drop the PostgreSQL template, if one was made."""
+        if self._postgres is not None:
+            asyncio.run(drop_database(self._postgres))
 
 
 async def query(target: Target, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:

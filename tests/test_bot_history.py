@@ -18,9 +18,9 @@ from tests.historykit import replies, reply, seed, tap
 
 
 @pytest.fixture
-def gb_database(db_target: Target) -> Target:
+def gb_database(migrated_target: Target) -> Target:
     """These tests run on SQLite and on PostgreSQL."""
-    return db_target
+    return migrated_target
 
 
 class ReciteArgs(BaseModel):

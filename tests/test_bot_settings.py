@@ -22,9 +22,9 @@ NOON = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def gb_database(db_target: Target) -> Target:
+def gb_database(migrated_target: Target) -> Target:
     """These tests run on SQLite and on PostgreSQL."""
-    return db_target
+    return migrated_target
 
 
 @pytest.fixture

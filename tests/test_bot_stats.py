@@ -23,8 +23,8 @@ LAOSHI = 20
 
 
 @pytest.fixture
-def gb_database(db_target: Target) -> Target:
-    return db_target
+def gb_database(migrated_target: Target) -> Target:
+    return migrated_target
 
 
 @pytest.fixture
