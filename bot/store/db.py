@@ -66,6 +66,10 @@ class Db(Conn, Protocol):
     async def close(self) -> None: ...
 
 
+BUSY_TIMEOUT_MS = 5000
+"""How long a SQLite statement waits for another writer's lock before it fails."""
+
+
 def is_postgres_url(target: object) -> bool:
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
@@ -115,7 +119,7 @@ class SqliteDb:
             await db.execute("PRAGMA journal_mode = WAL")
             await db.execute("PRAGMA synchronous = NORMAL")
             await db.execute("PRAGMA foreign_keys = ON")
-            await db.execute("PRAGMA busy_timeout = 5000")
+            await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             # A deleted row's bytes are overwritten, not left in the file's free space.
             await db.execute("PRAGMA secure_delete = ON")
         except BaseException:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.store import db
 from tests.botkit import Glassbox
 from tests.faults.kit import glassbox
 
@@ -30,3 +31,11 @@ def no_crash(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     errors = [r.getMessage() for when in ("setup", "call")
               for r in caplog.get_records(when) if r.levelno >= logging.ERROR]
     assert errors == []
+
+
+@pytest.fixture
+def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> float:
+    """The store's SQLite busy timeout for a bot started in this process, cut from 5 s to
+    0.3 s: a test holding the write lock past it waits that long. Its seconds."""
+    monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 300)
+    return db.BUSY_TIMEOUT_MS / 1000

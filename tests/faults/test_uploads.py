@@ -17,6 +17,8 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
+
 from tests.botkit import ADMIN, ALICE, BOB, Glassbox, people
 from tests.fakes.model import DashScope, FakeModel, sse, text_reply
 from tests.fakes.telegram import FakeTelegram
@@ -156,6 +158,7 @@ async def reply(gb: Glassbox, chat: int, message_id: int, timeout: float = 15) -
     return gb.replies_to(chat, message_id)[0].text
 
 
+@pytest.mark.usefixtures("short_busy_timeout")
 async def test_a_question_whose_run_cannot_be_stored_is_told_so(tmp_path: Path) -> None:
     async with glassbox(tmp_path) as gb:
         async with locked(gb.parts.store.path):
@@ -166,15 +169,18 @@ async def test_a_question_whose_run_cannot_be_stored_is_told_so(tmp_path: Path) 
         await still_answers(gb)
 
 
+@pytest.mark.usefixtures("short_busy_timeout")
 async def test_a_run_whose_end_meets_a_locked_database_is_stored_once_it_is_free(
-        tmp_path: Path) -> None:
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     async with glassbox(tmp_path) as gb:
         gb.model.push(sse(DashScope().text("Four."), first_delay=1))
         asked = gb.tg.send(ALICE, ALICE, "/ask what is 2+2?")
         await gb.tg.wait(lambda: len(gb.tg.bot_messages(ALICE)) == 1 and bool(gb.model.bodies))
         async with locked(gb.parts.store.path):
             await gb.tg.wait(lambda: "Four." in gb.tg.bot_messages(ALICE)[0].text)
-            await asyncio.sleep(6.5)  # past the store's 5 s busy timeout
+            # held past the busy timeout: the store has refused the run's end once
+            await gb.tg.wait(lambda: any("trying again" in r.getMessage()
+                                         for r in caplog.records))
         final = await gb.answer_to(ALICE, asked)
         assert "Four." in final.text and not final.buttons
         [run] = await runs_of(gb, ALICE)
@@ -185,6 +191,7 @@ async def test_a_run_whose_end_meets_a_locked_database_is_stored_once_it_is_free
         await still_answers(gb)
 
 
+@pytest.mark.usefixtures("short_busy_timeout")
 async def test_an_api_question_whose_run_cannot_be_stored_is_a_503(tmp_path: Path) -> None:
     headers = {"Authorization": "Bearer teacher-token-1"}
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
