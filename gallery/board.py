@@ -65,6 +65,22 @@ class Camera:
             await page.close()
 
 
+    async def shoot_course(self, board_url: str, name: str) -> BoardShot:
+        """The course page of the board at `board_url` (in its language), at 1280×720."""
+        base, _, query = board_url.partition("?")
+        url = f"{base}/course" + ("?lang=zh" if "lang=zh" in query else "")
+        page = await self._browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
+        try:
+            await page.goto(url)
+            await page.wait_for_function(
+                "() => [...document.images].every(i => i.complete && i.naturalWidth > 0)")
+            path = self.out / f"{name}-course.png"
+            await page.screenshot(path=str(path))
+            return BoardShot(path, await page.inner_text("body"), (), ())
+        finally:
+            await page.close()
+
+
 @contextlib.asynccontextmanager
 async def camera(out: Path, browser: Any | None = None) -> AsyncIterator[Camera]:
     """A camera in `browser` (or a chromium of its own) writing into `out`."""

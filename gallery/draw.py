@@ -8,6 +8,7 @@ ones: the width tables (bot/view/tables.py) count them by."""
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 from typing import Any
@@ -76,6 +77,7 @@ figcaption { font-size: 11px; color: #345; margin: 0 0 2px 4px; }
 .desk .scroll { padding: 6px 60px; }
 .desk .bubble { max-width: 480px; }
 .poll { white-space: pre-wrap; min-width: 260px; }
+.photo { display: block; width: 100%; max-width: 100%; border-radius: 8px; margin-bottom: 6px; }
 .poll small { display: block; color: #888; margin: 2px 0 4px; }
 .poll .option { margin: 6px 0; position: relative; padding-bottom: 5px; }
 .poll .option i { position: absolute; left: 0; bottom: 0; height: 3px; background: var(--accent);
@@ -152,6 +154,9 @@ def final_state(frames: list[Frame]) -> list[Frame]:
 def _bubble(frame: Frame) -> str:
     if frame.poll is not None:
         body = _poll(frame.poll)
+    elif frame.photo is not None:  # inline, so the page still fetches nothing
+        data = base64.b64encode(frame.photo.content).decode()
+        body = f'<img class="photo" alt="" src="data:image/png;base64,{data}">{_text(frame)}'
     elif frame.document is not None:
         size = f"{len(frame.document.content) / 1024:,.1f} KB"
         body = (f'<div class="file"><i>📄</i><span><b>{_e(frame.document.file_name)}</b>'

@@ -11,7 +11,8 @@ from typing import Any
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
-README_SHOTS = ("phone-ask-en", "phone-ask-zh", "phone-quiz-en", "phone-quiz-zh")
+README_SHOTS = ("phone-ask-en", "phone-ask-zh", "phone-quiz-en", "phone-quiz-zh",
+                "phone-stats-en", "phone-stats-zh")
 """The screens of the page README shows: a finished /ask and a /quiz on a phone (beside the
 class board's /compare and /quiz on a projector, gallery/board.py)."""
 

@@ -26,7 +26,8 @@ class Played:
     """Every state of the scenario's messages, in order (the users' messages too)."""
     group_title: str
     board: BoardShot | None = None
-    """The class board at the scenario's end (a board scenario, when pictures are taken)."""
+    """The class board at the scenario's end (a board scenario, when pictures are taken), or
+    the course page (a course scenario)."""
 
 
 async def play_all(delay: float = 0.03, boards: Path | None = None,
@@ -47,6 +48,8 @@ async def play_all(delay: float = 0.03, boards: Path | None = None,
                         board = None
                         if cam is not None and scenario.board:
                             board = await cam.shoot(s.board_url, f"{scenario.key}-{lang}")
+                        if cam is not None and scenario.course:
+                            board = await cam.shoot_course(s.board_url, f"{scenario.key}-{lang}")
                         played.append(Played(scenario, lang, shot,
                                              s.frames(shot.chat, shot.since),
                                              chat.get("title") or chat.get("first_name", ""),

@@ -31,6 +31,8 @@ class Scenario:
     play: Callable[[Stage], Awaitable[Shot]]
     board: bool = False
     """A run of the teacher's in the class group, which the projector's board shows too."""
+    course: bool = False
+    """The class group's course page (1280×720) is pictured after it."""
 
 
 def berlin(s: Stage) -> str:
@@ -305,6 +307,16 @@ async def local_model(s: Stage) -> Shot:
     return Shot(user, ("get_weather", "27.3 °C", "82%ⁱ"))
 
 
+async def stats(s: Stage) -> Shot:
+    """/stats in the class group, by the teacher, after the lecture's examples: the course so
+    far as one picture, its caption the headline figures (the course page has the same
+    charts, larger)."""
+    since = _mark(s)
+    [picture] = await s.command(GROUP, TEACHER, "/stats")
+    assert picture.photo is not None
+    return Shot(GROUP, ("📊", "/compare", "/quiz"), since=since)
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("ask", ("/ask：三轮", "/ask in 3 rounds"), ask),
     Scenario("mixed", ("界面是中文，问题是英文", "English Telegram, Chinese question"), mixed),
@@ -324,4 +336,5 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("export", ("/export", "/export"), export),
     Scenario("quiz", ("/quiz：全班先预测", "/quiz: the class predicts"), quiz, board=True),
     Scenario("local-model", ("本地小模型", "A small local model"), local_model),
+    Scenario("stats", ("/stats：课程概览", "/stats: the course"), stats, course=True),
 )

@@ -17,6 +17,7 @@ from tests.dbkit import Target
 from tests.fakes.server import wire
 from tests.fakes.telegram_objects import Message
 from tests.historykit import reply
+from tests.web.test_board_browser import GALLERY
 
 WEEK = "/stats 2026-09-01..2026-09-07"
 LAOSHI = 20
@@ -62,6 +63,10 @@ async def test_an_admin_gets_the_class_s_picture_in_both_languages(course: Glass
 
     zh = await reply(course, GROUP, LAOSHI, WEEK)
     png_of(zh)
+    GALLERY.mkdir(parents=True, exist_ok=True)  # the pictures as Telegram got them
+    for lang, message in (("en", shown), ("zh", zh)):
+        assert message.photo is not None
+        (GALLERY / f"stats-{lang}.png").write_bytes(message.photo.content)
     assert zh.text.splitlines()[:3] == [
         "📊 Class 3A · 2026-09-01 至 2026-09-07",
         "11 个问题 · 2 次课 · 4 人提问",

@@ -10,6 +10,7 @@ build/gallery.html), it is written there, so the gallery is played once, not twi
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,7 @@ async def test_the_page_draws_every_scenario_and_fetches_nothing(
     for p in played:
         assert f'id="phone-{p.scenario.key}-{p.lang}"' in html
         assert f'id="desktop-{p.scenario.key}-{p.lang}"' in html
-    assert "<script" not in html and "src=" not in html.replace("srcdoc=", "")
+    assert "<script" not in html and not re.search(r'\ssrc="(?!data:)', html)
     out = Path(os.environ.get("GALLERY_PAGE", tmp_path / "gallery.html"))
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(html, "utf-8")
@@ -124,3 +125,12 @@ def test_the_board_shows_a_quiz_with_the_class_votes(played: list[Played], lang:
     assert "🗳" in board.text and "36.1 °F" in board.text
     assert ("6 votes" if lang == "en" else "6 票") in board.text
     assert ("answer directly (no tool)" if lang == "en" else "直接回答（不调用工具）") in board.text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_course_page_after_the_lecture(played: list[Played], lang: str) -> None:
+    """The course page at 1280×720 once the lecture's examples ran: the class's figures."""
+    page = board_of(played, "stats", lang)
+    assert page.path.name == f"stats-{lang}-course.png"
+    assert page.path.read_bytes().startswith(b"\x89PNG")
+    assert "/compare" in page.text and "/quiz" in page.text

@@ -63,9 +63,6 @@ async def test_the_course_page_fits_a_projector_and_a_phone(tmp_path: Path, brow
                 assert not errors, errors
                 await page.screenshot(path=str(GALLERY / f"course-{lang}-{name}.png"),
                                       full_page=name == "phone")
-                if name == "projector":
-                    await page.screenshot(path=str(GALLERY / f"course-{lang}-projector-full.png"),
-                                          full_page=True)
                 await page.close()
 
             board = await browser.new_page(viewport={"width": 1280, "height": 720})
