@@ -242,6 +242,20 @@ class Judgement(Event):
     usage: Usage = Usage()
 
 
+@dataclass(frozen=True, slots=True)
+class Origin(Event):
+    """The run a lane of a comparison of stored runs was copied from, written by Glassbox
+    (no model is called): its number in the chat, who asked, when (in the chat's time zone,
+    as the comparison was made) and in which mode. It opens the lane, before the run's own
+    steps."""
+
+    type: ClassVar[str] = "origin"
+    n: int
+    asker: str
+    when: str
+    mode: str = ""
+
+
 ANSWER_CHOICE, OTHER_CHOICE = ":answer", ":other"
 """A class vote's choices that are no tool: the model answers directly, or calls a tool the
 poll had no room for (a tool's name never holds a colon)."""
@@ -282,7 +296,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in (
         RunStarted, Plan, Thought, ThoughtDelta, TextDelta, Note, Proposed, Decided, Action,
         Observation, AnswerDelta, Answer, RunFinished, Judgement, VoteOpened, VoteCount,
-        VoteClosed,
+        VoteClosed, Origin,
     )
 }
 

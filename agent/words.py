@@ -269,6 +269,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "figures_tokens": ("{n:,} token", "{n:,} token|{n:,} tokens"),
     "figures_tool_calls": ("{n:,} 次工具调用", "{n:,} tool call|{n:,} tool calls"),
     "difference": ("无工具 → ReAct：{parts}", "No tools → ReAct: {parts}"),
+    "difference_sides": ("{sides}：{parts}", "{sides}: {parts}"),
     "difference_rounds": ("轮数 {pair}", "rounds {pair}"),
     "difference_tool_calls": ("工具调用 {pair}", "tool calls {pair}"),
     "difference_seconds": ("用时（秒）{pair}", "seconds {pair}"),

@@ -282,8 +282,8 @@ async def test_unknown_names_are_refused(store: Store) -> None:
     run = await new_run(store)
     with pytest.raises(ValueError, match="chat"):
         await new_run(store, mode="chat")
-    with pytest.raises(ValueError, match="left"):
-        await store.append(run.id, Thought(round=1, text="t"), lane="left")
+    with pytest.raises(ValueError, match="sideways"):
+        await store.append(run.id, Thought(round=1, text="t"), lane="sideways")
     with pytest.raises(ValueError, match="running"):
         await store.finish(run.id, status="running", usage=Usage(), duration_ms=0, answer="")
 

@@ -29,8 +29,9 @@ def figures(done: RunFinished, lang: str, *, tokens: bool = True) -> str:
     return " · ".join(parts)
 
 
-def difference(plain: RunFinished, react: RunFinished, lang: str) -> str:
-    """The compare summary: 'No tools → ReAct: rounds 1 → 2 · tool calls 0 → 2 · …'."""
+def difference(plain: RunFinished, react: RunFinished, lang: str, sides: str = "") -> str:
+    """The compare summary: 'No tools → ReAct: rounds 1 → 2 · tool calls 0 → 2 · …'; with
+    `sides`, named so instead ('#3 → #5: …', two stored runs)."""
 
     def pair(a: float, b: float, fmt: str) -> str:
         return f"{a:{fmt}} → {b:{fmt}}"
@@ -43,4 +44,6 @@ def difference(plain: RunFinished, react: RunFinished, lang: str) -> str:
         say(lang, "difference_tokens", pair=approx(plain.usage + react.usage)
             + pair(plain.usage.total_tokens, react.usage.total_tokens, ",")),
     ]
+    if sides:
+        return say(lang, "difference_sides", sides=sides, parts=" · ".join(parts))
     return say(lang, "difference", parts=" · ".join(parts))

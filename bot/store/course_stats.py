@@ -86,7 +86,7 @@ class CourseStats:
         where, params = _where(scope, start, end)
         rows = await self.db.fetch(
             f"SELECT r.id, r.n FROM runs r {where} AND r.course_mode IS NULL"
-            " AND r.status != 'running' ORDER BY r.id LIMIT ?", (*params, most))
+            f" AND r.status != 'running' {NOT_ASKED} ORDER BY r.id LIMIT ?", (*params, most))
         return [(row[0], row[1]) for row in rows]
 
     # --- reading ---------------------------------------------------------------------
@@ -102,7 +102,7 @@ class CourseStats:
         runs = await self.db.fetch(
             f"SELECT {bucket}, coalesce(r.course_mode, r.mode), r.status,"
             " coalesce(r.error_kind, ''), r.differs, count(*), sum(r.total_tokens)"
-            f" FROM runs r {where} GROUP BY 1, 2, 3, 4, 5", params)
+            f" FROM runs r {where} {NOT_ASKED} GROUP BY 1, 2, 3, 4, 5", params)
         tools = await self.db.fetch(
             f"SELECT r.tool, count(*), sum(1 - r.ok) FROM tool_calls r {where}"
             " GROUP BY 1 ORDER BY 2 DESC, 1", params)
@@ -121,7 +121,7 @@ class CourseStats:
             " ORDER BY CAST(q.right_votes AS REAL) / q.voters, q.started_at DESC, q.round",
             (*params, LISTED))
         askers = await self.db.fetch(
-            f"SELECT count(DISTINCT r.user_id) FROM runs r {where}", params)
+            f"SELECT count(DISTINCT r.user_id) FROM runs r {where} {NOT_ASKED}", params)
         day = _days(ZoneInfo(zone))
         per_day: dict[tuple[date, CourseMode], list[int]] = {}
         endings: dict[tuple[str, str], int] = {}
@@ -159,7 +159,7 @@ class CourseStats:
             " coalesce(r.course_mode, r.mode), r.question, r.status,"
             " coalesce(r.error_kind, ''), coalesce(r.rounds, 0), r.total_tokens,"
             " r.duration_ms, coalesce(r.quiz_rounds, 0), coalesce(r.quiz_right, 0)"
-            f" FROM runs r {where} ORDER BY r.started_at, r.id LIMIT ?",
+            f" FROM runs r {where} {NOT_ASKED} ORDER BY r.started_at, r.id LIMIT ?",
             (*params, MAX_LINES))
         tools: dict[int, list[str]] = {}
         for run_id, tool in await self.db.fetch(
@@ -177,6 +177,10 @@ class CourseStats:
             sql, params = sql + " AND user_id = ?", (*params, scope.user_id)
         rows = await self.db.fetch(sql + " GROUP BY reason", params)
         return {row[0]: int(row[1]) for row in rows}
+
+
+NOT_ASKED = "AND r.mode != 'runs'"
+"""A comparison of stored runs asks no model: it is no question of the course's."""
 
 
 def _where(scope: Scope, start: datetime, end: datetime) -> tuple[str, Sequence[Any]]:

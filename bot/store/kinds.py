@@ -12,20 +12,26 @@ class RunMode(StrEnum):
     ASK = "ask"  # the ReAct loop: thoughts, tool calls, observations, an answer
     PLAIN = "plain"  # the model alone, no tools
     COMPARE = "compare"  # both side by side, then the model's judgement of the difference
+    RUNS = "runs"  # two stored runs of the chat side by side: copied, no model called
 
 
 class Lane(StrEnum):
     """One line of events in a run (`steps.lane`): an ask or plain run has MAIN; a compare
-    run has PLAIN and REACT, run concurrently."""
+    run has PLAIN and REACT, run concurrently; a comparison of stored runs has LEFT and RIGHT,
+    each a copy of one run's chain."""
 
     MAIN = "main"
     PLAIN = "plain"
     REACT = "react"
+    LEFT = "left"
+    RIGHT = "right"
 
     @staticmethod
     def of(mode: str) -> tuple[Lane, ...]:
         """The lanes a run of `mode` has, in the order they are shown."""
-        return (Lane.PLAIN, Lane.REACT) if mode == RunMode.COMPARE else (Lane.MAIN,)
+        if mode == RunMode.COMPARE:
+            return Lane.PLAIN, Lane.REACT
+        return (Lane.LEFT, Lane.RIGHT) if mode == RunMode.RUNS else (Lane.MAIN,)
 
 
 class RunStatus(StrEnum):

@@ -13,9 +13,10 @@ from bot.store.kinds import ConversationKind
 if TYPE_CHECKING:  # records are pure data: view/ imports them without a database driver
     import sqlite3
 
-MODES = ("ask", "plain", "compare")
-LANES = ("main", "plain", "react")
-"""`main` for an ask or plain run; a compare run has a `plain` and a `react` lane."""
+MODES = ("ask", "plain", "compare", "runs")
+LANES = ("main", "plain", "react", "left", "right")
+"""`main` for an ask or plain run; a compare run has a `plain` and a `react` lane; a
+comparison of stored runs a `left` and a `right` one."""
 FINAL_STATUSES = ("done", "max_rounds", "error", "cancelled", "interrupted")
 """How `finish` may close a run; before it a run is `running`. `interrupted`: a shutdown
 stopped it (or, found `running` at start-up, a crash did)."""

@@ -15,6 +15,7 @@ from agent.classroom.remarks import note_label
 from agent.classroom.summary import difference, figures, seconds
 from agent.prompts import args_text
 from bot.store.records import RunRecord
+from bot.view.alignment import align
 from bot.view.differences import Drawn, compared_answers, to_html_marks
 from bot.view.grounding import ledger_html, unfounded_line
 from bot.view.i18n import (
@@ -25,6 +26,8 @@ from bot.view.i18n import (
     lang_code,
     mode_label,
     phrase,
+    side_label,
+    sides_text,
     status_label,
 )
 from bot.view.markdown import md_to_html
@@ -53,13 +56,13 @@ def board_run(record: RunRecord, view: View, status: str, lang: str) -> str:
         (lane, t), = view.lanes.items()
         chain, answer = _lane(lane, t, lang, running, (t.answer, t.ledger))
         return f"{article}{_section(lane, t, lang, chain + answer, running)}</article>"
-    plain, react = view.lanes["plain"], view.lanes["react"]
-    texts = dict(zip(("plain", "react"), compared_answers(plain, react), strict=True))
+    (first, plain), (second, react) = view.lanes.items()
+    texts = dict(zip((first, second), compared_answers(plain, react), strict=True))
     cells, chains = [], []
     for lane, t in view.lanes.items():
-        chain, answer = _lane(lane, t, lang, running, texts.get(lane, (t.answer, t.ledger)))
+        chain, answer = _lane(lane, t, lang, running, texts[lane])
         waiting = "" if answer else _lane_state(t, lang, running)
-        cells.append(f'<section class="cell" data-lane="{_e(lane)}">{_heading(lane, lang)}'
+        cells.append(f'<section class="cell" data-lane="{_e(lane)}">{_heading(lane, lang, t)}'
                      f"{answer}{waiting}</section>")
         chains.append(_section(lane, t, lang, chain, running))
     tail = ""
@@ -68,23 +71,57 @@ def board_run(record: RunRecord, view: View, status: str, lang: str) -> str:
                  f"</b>{_e(react.judgement)}</p>")
     elif view.judging and running:
         tail += f'<p class="judgement working ending">{_e(phrase(lang, "compare_judging"))}</p>'
-    ended = view.finished.get("plain"), view.finished.get("react")
+    ended = view.finished.get(first), view.finished.get(second)
     if ended[0] is not None and ended[1] is not None:
-        tail += f'<p class="difference ending">📊 {_e(difference(*ended, lang))}</p>'
+        sides = sides_text(plain.origin, react.origin)
+        tail += f'<p class="difference ending">📊 {_e(difference(*ended, lang, sides))}</p>'
     folded = "" if running else " folded"
+    if plain.origin is not None and react.origin is not None:
+        summary, lanes = phrase(lang, "compare_rounds"), _aligned(plain, react, lang)
+    else:
+        summary = phrase(lang, "board_chains")
+        lanes = f'<div class="lanes two">{"".join(chains)}</div>'
     return (f'{article}<div class="answers two">{"".join(cells)}</div>{tail}'
             f'<details class="chains{folded}"{"" if folded else " open"}><summary>🔗 '
-            f'{_e(phrase(lang, "board_chains"))}</summary><div class="lanes two">'
-            f'{"".join(chains)}</div></details></article>')
+            f'{_e(summary)}</summary>{lanes}</details></article>')
 
 
-def _heading(lane: str, lang: str) -> str:
+def _aligned(left: Transcript, right: Transcript, lang: str) -> str:
+    """Two stored runs' chains as rows, round N beside round N, a gap where a side has no
+    such round, the first differing action marked (`first-differs`)."""
+    aligned = align(left, right)
+    numbers = {"left": itertools.count(), "right": itertools.count()}
+    rows = []
+    if aligned.first is None:
+        rows.append(f'<p class="same-moves">{_e(phrase(lang, "compare_same_moves"))}</p>')
+    for row, pair in enumerate(aligned.rows):
+        number = next(r.number for r in pair if r is not None)
+        flag = aligned.first[1] if aligned.first and aligned.first[0] == row else None
+        cells = []
+        for lane, t, rnd in zip(("left", "right"), (left, right), pair, strict=True):
+            if rnd is None:
+                body = f'<p class="gap">{_e(phrase(lang, "compare_gap"))}</p>'
+            else:
+                body = "".join(_step(next(numbers[lane]), *piece)
+                               for piece in _round_pieces(t, rnd, lang, flag))
+            cells.append(f'<section class="lane" data-lane="{lane}">{body}</section>')
+        heading = _e(phrase(lang, "chain_round", n=number))
+        rows.append(f'<div class="aligned-round" data-round="{number}">'
+                    f'<h3 class="round">{heading}</h3><div class="lanes two">'
+                    f'{"".join(cells)}</div></div>')
+    return "".join(rows)
+
+
+def _heading(lane: str, lang: str, t: Transcript | None = None) -> str:
+    """A lane's heading: a copied run's label (its number, asker, date), else the lane's."""
+    if t is not None and t.origin is not None:
+        return f"<h2>{_e(side_label(t.origin, lang))}</h2>"
     title = lane_label(lane, lang)
     return f"<h2>{_e(_lane_icon(lane))}{_e(title)}</h2>" if title else ""
 
 
 def _section(lane: str, t: Transcript, lang: str, steps: str, running: bool) -> str:
-    return (f'<section class="lane" data-lane="{_e(lane)}">{_heading(lane, lang)}{steps}'
+    return (f'<section class="lane" data-lane="{_e(lane)}">{_heading(lane, lang, t)}{steps}'
             f"{_footer(t, lang, running)}</section>")
 
 
@@ -102,8 +139,8 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool,
           drawn: Drawn) -> tuple[str, str]:
     """A lane's chain and its answer (`drawn`: its text and ledger), as HTML, their steps
     numbered in the order they came (the answer last)."""
-    steps: list[str | tuple[str, str, str]] = []
-    """Round headings as HTML; steps as (kind, label HTML, body HTML), numbered below."""
+    steps: list[str | Piece] = []
+    """Round headings as HTML; steps as pieces, numbered below."""
     if t.plan:
         items = "".join(
             f"<li>{'☑' if done else '☐'} {_e(_plan_name(step.tool, lang))}"
@@ -115,30 +152,7 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool,
         if t.mode == "react" and rnd.shows:
             steps.append(f'<h3 class="round">{_e(phrase(lang, "chain_round", n=rnd.number))}'
                          "</h3>")
-        if rnd.vote is not None:  # quiz mode: the class voted before the model was asked
-            steps.append(("vote", *vote_html(t, rnd, lang, marks=False)))
-        if rnd.model_thought:
-            label = f"💭 {_e(phrase(lang, 'chain_thought'))}"
-            steps.append(("thought", label, f'<div class="text">{_e(rnd.model_thought)}</div>'))
-        for call in rnd.steps:
-            code = f"{call.tool}({args_text(call.arguments)})"
-            decided = decision_spans(call, lang)
-            decision = f'<div class="decision">{to_html(decided)}</div>' if decided else ""
-            steps.append(("action", f"🔧 {_e(phrase(lang, 'chain_action'))}"
-                          f"{_predicted(rnd, call.tool, lang)}",
-                          f"<code>{_e(code)}</code>{decision}"))
-            if call.observation is not None and not call.awaiting:
-                mark = "✅" if call.ok else "⚠️ " + (failure_label(call.failure, lang)
-                                                   if call.failure else "")
-                label = (f"👀 {_e(phrase(lang, 'chain_observation'))} "
-                         f'<span class="figure">{_e(mark)} '
-                         f"{_e(seconds(call.duration_ms, lang))}</span>")
-                body = _e(call.observation) or f"<i>{_e(phrase(lang, 'chain_empty'))}</i>"
-                kind = "observation" if call.ok else "observation failed"
-                steps.append((kind, label, f'<div class="text">{body}</div>'))
-        if rnd.glassbox_note:  # one quiet line after the model's own words
-            steps.append(("note", f"📝 {_e(note_label(lang))}{_e(phrase(lang, 'chain_colon'))}",
-                          f'<span class="text">{_e(rnd.glassbox_note)}</span>'))
+        steps += _round_pieces(t, rnd, lang)
     number = itertools.count()
     chain = "".join(piece if isinstance(piece, str) else _step(next(number), *piece)
                     for piece in steps)
@@ -153,6 +167,48 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool,
     under = f'<p class="unfounded">{_e(line)}</p>' if line else ""
     body = _answer_html(t, drawn, lang)
     return chain, _step(next(number), "answer", label, f'<div class="text">{body}</div>{under}')
+
+
+Piece = tuple[str, str, str]
+"""A step of a chain as (kind, label HTML, body HTML), numbered when drawn."""
+
+
+def _round_pieces(t: Transcript, rnd: RoundView, lang: str, flag: int | None = None
+                  ) -> list[Piece]:
+    """One round's steps; `flag`: its move that is the first differing action of two aligned
+    chains (one past its calls: the round answered there, or called no more)."""
+    steps: list[Piece] = []
+    if rnd.vote is not None:  # quiz mode: the class voted before the model was asked
+        steps.append(("vote", *vote_html(t, rnd, lang, marks=False)))
+    if rnd.model_thought:
+        label = f"💭 {_e(phrase(lang, 'chain_thought'))}"
+        steps.append(("thought", label, f'<div class="text">{_e(rnd.model_thought)}</div>'))
+    first = f'<b class="first-differs">{_e(phrase(lang, "compare_first_differs"))}</b> '
+    for i, call in enumerate(rnd.steps):
+        code = f"{call.tool}({args_text(call.arguments)})"
+        decided = decision_spans(call, lang)
+        decision = f'<div class="decision">{to_html(decided)}</div>' if decided else ""
+        flagged = i == flag
+        steps.append(("action first-differs" if flagged else "action",
+                      f"{first if flagged else ''}🔧 {_e(phrase(lang, 'chain_action'))}"
+                      f"{_predicted(rnd, call.tool, lang)}",
+                      f"<code>{_e(code)}</code>{decision}"))
+        if call.observation is not None and not call.awaiting:
+            mark = "✅" if call.ok else "⚠️ " + (failure_label(call.failure, lang)
+                                               if call.failure else "")
+            label = (f"👀 {_e(phrase(lang, 'chain_observation'))} "
+                     f'<span class="figure">{_e(mark)} '
+                     f"{_e(seconds(call.duration_ms, lang))}</span>")
+            body = _e(call.observation) or f"<i>{_e(phrase(lang, 'chain_empty'))}</i>"
+            kind = "observation" if call.ok else "observation failed"
+            steps.append((kind, label, f'<div class="text">{body}</div>'))
+    if rnd.glassbox_note:  # one quiet line after the model's own words
+        steps.append(("note", f"📝 {_e(note_label(lang))}{_e(phrase(lang, 'chain_colon'))}",
+                      f'<span class="text">{_e(rnd.glassbox_note)}</span>'))
+    if flag is not None and flag >= len(rnd.steps):
+        why = phrase(lang, "compare_no_more" if rnd.steps else "compare_answered")
+        steps.append(("note first-differs", first, f'<span class="text">{_e(why)}</span>'))
+    return steps
 
 
 def _answer_html(t: Transcript, drawn: Drawn, lang: str) -> str:

@@ -17,7 +17,9 @@ from agent.classroom.remarks import note_label
 from agent.classroom.summary import approx, difference, figures, seconds
 from agent.events import Event, ObservationFailure, RunFinished
 from agent.prompts import args_text
+from bot.store.kinds import RunMode
 from bot.store.records import LANES, RunRecord, UnknownEvent
+from bot.view.alignment import align, moves
 from bot.view.differences import Drawn, compared_answers, to_html_marks
 from bot.view.grounding import MARK, ledger_html, status, unfounded_line
 from bot.view.i18n import (
@@ -28,6 +30,8 @@ from bot.view.i18n import (
     mode_label,
     phrase,
     plural,
+    side_label,
+    sides_text,
     status_label,
 )
 from bot.view.markdown import md_to_html
@@ -66,6 +70,8 @@ table.ledger { border-collapse: collapse; margin: .4em 0; font-size: .9em; }
 table.ledger caption { text-align: left; font-weight: 600; }
 table.ledger td, table.ledger th { border: 1px solid #ccc; padding: .1em .5em; text-align: left; }
 .figure-backed, .figure-unbacked { text-decoration: underline dotted #999; cursor: help; }
+.aligned { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
+.first-differs { background: #fff3c4; padding: .2em .5em; }
 h2, h3 { break-after: avoid; page-break-after: avoid; }
 @media print { body { margin: 0; max-width: none; } pre { background: none; } }
 """
@@ -82,14 +88,18 @@ def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
     title = phrase(lang, "export_title", n=record.n)
     folded = {lane: Transcript.from_events(events[lane]) for lane in LANES if lane in events}
     texts: dict[str, Drawn] = {lane: (t.answer, t.ledger) for lane, t in folded.items()}
-    if "plain" in folded and "react" in folded:  # the digits that differ, marked in both
-        texts["plain"], texts["react"] = compared_answers(folded["plain"], folded["react"])
+    if len(folded) == 2:  # the digits that differ, marked in both
+        first, second = folded
+        texts[first], texts[second] = compared_answers(folded[first], folded[second])
+    copies = len(folded) == 2 and all(t.origin is not None for t in folded.values())
     body = [
         f"<h1>{_e(title)}</h1>",
         f'<p class="question">{_e(record.question)}</p>',
         _meta(record, lang, zone),
-        *(_lane(lane, t, events[lane], lang, texts[lane]) for lane, t in folded.items()),
-        _difference(events, lang) if record.mode == "compare" else "",
+        *(_lane(lane, t, events[lane], lang, texts[lane], chain=not copies)
+          for lane, t in folded.items()),
+        _difference(list(folded.values()), lang) if len(folded) == 2 else "",
+        _aligned(*folded.values(), lang) if copies else "",
         f'<p class="note">{_e(phrase(lang, "export_footer"))}</p>',
     ]
     return (
@@ -106,7 +116,8 @@ def _meta(record: RunRecord, lang: str, zone: str) -> str:
         (phrase(lang, "export_asked_by"), record.user_name),
         (phrase(lang, "export_when"), started),
         (phrase(lang, "export_mode"), mode_label(record.mode, lang)),
-        (phrase(lang, "export_model"), record.model),
+        (phrase(lang, "export_sides" if record.mode == RunMode.RUNS else "export_model"),
+         record.model),
         (phrase(lang, "export_status"), status_label(record.status, lang)),
     ]
     if record.duration_ms is not None:
@@ -117,10 +128,12 @@ def _meta(record: RunRecord, lang: str, zone: str) -> str:
     return f'<table class="meta">{cells}</table>'
 
 
-def _lane(lane: str, t: Transcript, events: Sequence[Event], lang: str, drawn: Drawn) -> str:
+def _lane(lane: str, t: Transcript, events: Sequence[Event], lang: str, drawn: Drawn, *,
+          chain: bool = True) -> str:
     """One lane (`t`, folded from `events` by the same rules as the live message), its
-    answer drawn from `drawn` (its text and ledger)."""
-    title = lane_label(lane, lang)
+    answer drawn from `drawn` (its text and ledger); `chain`: with its rounds (a copied
+    run's are drawn beside the other's instead, `_aligned`)."""
+    title = side_label(t.origin, lang) if t.origin else lane_label(lane, lang)
     out = [f"<h2>{_e(title)}</h2>"] if title else []
     if t.plan:
         items = "".join(f"<li>{'☑' if done else '☐'} {_e(step.tool)}"
@@ -128,7 +141,7 @@ def _lane(lane: str, t: Transcript, events: Sequence[Event], lang: str, drawn: D
                         for step, done in t.checklist())
         out.append(f'<section class="round"><h3>📋 {_e(phrase(lang, "chain_plan"))}</h3>'
                    f"<ul>{items}</ul></section>")
-    out += [_round(t, view, lang) for view in t.rounds]
+    out += [_round(t, view, lang) for view in t.rounds] if chain else []
     out += [_unknown(event) for event in events if isinstance(event, UnknownEvent)]
     if t.answer:
         line = unfounded_line(t, lang)
@@ -193,16 +206,41 @@ def _step(step: ToolStep, lang: str) -> str:
     return "".join(out)
 
 
-def _difference(events: dict[str, list[Event]], lang: str) -> str:
+def _difference(lanes: list[Transcript], lang: str) -> str:
     """A compare run's ending: the model's judgement of how the answers differ (if it gave
     one) and what each lane cost."""
-    plain, react = (Transcript.from_events(events.get(lane, ())) for lane in ("plain", "react"))
+    plain, react = lanes
     out = [f"<h2>⚖️ {_e(phrase(lang, 'export_difference'))}</h2>"]
     if react.judgement:
         out.append(f"<p><b>{_e(phrase(lang, 'compare_judgement'))}</b>{_e(react.judgement)}</p>")
     if plain.finished and react.finished:
-        out.append(f"<p>📊 {_e(difference(plain.finished, react.finished, lang))}</p>")
+        sides = sides_text(plain.origin, react.origin)
+        out.append(f"<p>📊 {_e(difference(plain.finished, react.finished, lang, sides))}</p>")
     return "\n".join(out) if len(out) > 1 else ""
+
+
+def _aligned(left: Transcript, right: Transcript, lang: str) -> str:
+    """Two copied runs' chains round by round, side by side, a gap where a side has no such
+    round, and the first differing action named above its round."""
+    aligned = align(left, right)
+    out = [f"<h2>🔗 {_e(phrase(lang, 'compare_rounds'))}</h2>"]
+    if aligned.first is None:
+        out.append(f'<p class="note">{_e(phrase(lang, "compare_same_moves"))}</p>')
+    for row, pair in enumerate(aligned.rows):
+        if aligned.first is not None and aligned.first[0] == row:
+            at = aligned.first[1]
+            said = " · ".join(
+                f"#{t.origin.n if t.origin else ''} "
+                f"{(moves(rnd)[at:at + 1] or (phrase(lang, 'compare_gap'),))[0]}"
+                for t, rnd in zip((left, right), pair, strict=True))
+            out.append(f'<p class="first-differs"><b>{_e(phrase(lang, "compare_first_differs"))}'
+                       f"</b> {_e(said)}</p>")
+        cells = "".join(
+            f"<div><h3>#{t.origin.n if t.origin else ''}</h3>"
+            f"{_round(t, rnd, lang) if rnd else _e(phrase(lang, 'compare_gap'))}</div>"
+            for t, rnd in zip((left, right), pair, strict=True))
+        out.append(f'<div class="aligned">{cells}</div>')
+    return "\n".join(out)
 
 
 def _unknown(event: UnknownEvent) -> str:

@@ -10,6 +10,7 @@ import html
 
 from agent.events import Event
 from agent.lang import Lang
+from bot.store.kinds import RunMode
 from bot.store.records import HistoryPage, RunRecord
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import mode_label, status_label, text
@@ -101,8 +102,10 @@ def run_header(record: RunRecord, lang: Lang, zone: str) -> str:
 
 def _row(record: RunRecord, lang: Lang, zone: str) -> str:
     when = local_time(record.started_at, zone, "%m-%d %H:%M")
-    facts = " · ".join([when, record.user_name, mode_label(record.mode, lang),
-                        _status(record, lang)])
+    mode = mode_label(record.mode, lang)
+    if record.mode == RunMode.RUNS:  # a comparison: both sides' labels
+        mode = f"⚖️ {mode} {record.model}"
+    facts = " · ".join([when, record.user_name, mode, _status(record, lang)])
     question = shorten(record.question, QUESTION_CHARS)
     return f"<b>#{record.n}</b> · {html.escape(facts)}\n{html.escape(question)}"
 

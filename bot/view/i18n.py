@@ -20,6 +20,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from agent.events import Origin
 from agent.lang import counted, pick
 
 _HTML: dict[str, tuple[str, str]] = {
@@ -39,6 +40,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "/ask 问题 — 用工具一步步回答（私聊里直接发问题也行）\n"
         "/plain 问题 — 只用模型本身，不用工具\n"
         "/compare 问题 — 两种方式同时回答，并排对比\n"
+        "/compare 3 5 — 把本聊天的两条记录并排对比（不调用模型）\n"
         "/plan 问题 — 先列出计划（清单），再一步步回答\n"
         "/step 问题 — 每次行动前暂停，由你决定：执行、修改、跳过或停止\n"
         "/quiz 问题 — 课堂预测（群里）：每一轮前全班投票猜模型下一步调用哪个工具，再揭晓\n"
@@ -69,6 +71,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "/ask question — answer step by step with tools (in a private chat, just type)\n"
         "/plain question — the model alone, no tools\n"
         "/compare question — both at once, side by side\n"
+        "/compare 3 5 — two stored runs of this chat side by side (no model called)\n"
         "/plan question — make a plan (a checklist) first, then answer step by step\n"
         "/step question — pause before every action: you run, edit, skip or stop it\n"
         "/quiz question — predict, then reveal (in a group): before each round the class "
@@ -277,6 +280,13 @@ _HTML: dict[str, tuple[str, str]] = {
     "run_usage": ("请写上记录编号，例如：/{command} 12（编号见 /history）",
                   "Please give a run number, e.g. /{command} 12 (see /history)"),
     "no_run": ("这里没有 #{n} 这条记录。", "There is no run #{n} here."),
+    "runs_same": ("请写两条不同的记录，例如：/compare 3 5（编号见 /history）",
+                  "Please name two different runs, e.g. /compare 3 5 (see /history)"),
+    "runs_running": ("#{n} 还在运行，结束后再对比。",
+                     "Run #{n} is still running; compare it once it has ended."),
+    "runs_comparison": ("#{n} 本身就是一次对比，请选两条问过模型的记录。",
+                        "Run #{n} is itself a comparison; please pick two runs that asked the "
+                        "model."),
     "show_header": ("📜 #{n} · {name} · {when} · {status}", "📜 #{n} · {name} · {when} · {status}"),
     "still_running": ("这个问题还在运行，以上是目前为止的过程。",
                       "This question is still running; this is the chain so far."),
@@ -344,6 +354,13 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "compare_judgement": ("模型的评判：", "The model's judgement: "),
     "compare_judging": ("⚖️ 正在请模型比较两个回答…", "⚖️ Asking the model how the answers differ…"),
     "compare_chain": ("ReAct 的过程", "The ReAct chain"),
+    "compare_rounds": ("两条过程，逐轮对齐", "Both chains, round by round"),
+    "compare_gap": ("（这一边没有这一轮）", "(no such round on this side)"),
+    "compare_first_differs": ("⚡ 第一个不同的动作", "⚡ first differing action"),
+    "compare_same_moves": ("两条过程每一轮的动作都相同。",
+                           "Both chains made the same moves, round by round."),
+    "compare_answered": ("在这一轮回答", "answered in this round"),
+    "compare_no_more": ("这一轮没有再调用工具", "no further call in this round"),
     "chain_round": ("第 {n} 轮", "Round {n}"),
     "chain_plan": ("计划", "Plan"),
     "chain_plan_answer": ("作答", "answer"),
@@ -506,6 +523,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "export_asked_by": ("提问人", "Asked by"),
     "export_when": ("时间", "When"),
     "export_mode": ("模式", "Mode"),
+    "export_sides": ("对比的记录", "Runs compared"),
     "export_model": ("模型", "Model"),
     "export_status": ("状态", "Status"),
     "export_duration": ("用时", "Duration"),
@@ -531,6 +549,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "mode_ask": ("提问", "ask"),
     "mode_plain": ("仅模型", "plain"),
     "mode_compare": ("对比", "compare"),
+    "mode_runs": ("对比记录", "runs compared"),
     "lane_plain": ("仅模型（不用工具）", "Model alone (no tools)"),
     "lane_react": ("ReAct（使用工具）", "ReAct (with tools)"),
     # --- The command menus Telegram shows (bot/telegram/handlers/commands.py) ---
@@ -638,6 +657,16 @@ def mode_label(mode: str, lang: str) -> str:
     """The kind of run (ask, plain, compare); a mode we have no words for as is."""
     key = f"mode_{mode}"
     return phrase(lang, key) if key in _PLAIN else mode
+
+
+def side_label(origin: Origin, lang: str) -> str:
+    """A copied lane's heading: which run it is, who asked, when, in which mode."""
+    return f"#{origin.n} · {origin.asker} · {origin.when} · {mode_label(origin.mode, lang)}"
+
+
+def sides_text(left: Origin | None, right: Origin | None) -> str:
+    """'#3 → #5': two copied runs, as the cost line names them ('' for a /compare's lanes)."""
+    return f"#{left.n} → #{right.n}" if left and right else ""
 
 
 def lane_label(lane: str, lang: str) -> str:

@@ -17,9 +17,17 @@ from agent.classroom.remarks import note_label
 from agent.classroom.summary import approx, difference, figures, seconds
 from agent.events import ObservationFailure
 from agent.prompts import args_text
+from bot.view.alignment import align
 from bot.view.differences import Drawn, compared_answers, to_span_marks
 from bot.view.grounding import MARK, marked, status, unfounded_line
-from bot.view.i18n import answer_heading, ending_line, phrase, plural
+from bot.view.i18n import (
+    answer_heading,
+    ending_line,
+    phrase,
+    plural,
+    side_label,
+    sides_text,
+)
 from bot.view.markdown import md_spans
 from bot.view.quiz_view import class_record, vote_spans, voting_now
 from bot.view.spans import (
@@ -48,9 +56,10 @@ FOLD_CHARS = 300
 def render_view(view: View, *, live: bool, marks: bool = True) -> list[str]:
     """A run's pages: one lane as a chain, a compare run's two lanes together. `marks`:
     several pages are marked (1/2), (2/2)… (a run drawn only in part has no such count)."""
-    if view.mode == "compare":
-        return render_compare(view.lanes["plain"], view.lanes["react"], view.lang, live=live,
-                              judging=view.judging, marks=marks, number=view.number)
+    if len(view.lanes) == 2:
+        first, second = view.lanes.values()
+        return render_compare(first, second, view.lang, live=live, judging=view.judging,
+                              marks=marks, number=view.number)
     return render_run(view.lanes["main"], view.lang, live=live, marks=marks,
                       number=view.number)
 
@@ -68,18 +77,20 @@ def render_run(t: Transcript, lang: str, *, live: bool = True, marks: bool = Tru
 def render_compare(plain: Transcript, react: Transcript, lang: str, *,
                    live: bool = True, judging: bool = False, marks: bool = True,
                    number: int | None = None) -> list[str]:
-    """What a class looks at first: the two answers (🧠 the model alone, 🔍 with tools), then
-    the model's judgement of how they differ (⚖️, once both are done), then what each cost
-    (📊), then the ReAct chain, folded once it is finished (open while it runs, and in
-    /show)."""
+    """What a class looks at first: the two answers (🧠 the model alone, 🔍 with tools; or
+    two stored runs, each labelled with its number, asker and date), then the model's
+    judgement of how they differ (⚖️, once both are done), then what each cost (📊), then
+    the ReAct chain (two stored runs: both chains, aligned round by round), folded once it
+    is finished (open while it runs, and in /show)."""
     out: list[Span] = []
     _question(out, react.question or plain.question)
     by = react.answer_model  # LLM_ANSWER_MODEL wrote both answers: each label names it
     texts = compared_answers(plain, react)
+    copies = plain.origin is not None and react.origin is not None
     for label, t, text in (("compare_plain", plain, texts[0]), ("compare_react", react, texts[1])):
         out.append(("\n\n", ()))
-        out.append((phrase(lang, label), (B,)))
-        if by and by in (t.answer_model, t.model):
+        out.append((side_label(t.origin, lang) if t.origin else phrase(lang, label), (B,)))
+        if by and by in (t.answer_model, t.model) and not copies:
             out.append((phrase(lang, "compare_written_by", model=by), (I,)))
         _lane_answer(out, t, lang, live, text)
     if react.judgement:
@@ -90,8 +101,14 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
         out.append(("\n\n", ()))
         out.append((phrase(lang, "compare_judging"), (I,)))
     if plain.finished and react.finished:
-        out.append(("\n\n📊 " + difference(plain.finished, react.finished, lang), ()))
-    if react.rounds or react.plan:
+        out.append(("\n\n📊 " + difference(plain.finished, react.finished, lang,
+                                            sides_text(plain.origin, react.origin)), ()))
+    if copies:
+        out.append(("\n\n🔗 ", ()))
+        out.append((phrase(lang, "compare_rounds"), (B,)))
+        out.extend(_folded(_aligned(plain, react, lang, live)) if live
+                   else _aligned(plain, react, lang, live))
+    elif react.rounds or react.plan:
         out.append(("\n\n🔗 ", ()))
         out.append((phrase(lang, "compare_chain"), (B,)))
         if react.finished is not None:
@@ -109,6 +126,30 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     if notice:
         out.append(("\n\n⚠️ " + notice, ()))
     return _pages(out, marks)
+
+
+def _aligned(left: Transcript, right: Transcript, lang: str, live: bool) -> list[Span]:
+    """Two stored runs' chains round by round: round N of one beside round N of the other
+    (one after the other, in a chat), a gap where a side has no such round, the first
+    differing action marked ⚡."""
+    aligned = align(left, right)
+    out: list[Span] = [("\n", ())]
+    if aligned.first is None:
+        out.append((phrase(lang, "compare_same_moves"), (I,)))
+    for row, pair in enumerate(aligned.rows):
+        number = next(r.number for r in pair if r is not None)
+        out.append(("\n\n", ()))
+        out.append((f"— {phrase(lang, 'chain_round', n=number)} —", (B,)))
+        for t, rnd in zip((left, right), pair, strict=True):
+            out.append((f"\n▸ #{t.origin.n if t.origin else ''} ", (B,)))
+            if rnd is None:
+                out.append((phrase(lang, "compare_gap"), (I,)))
+                continue
+            first = aligned.first
+            out.append(("\n", ()))
+            _round(out, t, rnd, lang, live, False,
+                   flag=first[1] if first is not None and first[0] == row else None)
+    return out
 
 
 def _names(number: int) -> str:
@@ -266,7 +307,9 @@ def _plan(out: list[Span], t: Transcript, lang: str) -> None:
 
 
 def _round(out: list[Span], t: Transcript, view: RoundView, lang: str, live: bool,
-           running: bool) -> None:
+           running: bool, flag: int | None = None) -> None:
+    """One round's lines; `flag`: its move that is the first differing action of two
+    aligned chains (one past its calls: the round answered instead), marked ⚡."""
     lines = 0
     if view.vote is not None:  # quiz mode: the class voted before the model was asked
         out.extend(vote_spans(t, view, lang))
@@ -278,9 +321,11 @@ def _round(out: list[Span], t: Transcript, view: RoundView, lang: str, live: boo
         out.append((phrase(lang, "chain_thought"), (B,)))
         _thought(out, view.model_thought, lang)
         lines += 1
-    for step in view.steps:
+    for i, step in enumerate(view.steps):
         if lines:
             out.append(("\n", ()))
+        if i == flag:
+            out.append((phrase(lang, "compare_first_differs") + "\n", (B,)))
         _step(out, step, lang, live, running)
         lines += 1
     if view.draft:
@@ -291,6 +336,12 @@ def _round(out: list[Span], t: Transcript, view: RoundView, lang: str, live: boo
         lines += 1
     if view.glassbox_note:  # after the model's own words: a fold's preview shows those
         _note(out, view.glassbox_note, lang, lines)
+        lines += 1
+    if flag is not None and flag >= len(view.steps):
+        out.append(("\n" if lines else "", ()))
+        out.append((phrase(lang, "compare_first_differs") + " · ", (B,)))
+        out.append((phrase(lang, "compare_answered" if not view.steps else "compare_no_more"),
+                    (I,)))
 
 
 def _note(out: list[Span], text: str, lang: str, lines: int) -> None:

@@ -26,6 +26,7 @@ from agent.events import (
     Note,
     Observation,
     ObservationFailure,
+    Origin,
     Plan,
     PlanStep,
     Proposed,
@@ -177,6 +178,8 @@ class Transcript:
     answer_model: str = ""
     """The model that writes the answer when it is not `model` (LLM_ANSWER_MODEL)."""
     judgement: str = ""
+    origin: Origin | None = None
+    """The stored run this lane is a copy of (a comparison of stored runs)."""
     """A compare run's difference line, the model's judgement (kept with the ReAct lane)."""
     _waiting: dict[tuple[int, str], deque[ToolStep]] = field(
         default_factory=dict, repr=False, compare=False)
@@ -281,6 +284,8 @@ class Transcript:
             self.plan = event.steps
         elif isinstance(event, Judgement):
             self.judgement = event.text
+        elif isinstance(event, Origin):
+            self.origin = event
         elif isinstance(event, VoteOpened):
             self._round(event.round).vote = RoundVote(event.choices)
         elif isinstance(event, VoteCount):

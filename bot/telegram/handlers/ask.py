@@ -15,12 +15,14 @@ from bot.store.records import RunRecord, telegram_chat
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, lang_of, sender_of, tap_lang, words_lang
+from bot.telegram.handlers.compare_runs import compare_runs, two_runs
 from bot.telegram.live_run import ChatRun
 from bot.view.buttons import Button
 from bot.view.i18n import text
 from bot.view.when import wait_text
 
-MODES = tuple(RunMode)
+MODES = (RunMode.ASK, RunMode.PLAIN, RunMode.COMPARE)
+"""The modes a command asks in by name (/ask, /plain, /compare)."""
 
 
 def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
@@ -55,6 +57,9 @@ async def ask_command(update: Update, context: Context) -> None:
     assert msg is not None and msg.text is not None
     command, *rest = msg.text.split(maxsplit=1)
     name = command.lstrip("/").split("@", 1)[0].lower()
+    if name == RunMode.COMPARE and (runs := two_runs(rest[0] if rest else "")):
+        await compare_runs(update, context, msg, runs)
+        return
     mode = RunMode.ASK if name in ("plan", "step") else RunMode(name)
     await start_question(update, context, mode, rest[0] if rest else "", msg,  # type: ignore[arg-type]
                          planner=True if name == "plan" else None, command=name,

@@ -1,0 +1,76 @@
+"""`/compare N M`: two stored runs of a conversation side by side, no model called.
+
+The comparison is a run of its own (mode RUNS, numbered next in the chat, so /show,
+/export, /history and the board reach it as they reach any run). Each of its two lanes is
+a copy of one run's chain, opened by an `Origin` that says which run it was, so the
+comparison reads the same after either run is forgotten. A /compare run gives its ReAct
+lane; a comparison is no side of another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from agent.events import Answer, Origin, Usage
+from bot.store.kinds import Lane, RunMode, RunStatus
+from bot.store.records import Conversation, RunRecord, Scope
+from bot.store.transcripts import Store
+from bot.view.when import local_time
+
+
+class Unfit(StrEnum):
+    """Why two runs cannot be compared (each has words in the i18n tables)."""
+
+    MISSING = "missing"  # no such run in this chat (or not the asker's, in a private chat)
+    SAME = "same"  # a run beside itself
+    RUNNING = "running"  # not finished yet
+    COMPARISON = "comparison"  # a comparison of stored runs is no side of another
+
+
+@dataclass(frozen=True)
+class Refused:
+    why: Unfit
+    n: int
+
+
+def sides_label(left: RunRecord, right: RunRecord) -> str:
+    """What a comparison compares, kept as its `model` (it called none): "#3 Alice ↔ #5 Bob",
+    as /history and the export name it."""
+    return f"#{left.n} {left.user_name} ↔ #{right.n} {right.user_name}"
+
+
+async def compare_stored(store: Store, scope: Scope, conversation: Conversation, *,
+                         user_id: int | None, user_name: str, left: int, right: int,
+                         zone: str) -> RunRecord | Refused:
+    """Store runs `left` and `right` of `scope` side by side as a new run of
+    `conversation`, asked by `user_id`; `zone`: the chat's time zone, for the labels."""
+    if left == right:
+        return Refused(Unfit.SAME, left)
+    sides: list[RunRecord] = []
+    for n in (left, right):
+        record = await store.get(scope, n)
+        if record is None:
+            return Refused(Unfit.MISSING, n)
+        if record.mode == RunMode.RUNS:
+            return Refused(Unfit.COMPARISON, n)
+        if record.status == RunStatus.RUNNING:
+            return Refused(Unfit.RUNNING, n)
+        sides.append(record)
+    first, second = sides
+    question = (first.question if first.question == second.question
+                else f"{first.question} ↔ {second.question}")
+    run = await store.start_run(chat_id=conversation.id, user_id=user_id, user_name=user_name,
+                                mode=RunMode.RUNS, question=question,
+                                model=sides_label(first, second), kind=conversation.kind)
+    answers: list[str] = []
+    for lane, record in zip((Lane.LEFT, Lane.RIGHT), sides, strict=True):
+        lanes = await store.events(record.id)
+        events = lanes.get(Lane.REACT) or lanes.get(Lane.MAIN) or []
+        origin = Origin(round=0, n=record.n, asker=record.user_name, mode=record.mode,
+                        when=local_time(record.started_at, zone, "%Y-%m-%d %H:%M"))
+        await store.append_steps(run.id, [(lane, origin), *((lane, e) for e in events)])
+        answers += [e.text for e in events if isinstance(e, Answer)][-1:]
+    await store.finish(run.id, status=RunStatus.DONE, usage=Usage(), duration_ms=0,
+                       answer="\n\n".join(answers))
+    return await store.by_id(run.id) or run

@@ -1,0 +1,116 @@
+"""`/compare N M` through the real Application against the fake Bot API: two stored runs of
+the chat side by side with no model called, each labelled, the differing digits marked, the
+chains aligned round by round with the first differing action flagged; stored, so /show,
+/export and /history have it; refused politely (English and Chinese) for a run that is not
+this chat's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent.tool import Tool
+from bot.store.records import Scope
+from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox
+from tests.dbkit import Target
+from tests.fakes.model import text_reply, tool_reply
+from tests.historykit import OTHER_GROUP, reply, seed
+
+
+@pytest.fixture
+def gb_database(db_target: Target) -> Target:
+    """These tests run on SQLite and on PostgreSQL."""
+    return db_target
+
+
+@pytest.fixture
+def gb_tools() -> list[Tool]:
+    return [Add()]
+
+
+async def asked(gb: Glassbox, user: int, question: str, *replies: Any) -> None:
+    """`user` asks `question` in the group; the model answers with `replies`, in order."""
+    gb.model.push(*replies)
+    sent = gb.tg.send(GROUP, user, f"/ask {question}")
+    await gb.answer_to(GROUP, sent)
+
+
+async def two_runs(gb: Glassbox, question: str, tools_answer: str, guess: str) -> None:
+    """Run 1 (Alice): the model adds with the tool, then answers; run 2 (Bob): it guesses."""
+    await asked(gb, ALICE, question, tool_reply(("add", {"a": 100, "b": 23})),
+                text_reply(tools_answer))
+    await asked(gb, BOB, question, text_reply(guess))
+
+
+async def test_two_stored_runs_side_by_side_with_no_model_called(gb: Glassbox) -> None:
+    await two_runs(gb, "what is 100+23?", "Exactly 123.", "Roughly 100.")
+    calls = len(gb.model.bodies)
+    shown = await reply(gb, GROUP, ALICE, "/compare 1 2")
+    assert len(gb.model.bodies) == calls  # no model called
+    text = shown.text
+    order = ["❓ what is 100+23?", "#1 · Alice · ", " · ask\nExactly 123.",
+             "#2 · Bob · ", " · ask\nRoughly 100.", "📊 #1 → #2: rounds 2 → 1 · tool calls 1 → 0", "🔗 Both chains, round by round",
+             "— Round 1 —", "▸ #1", "⚡ first differing action", "add(a=100, b=23)",
+             "▸ #2", "— Round 2 —", "(no such round on this side)", "#3 · /show 3 · /export 3"]
+    assert [text.index(piece) for piece in order] == sorted(text.index(p) for p in order)
+    html = shown.raw
+    assert "Exactly 1<u>23</u>." in html and "Roughly 1<u>00</u>." in html  # in both
+    assert "<blockquote expandable>" in html  # the aligned chains folded
+    # The first differing action is flagged in round 1, before #1's call and on #2's answer.
+    round_one = text[text.index("— Round 1 —"):text.index("— Round 2 —")]
+    assert round_one.count("⚡ first differing action") == 2
+    assert "⚡ first differing action · answered in this round" in round_one
+
+    history = await reply(gb, GROUP, ALICE, "/history")
+    assert "⚖️ runs compared #1 Alice ↔ #2 Bob" in history.text
+
+    replayed = await reply(gb, GROUP, ALICE, "/show 3")
+    assert "📜 #3 · Alice · " in replayed.text
+    assert "#1 · Alice · " in replayed.text and "#2 · Bob · " in replayed.text
+    assert "⚡ first differing action" in replayed.text
+
+    sent = gb.tg.send(GROUP, ALICE, "/export 3")
+    await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, sent)))
+    [document] = gb.replies_to(GROUP, sent)
+    assert document.document is not None
+    page = document.document.content.decode("utf-8")
+    for part in ("Runs compared", "#1 Alice ↔ #2 Bob", "Both chains, round by round",
+                 '1<mark class="differs">23</mark>', '1<mark class="differs">00</mark>',
+                 "⚡ first differing action", "#1 add(a=100, b=23) · #2 answer",
+                 "(no such round on this side)"):
+        assert part in page, part
+
+
+async def test_a_comparison_in_chinese(gb: Glassbox) -> None:
+    await two_runs(gb, "100加23等于多少？", "正好是123。", "大约是100。")
+    shown = await reply(gb, GROUP, BOB, "/compare 2 1")
+    text = shown.text
+    assert text.index("#2 · Bob · ") < text.index("大约是100。") < text.index("#1 · Alice · ")
+    assert "提问\n正好是123。" in text
+    assert "两条过程，逐轮对齐" in text and "⚡ 第一个不同的动作" in text
+    assert "（这一边没有这一轮）" in text and "📊 #2 → #1：" in text
+    history = await reply(gb, GROUP, BOB, "/history")
+    assert "⚖️ 对比记录 #2 Bob ↔ #1 Alice" in history.text
+
+
+async def test_runs_of_another_chat_or_unfit_are_refused_politely(gb: Glassbox) -> None:
+    store = gb.parts.store
+    for i in range(3):
+        await seed(store, OTHER_GROUP, ALICE, "Alice", f"elsewhere {i}", "There.")
+    await seed(store, GROUP, ALICE, "Alice", "here", "Here.")
+    said = {}
+    for user, command in ((ALICE, "/compare 1 3"), (BOB, "/compare 1 3"),
+                          (ALICE, "/compare 1 1"), (BOB, "/compare #1 #1")):
+        said[(user, command)] = (await reply(gb, GROUP, user, command)).text
+    assert said[(ALICE, "/compare 1 3")] == "There is no run #3 here."
+    assert said[(BOB, "/compare 1 3")] == "这里没有 #3 这条记录。"
+    assert said[(ALICE, "/compare 1 1")].startswith("Please name two different runs")
+    assert said[(BOB, "/compare #1 #1")].startswith("请写两条不同的记录")
+    await seed(store, GROUP, BOB, "Bob", "here too", "Here too.")
+    made = await reply(gb, GROUP, ALICE, "/compare 1 2")
+    assert "#3 · /show 3" in made.text
+    again = await reply(gb, GROUP, BOB, "/compare 3 1")
+    assert again.text == "#3 本身就是一次对比，请选两条问过模型的记录。"
+    history = await store.history(Scope(OTHER_GROUP))
+    assert history.total == 3  # nothing was made in the other chat
