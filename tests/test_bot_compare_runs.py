@@ -50,7 +50,8 @@ async def test_two_stored_runs_side_by_side_with_no_model_called(gb: Glassbox) -
     assert len(gb.model.bodies) == calls  # no model called
     text = shown.text
     order = ["❓ what is 100+23?", "#1 · Alice · ", " · ask\nExactly 123.",
-             "#2 · Bob · ", " · ask\nRoughly 100.", "📊 #1 → #2: rounds 2 → 1 · tool calls 1 → 0", "🔗 Both chains, round by round",
+             "#2 · Bob · ", " · ask\nRoughly 100.", "📊 #1 → #2: rounds 2 → 1 · tool calls 1 → 0",
+             "🔗 Both chains, round by round",
              "— Round 1 —", "▸ #1", "⚡ first differing action", "add(a=100, b=23)",
              "▸ #2", "— Round 2 —", "(no such round on this side)", "#3 · /show 3 · /export 3"]
     assert [text.index(piece) for piece in order] == sorted(text.index(p) for p in order)
