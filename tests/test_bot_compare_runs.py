@@ -115,3 +115,15 @@ async def test_runs_of_another_chat_or_unfit_are_refused_politely(gb: Glassbox) 
     assert again.text == "#3 本身就是一次对比，请选两条问过模型的记录。"
     history = await store.history(Scope(OTHER_GROUP))
     assert history.total == 3  # nothing was made in the other chat
+
+
+async def test_forgetting_a_run_forgets_the_comparisons_made_from_it(gb: Glassbox) -> None:
+    store = gb.parts.store
+    for user, name in ((ALICE, "Alice"), (BOB, "Bob"), (ALICE, "Alice")):
+        await seed(store, GROUP, user, name, "what is 2+2?", "4.")
+    for command in ("/compare 1 2", "/compare 1 3"):
+        await reply(gb, GROUP, ALICE, command)
+    await reply(gb, GROUP, BOB, "/forget 2")  # Bob's own run, and #4 made from it
+    assert (await reply(gb, GROUP, ALICE, "/show 4")).text == "There is no run #4 here."
+    assert "#1 · Alice · " in (await reply(gb, GROUP, ALICE, "/show 5")).text
+    assert [r.n for r in (await store.history(Scope(GROUP))).runs] == [5, 3, 1]

@@ -2,8 +2,8 @@
 
 The comparison is a run of its own (mode RUNS, numbered next in the chat, so /show,
 /export, /history and the board reach it as they reach any run). Each of its two lanes is
-a copy of one run's chain, opened by an `Origin` that says which run it was, so the
-comparison reads the same after either run is forgotten. A /compare run gives its ReAct
+a copy of one run's chain, opened by an `Origin` that says which run it was; forgetting
+either run forgets the comparison too (bot/store/forgetting.py). A /compare run gives its ReAct
 lane; a comparison is no side of another.
 """
 
@@ -71,6 +71,7 @@ async def compare_stored(store: Store, scope: Scope, conversation: Conversation,
                         when=local_time(record.started_at, zone, "%Y-%m-%d %H:%M"))
         await store.append_steps(run.id, [(lane, origin), *((lane, e) for e in events)])
         answers += [e.text for e in events if isinstance(e, Answer)][-1:]
+    await store.add_sources(run.id, [record.id for record in sides])
     await store.finish(run.id, status=RunStatus.DONE, usage=Usage(), duration_ms=0,
                        answer="\n\n".join(answers))
     return await store.by_id(run.id) or run

@@ -38,6 +38,7 @@ TABLES = (
           "id"),
     Table("steps", ("id", "run_id", "lane", "payload", "created_at"), "id"),
     Table("run_messages", ("run_id", "message_id"), "run_id, message_id"),
+    Table("run_sources", ("run_id", "source_id"), "run_id, source_id"),
     Table("chat_settings", ("conversation_kind", "chat_id", "settings", "updated_at",
                             "updated_by"), "conversation_kind, chat_id"),
     Table("boards", ("chat_id", "token", "made_at"), "chat_id"),

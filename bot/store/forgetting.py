@@ -26,7 +26,11 @@ from bot.store.records import Conversation
 
 async def delete_runs(db: Db, where: str, params: Sequence[Any]) -> list[tuple[Conversation, int]]:
     """Delete the runs `where` (a WHERE clause over `runs`) selects, and what was made from
-    them, in one transaction; the conversation and id of each run deleted."""
+    them, in one transaction; the conversation and id of each run deleted (the comparisons
+    copied from them too)."""
+    where = (f"{where} OR runs.id IN (SELECT run_sources.run_id FROM run_sources"
+             f" WHERE run_sources.source_id IN (SELECT runs.id FROM runs {where}))")
+    params = (*params, *params)
     doomed = f"SELECT id FROM runs {where}"
     async with db.transaction() as conn:
         if db.dialect is Dialect.POSTGRES:

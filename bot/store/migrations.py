@@ -507,3 +507,17 @@ async def m014_course_figures_from_indexes(db: aiosqlite.Connection) -> None:
             user_id, started_at, voters, right_votes, top_right, run_id);
         UPDATE runs SET course_mode = NULL
     """)
+
+
+@migration
+async def m015_run_sources(db: aiosqlite.Connection) -> None:
+    """The runs a comparison of stored runs was copied from (/compare N M): forgetting
+    either takes the comparison with it, as it takes what else was made from a run."""
+    await _script(db, """
+        CREATE TABLE run_sources (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            source_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            PRIMARY KEY (run_id, source_id)
+        );
+        CREATE INDEX run_sources_source ON run_sources (source_id)
+    """)

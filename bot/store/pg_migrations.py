@@ -282,6 +282,14 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
             INCLUDE (voters, right_votes, top_right, run_id);
         UPDATE runs SET course_mode = NULL
     """),
+    ("m015_run_sources", """
+        CREATE TABLE run_sources (
+            run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            source_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            PRIMARY KEY (run_id, source_id)
+        );
+        CREATE INDEX run_sources_source ON run_sources (source_id)
+    """),
 ]
 
 

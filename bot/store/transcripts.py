@@ -225,6 +225,12 @@ class Store:
              usage.total_tokens, answer, run_id),
         )
 
+    async def add_sources(self, run_id: int, sources: Sequence[int]) -> None:
+        """Remember the runs a comparison was copied from: forgetting one forgets it."""
+        await self.db.executemany(
+            "INSERT INTO run_sources (run_id, source_id) SELECT ?, id FROM runs WHERE id = ?",
+            [(run_id, source) for source in sources])
+
     async def add_message_ids(self, run_id: int, ids: Sequence[int]) -> None:
         """Remember the Telegram messages showing a run, so a reply to one continues it
         (while the database is down, a reply to them starts a new thread)."""
