@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,6 +52,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
     one Bot API call may take to connect, send or answer. `shared`: the run service's side
     of the process (the composition root's, which the HTTP front end holds too); its
     services are opened in `post_init` and closed in `post_shutdown`."""
+    _durations_as_timedelta()
     shared = shared or Shared()
     recovering: list[asyncio.Task[None]] = []
 
@@ -108,20 +110,26 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
     return app
 
 
+def _durations_as_timedelta() -> None:
+    """Opt in to python-telegram-bot's next major, which makes durations such as
+    `RetryAfter.retry_after` a timedelta: that major then changes nothing here, and PTB
+    stops warning about it. PTB reads the setting when it builds such a value, so before
+    the Application's first Bot API call is soon enough."""
+    os.environ["PTB_TIMEDELTA"] = "true"
+
+
 YOUNG_COLLECTION = 10_000
-"""Container objects made (net of those freed) between two young collections; CPython's
+"""Container objects made (net of those freed) between two young collections. CPython's
 default, 700, is reached inside one parsed reply or rendered page, so most young
-collections came in the middle of such a burst and found nothing to collect: 237 of them
-in `bench --scale --levels 1` collected 1,161 objects, with 20 older ones some 150 ms of a
-level's 3.5 s of CPU (gc.callbacks). At 10,000: 2 young collections, about 30 ms. Cycles
-are still collected, a little later."""
+collections would come in the middle of such a burst, find nothing to collect and still
+cost the event loop their scan. Cycles are still collected, a little later."""
 
 
 def _settle_heap() -> None:
     """Hide what start-up made (modules, classes, settings: some 200,000 objects that live
     as long as the bot) from the garbage collector. A full collection scans every object
     holding the GIL, so it stalls the event loop even when a thread triggers it, as building
-    /show or /export of a huge run does: 0.2 to 0.5 s on a busy machine, a few ms after.
+    /show or /export of a huge run does, for as long as it takes to scan them all.
     Then collect the young less often (YOUNG_COLLECTION)."""
     gc.collect()
     gc.freeze()

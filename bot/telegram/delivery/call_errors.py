@@ -63,7 +63,7 @@ class ReplyLost(GlassboxError):
 
 
 def retry_after_s(err: RetryAfter) -> float:
-    """`retry_after` in seconds: a timedelta (bot/__init__.py opts in to PTB's next major);
+    """`retry_after` in seconds: a timedelta (build_app opts in to PTB's next major);
     PTB still types it `int | timedelta`."""
     wait = err.retry_after
     return wait.total_seconds() if isinstance(wait, dtm.timedelta) else float(wait)
