@@ -51,14 +51,20 @@ def _dump_tasks() -> None:
             out.write(f"  waits for {task._fut_waiter!r}\n"[:300])
 
 
-asyncio.set_event_loop_policy(_ProbedPolicy())
-try:  # a bot on uvloop makes its loop with uvloop.new_event_loop, not the policy
-    import uvloop
+def main() -> int:
+    """Probe every event loop the bot makes, then run `python -m bot`'s main."""
+    asyncio.set_event_loop_policy(_ProbedPolicy())
+    try:  # a bot on uvloop makes its loop with uvloop.new_event_loop, not the policy
+        import uvloop
 
-    _new_uvloop = uvloop.new_event_loop
-    uvloop.new_event_loop = lambda: _probed(_new_uvloop())
-except ImportError:
-    pass
-from bot.__main__ import main  # noqa: E402  (after the policy: the bot's loop is probed)
+        new_uvloop = uvloop.new_event_loop
+        uvloop.new_event_loop = lambda: _probed(new_uvloop())
+    except ImportError:
+        pass
+    from bot.__main__ import main as run_bot  # after the policy: the bot's loop is probed
 
-sys.exit(main())
+    return run_bot()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
