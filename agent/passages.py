@@ -45,7 +45,7 @@ def _heading(line: str) -> str | None:
     if match is None:
         return None
     rest = line[match.end():]
-    if not rest:  # only spaces after the #s: the last of them is the title (as ever was)
+    if not rest:  # only spaces after the #s: the last of them is the title
         return line[-1] if len(match.group(1)) > 1 else None
     return rest.rstrip().rstrip("#").rstrip() or rest[0]
 

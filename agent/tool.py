@@ -61,7 +61,7 @@ class Tool(ABC):
     @classmethod
     def schema(cls) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool: the caller's own copy (pydantic's schema
-        generation runs once per class, not in every run: about 1 ms a tool)."""
+        generation runs once per class, not in every run)."""
         return json.loads(_schema_text(cls))
 
     @classmethod

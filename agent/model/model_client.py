@@ -139,9 +139,9 @@ class ModelClient:
         self._client = openai.AsyncOpenAI(
             api_key=settings.openai_api_key.get_secret_value(),
             base_url=settings.openai_base_url,
-            # A short connect timeout: an unreachable endpoint is reported after
-            # (1 + retries) x connect timeout + the SDK's backoff (0.5 s, 1 s, ...), about
-            # 17 s with the defaults, where one flat 60 s made it over three minutes.
+            # A connect timeout of its own, shorter than the read timeout: an unreachable
+            # endpoint is reported after (1 + retries) x the connect timeout + the SDK's
+            # backoff, not after every retry waited out a read timeout meant for slow answers.
             timeout=httpx.Timeout(settings.llm_timeout_s, connect=settings.llm_connect_timeout_s),
             max_retries=settings.llm_max_retries,
             http_client=http_client or ModelHttpClient(),
@@ -221,8 +221,8 @@ class ModelClient:
         before the body is read), through its documented `post` for any endpoint, but the
         body comes back as it is (cast_to=httpx.Response) and `stream` reads its events
         itself (wire/sse.py), each chunk the dict json.loads made: no pydantic model per
-        chunk (15 % of the bot's CPU under load), and none of the SDK's SSE layers (a third
-        of a stream's CPU)."""
+        chunk and none of the SDK's SSE layers, whose cost is paid on every chunk of every
+        answer under load (docs/scaling.md)."""
         try:
             return await self._post(params)
         except openai.BadRequestError as exc:

@@ -304,17 +304,12 @@ def _type_of(schema: dict[str, Any]) -> str:
     return "/".join(str(t.get("type", "?")) for t in schema.get("anyOf", ())) or "?"
 
 
-# The worked examples differ by language, as measured against Qwen2.5-Coder-1.5B: an English
-# weather example's "21°C and clear" was copied into Hangzhou's answer over an observation
-# of rain, so the English one looks up Hamlet; with that example the Chinese weather
-# question got the day's summary without the current temperature (2 of 2), with the
-# weather example it got the current weather, copying nothing (6 of 6).
 # One format for every language, so that every question's prompt starts the same (see
-# agent.prompts.react_instructions). Its examples, as measured against Qwen2.5-Coder-1.5B:
-# the English one looks up Hamlet, not the weather (an English weather example's "21°C and
-# clear" was copied into Hangzhou's answer over an observation of rain); the Chinese one
-# keeps the weather, with which the Chinese weather question got the current weather (6 of
-# 6; with Hamlet it got the day's summary, 2 of 2).
+# agent.prompts.react_instructions). Its worked examples differ by language: a small model
+# copies an example's figures into an answer about the same kind of thing, so the English
+# example looks up something no weather question resembles (Hamlet); the Chinese one keeps
+# a weather lookup, which shows a small model to report the current weather rather than
+# the day's summary.
 _FORMAT = """You can use these tools:
 
 {tools}

@@ -31,8 +31,9 @@ from agent.passages import split_passages
 SUFFIXES = (".md", ".markdown", ".txt")
 MAX_FILE_BYTES = 2_000_000
 BATCH_ROWS = 50
-"""Passages an upload writes (or deletes) in one transaction: about 30 KB of text, some 30 ms
-of holding the database's write lock (docs/reliability.md has the figures)."""
+"""Passages an upload writes (or deletes) in one transaction: few enough that the database's
+write lock is held briefly, so answers storing their steps meanwhile are not held up
+(docs/reliability.md)."""
 BATCH_PAUSE_S = 0.05
 """The pause between an upload's transactions, in which a waiting writer's busy handler
 (which polls every up to 100 ms) finds the lock free."""

@@ -405,7 +405,7 @@ async def m012_course_figures(db: aiosqlite.Connection) -> None:
     tool call; each quiz round; the questions refused by the rate limit or the budget
     (one row per asker, reason and hour, counted). A run ended before this migration, or
     whose facts could not be saved, has `course_mode` NULL and gets them at the next
-    count (bot/store/course_facts.py)."""
+    count (bot/store/course_stats.py)."""
     await _script(db, """
         ALTER TABLE runs ADD COLUMN course_mode TEXT;
         ALTER TABLE runs ADD COLUMN rounds INTEGER;
@@ -458,8 +458,8 @@ COURSE_COLUMNS = "course_mode, mode, status, error_kind, differs, total_tokens"
 @migration
 async def m014_course_figures_from_indexes(db: aiosqlite.Connection) -> None:
     """The course's counts read indexes only: the runs' indexes by start time carry what the
-    counts read of a run (no row of the runs table is visited: a class of 100,000 runs
-    took seconds, reading each run's question and answer from disk with it), and each tool
+    counts read of a run (no row of the runs table is visited, so a large class's counts
+    do not read each run's question and answer from disk with it), and each tool
     call and quiz round carries its run's conversation, asker and start, so they are
     found by an index of their own instead of one lookup per run. Both tables are facts
     the store makes again from a run's steps: they start empty, and each run's facts are

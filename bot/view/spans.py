@@ -149,8 +149,8 @@ def _split(spans: list[Span], limit: int) -> list[list[Span]]:
 def _pieces(spans: list[Span], size: int) -> list[Span]:
     """`spans` with every text longer than `size` characters cut into pieces of at most
     `size`, their tags kept. A page then never holds or measures more than its own share of
-    a huge span: cutting page after page off one 200,000-character thought re-measured
-    (and re-encoded) all that was left of it each time, quadratic in its length."""
+    a huge span; cutting page after page off one long thought would otherwise re-measure
+    (and re-encode) all that is left of it each time, quadratic in its length."""
     out: list[Span] = []
     for text, tags in spans:
         start = 0

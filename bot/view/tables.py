@@ -53,9 +53,9 @@ def alignments(rule: str) -> list[Align]:
 
 MAX_PADDING = 20_000
 """The most characters of padding a table gets. Padded, a table takes rows × columns × the
-widest cell of each column, quadratic in what was written: a model's 20,000-character table
-of 5,000 columns and as many rows came to 48 million. One that would need more is drawn with
-its cells as written, unaligned."""
+widest cell of each column, quadratic in what was written: a model's table of thousands of
+one-character columns and as many rows would come to tens of millions. One that would need
+more is drawn with its cells as written, unaligned."""
 
 
 def table_text(rows: list[list[str]], aligns: list[Align]) -> str:

@@ -16,7 +16,7 @@ is never sent again: a second copy of a running page would be a duplicate. The p
 as showing what was sent. While the run goes on, that message and the pages after it wait;
 the final state then goes out as new messages if it differs from what was sent, so the
 user sees the answer once, below a stale draft at worst (one that has no ⏹). A lost
-reply is rare; a duplicate with a dead ⏹ is what a retry used to leave.
+reply is rare, and sending it again would leave a duplicate with a dead ⏹.
 
 A page Telegram refuses (a 400 that does not say it is gone: call_errors.bad_request) holds
 the pages after it back while the run goes on and is tried again when it changes; if the

@@ -58,7 +58,7 @@ three live runs make about 18 messages a minute, the group's whole 20."""
 FINAL_PLACES = 3
 """Places a group's window keeps for each running run's final state: enough for an answer of
 three pages (about 12,000 characters), so that its drafts never make its last page wait for
-the window to slide (a 6,000-character answer's last page came 25 s late with one place)."""
+the window to slide (with one place, a two-page answer's last page would wait for it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,8 @@ renewed every 4 s (Telegram shows it for about 5 s). Once a run's message is the
 edits show the progress, and "typing…" would only spend the budget. It starts only if
 nothing is on screen AFTER_S after the question: a first message that goes at once (most
 do: a private chat's within a call's latency, a group's a second after the question) says
-more than "typing…" would, and a call shown for a few milliseconds is a wasted one (it was
-half a Telegram call an answer under load). It shows while a first message waits:
+more than "typing…" would, and a call shown for a few milliseconds is a wasted one (under
+load, it takes a place an answer's message needs). It shows while a first message waits:
 a queue, a busy class (no first message at all), a chat penalised by a 429.
 
 It is a courtesy: it takes a place in the global budget only when one is free and no

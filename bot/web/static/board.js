@@ -1,5 +1,5 @@
 // The class board: runs of one chat from the server's event stream, drawn as the server
-// rendered them (bot/view/web.py). Keys: <- -> earlier/later runs, + - text size, T theme,
+// rendered them (bot/view/board_html.py). Keys: <- -> earlier/later runs, + - text size, T theme,
 // R reveal mode, space shows the next hidden step, P pins the run on screen, F follows the
 // teacher again. The board follows the teacher (who asked for the link, data-lead-id) and
 // the group's other admins (a co-teacher; the server marks their runs `lead`): it shows
