@@ -127,3 +127,30 @@ async def test_forgetting_a_run_forgets_the_comparisons_made_from_it(gb: Glassbo
     assert (await reply(gb, GROUP, ALICE, "/show 4")).text == "There is no run #4 here."
     assert "#1 · Alice · " in (await reply(gb, GROUP, ALICE, "/show 5")).text
     assert [r.n for r in (await store.history(Scope(GROUP))).runs] == [5, 3, 1]
+
+
+async def test_rerun_asks_again_and_sets_the_new_run_beside_the_original(gb: Glassbox) -> None:
+    await asked(gb, ALICE, "what is 100+23?", tool_reply(("add", {"a": 100, "b": 23})),
+                text_reply("Exactly 123."))
+    # Today the model gets there the same way: reproducible.
+    gb.model.push(tool_reply(("add", {"a": 100, "b": 23})), text_reply("Exactly 123."))
+    sent = gb.tg.send(GROUP, BOB, "/rerun 1")
+    await gb.tg.wait(lambda: len(gb.replies_to(GROUP, sent)) == 2 and not gb.running(GROUP))
+    live, side_by_side = gb.replies_to(GROUP, sent)
+    assert "Exactly 123." in live.text and "#2 · /show 2" in live.text  # asked again, live
+    text = side_by_side.text
+    assert text.index("#1 · Alice · ") < text.index("#2 · Bob · ") < text.index("📊 #1 → #2")
+    assert "Both chains made the same moves, round by round." in text
+    assert "⚡" not in text and "<u>" not in side_by_side.raw
+    # Another day it guesses: where the two part is marked.
+    gb.model.push(text_reply("About 120."))
+    sent = gb.tg.send(GROUP, BOB, "/rerun 1")
+    await gb.tg.wait(lambda: len(gb.replies_to(GROUP, sent)) == 2 and not gb.running(GROUP))
+    text = gb.replies_to(GROUP, sent)[1].text
+    assert "#1 · Alice · " in text and "#4 · Bob · " in text and "⚡ 第一个不同的动作" not in text
+    assert "⚡ first differing action" in text and "#5 · /show 5" in text
+    for command, said in (("/rerun", "Please give a run number, e.g. /rerun 12"),
+                          ("/rerun 9", "There is no run #9 here."),
+                          ("/rerun 3", "Run #3 compares stored runs and asked no question")):
+        assert (await reply(gb, GROUP, ALICE, command)).text.startswith(said)
+    assert (await reply(gb, GROUP, BOB, "/rerun 9")).text == "这里没有 #9 这条记录。"

@@ -41,6 +41,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "/plain 问题 — 只用模型本身，不用工具\n"
         "/compare 问题 — 两种方式同时回答，并排对比\n"
         "/compare 3 5 — 把本聊天的两条记录并排对比（不调用模型）\n"
+        "/rerun 3 — 用现在的设置把 #3 的问题再问一次，与原来的并排对比\n"
         "/plan 问题 — 先列出计划（清单），再一步步回答\n"
         "/step 问题 — 每次行动前暂停，由你决定：执行、修改、跳过或停止\n"
         "/quiz 问题 — 课堂预测（群里）：每一轮前全班投票猜模型下一步调用哪个工具，再揭晓\n"
@@ -72,6 +73,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "/plain question — the model alone, no tools\n"
         "/compare question — both at once, side by side\n"
         "/compare 3 5 — two stored runs of this chat side by side (no model called)\n"
+        "/rerun 3 — ask #3's question again with today's settings, beside the original\n"
         "/plan question — make a plan (a checklist) first, then answer step by step\n"
         "/step question — pause before every action: you run, edit, skip or stop it\n"
         "/quiz question — predict, then reveal (in a group): before each round the class "
@@ -284,6 +286,9 @@ _HTML: dict[str, tuple[str, str]] = {
                   "Please name two different runs, e.g. /compare 3 5 (see /history)"),
     "runs_running": ("#{n} 还在运行，结束后再对比。",
                      "Run #{n} is still running; compare it once it has ended."),
+    "rerun_comparison": ("#{n} 是一次记录对比，没有问题可以重问；请选一条问过模型的记录。",
+                         "Run #{n} compares stored runs and asked no question; please pick a "
+                         "run that asked the model."),
     "runs_comparison": ("#{n} 本身就是一次对比，请选两条问过模型的记录。",
                         "Run #{n} is itself a comparison; please pick two runs that asked the "
                         "model."),
@@ -556,6 +561,8 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "command_ask": ("用工具一步步回答问题", "Answer step by step, with tools"),
     "command_plain": ("只用模型回答，不用工具", "Answer with the model alone, no tools"),
     "command_compare": ("两种方式同时回答并对比", "Both at once, side by side"),
+    "command_rerun": ("用现在的设置重问一次，与原来的并排：/rerun 编号",
+                      "Ask run n again with today's settings, beside it: /rerun n"),
     "command_plan": ("先列计划，再一步步回答", "Make a plan first, then answer step by step"),
     "command_step": ("每次行动前暂停，由你决定", "Pause before every action: you decide"),
     "command_quiz": ("全班先猜模型下一步，再揭晓", "The class predicts each step, then sees it"),

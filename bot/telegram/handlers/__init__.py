@@ -20,6 +20,7 @@ from bot.telegram.handlers import (
     history,
     notes,
     quiz,
+    rerun,
     settings_menu,
     stats,
     step,
@@ -30,6 +31,7 @@ GATE_GROUP = -1
 
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(guards.gate_handler(), group=GATE_GROUP)
-    app.add_handlers([*step.handlers(app), *quiz.handlers(), *ask.handlers(), *history.handlers(),
+    app.add_handlers([*step.handlers(app), *quiz.handlers(), *ask.handlers(), *rerun.handlers(),
+                      *history.handlers(),
                       *board.handlers(), *stats.handlers(), *settings_menu.handlers(),
                       *notes.handlers(), *guards.fallback_handlers()])

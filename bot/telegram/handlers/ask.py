@@ -85,12 +85,12 @@ async def group_reply(update: Update, context: Context) -> None:
 async def start_question(update: Update, context: Context, mode: RunMode, typed: str,
                          msg: Message, *, replies_count: bool = True,
                          planner: bool | None = None, command: str = "",
-                         step: bool = False, quiz: bool = False) -> None:
+                         step: bool = False, quiz: bool = False) -> Active | None:
     """Check the question and start its run (replying to `msg`), or say why not.
     `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
     first (/plan), or None for the AGENT_PLANNER setting; `step`: pause before every action
     (/step); `quiz`: the class predicts each round first (/quiz). Why not goes as a notice: once
-    per cooldown to a sender who keeps trying."""
+    per cooldown to a sender who keeps trying. The run started, or None."""
     sender = sender_of(update)
     chat = await chat_settings(context, msg.chat_id)
     lang = chat.words_lang(sender.lang)
@@ -103,10 +103,10 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
 
     if not visible(question):
         await notice(text(lang, "usage", command=command or mode), Notice.USAGE)
-        return
+        return None
     if len(question) > MAX_QUESTION_CHARS:
         await notice(text(lang, "too_long", length=len(question)), Notice.TOO_LONG)
-        return
+        return None
     question = question.strip()
     chat_run = ChatRun(context.runs, context.outbox, context.parts.typing, msg.chat_id,
                        reply_to, sender.name, step=step or chat.step, quiz=quiz)
@@ -118,6 +118,8 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
     if not isinstance(started, Active):
         await notice(refusal_text(started, lang),
                      Notice.BUSY if isinstance(started, Busy) else Notice.QUOTA)
+        return None
+    return started
 
 
 def refusal_text(refused: Refusal, lang: Lang) -> str:

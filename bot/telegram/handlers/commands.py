@@ -7,10 +7,10 @@ from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandSc
 
 from bot.view.i18n import phrase
 
-PRIVATE = ("ask", "plain", "compare", "plan", "step", "examples", "stop", "history", "show",
-           "export", "forget", "board", "stats", "settings", "notes", "help", "start")
-GROUP = ("ask", "plain", "compare", "plan", "step", "quiz", "examples", "stop", "history", "show",
-         "export", "forget", "board", "stats", "settings", "notes", "help")
+PRIVATE = ("ask", "plain", "compare", "rerun", "plan", "step", "examples", "stop", "history",
+           "show", "export", "forget", "board", "stats", "settings", "notes", "help", "start")
+GROUP = ("ask", "plain", "compare", "rerun", "plan", "step", "quiz", "examples", "stop", "history",
+         "show", "export", "forget", "board", "stats", "settings", "notes", "help")
 
 
 def menu(names: tuple[str, ...], lang: str) -> list[BotCommand]:

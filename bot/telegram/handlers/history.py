@@ -76,7 +76,8 @@ async def _command(update: Update, context: Context) -> tuple[Message, Chat, Use
 
 
 
-def _number(arg: str) -> int | None:
+def number_of(arg: str) -> int | None:
+    """The run number a command names ('12' or '#12'); None for anything else."""
     found = _NUMBER.fullmatch(arg)
     return int(found[1]) if found else None
 
@@ -161,7 +162,7 @@ def _remember(context: Context, keyword: str) -> int:
 
 async def show_command(update: Update, context: Context) -> None:
     msg, chat, user, lang, arg = await _command(update, context)
-    n = _number(arg)
+    n = number_of(arg)
     if n is None:
         await context.outbox.say(chat.id, msg.message_id, text(lang, "run_usage", command="show"))
         return
@@ -206,7 +207,7 @@ async def export_command(update: Update, context: Context) -> None:
     """The run as a self-contained HTML file, sent as a document (built in a thread, as
     /show's pages are)."""
     msg, chat, user, lang, arg = await _command(update, context)
-    n = _number(arg)
+    n = number_of(arg)
     record = None if n is None else await context.store.get(scope_of(chat, user), n)
     if record is None:
         reply = text(lang, "run_usage", command="export") if n is None else text(
@@ -233,7 +234,7 @@ async def forget_command(update: Update, context: Context) -> None:
     if arg.lower() == "all":
         await _confirm_forget_all(context, msg, chat, user, sender, lang)
         return
-    n = _number(arg)
+    n = number_of(arg)
     scope = scope_of(chat, user)
     record = None if n is None else await context.store.get(scope, n)
     if n is None:

@@ -1,0 +1,48 @@
+"""`/rerun N`: run N's question asked again, as it was asked (/ask, /plain or /compare), with
+the chat's settings of today; the new run grows live as any question does, and once it
+ends the two stand side by side as `/compare N M` shows them: whether it answered the same,
+and where the two chains part."""
+
+from __future__ import annotations
+
+from telegram import Update
+from telegram.ext import BaseHandler, CommandHandler
+
+from bot.store.kinds import RunMode, RunStatus
+from bot.telegram.context import Context
+from bot.telegram.delivery.outbox import Notice
+from bot.telegram.handlers.ask import start_question
+from bot.telegram.handlers.common import chat_settings, sender_of
+from bot.telegram.handlers.compare_runs import compare_runs
+from bot.telegram.handlers.history import number_of, scope_of
+from bot.view.i18n import text
+
+
+def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
+    return [CommandHandler("rerun", rerun_command)]
+
+
+async def rerun_command(update: Update, context: Context) -> None:
+    msg, chat, user, sender = (update.effective_message, update.effective_chat,
+                               update.effective_user, sender_of(update))
+    assert msg is not None and msg.text is not None and chat is not None and user is not None
+    rest = msg.text.split(maxsplit=1)
+    n = number_of(rest[1] if len(rest) > 1 else "")
+    record = None if n is None else await context.store.get(scope_of(chat, user), n)
+    lang = (await chat_settings(context, chat.id)).words_lang(sender.lang)
+    refusal = ("run_usage" if n is None else "no_run" if record is None
+               else "rerun_comparison" if record.mode == RunMode.RUNS
+               else "runs_running" if record.status == RunStatus.RUNNING else "")
+    if refusal or record is None:
+        await context.outbox.notice(chat.id, msg.message_id, sender.id,
+                                    text(lang, refusal, command="rerun", n=n), Notice.USAGE,
+                                    f"rerun:{refusal}")
+        return
+    active = await start_question(update, context, RunMode(record.mode), record.question, msg,
+                                  replies_count=False, command="rerun")
+    if active is None:
+        return
+    await active.ended()
+    rerun = None if active.run_id is None else await context.store.by_id(active.run_id)
+    if rerun is not None:  # None: the store was down, so there is nothing to set beside it
+        await compare_runs(update, context, msg, (record.n, rerun.n))
