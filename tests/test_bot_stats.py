@@ -56,6 +56,9 @@ async def test_an_admin_gets_the_class_s_picture_in_both_languages(course: Glass
         "11 questions · 2 lectures · 4 askers",
         "9 tool calls, 2 failed · /compare differed 1 of 2 · "
         "/quiz top pick right 2 of 4 rounds · 6,600 tokens",
+        "⚠️ Where the model alone differed on a figure: #4 What is 6 times 7?",
+        "🗳 The rounds the class got most wrong: #9 round 1: 1 of 4 right · "
+        "#5 round 2: 1 of 4 right · #5 round 1: 3 of 4 right",
         "The course page (larger, with the lists and a CSV): the board's link (/board) "
         "followed by /course."]
     sent = next(c for c in course.tg.calls if c.method == "sendPhoto")
@@ -67,10 +70,12 @@ async def test_an_admin_gets_the_class_s_picture_in_both_languages(course: Glass
     for lang, message in (("en", shown), ("zh", zh)):
         assert message.photo is not None
         (GALLERY / f"stats-{lang}.png").write_bytes(message.photo.content)
-    assert zh.text.splitlines()[:3] == [
+    assert zh.text.splitlines()[:5] == [
         "📊 Class 3A · 2026-09-01 至 2026-09-07",
         "11 个问题 · 2 次课 · 4 人提问",
-        "工具 9 次，失败 2 次 · /compare 数字不同 1/2 · /quiz 首选猜中 2/4 轮 · 6,600 token"]
+        "工具 9 次，失败 2 次 · /compare 数字不同 1/2 · /quiz 首选猜中 2/4 轮 · 6,600 token",
+        "⚠️ 仅模型答错数字的问题：#4 What is 6 times 7?",
+        "🗳 全班猜得最差的轮次：#9 第 1 轮：1/4 猜中 · #5 第 2 轮：1/4 猜中 · #5 第 1 轮：3/4 猜中"]
 
 
 async def test_a_student_gets_their_own_numbers_privately(course: Glassbox) -> None:

@@ -59,6 +59,7 @@ _WORDS: dict[str, tuple[str, str]] = {
                      "(/board) followed by /course."),
     "list_differing": ("仅模型答错数字的问题", "Where the model alone differed on a figure"),
     "list_missed": ("全班猜得最差的轮次", "The rounds the class got most wrong"),
+    "colon": ("：", ": "),
     "list_round": ("第 {round} 轮：{right}/{voters} 猜中",
                    "round {round}: {right} of {voters} right"),
     "pick_from": ("从", "From"),

@@ -27,8 +27,13 @@ from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, is_admin, lang_of, sender_of
 from bot.view.i18n import text
+from bot.view.textlen import shorten, utf16_len
 
 log = logging.getLogger(__name__)
+MAX_CAPTION = 1024
+"""sendPhoto's caption, in UTF-16 units after its markup is parsed (ours is within it)."""
+LISTED, LISTED_CHARS = 3, 60
+"""Runs each list in the caption names, and a question's characters there."""
 
 
 def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
@@ -89,8 +94,22 @@ def caption(figures: CourseFigures, lang: str, title: str, *, own: bool) -> str:
                           rounds=figures.quiz_rounds))
     parts.append(word(lang, "caption_tokens", tokens=figures.tokens))
     lines.append(html.escape(" · ".join(parts)))
+    lines += _lists(figures, lang)
     if own:
         lines.append(f"<i>{html.escape(word(lang, 'caption_own'))}</i>")
     else:
         lines.append(f"<i>{html.escape(word(lang, 'caption_page'))}</i>")
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    return text if utf16_len(text) <= MAX_CAPTION else "\n".join(lines[:3] + lines[-1:])
+
+
+def _lists(figures: CourseFigures, lang: str) -> list[str]:
+    """The first of the lists behind the charts (the page has them all): where the model
+    alone differed on a figure, the rounds the class got most wrong."""
+    differing = [f"#{x.n} {shorten(x.question, LISTED_CHARS)}"
+                 for x in figures.differing[:LISTED]]
+    missed = [f"#{x.n} " + word(lang, "list_round", round=x.round, right=x.right_votes,
+                                voters=x.voters) for x in figures.missed[:LISTED]]
+    return [html.escape(f"{mark} {word(lang, title)}{word(lang, 'colon')}{' · '.join(items)}")
+            for mark, title, items in (("⚠️", "list_differing", differing),
+                                       ("🗳", "list_missed", missed)) if items]
