@@ -5,8 +5,8 @@ SVG for the course page, larger. Labels in the chat's language, drawn with Debia
 CJK font so Chinese never shows as boxes; the SVG carries its glyphs as paths, so the page
 needs no font and no network.
 
-Pure: figures in, bytes out. It is slow for a coroutine (a fraction of a second of CPU), so
-it runs in a process of its own (bot/course/drawing.py).
+Pure: figures in, bytes out. Too much CPU for a coroutine of the bot's event loop, so it
+runs in a process of its own (bot/course/drawing.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The course's pictures drawn off the event loop: matplotlib holds the GIL for most of a
-picture's second of CPU, which in a thread would hold up every other chat's answers; in a
+picture's CPU, which in a thread would hold up every other chat's answers; in a
 process of its own (bot/course/draw_worker.py, started at the first picture and kept) it
 costs the bot nothing but the wait.
 
