@@ -24,7 +24,7 @@ from bench.judge_local import judge_cases
 from bench.judge_local import report as judge_report
 from bench.live import live_figures, overhead_figures
 from bench.local_model import load, report, run_questions
-from bench.notes import notes_figures
+from bench.notes_upload import notes_figures
 from bench.rendering import render_figures
 from bench.scale import checkout
 from bench.scale import main as scale_main

@@ -7,7 +7,7 @@ from agent.events import Action, Observation
 from agent.model.model_client import ModelClient
 from agent.tool import Source
 from agent.tools.calculator import Calculate
-from agent.tools.notes import SearchNotes
+from agent.tools.search_notes import SearchNotes
 from tests.fakes.model import FakeModel, error, text_reply
 
 

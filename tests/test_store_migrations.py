@@ -14,9 +14,9 @@ import pytest
 
 from agent.events import Action, RunStarted, Thought
 from agent.tools.notes_index import NOTES_PASSAGES, UPLOAD_PASSAGES
+from bot.store.course_notes import open_notes_index
 from bot.store.db import is_postgres_url
 from bot.store.migrations import MIGRATIONS, migrate
-from bot.store.notes import open_notes_index
 from bot.store.pg_migrations import PG_MIGRATIONS, migrate_pg
 from bot.store.records import Scope
 from bot.store.transcripts import Store

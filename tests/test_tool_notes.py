@@ -14,7 +14,7 @@ import pytest
 from agent import AgentSettings, ModelClient
 from agent.tool import ToolError
 from agent.tools import Toolbox
-from bot.store.notes import open_notes_index
+from bot.store.course_notes import open_notes_index
 from bot.store.transcripts import Store
 from tests import dbkit
 from tests.dbkit import Target

@@ -15,8 +15,8 @@ from agent.tool_names import TOOL_NAMES
 from agent.tools.calculator import Calculate
 from agent.tools.clock import GetTime
 from agent.tools.currency import ConvertCurrency
-from agent.tools.notes import SearchNotes
 from agent.tools.notes_index import NotesIndex, SqliteNotesIndex
+from agent.tools.search_notes import SearchNotes
 from agent.tools.weather import GetWeather
 from agent.tools.wikipedia import SearchWikipedia
 from wire.tools_client import HttpClient, make_client

@@ -12,8 +12,8 @@ from agent.settings import AgentSettings
 from agent.tool import Tool
 from agent.tool_names import TOOL_NAMES
 from agent.tools.clock import GetTime
-from agent.tools.notes import SearchNotes
 from agent.tools.notes_index import CourseNotes, ScopedNotes
+from agent.tools.search_notes import SearchNotes
 from bot.store.kinds import ConversationKind
 from bot.store.prefs import AgentMode, ChatLang, ChatSettings
 from bot.store.records import Conversation

@@ -20,7 +20,7 @@ from bot.runs.hub import Hub
 from bot.runs.listeners import Listeners
 from bot.runs.metrics import Metrics
 from bot.settings import BotSettings
-from bot.store.notes import open_notes_index
+from bot.store.course_notes import open_notes_index
 from bot.store.prefs import ChatSettings
 from bot.store.records import Conversation
 from bot.store.transcripts import Store

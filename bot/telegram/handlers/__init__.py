@@ -18,7 +18,7 @@ from bot.telegram.handlers import (
     board,
     guards,
     history,
-    notes,
+    notes_command,
     quiz,
     rerun,
     settings_menu,
@@ -34,4 +34,4 @@ def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handlers([*step.handlers(app), *quiz.handlers(), *ask.handlers(), *rerun.handlers(),
                       *history.handlers(),
                       *board.handlers(), *stats.handlers(), *settings_menu.handlers(),
-                      *notes.handlers(), *guards.fallback_handlers()])
+                      *notes_command.handlers(), *guards.fallback_handlers()])
