@@ -5,8 +5,9 @@ is marked as it is written:
   in the session's event loop, where the session's chromium lives;
 - `process`: it starts a process of its own (its code, or a helper of tests' it calls,
   names `subprocess`), such as `python -m bot`;
-- `timed`: it times our code with `perf_counter` (a bound on seconds, or on how time grows
-  with the input): under pytest-xdist it runs while no other test does (tests/alone.py);
+- `timed`: it times our code by the wall clock (`perf_counter`): under pytest-xdist it runs
+  while no other test does (tests/alone.py). A test that times the CPU its own thread
+  spends (`thread_time`) needs no such turn;
 - `slow`: every browser and process test, and the in-process tests in SLOW, which take
   seconds by design. `scripts/test -m "not slow"` is the everyday run; CI runs them all."""
 
