@@ -14,8 +14,10 @@ from gallery.pictures import browser_for
 
 WIDTH, HEIGHT = 1280, 720
 ANSWERS = ('.answers [data-lane="plain"] .step.answer',
-           '.answers [data-lane="react"] .step.answer', ".judgement")
-"""What a /compare's end must show on the one screen."""
+           '.answers [data-lane="react"] .step.answer', ".judgement",
+           '.answers [data-lane="left"] .step.answer',
+           '.answers [data-lane="right"] .step.answer')
+"""What a /compare's end must show on the one screen (two stored runs: both answers)."""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from bot.store.records import Scope
 from gallery.stage import GROUP, TEACHER, Stage, routed
 from tests.fakes.model import error
 from tests.fakes.telegram import Message
@@ -286,6 +287,45 @@ def _reveal(s: Stage, asked: int) -> str:
                  if b["callback_data"].startswith("quiz:")), "")
 
 
+async def compare_runs(s: Stage) -> Shot:
+    """/compare N M in the class group, by the teacher: a student's run beside the teacher's
+    on one question, no model called; the student's model guessed, the teacher's calculated."""
+    question = "/ask " + s.t("2,480 的 17% 是多少？", "What is 17% of 2,480?")
+    s.model.push(s.called(("calculate", {"expression": "2480 * 0.17"}), content=s.t(
+        "百分比我用计算器算。", "I will work the percentage out with the calculator.")),
+        s.said(s.t("2,480 的 17% 正好是 **421.6**。", "17% of 2,480 is exactly **421.6**.")))
+    await s.ask(GROUP, TEACHER, question)
+    teachers = await _newest(s)
+    s.model.push(s.said(s.t("2,480 的 17% 大约是 **400**。", "17% of 2,480 is roughly **400**.")))
+    await s.ask(GROUP, s.user("compare-runs", name=s.t("小明", "Kim")), question)
+    students = await _newest(s)
+    since = _mark(s)
+    await s.command(GROUP, TEACHER, f"/compare {students} {teachers}")
+    return Shot(GROUP, ("421.6", "400", "calculate", "⚡", "📊"), since=since)
+
+
+async def rerun(s: Stage) -> Shot:
+    """/rerun N in the class group, by the teacher: an earlier question asked again with
+    today's settings; this time the model answers from memory, and the first action where
+    the two chains part is marked."""
+    s.model.push(s.called(("calculate", {"expression": "2 ** 20"}), content=s.t(
+        "我用计算器算 2 的 20 次方。", "I will calculate 2 ** 20.")),
+        s.said(s.t("2 的 20 次方是 **1,048,576**。", "2 to the 20th is **1,048,576**.")))
+    await s.ask(GROUP, TEACHER, "/ask " + s.t("2 的 20 次方是多少？", "What is 2 to the 20th?"))
+    earlier = await _newest(s)
+    s.model.push(s.said(s.t("2 的 20 次方大约是 **1,000,000**。",
+                            "2 to the 20th is about **1,000,000**.")))
+    since = _mark(s)
+    await s.command(GROUP, TEACHER, f"/rerun {earlier}", replies=2)
+    return Shot(GROUP, ("1,048,576", "1,000,000", "⚡", "📊"), since=since)
+
+
+async def _newest(s: Stage) -> int:
+    """The number of the class group's newest run."""
+    page = await s.gb.parts.store.history(Scope(GROUP), per_page=1)
+    return page.runs[0].n
+
+
 def _mark(s: Stage) -> int:
     """Frame number from which on what happens belongs to the scenario being played."""
     return len(s.tg.frames)
@@ -337,4 +377,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("quiz", ("/quiz：全班先预测", "/quiz: the class predicts"), quiz, board=True),
     Scenario("local-model", ("本地小模型", "A small local model"), local_model),
     Scenario("stats", ("/stats：课程概览", "/stats: the course"), stats, course=True),
+    Scenario("compare-runs", ("/compare 3 5：两条记录并排", "/compare 3 5: two stored runs"),
+             compare_runs, board=True),
+    Scenario("rerun", ("/rerun：再问一次", "/rerun: asked again"), rerun, board=True),
 )

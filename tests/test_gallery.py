@@ -134,3 +134,13 @@ def test_the_course_page_after_the_lecture(played: list[Played], lang: str) -> N
     assert page.path.name == f"stats-{lang}-course.png"
     assert page.path.read_bytes().startswith(b"\x89PNG")
     assert "/compare" in page.text and "/quiz" in page.text
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("key", ["compare-runs", "rerun"])
+def test_the_board_shows_two_stored_runs_side_by_side(played: list[Played], key: str,
+                                                      lang: str) -> None:
+    board = board_of(played, key, lang)
+    assert board.outside == ()  # both answers inside 1280×720
+    assert {lane for lane, _ in board.marked} == {"left", "right"}  # digits marked in both
+    assert "📊 #" in board.text and "⚡" not in board.text  # the chains folded at the end

@@ -106,8 +106,8 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     if copies:
         out.append(("\n\n🔗 ", ()))
         out.append((phrase(lang, "compare_rounds"), (B,)))
-        out.extend(_folded(_aligned(plain, react, lang, live)) if live
-                   else _aligned(plain, react, lang, live))
+        aligned = _lines_after_heading(_aligned(plain, react, lang, live))
+        out.extend(_folded(aligned) if live else aligned)
     elif react.rounds or react.plan:
         out.append(("\n\n🔗 ", ()))
         out.append((phrase(lang, "compare_chain"), (B,)))
