@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.figures import Figure, table
+from bench.bench_figures import Figure, table
 from bench.huge import huge_figures
 from bench.judge_local import judge_cases
 from bench.judge_local import report as judge_report

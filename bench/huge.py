@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.figures import Figure
+from bench.bench_figures import Figure
 from bot.store.records import Scope
 from bot.store.transcripts import lanes_of
 from bot.view.export import export_html

@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from bench.figures import Figure, percentile
+from bench.bench_figures import Figure, percentile
 from bench.stage import (
     LONG_ASK,
     UPSTREAM_LATENCY_S,

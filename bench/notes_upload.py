@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from agent.tools.documents import read_document
-from bench.figures import Figure
+from bench.bench_figures import Figure
 from tests.botkit import ADMIN, GROUP, SCALE, people, running
 from tests.fakes.model import FakeModel
 from tests.fakes.telegram import FakeTelegram

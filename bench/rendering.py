@@ -14,7 +14,7 @@ from agent.events import (
     Thought,
     Usage,
 )
-from bench.figures import Figure, median
+from bench.bench_figures import Figure, median
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
 

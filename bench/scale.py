@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.figures import percentile
+from bench.bench_figures import percentile
 from bench.live import GROUP_BASE, USER_BASE, Asked, ask, delivered, shown_at
 from bench.stage import ROOT, Stage, bot_replies, final_pages, question_of, rss_kib, stage
 from tests.dbkit import create_database, drop_database

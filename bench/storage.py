@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from agent.events import Action, Event, Observation, Thought
-from bench.figures import Figure, median
+from bench.bench_figures import Figure, median
 from bot.store.records import Scope
 from bot.store.transcripts import Store
 

@@ -16,8 +16,8 @@ import pytest
 from PIL import Image
 
 from bot.course import chart
+from bot.course.course_figures import CourseFigures
 from bot.course.drawing import AlreadyDrawing, Drawing, DrawingFailed, TooBusy
-from bot.course.figures import CourseFigures
 from bot.course.service import Course
 from bot.store.records import Scope, telegram_chat
 from bot.store.transcripts import Store

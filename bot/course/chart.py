@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from bot.course.figures import MODES, CourseFigures
+from bot.course.course_figures import MODES, CourseFigures
 from bot.course.words import word, word_for
 
 CJK_FAMILY = "Noto Sans CJK SC"

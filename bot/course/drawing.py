@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from bot.course.chart import Chart
-from bot.course.figures import CourseFigures
+from bot.course.course_figures import CourseFigures
 from wire.wire_errors import GlassboxError
 
 log = logging.getLogger(__name__)

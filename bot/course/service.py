@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import logging
 
+from bot.course.course_figures import CourseFigures, course_figures
 from bot.course.facts import facts_of
-from bot.course.figures import CourseFigures, course_figures
 from bot.course.period import Period
 from bot.store.course_records import RunLine
 from bot.store.records import Scope

@@ -18,8 +18,8 @@ from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CommandHandler
 
 from bot.course.chart import headline, period_words
+from bot.course.course_figures import CourseFigures
 from bot.course.drawing import AlreadyDrawing, DrawingFailed, TooBusy
-from bot.course.figures import CourseFigures
 from bot.course.period import MAX_DAYS, PeriodProblem, parse_period, today_in
 from bot.course.words import word
 from bot.store.records import Scope
