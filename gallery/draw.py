@@ -1,6 +1,6 @@
 """The gallery page: each scenario's message states in order, as bubbles at phone width, then
 its final state on a phone screen (390×844) and in Telegram Desktop at 1280×720, as Telegram
-draws them (light theme). What a projector shows in class is the board (gallery/board.py).
+draws them (light theme). What a projector shows in class is the board (gallery/board_picture.py).
 One self-contained HTML file: inline CSS, no scripts, nothing fetched.
 
 Code is drawn in a CJK monospace font, whose Latin letters are half as wide as its Chinese

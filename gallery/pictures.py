@@ -14,7 +14,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 README_SHOTS = ("phone-ask-en", "phone-ask-zh", "phone-quiz-en", "phone-quiz-zh",
                 "phone-stats-en", "phone-stats-zh")
 """The screens of the page README shows: a finished /ask and a /quiz on a phone (beside the
-class board's /compare and /quiz on a projector, gallery/board.py)."""
+class board's /compare and /quiz on a projector, gallery/board_picture.py)."""
 
 
 @contextlib.asynccontextmanager

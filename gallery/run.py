@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.lang import Lang
-from gallery.board import BoardShot, camera
+from gallery.board_picture import BoardShot, camera
 from gallery.scenarios import SCENARIOS, Scenario, Shot
 from gallery.stage import stage
 from tests.fakes.telegram_objects import Frame

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from gallery.board import BoardShot
+from gallery.board_picture import BoardShot
 from gallery.draw import final_state, page
 from gallery.pictures import take
 from gallery.run import LANGS, Played, play_all

@@ -15,7 +15,7 @@ from telegram.ext import Application
 
 from bot.telegram.handlers import (
     ask,
-    board,
+    board_command,
     guards,
     history,
     notes_command,
@@ -33,5 +33,5 @@ def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(guards.gate_handler(), group=GATE_GROUP)
     app.add_handlers([*step.handlers(app), *quiz.handlers(), *ask.handlers(), *rerun.handlers(),
                       *history.handlers(),
-                      *board.handlers(), *stats.handlers(), *settings_menu.handlers(),
+                      *board_command.handlers(), *stats.handlers(), *settings_menu.handlers(),
                       *notes_command.handlers(), *guards.fallback_handlers()])
