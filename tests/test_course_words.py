@@ -1,4 +1,4 @@
-"""The course's own words (bot/course/words.py): every entry in both languages with the same
+"""The course's own words (bot/course/course_words.py): every entry in both languages with the same
 placeholders, each one used somewhere in bot/."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.course.words import _WORDS, word, word_for
+from bot.course.course_words import _WORDS, word, word_for
 from tests.wordkit import assert_both_languages, unsaid
 
 BOT = Path(__file__).resolve().parent.parent / "bot"

@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from bot.course.course_figures import MODES, CourseFigures
-from bot.course.words import word, word_for
+from bot.course.course_words import word, word_for
 
 CJK_FAMILY = "Noto Sans CJK SC"
 """Debian's fonts-noto-cjk: the Chinese labels' font (its Latin letters are fine too)."""

@@ -13,7 +13,7 @@ import io
 from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
-from bot.course.words import word
+from bot.course.course_words import word
 from bot.store.course_records import RunLine
 
 COLUMNS = ("time", "asker", "number", "mode", "question", "tools", "status", "rounds",

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 from bot.course.chart import Chart, ending_rows, headline, period_words
 from bot.course.course_figures import MODES, CourseFigures
-from bot.course.words import word
+from bot.course.course_words import word
 from bot.store.course_records import Listed
 from bot.view.i18n import lang_code
 

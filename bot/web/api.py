@@ -27,8 +27,8 @@ from agent.classroom.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import detect_lang
 from agent.model.model_errors import ModelErrorKind
+from bot.course.course_words import word
 from bot.course.period import MAX_DAYS, PeriodProblem, from_query, today_in
-from bot.course.words import word
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy, Refusal
 from bot.runs.quota import OverBudget, RateLimited

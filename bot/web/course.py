@@ -13,11 +13,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from bot.course.course_words import word
 from bot.course.csv_file import runs_csv
 from bot.course.drawing import AlreadyDrawing, DrawingFailed, TooBusy
 from bot.course.page import course_page
 from bot.course.period import MAX_DAYS, Period, PeriodProblem, from_query, today_in
-from bot.course.words import word
 from bot.runs.services import Services, Shared
 from bot.store.records import Scope, telegram_chat
 from bot.view.board_html import board_page

@@ -19,9 +19,9 @@ from telegram.ext import BaseHandler, CommandHandler
 
 from bot.course.chart import headline, period_words
 from bot.course.course_figures import CourseFigures
+from bot.course.course_words import word
 from bot.course.drawing import AlreadyDrawing, DrawingFailed, TooBusy
 from bot.course.period import MAX_DAYS, PeriodProblem, parse_period, today_in
-from bot.course.words import word
 from bot.store.records import Scope
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
