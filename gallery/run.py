@@ -10,8 +10,8 @@ from typing import Any
 
 from agent.lang import Lang
 from gallery.board_picture import BoardShot, camera
+from gallery.class_stage import stage
 from gallery.scenarios import SCENARIOS, Scenario, Shot
-from gallery.stage import stage
 from tests.fakes.telegram_objects import Frame
 
 LANGS: tuple[Lang, ...] = ("en", "zh")

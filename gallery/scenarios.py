@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.store.records import Scope
-from gallery.stage import GROUP, TEACHER, Stage, routed
+from gallery.class_stage import GROUP, TEACHER, Stage, routed
 from tests.fakes.model import error
 from tests.fakes.telegram import Message
 
