@@ -35,7 +35,7 @@ class GlassboxError(Exception):
     - the store: bot.store.db.DatabaseUnreachable and StoreUnavailable,
       bot.store.copy.TargetInUse;
     - the course page: bot.course.drawing.AlreadyDrawing, TooBusy and DrawingFailed (a
-      chart not drawn), bot.web.course's _Gone (no such board link);
+      chart not drawn), bot.web.course_routes's _Gone (no such board link);
     - the front ends: bot.web.bodies.ApiError (the API's answer to a bad request),
       bot.serve.PortInUse.
     tests/test_layout.py checks that every exception class of agent/, bot/ and wire/

@@ -16,7 +16,7 @@ from bot.runs.services import Shared
 from bot.settings import BotSettings
 from bot.web.api import api_routes
 from bot.web.board import board_routes
-from bot.web.course import course_routes
+from bot.web.course_routes import course_routes
 
 
 def glassbox_version() -> str:
