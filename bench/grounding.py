@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agent.grounding.backing import ledger
 from agent.prompts import Turn
-from bot.view.grounding import MARK, marked
+from bot.view.grounding_marks import MARK, marked
 
 LABELLED = Path(__file__).parent.parent / "tests" / "grounding" / "labelled.json"
 _LABEL = re.compile(r"⟦([bu]):([^⟧]*)⟧")

@@ -12,7 +12,7 @@ from agent.events import Note
 from agent.grounding.backing import ledger, unfounded
 from agent.settings import AgentSettings
 from bot.view.export import export_html
-from bot.view.grounding import marked
+from bot.view.grounding_marks import marked
 from bot.view.render import render_compare, render_run
 from bot.view.transcript import Transcript
 from tests.fakes.model import FakeModel, text_reply, tool_reply

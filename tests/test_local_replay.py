@@ -27,7 +27,7 @@ from agent.tool import Tool
 from agent.tools import Toolbox
 from agent.tools.clock import GetTime
 from bench.local_model import CALL_JSON, Question, answer_lang, outcome_of, settings_for
-from bot.view.grounding import MARK, marked
+from bot.view.grounding_marks import MARK, marked
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
 from tests.fakes.model import SSE_HEADERS, FakeModel

@@ -2,7 +2,7 @@
 
 A small model that could not look something up often answers with a figure anyway; the run
 lists each figure with what backs it (agent/grounding/lookups.py), and front ends mark the unbacked
-ones quietly (bot/view/grounding.py). Each figure is checked against stated rules, first
+ones quietly (bot/view/grounding_marks.py). Each figure is checked against stated rules, first
 one to hold wins: the same value, date or time as an observation, the question or the
 history (exact, or rounded to the figure's own precision); a unit conversion of such a
 value; an amount through an exchange rate a source states; sums, differences, products,

@@ -17,7 +17,7 @@ from agent.prompts import args_text
 from bot.store.records import RunRecord
 from bot.view.alignment import align
 from bot.view.differences import Drawn, compared_answers, to_html_marks
-from bot.view.grounding import ledger_html, unfounded_line
+from bot.view.grounding_marks import ledger_html, unfounded_line
 from bot.view.i18n import (
     answer_heading,
     ending_line,

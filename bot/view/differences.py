@@ -18,7 +18,7 @@ from bot.view.spans import Span
 from bot.view.transcript import Transcript
 
 OPEN, CLOSE = "\ue002", "\ue003"
-"""Not bot.view.grounding's two: a marked digit sits inside its figure's span."""
+"""Not bot.view.grounding_marks's two: a marked digit sits inside its figure's span."""
 U = "<u>"
 
 Drawn = tuple[str, tuple[Entry, ...]]

@@ -21,7 +21,7 @@ from bot.store.kinds import RunMode
 from bot.store.records import LANES, RunRecord, UnknownEvent
 from bot.view.alignment import align, moves
 from bot.view.differences import Drawn, compared_answers, to_html_marks
-from bot.view.grounding import MARK, ledger_html, status, unfounded_line
+from bot.view.grounding_marks import MARK, ledger_html, status, unfounded_line
 from bot.view.i18n import (
     answer_heading,
     failure_label,

@@ -19,7 +19,7 @@ from agent.events import ObservationFailure
 from agent.prompts import args_text
 from bot.view.alignment import align
 from bot.view.differences import Drawn, compared_answers, to_span_marks
-from bot.view.grounding import MARK, marked, status, unfounded_line
+from bot.view.grounding_marks import MARK, marked, status, unfounded_line
 from bot.view.i18n import (
     answer_heading,
     ending_line,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent.ledger import Backing, Entry
-from bot.view.grounding import ledger_html, marked
+from bot.view.grounding_marks import ledger_html, marked
 from bot.view.markdown import md_to_html
 from tests.botkit import ALICE, Add, people
 from tests.fakes.model import FakeModel, Reply, text_reply, tool_reply
