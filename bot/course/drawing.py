@@ -11,16 +11,14 @@ process is killed and the next picture starts a new one.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import pickle
-import sys
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from bot.course.chart import Chart
 from bot.course.course_figures import CourseFigures
+from bot.worker_process import Worker, WorkerError, WorkerFailed
 from wire.wire_errors import GlassboxError
 
 log = logging.getLogger(__name__)
@@ -43,8 +41,7 @@ class DrawingFailed(GlassboxError):
 class Drawing:
     def __init__(self, most_waiting: int = MOST_WAITING, timeout_s: float = TIMEOUT_S) -> None:
         self.most_waiting, self.timeout_s = most_waiting, timeout_s
-        self._process: asyncio.subprocess.Process | None = None
-        self._one = asyncio.Lock()
+        self._worker = Worker("bot.course.draw_worker", name="course pictures'")
         self._drawing: set[Hashable] = set()
 
     @contextmanager
@@ -74,53 +71,13 @@ class Drawing:
         return await self._draw("cjk_font")
 
     async def _draw(self, name: str, *args: Any) -> Any:
-        async with self._one:
-            ok, value = await self._ask(name, args)
-        if not ok:
-            log.error("a course picture failed: %s", value)
-            raise DrawingFailed(value)
-        return value
-
-    async def _ask(self, name: str, args: tuple[Any, ...]) -> tuple[bool, Any]:
-        process = await self._started()
-        assert process.stdin is not None and process.stdout is not None
-        data = pickle.dumps((name, args))
         try:
-            process.stdin.write(len(data).to_bytes(8, "big") + data)
-            async with asyncio.timeout(self.timeout_s):
-                await process.stdin.drain()
-                size = int.from_bytes(await process.stdout.readexactly(8), "big")
-                return pickle.loads(await process.stdout.readexactly(size))
-        except (TimeoutError, asyncio.IncompleteReadError, ConnectionError) as err:
-            log.error("the course pictures' process failed (%s); it is replaced",
-                      type(err).__name__)
-            await self._stop(kill=True)
-            raise DrawingFailed(type(err).__name__) from None
-        except BaseException:  # cancelled mid-answer: the pipe is out of step, start anew
-            await asyncio.shield(self._stop(kill=True))
-            raise
-
-    async def _started(self) -> asyncio.subprocess.Process:
-        if self._process is None or self._process.returncode is not None:
-            self._process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot.course.draw_worker",
-                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-        return self._process
-
-    async def _stop(self, *, kill: bool) -> None:
-        process, self._process = self._process, None
-        if process is None or process.returncode is not None:
-            return
-        if kill:
-            process.kill()
-        else:
-            assert process.stdin is not None
-            process.stdin.close()  # the worker ends at the end of its input
-        try:
-            await asyncio.wait_for(process.wait(), 5)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
+            return await self._worker.ask(name, *args, timeout_s=self.timeout_s)
+        except WorkerError as err:
+            log.error("a course picture failed: %s", err)
+            raise DrawingFailed(str(err)) from None
+        except WorkerFailed as err:
+            raise DrawingFailed(str(err)) from None
 
     async def close(self) -> None:
-        await self._stop(kill=False)
+        await self._worker.close()
