@@ -31,16 +31,20 @@ from PIL import Image
 from tests.fakes.server import FakeServer, Reply, Request, wire
 from tests.fakes.telegram_html import CantParseEntities, parse_html, shows_nothing, utf16_units
 from tests.fakes.telegram_objects import (
+    SOUND_PATHS,
     ApiError,
     Call,
     Document,
     Frame,
     Message,
     Photo,
+    Sound,
     chat_member,
     document_json,
     file_id,
     photo_json,
+    sound_id,
+    sound_json,
 )
 from tests.fakes.telegram_polls import Poll, new_poll
 
@@ -152,6 +156,16 @@ class FakeTelegram(FakeServer):
                 data["caption_entities"] = [{"offset": 0, "length": utf16_units(command),
                                              "type": "bot_command"}]
             self._queue({"message": data})
+        return msg.message_id
+
+    def send_sound(self, chat_id: int, user_id: int, sound: Sound, *, caption: str = "",
+                   reply_to: int | None = None) -> int:
+        """A user sends a voice message or an audio file (with a caption); returns its id."""
+        with self.lock:
+            msg = self._store(chat_id, self.users[user_id], caption, caption, reply_to)
+            msg.sound = sound
+            self._frame(msg)
+            self._queue({"message": self._message_json(msg)})
         return msg.message_id
 
     def tap(self, chat_id: int, user_id: int, message_id: int, data: str) -> str:
@@ -436,6 +450,16 @@ class FakeTelegram(FakeServer):
         """A File with its `file_path`, as getFile answers; Telegram lets bots download at
         most 20 MB ("file is too big" beyond)."""
         for (chat_id, message_id), msg in self.messages.items():
+            sound = msg.sound
+            if sound is not None and sound_id(chat_id, message_id, sound.kind) == wanted:
+                size = sound.size or len(sound.content)
+                if size > MAX_DOWNLOAD_BYTES:
+                    raise ApiError(400, "Bad Request: file is too big")
+                ext = sound.file_name.rsplit(".", 1)[-1] if "." in sound.file_name else "mp3"
+                path = SOUND_PATHS[sound.kind].format(n=len(self.file_paths), ext=ext)
+                self.file_paths[path] = sound.content
+                return {"file_id": wanted, "file_unique_id": f"AgAD{abs(chat_id)}{message_id:05d}",
+                        "file_size": size, "file_path": path}
             if msg.document is not None and file_id(chat_id, message_id) == wanted:
                 size = msg.document.size or len(msg.document.content)
                 if size > MAX_DOWNLOAD_BYTES:
@@ -508,6 +532,10 @@ class FakeTelegram(FakeServer):
                                 "chat": self.chats[msg.chat_id], "date": int(time.time())}
         if msg.poll is not None:
             data["poll"] = msg.poll.json()
+        elif msg.sound is not None:
+            data[msg.sound.kind.value] = sound_json(msg.chat_id, msg.message_id, msg.sound)
+            if msg.text:
+                data["caption"] = msg.text
         elif msg.photo is not None:
             data["photo"] = photo_json(msg.chat_id, msg.message_id, msg.photo)
             if msg.text:

@@ -4,6 +4,7 @@ of the Bot API docs for a document and a chat member."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 
@@ -51,6 +52,50 @@ def photo_json(chat_id: int, message_id: int, photo: Photo) -> list[dict[str, An
              "file_size": len(photo.content) * side // longest} for side in sides]
 
 
+class SoundKind(StrEnum):
+    VOICE = "voice"
+    """A voice note (OGG/Opus, recorded in Telegram): a Message's `voice`."""
+    AUDIO = "audio"
+    """An audio file sent as music (MP3, M4A, ...): a Message's `audio`."""
+
+
+@dataclass(frozen=True)
+class Sound:
+    """A voice message or audio file a user sent: its bytes and what Telegram says of it
+    (`duration`: the sender's app's word, whole seconds)."""
+
+    kind: SoundKind
+    content: bytes
+    duration: int
+    mime_type: str = "audio/ogg"
+    file_name: str = ""
+    """An audio file's name (voice notes have none)."""
+    size: int | None = None
+    """The size the Bot API reports, when a test makes it other than the content's."""
+
+
+SOUND_FILE_IDS = {SoundKind.VOICE: "AwACAgIAAxkBAAI", SoundKind.AUDIO: "CQACAgIAAxkBAAI"}
+"""How Telegram's file_ids of each kind begin (their first bytes encode the file's type)."""
+SOUND_PATHS = {SoundKind.VOICE: "voice/file_{n}.oga", SoundKind.AUDIO: "music/file_{n}.{ext}"}
+"""Where getFile puts each kind (`file_path`)."""
+
+
+def sound_id(chat_id: int, message_id: int, kind: SoundKind) -> str:
+    return f"{SOUND_FILE_IDS[kind]}{abs(chat_id)}x{message_id:05d}"
+
+
+def sound_json(chat_id: int, message_id: int, sound: Sound) -> dict[str, Any]:
+    """A Message's `voice` (Voice) or `audio` (Audio) field, in the Bot API's key order
+    (tests/wire/telegram/getUpdates_voice_audio.json)."""
+    data: dict[str, Any] = {"duration": sound.duration}
+    if sound.kind is SoundKind.AUDIO and sound.file_name:
+        data["file_name"] = sound.file_name
+    data["mime_type"] = sound.mime_type
+    return {**data, "file_id": sound_id(chat_id, message_id, sound.kind),
+            "file_unique_id": f"AgAD{abs(chat_id)}{message_id:05d}",
+            "file_size": sound.size or len(sound.content)}
+
+
 @dataclass
 class Message:
     chat_id: int
@@ -72,6 +117,8 @@ class Message:
     """A poll message's tests.fakes.telegram_polls.Poll (`text` is then its question)."""
     photo: Photo | None = None
     """A photo message's picture (`text` is then its caption)."""
+    sound: Sound | None = None
+    """A voice message's or audio file's sound (`text` is then its caption)."""
     deleted: bool = False
     """Deleted (deleteMessage): no longer in the chat."""
 
