@@ -105,6 +105,26 @@ class BotSettings(AgentSettings):
     """Uploaded files read at once, across all chats (NOTES_READERS); the others wait their
     turn. The readers use at most NOTES_EXTRACT_MEMORY_MB times this."""
 
+    # --- Voice questions ---
+    voice: bool = True
+    """VOICE=off: voice messages get the "text only" line, as stickers do."""
+    voice_max_s: int = Field(default=60, ge=1, le=600)
+    """The longest voice message heard, in seconds; a longer one is refused, the limit
+    named."""
+    whisper_model: str = "base"
+    """The embedded Whisper's model: a name faster-whisper downloads on first use, or a
+    directory holding a CTranslate2 conversion (model.bin, config.json, tokenizer.json,
+    vocabulary.json)."""
+    whisper_languages: str = "zh,en"
+    """The languages (Whisper's codes, comma-separated) a voice message is heard in: the
+    likeliest of them; empty: whichever Whisper hears."""
+    whisper_api_url: str = ""
+    """An OpenAI-compatible server's base URL (…/v1) whose /audio/transcriptions hears
+    voice messages instead of the embedded Whisper; empty: the embedded one."""
+    whisper_api_key: SecretStr = SecretStr("")
+    whisper_api_model: str = "whisper-1"
+    """The model name that server knows."""
+
     max_concurrent_runs: int = Field(default=100, ge=1)
     """Runs at once (MAX_CONCURRENT_RUNS); past it questions queue, fair across chats
     (measured in bench/scale.py, docs/scaling.md)."""

@@ -36,6 +36,10 @@ class GlassboxError(Exception):
       bot.store.copy.TargetInUse;
     - the course page: bot.course.drawing.AlreadyDrawing, TooBusy and DrawingFailed (a
       chart not drawn), bot.web.course_routes's _Gone (no such board link);
+    - voice questions: bot.voice.audio.TooLong and NotAudio (a sound not decoded within the
+      cap), bot.voice.transcriber.NotHeard (a message not heard, and why);
+    - worker processes: bot.worker_process.WorkerFailed (the process died or ran out of
+      time) and WorkerError (the request raised in it);
     - the front ends: bot.web.bodies.ApiError (the API's answer to a bad request),
       bot.serve.PortInUse.
     tests/test_layout.py checks that every exception class of agent/, bot/ and wire/

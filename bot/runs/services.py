@@ -24,6 +24,7 @@ from bot.store.course_notes import open_notes_index
 from bot.store.prefs import ChatSettings
 from bot.store.records import Conversation
 from bot.store.transcripts import Store
+from bot.voice.transcriber import Transcriber, transcriber
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,8 @@ class Services:
     pruning: asyncio.Task[None] | None = field(default=None, compare=False)
     drawing: Drawing = field(default_factory=Drawing, compare=False)
     """The course's pictures, drawn in a process of their own."""
+    voice: Transcriber | None = field(default=None, compare=False)
+    """What hears voice messages (VOICE, WHISPER_MODEL, WHISPER_API_URL); None: off."""
 
     @property
     def course(self) -> Course:
@@ -91,7 +94,8 @@ class Shared:
         if settings.transcript_retention_days:
             pruning = asyncio.create_task(_prune_daily(store, self.hub, runs,
                                                        settings.transcript_retention_days))
-        self.services = Services(settings, store, runs, notes, toolbox, pruning)
+        self.services = Services(settings, store, runs, notes, toolbox, pruning,
+                                 voice=transcriber(settings))
         return self.services
 
     async def close(self) -> None:
@@ -104,6 +108,8 @@ class Shared:
             # Let a prune that is mid-transaction roll back before the store closes under it.
             await asyncio.gather(services.pruning, return_exceptions=True)
         await services.drawing.close()
+        if services.voice is not None:
+            await services.voice.close()
         await services.runs.client.close()
         if services.runs.answer_client is not None:
             await services.runs.answer_client.close()

@@ -1,7 +1,8 @@
 """Who may upload course notes now: one upload at a time per chat (reading and indexing one
 costs a process and seconds of writes), and at most NOTES_UPLOAD_RATE_LIMIT per user; and
 when a file is read: at most NOTES_READERS at once across all chats, each reader being a
-process of up to NOTES_EXTRACT_MEMORY_MB."""
+process of up to NOTES_EXTRACT_MEMORY_MB. A voice message is an upload too: heard one at a
+time per chat, with no rate of its own (its question counts in USER_RATE_LIMIT)."""
 
 from __future__ import annotations
 

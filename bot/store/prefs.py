@@ -43,10 +43,13 @@ class ChatSettings:
         the chat's, if it set one."""
         return person if self.lang == "auto" else self.lang
 
-    def run_lang(self, question: str, person: Lang) -> Lang:
+    def run_lang(self, question: str, person: Lang, spoken: Lang | None = None) -> Lang:
         """The one language of a run's message here: the chat's, if it set one; else the
-        question's when it is clear, else the asker's (agent.lang.run_lang)."""
-        return run_lang(question, person) if self.lang == "auto" else self.lang
+        one the question was heard in (`spoken`, a voice message's), else the question's
+        when it is clear, else the asker's (agent.lang.run_lang)."""
+        if self.lang != "auto":
+            return self.lang
+        return spoken or run_lang(question, person)
 
     def changed(self, **values: Any) -> ChatSettings:
         return dataclasses.replace(self, **values)

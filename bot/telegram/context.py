@@ -40,6 +40,8 @@ class Parts:
     """/history lists per sender (HISTORY_RATE_LIMIT); None: no limit."""
     uploads: UploadGate = field(default_factory=lambda: UploadGate(None))
     """Who may upload notes now (one at a time per chat, NOTES_UPLOAD_RATE_LIMIT)."""
+    hearings: UploadGate = field(default_factory=lambda: UploadGate(None))
+    """Voice messages being heard: one at a time per chat."""
 
     @property
     def settings(self) -> BotSettings:

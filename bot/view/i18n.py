@@ -187,6 +187,27 @@ _HTML: dict[str, tuple[str, str]] = {
     "notes_download_failed": ("没能从 Telegram 下载 {name}，请再发送一次。",
                               "{name} could not be downloaded from Telegram; please send it "
                               "again."),
+    # --- voice questions ---
+    "voice_too_long": ("这条语音超过了 {limit} 秒，我听不了这么长的。请分成几段短一点的再发。",
+                       "This voice message is longer than {limit} seconds, the most I listen "
+                       "to. Please send it again in shorter parts."),
+    "voice_too_big": ("这个文件有 {mb} MB，Telegram 只让机器人下载 20 MB 以内的文件。",
+                      "This file is {mb} MB; Telegram lets bots download at most 20 MB."),
+    "voice_not_audio": ("我没能从这个文件里读出声音。请发语音消息，"
+                        "或 OGG、MP3、M4A、WAV 音频文件。",
+                        "I could not read any sound from this file. Please send a voice "
+                        "message, or an OGG, MP3, M4A or WAV audio file."),
+    "voice_silent": ("这条语音里我没有听到说话。请靠近麦克风再说一次。",
+                     "I heard no words in this voice message. Please say it again, closer to "
+                     "the microphone."),
+    "voice_chat_busy": ("我还在听这个聊天的上一条语音，请稍后再发这一条。",
+                        "I am still listening to this chat's previous voice message; please "
+                        "send this one again in a moment."),
+    "voice_busy": ("现在有很多语音在排队，请过一分钟再发。",
+                   "Many voice messages are waiting to be heard; please send it again in a "
+                   "minute."),
+    "voice_failed": ("现在没法听语音消息，请把问题用文字发给我。",
+                     "I cannot listen to voice messages right now; please type the question."),
     "notes_admins": ("只有管理员可以添加或删除本聊天的课程笔记。",
                      "Only an admin can add or remove this chat's course notes."),
     "notes_off": ("课程笔记没有开启（search_notes 不在 AGENT_TOOLS 中）。",

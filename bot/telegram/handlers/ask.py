@@ -3,6 +3,8 @@ check it, and start the run in the background (so no update waits for an answer)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from telegram import Message, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
@@ -50,20 +52,42 @@ async def help_command(update: Update, context: Context) -> None:
                                 Notice.HELP, command.lower()[:32])
 
 
+@dataclass(frozen=True, slots=True)
+class Command:
+    """What an asking command says: /ask, /plain, /compare, /plan (an ask that makes a plan
+    first) or /step (an ask that pauses before every action), and the words after it."""
+
+    mode: RunMode
+    typed: str
+    name: str
+
+    @classmethod
+    def of(cls, msg: Message) -> Command:
+        assert msg.text is not None
+        command, *rest = msg.text.split(maxsplit=1)
+        name = command.lstrip("/").split("@", 1)[0].lower()
+        mode = RunMode.ASK if name in ("plan", "step") else RunMode(name)
+        return cls(mode, rest[0] if rest else "", name)
+
+    @property
+    def planner(self) -> bool | None:
+        return True if self.name == "plan" else None
+
+    @property
+    def step(self) -> bool:
+        return self.name == "step"
+
+
 async def ask_command(update: Update, context: Context) -> None:
-    """/ask, /plain, /compare, /plan (an ask that makes a plan first) and /step (an ask that
-    pauses before every action), with the question after the command (or @BotName)."""
+    """An asking command, with the question after the command (or @BotName)."""
     msg = update.effective_message
-    assert msg is not None and msg.text is not None
-    command, *rest = msg.text.split(maxsplit=1)
-    name = command.lstrip("/").split("@", 1)[0].lower()
-    if name == RunMode.COMPARE and (runs := two_runs(rest[0] if rest else "")):
+    assert msg is not None
+    asked = Command.of(msg)
+    if asked.mode == RunMode.COMPARE and (runs := two_runs(asked.typed)):
         await compare_runs(update, context, msg, runs)
         return
-    mode = RunMode.ASK if name in ("plan", "step") else RunMode(name)
-    await start_question(update, context, mode, rest[0] if rest else "", msg,  # type: ignore[arg-type]
-                         planner=True if name == "plan" else None, command=name,
-                         step=name == "step")
+    await start_question(update, context, asked.mode, asked.typed, msg,
+                         planner=asked.planner, command=asked.name, step=asked.step)
 
 
 async def private_text(update: Update, context: Context) -> None:
@@ -85,12 +109,15 @@ async def group_reply(update: Update, context: Context) -> None:
 async def start_question(update: Update, context: Context, mode: RunMode, typed: str,
                          msg: Message, *, replies_count: bool = True,
                          planner: bool | None = None, command: str = "",
-                         step: bool = False, quiz: bool = False) -> Active | None:
+                         step: bool = False, quiz: bool = False,
+                         spoken: Lang | None = None) -> Active | None:
     """Check the question and start its run (replying to `msg`), or say why not.
     `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
     first (/plan), or None for the AGENT_PLANNER setting; `step`: pause before every action
-    (/step); `quiz`: the class predicts each round first (/quiz). Why not goes as a notice: once
-    per cooldown to a sender who keeps trying. The run started, or None."""
+    (/step); `quiz`: the class predicts each round first (/quiz); `spoken`: the language
+    the question was heard in (a voice message), which the run speaks unless the chat set
+    one. Why not goes as a notice: once per cooldown to a sender who keeps trying. The run
+    started, or None."""
     sender = sender_of(update)
     chat = await chat_settings(context, msg.chat_id)
     lang = chat.words_lang(sender.lang)
@@ -113,7 +140,8 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
     # The run's message speaks one language: the chat's if set, else the question's if clear.
     started = await context.runs.ask(Ask(
         mode=mode, text=question, conversation=telegram_chat(msg.chat_id), user_id=sender.id,
-        user_name=sender.name, run_lang=chat.run_lang(question, sender.lang), follows=parent,
+        user_name=sender.name, run_lang=chat.run_lang(question, sender.lang, spoken),
+        follows=parent,
         planner=planner, chat=chat), chat_run)
     if not isinstance(started, Active):
         await notice(refusal_text(started, lang),

@@ -1,0 +1,106 @@
+"""Voice questions in Telegram (bot/telegram/handlers/voice.py), the bot against the fake Bot
+API (voice notes, audio files, getFile and the download as Telegram serves them) and the
+fake model: what was said is heard by the real embedded Whisper and asked as if typed, the
+run speaks the language it was heard in, and every refusal is one line in the asker's
+language, with nothing started."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.botkit import ALICE, BOB, GROUP, running
+from tests.fakes.model import FakeModel, text_reply
+from tests.fakes.telegram import FakeTelegram
+from tests.fakes.telegram_objects import Sound, SoundKind
+from tests.voicekit import speech, tools_or_skip, whisper_base
+
+
+def asked(model: FakeModel) -> str:
+    """The question the model was asked: the last user message of its first request."""
+    users = [m for m in model.bodies[0]["messages"] if m["role"] == "user"]
+    return str(users[-1]["content"])
+
+
+def voice(content: bytes, seconds: int) -> Sound:
+    return Sound(SoundKind.VOICE, content, seconds)
+
+
+async def test_a_voice_question_in_a_private_chat_is_heard_and_answered(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    tools_or_skip()
+    tg = fake_telegram
+    fake_model.push(text_reply("Canberra is the capital of Australia."))
+    async with running(tg, fake_model, tmp_path / "g.sqlite3",
+                       whisper_model=str(whisper_base())) as gb:
+        sent = tg.send_sound(ALICE, ALICE, voice(
+            speech("What is the capital city of Australia?", "en"), 4))
+        answer = await gb.answer_to(ALICE, sent, timeout=180)
+        record = await gb.parts.store.by_message(ALICE, answer.message_id)
+    assert "capital city of Australia" in asked(fake_model)
+    assert "Canberra" in answer.text
+    assert record is not None and "capital city of Australia" in record.question
+    assert [m for m in tg.methods() if m in ("getFile", "download")] == ["getFile", "download"]
+
+
+async def test_ask_as_a_reply_to_a_mandarin_voice_message_runs_in_chinese(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    """Alice's Telegram is in English; the chat set no language; the question was heard in
+    Mandarin, so the run's own words are Chinese."""
+    tools_or_skip()
+    tg = fake_telegram
+    fake_model.push(text_reply("不客气！"))
+    async with running(tg, fake_model, tmp_path / "g.sqlite3",
+                       whisper_model=str(whisper_base())) as gb:
+        said = tg.send_sound(GROUP, BOB, voice(speech("我们明天有考试", "zh"), 3))
+        ask = tg.send(GROUP, ALICE, "/ask", reply_to=said)
+        answer = await gb.answer_to(GROUP, ask, timeout=180)
+    assert "明天" in asked(fake_model)
+    assert "回答" in answer.text, answer.text
+
+
+async def test_a_voice_message_over_the_cap_is_refused_before_it_is_downloaded(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    tg = fake_telegram
+    async with running(tg, fake_model, tmp_path / "g.sqlite3", voice_max_s=60) as gb:
+        sent = tg.send_sound(BOB, BOB, voice(b"OggS" * 100, 61))
+        await tg.wait(lambda: bool(gb.replies_to(BOB, sent)))
+        [refusal] = gb.replies_to(BOB, sent)
+    assert "60 秒" in refusal.text, refusal.text
+    assert "getFile" not in tg.methods() and not fake_model.bodies
+
+
+async def test_a_longer_sound_than_telegram_said_is_refused_once_heard(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    tools_or_skip()
+    tg = fake_telegram
+    ten_seconds = speech("What is the weather like in Berlin today?", "en", repeat=4)
+    async with running(tg, fake_model, tmp_path / "g.sqlite3", voice_max_s=5,
+                       whisper_model=str(whisper_base())) as gb:
+        sent = tg.send_sound(ALICE, ALICE, voice(ten_seconds, 3))
+        await tg.wait(lambda: bool(gb.replies_to(ALICE, sent)), timeout=60)
+        [refusal] = gb.replies_to(ALICE, sent)
+    assert "longer than 5 seconds" in refusal.text, refusal.text
+    assert "download" in tg.methods() and not fake_model.bodies
+
+
+async def test_a_file_that_is_no_sound_is_refused_politely(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    tg = fake_telegram
+    async with running(tg, fake_model, tmp_path / "g.sqlite3") as gb:
+        sent = tg.send_sound(ALICE, ALICE, Sound(SoundKind.AUDIO, b"%PDF-1.7" * 500, 5,
+                                                 "audio/mpeg", "homework.mp3"))
+        await tg.wait(lambda: bool(gb.replies_to(ALICE, sent)), timeout=60)
+        [refusal] = gb.replies_to(ALICE, sent)
+    assert "could not read any sound" in refusal.text, refusal.text
+    assert not fake_model.bodies
+
+
+async def test_with_voice_off_a_voice_message_gets_the_text_only_line(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    tg = fake_telegram
+    async with running(tg, fake_model, tmp_path / "g.sqlite3", voice=False) as gb:
+        sent = tg.send_sound(ALICE, ALICE, voice(b"OggS" * 100, 4))
+        await tg.wait(lambda: bool(gb.replies_to(ALICE, sent)))
+        [line] = gb.replies_to(ALICE, sent)
+    assert "only read text" in line.text
+    assert "getFile" not in tg.methods()
