@@ -40,6 +40,7 @@ from agent.prompts import Turn, history_messages, system_plain, system_react
 from agent.protocols.auto_rounds import AutoRounds
 from agent.protocols.echoed_errors import no_errors_as_answers
 from agent.protocols.native import NativeRounds
+from agent.protocols.protocol_guard import no_protocol_shown
 from agent.protocols.rounds import CallsToRun, Rounds
 from agent.protocols.text_protocol import text_system
 from agent.protocols.text_rounds import TextRounds
@@ -78,8 +79,8 @@ def run_react(
                                             settings.history_max_chars)
     steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate,
                    writer, source)
-    return drive(grounded(no_errors_as_answers(steps, lang), question, history, lang), stats,
-                 lang, cancel)
+    shown = no_errors_as_answers(no_protocol_shown(steps, lang), lang)
+    return drive(grounded(shown, question, history, lang), stats, lang, cancel)
 
 
 def run_plain(

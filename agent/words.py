@@ -259,6 +259,14 @@ _WORDS: dict[str, tuple[str, str]] = {
                        "可以换个说法再问一次。",
                        "No answer: {call} gave an error, and the model repeated that error "
                        "instead of answering. Try asking in other words."),
+    "call_as_answer_note": ("模型最后写的是又一次工具调用，不是回答，"
+                            "所以 Glassbox 不把它当作回答。",
+                            "the model's last reply was one more tool call, not an answer, so "
+                            "Glassbox does not show it as the answer."),
+    "call_as_answer_reason": ("没有得到回答：模型没有作答，而是又要调用工具。"
+                              "可以换个说法再问一次。",
+                              "No answer: instead of answering, the model asked for one more "
+                              "tool call. Try asking again in other words."),
     "echo_note": ("模型的回答只是重复了上面 {call} 的错误信息，所以 Glassbox 不把它当作回答。",
                   "the model's answer only repeated the error of {call} above, so Glassbox "
                   "does not show it as the answer."),

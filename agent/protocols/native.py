@@ -20,6 +20,7 @@ from agent.model.streamed_round import TOOL_CALL_TAG, answer_round, final_answer
 from agent.prompts import language_line, limit_message
 from agent.protocols.embedded_calls import extract_calls
 from agent.protocols.rounds import CallsToRun, ProtocolState
+from agent.protocols.text_protocol import protocol_free
 from agent.protocols.tool_calls import ParsedCall, parse_call
 from agent.run_task import RunStats
 from agent.tool import Tool
@@ -66,7 +67,10 @@ class NativeRounds(ProtocolState):
             yield final_answer(content, rnd)
             return
         parsed = [parse_call(call, self.lang) for call in raw]
-        words = "\n\n".join(part for part in (done.reasoning.strip(), content.strip()) if part)
+        # The text beside a written call may be the template's own tags: no thought, and
+        # not to be written back to the model as its own ("Thought: <tools></tools>").
+        words = "\n\n".join(part for part in (done.reasoning.strip(), protocol_free(content))
+                            if part)
         if words:
             yield Thought(round=rnd, text=words)
         self._content = done.content

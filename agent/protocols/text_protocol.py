@@ -44,6 +44,9 @@ _LABEL = re.compile(
 )
 _CALL = re.compile(r"(?P<name>[\w.\-]++)\s*+(?P<open>[\[(])", re.DOTALL)
 _NAME = re.compile(r"[\w.\-]+")
+_CALL_AT_ONCE = re.compile(r"[\w.\-]++[\[(]")
+"""A call as the format writes it, the bracket right after the name ("calls (a tool)" is
+prose)."""
 _FENCE = re.compile(r"^```[\w-]*+[ \t]*+\n?+(?P<body>.*?)\n?```$", re.DOTALL)
 _NONE = {"none", "null", "n/a", "no action", "nothing", "无", "不需要"}
 _FINISH = {"finish", "final answer", "answer"}
@@ -81,6 +84,48 @@ def cut_observation(text: str) -> str:
         if _kind(match) == "observation":
             return text[: match.start()]
     return text
+
+
+_MARKUP = re.compile(r"</?+(?:tools|tool_call|tool_response)>|<\|(?:im_start|im_end|endoftext)\|>")
+"""The chat template's own tags. Qwen's template tells the model its tools are "within
+<tools></tools> XML tags", and a small model copies that empty pair as its thought."""
+
+
+def protocol_free(text: str) -> str:
+    """`text` without what belongs to the protocol rather than to the conversation: the
+    chat template's tags, a Thought label with nothing after it, and each Action line that
+    is a call (`Action: tool[input]`,
+    `Action: tool(input)`, or a name followed by its `Action Input:`) with that input.
+    An Action line in prose ("Action: the tool the model calls") stays: it is no call."""
+    text = _MARKUP.sub("", text)
+    labels = list(_LABEL.finditer(text))
+    cut: list[tuple[int, int]] = []
+    for i, match in enumerate(labels):
+        kind = _kind(match)
+        if kind == "input" and cut and cut[-1][1] == match.start():
+            cut[-1] = (cut[-1][0], _end(text, labels, i))
+        elif (kind == "action" and _is_call(text, labels, i)) or (
+                kind == "thought" and not _section(text, labels, i)):
+            cut.append((match.start(), _end(text, labels, i)))
+    kept, last = [], 0
+    for start, end in cut:
+        kept.append(text[last:start])
+        last = end
+    kept.append(text[last:])
+    return "".join(kept).strip()
+
+
+def _end(text: str, labels: list[re.Match[str]], i: int) -> int:
+    return labels[i + 1].start() if i + 1 < len(labels) else len(text)
+
+
+def _is_call(text: str, labels: list[re.Match[str]], i: int) -> bool:
+    """Whether the action label `labels[i]` starts a call rather than prose."""
+    body = _section(text, labels, i).strip("`").strip()
+    if _CALL_AT_ONCE.match(body):
+        return True
+    following = labels[i + 1] if i + 1 < len(labels) else None
+    return bool(_NAME.fullmatch(body)) and following is not None and _kind(following) == "input"
 
 
 def answer_start(text: str) -> tuple[str, int] | None:

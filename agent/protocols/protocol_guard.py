@@ -1,0 +1,83 @@
+"""The protocol's own text is never shown as a thought or as the answer.
+
+Whatever a model writes, an `Action: tool[input]` line or a chat template's tag
+(`<tools></tools>`, which a small model copies from the template's "within <tools></tools>
+XML tags") is protocol, not conversation. Wraps a run's steps: a Thought loses such text
+(and is dropped when nothing else is left), and so does the Answer. An Answer that is
+nothing but protocol (a forced last round answered with one more call) is not shown:
+Glassbox says in a Note that the model asked for another call instead of answering, and
+the run ends as an error whose reason says so, in the run's language.
+
+While a round's answer streams, its deltas are held as long as its first line may still be
+protocol (empty, a tag, a label); the Answer then says what it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import AsyncIterator
+
+from agent.events import Answer, AnswerDelta, Event, Note, RunFinished, Thought
+from agent.protocols.text_protocol import protocol_free
+from agent.words import say
+
+NOTE_KIND = "call_as_answer"
+ERROR_KIND = "call_as_answer"
+"""RunFinished.error_kind of a run whose last reply was a call, not an answer."""
+
+_MAY_BE_PROTOCOL = re.compile(
+    r"[ \t>*#_`-]*+(?:<|(?:th|tho|thou|thoug|though|thought|ac|act|acti|actio|action)"
+    r"(?:[ \t]|$|[:：*_])|思|行|动)", re.IGNORECASE)
+"""A first line that may still turn out to be a label or a tag (read once per answer)."""
+
+
+def _first_line_open(text: str) -> bool:
+    """Whether the streamed `text` may still be protocol: its first line is unfinished or
+    starts like a tag or a Thought/Action label."""
+    stripped = text.lstrip()
+    if not stripped:
+        return True
+    line, newline, _ = stripped.partition("\n")
+    if _MAY_BE_PROTOCOL.match(line):
+        return True
+    return not newline and len(line) < len("Thought")
+
+
+async def no_protocol_shown(steps: AsyncIterator[Event], lang: str) -> AsyncIterator[Event]:
+    """`steps`, without protocol text in any Thought or Answer."""
+    held: list[AnswerDelta] = []
+    streamed = ""
+    holding = True
+    ended_without_answer = False
+    async for event in steps:
+        if isinstance(event, AnswerDelta):
+            if holding:
+                held.append(event)
+                streamed += event.text
+                holding = _first_line_open(streamed)
+                if holding:
+                    continue
+                event = dataclasses.replace(held[0], text=streamed)
+                held.clear()
+            yield event
+            continue
+        if isinstance(event, Thought):
+            text = protocol_free(event.text)
+            if text:
+                yield dataclasses.replace(event, text=text) if text != event.text else event
+            continue
+        if isinstance(event, Answer):
+            held.clear()
+            streamed, holding = "", True
+            text = protocol_free(event.text)
+            if not text:
+                ended_without_answer = True
+                yield Note(round=event.round, kind=NOTE_KIND,
+                           text=say(lang, "call_as_answer_note"))
+                continue
+            event = dataclasses.replace(event, text=text) if text != event.text else event
+        elif isinstance(event, RunFinished) and ended_without_answer:
+            event = dataclasses.replace(event, status="error", error_kind=ERROR_KIND,
+                                        reason=say(lang, "call_as_answer_reason"))
+        yield event
