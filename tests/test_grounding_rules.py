@@ -36,6 +36,9 @@ def entry(answer: str, figure: str, observations: list[str], question: str = "",
 @pytest.mark.parametrize(("answer", "figure", "sources", "backing", "rule"), [
     ("It is 21.4 °C.", "21.4 °C", [HZ], Backing.OBSERVATION, Rule.EXACT),
     ("About 21 °C.", "21 °C", [HZ], Backing.OBSERVATION, Rule.ROUNDED),
+    # more digits than Decimal's default 28: its bounds rounded, the value fell outside them
+    ("Exactly 1267650600228229401496703205376.", "1267650600228229401496703205376",
+     ["2**100 = 1267650600228229401496703205376"], Backing.OBSERVATION, Rule.EXACT),
     ("Roughly 730 yuan.", "730 yuan", [FX], Backing.OBSERVATION, Rule.ROUNDED),
     ("It is 36.1 °F.", "36.1 °F", [BERLIN], Backing.COMPUTED, Rule.CONVERTED),
     ("It is 294.6 K.", "294.6 K", [HZ], Backing.COMPUTED, Rule.CONVERTED),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, localcontext
 
 from agent.grounding.figures import Figure, Kind
 from agent.grounding.units import Unit, conversions
@@ -58,6 +58,14 @@ def half(f: Figure) -> Decimal:
     return Decimal(1).scaleb(f.exponent) / 2
 
 
+def within(f: Figure) -> tuple[Decimal, Decimal]:
+    """The values `f` may round: its value less and plus half its last digit, worked out
+    exactly (the default 28 digits rounded 2**100's 31 and lost the value itself)."""
+    with localcontext() as ctx:
+        ctx.prec = max(ctx.prec, f.value.adjusted() - f.exponent + 3)
+        return f.value - half(f), f.value + half(f)
+
+
 class Sources:
     """The figures of the observations, the question and the history, each value once."""
 
@@ -104,7 +112,7 @@ class Sources:
             units = self._numbers if f.unit == Unit.NONE else (f.unit, Unit.NONE)
             for unit in units:
                 table = self._numbers.get(unit)
-                order = table.first(f.value - half(f), f.value + half(f)) if table else None
+                order = table.first(*within(f)) if table else None
                 if order is not None:
                     rule = Rule.EXACT if self.all[order].figure.value == f.value else Rule.ROUNDED
                     found.append((order, rule))
@@ -133,7 +141,7 @@ class Sources:
         else:
             units = self._converted if f.digits >= 3 else (Unit.NONE,)
         orders = [order for unit in units if (table := self._converted.get(unit)) is not None
-                  and (order := table.first(f.value - half(f), f.value + half(f))) is not None]
+                  and (order := table.first(*within(f))) is not None]
         return self.all[min(orders)] if orders else None
 
     def amount(self, unit: Unit, lo: Decimal, hi: Decimal) -> Source | None:
