@@ -27,8 +27,9 @@ from agent.classroom.class_vote import class_vote
 from agent.classroom.confirm import Gate, Reviewed, StopRun
 from agent.classroom.planner import make_plan, plan_note
 from agent.classroom.remarks import forced_answer, no_reasoning_for_answer, no_reasoning_for_calls
-from agent.events import Answer, Event, Observation, RunStarted, Thought
+from agent.events import Answer, AnswerDelta, Event, Observation, RunStarted, TextDelta, Thought
 from agent.grounding.lookups import grounded
+from agent.grounding.send_back import FigureCheck
 from agent.grounding.sides import Sides
 from agent.lang import Lang, detect_lang, run_lang
 from agent.model.answer_model import AnswerWriter, Drafts
@@ -146,6 +147,7 @@ async def _react(
                 yield plan
 
         sides = Sides(question)
+        check = FigureCheck(question, history, tuple(toolmap))
 
         def text_rounds() -> TextRounds:
             system = text_system(tools, lang) + note
@@ -165,7 +167,7 @@ async def _react(
             started = False
             try:
                 async for event in _rounds(rounds, runner, settings, stats, lang, gate,
-                                           writer):
+                                           writer, check):
                     started = True
                     yield event
                 break
@@ -178,7 +180,7 @@ async def _react(
         else:
             client.memory.saw(Lesson.TOOLS_REJECTED, source)
             async for event in _rounds(text_rounds(), runner, settings, stats, lang, gate,
-                                       writer):
+                                       writer, check):
                 yield event
     except ModelError as err:
         yield stats.finished("error", err.reason(lang), err.kind.value)
@@ -196,11 +198,14 @@ async def _rounds(
     lang: str,
     gate: Gate | None = None,
     writer: AnswerWriter | None = None,
+    check: FigureCheck | None = None,
 ) -> AsyncIterator[Event]:
     """Rounds until an answer, the round cap or a loop, when the last answer is asked for
     without tools; the run's RunFinished ("done" or "max_rounds") comes last. With a
     `writer`, the answer model writes each answer from the chain instead. A round whose
-    model gave no reasoning gets Glassbox's Note saying so, true to that round."""
+    model gave no reasoning gets Glassbox's Note saying so, true to that round. With a
+    `check`, an answer stating figures an offered tool gives, which nothing backs, is sent
+    back to the model once (agent/grounding/send_back.py)."""
     observed = 0
     repeated = False
     for rnd in range(1, settings.agent_max_rounds + 1):
@@ -208,6 +213,12 @@ async def _rounds(
         calls: tuple[ParsedCall, ...] = ()
         reasoned = False
         drafts = Drafts()
+        # Whether this round's answer may still go back: until its figures are read, it
+        # streams as text whose role is not known yet.
+        checking = check is not None and writer is None and check.possible() and (
+            rnd < settings.agent_max_rounds)
+        thought = ""
+        draft: Answer | None = None
         if gate is not None and gate.poller is not None:
             async for event in class_vote(gate.poller, rnd, tuple(runner.tools)):
                 yield event
@@ -217,12 +228,31 @@ async def _rounds(
                 continue
             if writer is not None and drafts.hold(item):
                 continue
+            if checking and isinstance(item, AnswerDelta):
+                item = TextDelta(round=item.round, text=item.text)
+            if checking and isinstance(item, Answer):
+                draft = item
+                continue
             if isinstance(item, Answer) and not reasoned:
                 yield no_reasoning_for_answer(rnd, lang, observed=observed)
+            if isinstance(item, Thought):
+                thought = item.text
             reasoned = reasoned or isinstance(item, Thought)
             if writer is not None:
                 writer.chain.add(item)
             yield item
+        if draft is not None:
+            assert check is not None
+            missing = check.unbacked(draft.text)
+            if missing:  # the draft was the round's thought; the model looks it up
+                yield Thought(round=rnd, text="\n\n".join(t for t in (thought, draft.text) if t))
+                note, message = check.send_back(rnd, lang, missing)
+                yield note
+                rounds.send_back(draft.text, message)
+                continue
+            if not reasoned:
+                yield no_reasoning_for_answer(rnd, lang, observed=observed)
+            yield draft
         if not calls:
             if writer is not None:
                 async for event in writer.write(drafts, rnd, stats):
@@ -243,6 +273,8 @@ async def _rounds(
             if isinstance(event, Observation):
                 results[event.call_id] = event.text
                 observed += 1
+                if check is not None:
+                    check.observed(event.tool, event.text, event.ok)
             if writer is not None:
                 writer.chain.add(event)
             yield event

@@ -259,6 +259,14 @@ _WORDS: dict[str, tuple[str, str]] = {
                        "可以换个说法再问一次。",
                        "No answer: {call} gave an error, and the model repeated that error "
                        "instead of answering. Try asking in other words."),
+    "sent_back_note": ("回答里说 {figures}，但没有任何工具给出它；已请模型用 {tools} 查一查。",
+                       "the answer said {figures}, which no tool gave; asked the model to look "
+                       "it up with {tools}."),
+    "sent_back_prompt": ("你的回答里有 {figures}，但这不是任何工具给出的。请先调用 {tools} 查到它，"
+                         "再根据结果回答；如果工具查不到，就如实说明，不要写出这个数。",
+                         "Your answer states {figures}, but no tool gave you that. Call {tools} "
+                         "to look it up first, then answer from its result; if the tool cannot "
+                         "give it, say so instead of stating a figure."),
     "call_as_answer_note": ("模型最后写的是又一次工具调用，不是回答，"
                             "所以 Glassbox 不把它当作回答。",
                             "the model's last reply was one more tool call, not an answer, so "

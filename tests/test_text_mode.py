@@ -20,6 +20,7 @@ from agent import (
     RunStarted,
     Thought,
 )
+from agent.events import TextDelta
 from agent.protocols.text_protocol import STOP
 from agent.tools.calculator import Calculate
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
@@ -57,7 +58,9 @@ async def test_text_mode_full_chain(fake_model: FakeModel, text_client: ModelCli
     kinds = [e.type for e in events]
     assert kinds[:5] == ["run_started", "thought", "action", "observation", "thought"]
     assert kinds[-2:] == ["answer", "run_finished"]
-    assert kinds.count("answer_delta") >= 3  # the answer streams once its label is seen
+    # the answer streams once its label is seen, as text whose role is known once its
+    # figures are read (agent/grounding/send_back.py)
+    assert kinds.count("text_delta") >= 3
     first, final = of(events, Thought)
     assert (first.text, first.synthesized) == ("I need the weather in Paris.", False)
     assert (final.text, final.round) == ("I have what I need.", 2)
@@ -69,7 +72,7 @@ async def test_text_mode_full_chain(fake_model: FakeModel, text_client: ModelCli
     answer = of(events, Answer)[0]
     assert answer.text == ("Paris is 21°C and clear, a fine day for a walk along the Seine.")
     assert not answer.unparsed
-    assert "".join(d.text for d in of(events, AnswerDelta)) == answer.text
+    assert "".join(d.text for d in of(events, TextDelta)) == answer.text
     done = events[-1]
     assert isinstance(done, RunFinished)
     assert (done.status, done.rounds, done.tool_calls) == ("done", 2, 1)
@@ -93,7 +96,7 @@ async def test_streamed_answer_never_shows_a_made_up_observation(
     fake_model.push(text_reply("Thought: easy\nFinal Answer: Four.\nObservation: none\nmore",
                                pieces=12))
     events = await events_of(react("2+2?", text_client, text_settings, [Weather()]))
-    deltas = "".join(d.text for d in of(events, AnswerDelta))
+    deltas = "".join(d.text for d in of(events, AnswerDelta | TextDelta))
     assert deltas == "Four." == of(events, Answer)[0].text
 
 
@@ -121,7 +124,7 @@ async def test_unreadable_reply_gets_one_correction(
                     text_reply("Thought: no tool needed\nFinal Answer: 42"))
     events = await events_of(react("Meaning?", text_client, text_settings, [Weather()]))
     assert [e.type for e in events] == [
-        "run_started", "thought", "answer_delta", "answer", "run_finished"]
+        "run_started", "thought", "text_delta", "answer", "run_finished"]
     assert of(events, Answer)[0].text == "42" and not of(events, Answer)[0].unparsed
     retry = fake_model.bodies[1]["messages"]
     assert retry[-2]["content"] == "Thought: let me see\nAction: I will look this up online"
@@ -139,7 +142,7 @@ async def test_second_unreadable_reply_is_the_answer_marked_unparsed(
     # The chain so far is kept; the run ends with the raw text, marked.
     assert [e.type for e in events] == [
         "run_started", "thought", "action", "observation",
-        "answer_delta", "note", "answer", "run_finished"]
+        "text_delta", "note", "answer", "run_finished"]
     answer = of(events, Answer)[0]
     assert (answer.text, answer.unparsed) == (garbled + " again", True)
     assert not any(t.synthesized for t in of(events, Thought))
@@ -174,7 +177,7 @@ async def test_auto_falls_back_to_text_once_the_refusal_is_repeated(
         text_reply("Final Answer: Oslo is 21°C."),
     )
     events = await events_of(react("Oslo?", client, settings, [Weather()]))
-    assert [e.type for e in events if not isinstance(e, AnswerDelta)] == [
+    assert [e.type for e in events if not isinstance(e, TextDelta)] == [
         "run_started", "thought", "action", "observation", "note", "answer", "run_finished"]
     assert len(of(events, RunStarted)) == 1
     assert of(events, Answer)[0].text == "Oslo is 21°C."
@@ -361,10 +364,14 @@ async def test_one_lookup_of_both_sides_gets_no_line_to_copy(
 async def test_an_answer_naming_a_side_never_looked_up_gets_a_note(
     fake_model: FakeModel, text_client: ModelClient, text_settings: AgentSettings
 ) -> None:
+    guess = "Final Answer: Berlin is 7.2 °C, Paris 21 °C: Berlin is colder."
     fake_model.push(
         text_reply("Thought: Paris first.\nAction: get_weather[Paris]"),
-        text_reply("Final Answer: Berlin is 7.2 °C, Paris 21 °C: Berlin is colder."))
+        text_reply(guess), text_reply(guess))  # sent back once for 7.2 °C, the same again
     events = await events_of(react(COMPARING, text_client, text_settings, [Weather()]))
+    assert [n.text for n in of(events, Note) if n.kind == "sent_back"] == [
+        "the answer said 7.2 °C, which no tool gave; asked the model to look it up with "
+        "get_weather."]
     (note,) = [n for n in of(events, Note) if n.kind == "side_not_looked_up"]
     assert note.text == ("Berlin was not looked up: what the answer says of it rests on no "
                          "observation.")

@@ -141,6 +141,9 @@ class AutoRounds:
     def last_round(self, rnd: int) -> AsyncIterator[Event]:
         return self._current.last_round(rnd)
 
+    def send_back(self, answer: str, message: str) -> None:
+        self._current.send_back(answer, message)
+
     async def _again_in_text(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         """The note, then round `rnd` asked again in the text format."""
         self.text = self._text_with_history()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.events import Event
 from agent.grounding.sides import Sides
+from agent.prompts import language_line
 from agent.protocols.tool_calls import ParsedCall
 
 if TYPE_CHECKING:
@@ -41,6 +42,10 @@ class Rounds(Protocol):
     def last_round(self, rnd: int) -> AsyncIterator[Event]:
         """Ask, without tools, for the best answer (after the round cap or a loop)."""
 
+    def send_back(self, answer: str, message: str) -> None:
+        """Add the model's `answer` and Glassbox's `message` about it to the history: the
+        next round asks again (agent/grounding/send_back.py)."""
+
 
 class ProtocolState:
     """What a protocol keeps for one run: the model, the conversation so far, the tools, the
@@ -54,3 +59,12 @@ class ProtocolState:
         self.client, self.messages, self.tools = client, messages, tools
         self.lang, self.stats = lang, stats
         self.sides = sides or Sides("")
+
+    def send_back(self, answer: str, message: str) -> None:
+        self.messages.append({"role": "assistant", "content": self.answered(answer)})
+        self.messages.append({"role": "user",
+                              "content": message + "\n" + language_line(self.lang)})
+
+    def answered(self, answer: str) -> str:
+        """An answer as this protocol's history writes the model's reply."""
+        return answer

@@ -103,6 +103,9 @@ class TextRounds(ProtocolState):
             [*(f"Observation: {text}" for text in results), *missing,
              language_line(self.lang)])})
 
+    def answered(self, answer: str) -> str:
+        return f"Final Answer: {answer}"
+
     async def last_round(self, rnd: int) -> AsyncIterator[Event]:
         self.messages.append({"role": "user", "content": limit_message(self.lang)
                               + say(self.lang, "final_answer_start")})

@@ -62,10 +62,12 @@ def _occurrences(answer: str, texts: Collection[str],
 
 def unfounded_line(t: Transcript, lang: str) -> str:
     """The one line under an answer naming its marked figures (empty: none): "from the
-    model's memory" for a run without tools, the lesson /compare exists to teach."""
+    model's memory" for a run without tools, the lesson /compare exists to teach; after
+    the model was sent back to look them up, that it was and they still are not."""
     if not t.unfounded:
         return ""
-    key = "grounding_memory" if t.mode == "plain" else "grounding_unfounded"
+    key = "grounding_memory" if t.mode == "plain" else (
+        "grounding_sent_back" if t.sent_back else "grounding_unfounded")
     joined = phrase(lang, "list_sep").join(t.unfounded)
     return MARK + " " + phrase(lang, key, figures=joined)
 

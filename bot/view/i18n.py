@@ -411,6 +411,9 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_unparsed": ("（模型未按格式作答，以上为原文）",
                        "(The model did not follow the format; this is its raw text.)"),
     "grounding_unfounded": ("不来自任何观察：{figures}", "not from any observation: {figures}"),
+    "grounding_sent_back": ("不来自任何观察（已请模型去查，它仍没有查）：{figures}",
+                            "not from any observation, though the model was asked to look "
+                            "it up: {figures}"),
     "grounding_memory": ("来自模型的记忆：{figures}", "from the model's memory: {figures}"),
     "ledger_heading": ("数字的来源", "Where the figures come from"),
     "ledger_figure": ("数字", "Figure"),

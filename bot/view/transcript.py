@@ -39,6 +39,7 @@ from agent.events import (
     VoteCount,
     VoteOpened,
 )
+from agent.grounding.send_back import NOTE_KIND as SENT_BACK
 from agent.lang import Lang
 from agent.ledger import Entry
 from bot.store.kinds import Lane, RunMode
@@ -171,6 +172,9 @@ class Transcript:
     """The final answer's figures that nothing backs."""
     ledger: tuple[Entry, ...] = ()
     """What backs each figure of the final answer (empty for runs stored before)."""
+    sent_back: bool = False
+    """Glassbox sent an answer stating figures no tool gave back to the model to look them
+    up (agent/grounding/send_back.py): marks still on the answer stayed after that."""
     finished: RunFinished | None = None
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
@@ -241,6 +245,7 @@ class Transcript:
             view.draft = ""  # the text streamed so far was (part of) this thought
         elif isinstance(event, Note):
             self._round(event.round).notes.append(event.text)
+            self.sent_back = self.sent_back or event.kind == SENT_BACK
         elif isinstance(event, AnswerDelta):
             if not self.answer_final:
                 grow(self, "answer", event.text)
