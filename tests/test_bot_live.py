@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from telegram import Bot
 
-from bot.telegram.delivery.live import LiveMessage
+from bot.telegram.delivery.live_message import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
 from bot.telegram.delivery.pacer import Limits, Pacer
 from bot.view.buttons import Button

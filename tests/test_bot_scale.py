@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from telegram import Bot
 
-from bot.telegram.delivery.live import LiveMessage
+from bot.telegram.delivery.live_message import LiveMessage
 from bot.telegram.delivery.pacer import Limits, Pacer
 from bot.view.buttons import Button
 from tests.botkit import ALICE, GROUP, people, running

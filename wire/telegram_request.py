@@ -7,7 +7,7 @@ client (auth, redirects, cookies) and wrapped the reply: py-spy under `bench --s
 half of each call's CPU there. Here a call is one aiohttp request. A failure on the wire
 is raised as PTB's `TimedOut` (a timeout) or `NetworkError`, *from* a WireError that says in
 Glassbox's words whether the call was surely not sent (wire/wire_errors.py); `failure`
-reads it back for whoever decides to make the call again (bot/telegram/delivery/live.py).
+reads it back for whoever decides to make the call again (bot/telegram/delivery/live_message.py).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from bot.runs.execute import Runs
 from bot.store.prefs import ChatSettings
 from bot.store.records import RunRecord
 from bot.store.retry import retried
-from bot.telegram.delivery.live import LiveMessage
+from bot.telegram.delivery.live_message import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
 from bot.telegram.delivery.typing_indicator import Typing
 from bot.telegram.quiz_gate import ChatPoller

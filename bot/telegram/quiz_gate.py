@@ -14,7 +14,7 @@ import contextlib
 from agent.classroom.class_vote import Tally
 from bot.runs.active import Active
 from bot.runs.ballots import Ballot, Ballots
-from bot.telegram.delivery.live import LiveMessage
+from bot.telegram.delivery.live_message import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
 from bot.telegram.delivery.polls import SentPoll, delete_poll, send_poll, stop_poll
 from bot.view.buttons import Button, Keyboard

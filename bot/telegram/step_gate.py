@@ -11,7 +11,7 @@ from agent.events import Proposed
 from agent.tool import Tool
 from bot.runs.active import Active
 from bot.runs.step import Pause, Pauses
-from bot.telegram.delivery.live import LiveMessage
+from bot.telegram.delivery.live_message import LiveMessage
 from bot.view.i18n import phrase
 from bot.view.step_view import pause_buttons
 

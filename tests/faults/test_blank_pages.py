@@ -82,7 +82,7 @@ REFUSAL = api_error(400, "Bad Request: something Telegram never said before")
 async def test_an_unexpected_400_on_the_first_send_does_not_stop_the_run(
         gb: Glassbox, caplog: pytest.LogCaptureFixture) -> None:
     """The refused page is tried again with the next state; the run goes on to its end."""
-    caplog.set_level(logging.ERROR, logger="bot.telegram.delivery.live")
+    caplog.set_level(logging.ERROR, logger="bot.telegram.delivery.live_message")
     gb.model.push(tool_reply(("add", {"a": 2, "b": 2})),
                   sse(DashScope().text("2 + 2 = 4"), first_delay=0.3))
     gb.tg.fail("sendMessage", REFUSAL)

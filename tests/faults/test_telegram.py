@@ -107,7 +107,7 @@ async def test_a_send_that_could_not_connect_is_retried_and_lands_once(
         gb: Glassbox, caplog: pytest.LogCaptureFixture) -> None:
     """A refused connection means the request was never written: the send is made again,
     and the live message goes on as usual (sent once, then edited)."""
-    caplog.set_level(logging.WARNING, logger="bot.telegram.delivery.live")
+    caplog.set_level(logging.WARNING, logger="bot.telegram.delivery.live_message")
     gb.model.push(*two_rounds())
     await gb.tg.wait(lambda: gb.tg.polls > 0)  # the long poll is open: updates still come
     faulty(gb).refuse()

@@ -18,7 +18,7 @@ from enum import StrEnum
 from telegram import Bot, InputFile
 
 from bot.runs.quota import Cooldowns
-from bot.telegram.delivery.live import LiveMessage, Upload
+from bot.telegram.delivery.live_message import LiveMessage, Upload
 from bot.telegram.delivery.pacer import Pacer
 from bot.view.buttons import Keyboard
 
