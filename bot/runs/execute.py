@@ -41,7 +41,7 @@ from bot.settings import BotSettings
 from bot.store.db import StoreUnavailable
 from bot.store.kinds import Lane, RefusalReason, RunMode, RunStatus
 from bot.store.records import Conversation, RunRecord
-from bot.store.rounds import RoundWriter
+from bot.store.round_writer import RoundWriter
 from bot.store.transcripts import Store
 from bot.view.i18n import text
 from bot.view.transcript import View

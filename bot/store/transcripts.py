@@ -2,7 +2,7 @@
 or PostgreSQL (bot/store/db.py; the rest of the bot cannot tell which).
 
 Each write is its own committed transaction; a run's steps come a round at a time (see
-bot/store/rounds.py), one statement each, so a crash or restart loses at most the round in
+bot/store/round_writer.py), one statement each, so a crash or restart loses at most the round in
 flight. The agent knows nothing of this: the bot hands over what the agent yields.
 
 A conversation is keyed by what it is and its id among its kind (`conversation_kind`,
