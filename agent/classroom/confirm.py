@@ -4,7 +4,7 @@ The loop hands each tool call that needs a confirmation (every call in step mode
 AGENT_CONFIRM_TOOLS always) to a `Confirmer`, one by one in the model's order, before any
 of the round's calls runs. What was proposed and what was decided are events (Proposed,
 Decided), so every front end shows and stores them. A front end asks in its own way: the
-terminal (agent/terminal_confirm.py), Telegram's buttons (bot/runs/step.py).
+terminal (agent/terminal_confirm.py), Telegram's buttons (bot/runs/step_mode.py).
 """
 
 from __future__ import annotations

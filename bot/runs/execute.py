@@ -35,7 +35,7 @@ from bot.runs.ballots import Ballots
 from bot.runs.class_settings import run_settings, run_tools
 from bot.runs.listeners import Listeners
 from bot.runs.quota import OverBudget, RateLimited, refusal
-from bot.runs.step import Pauses
+from bot.runs.step_mode import Pauses
 from bot.runs.thread_history import thread_history
 from bot.settings import BotSettings
 from bot.store.db import StoreUnavailable

@@ -1,5 +1,6 @@
 """Step mode's gate in a chat: the run's live message shows the proposed action and the
-buttons (bot/runs/step.py keeps the pauses; bot/telegram/handlers/step.py takes the taps)."""
+buttons (bot/runs/step_mode.py keeps the pauses; bot/telegram/handlers/step_taps.py takes
+the taps)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from agent.classroom.confirm import Decision, Gate
 from agent.events import Proposed
 from agent.tool import Tool
 from bot.runs.active import Active
-from bot.runs.step import Pause, Pauses
+from bot.runs.step_mode import Pause, Pauses
 from bot.telegram.delivery.live_message import LiveMessage
 from bot.view.i18n import phrase
 from bot.view.step_view import pause_buttons

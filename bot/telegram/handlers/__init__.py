@@ -24,7 +24,7 @@ from bot.telegram.handlers import (
     rerun,
     settings_menu,
     stats,
-    step,
+    step_taps,
     voice,
 )
 
@@ -33,7 +33,7 @@ GATE_GROUP = -1
 
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(guards.gate_handler(), group=GATE_GROUP)
-    app.add_handlers([*step.handlers(app), *quiz.handlers(), *voice.handlers(), *ask.handlers(),
-                      *rerun.handlers(), *history.handlers(), *board_command.handlers(),
-                      *stats.handlers(), *settings_menu.handlers(),
+    app.add_handlers([*step_taps.handlers(app), *quiz.handlers(), *voice.handlers(),
+                      *ask.handlers(), *rerun.handlers(), *history.handlers(),
+                      *board_command.handlers(), *stats.handlers(), *settings_menu.handlers(),
                       *notes_command.handlers(), *guards.fallback_handlers()])

@@ -10,7 +10,7 @@ from telegram import Message, Update
 from telegram.ext import Application, BaseHandler, CallbackQueryHandler, MessageHandler, filters
 
 from agent.classroom.confirm import Decision, EditError, parse_edit
-from bot.runs.step import Pause
+from bot.runs.step_mode import Pause
 from bot.telegram.context import BotData, Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import is_admin, lang_of, sender_of
