@@ -15,7 +15,7 @@ from __future__ import annotations
 from telegram.ext import Application
 
 from bot.telegram.handlers import (
-    ask,
+    ask_command,
     board_command,
     guards,
     history,
@@ -34,6 +34,6 @@ GATE_GROUP = -1
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(guards.gate_handler(), group=GATE_GROUP)
     app.add_handlers([*step_taps.handlers(app), *quiz.handlers(), *voice.handlers(),
-                      *ask.handlers(), *rerun.handlers(), *history.handlers(),
+                      *ask_command.handlers(), *rerun.handlers(), *history.handlers(),
                       *board_command.handlers(), *stats.handlers(), *settings_menu.handlers(),
                       *notes_command.handlers(), *guards.fallback_handlers()])

@@ -12,7 +12,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, Poll
 from bot.store.kinds import RunMode
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
-from bot.telegram.handlers.ask import start_question
+from bot.telegram.handlers.ask_command import start_question
 from bot.telegram.handlers.common import lang_of, sender_of, words_lang
 from bot.view.i18n import phrase, text
 

@@ -11,9 +11,9 @@ from telegram.ext import BaseHandler, CommandHandler
 from bot.store.kinds import RunMode, RunStatus
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
-from bot.telegram.handlers.ask import start_question
+from bot.telegram.handlers.ask_command import start_question
 from bot.telegram.handlers.common import chat_settings, sender_of
-from bot.telegram.handlers.compare_runs import compare_runs
+from bot.telegram.handlers.compare_runs_command import compare_runs
 from bot.telegram.handlers.history import number_of, scope_of
 from bot.view.i18n import text
 

@@ -19,7 +19,7 @@ from bot.runs.uploads import Refusal
 from bot.store.kinds import RunMode
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
-from bot.telegram.handlers.ask import MODES, Command, start_question
+from bot.telegram.handlers.ask_command import MODES, Command, start_question
 from bot.telegram.handlers.common import chat_settings, lang_of, sender_of
 from bot.view.i18n import text
 from bot.voice.transcriber import Heard, NotHeard, Transcriber, Unheard

@@ -17,7 +17,7 @@ from bot.store.records import RunRecord, telegram_chat
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, lang_of, sender_of, tap_lang, words_lang
-from bot.telegram.handlers.compare_runs import compare_runs, two_runs
+from bot.telegram.handlers.compare_runs_command import compare_runs, two_runs
 from bot.telegram.live_run import ChatRun
 from bot.view.buttons import Button
 from bot.view.i18n import text
