@@ -40,11 +40,11 @@ async def _client(at_once: str, rounds: str, model_url: str, geocoding_url: str,
                   forecast_url: str, workdir: str) -> dict[str, float]:
     from agent import ModelClient  # the name every ref's package gives it
     from agent.tools import Toolbox
+    from bot.bot_settings import BotSettings
     from bot.runs.active import Active
     from bot.runs.execute import Question, Runs
     from bot.runs.listeners import Listeners
     from bot.runs.metrics import Metrics
-    from bot.settings import BotSettings
     from bot.store.transcripts import Store
     from bot.view.render import render_view
     from bot.view.transcript import View

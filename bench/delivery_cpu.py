@@ -42,7 +42,7 @@ STEP = " The weather in Berlin is 2.3 °C <b>now</b>, and in Osaka 27.3 °C;"
 
 
 async def _client(at_once: str, rounds: str, tg_url: str, workdir: str) -> dict[str, float]:
-    from bot.settings import BotSettings
+    from bot.bot_settings import BotSettings
     from bot.telegram.app import build_app
     from bot.telegram.delivery.live_message import LiveMessage
     from bot.telegram.delivery.pacer import Limits, Pacer

@@ -10,7 +10,7 @@ from telegram.error import InvalidToken, NetworkError
 
 from agent.settings import SettingsError, load_settings
 from bot import serve
-from bot.settings import BotSettings
+from bot.bot_settings import BotSettings
 from bot.store.db import DatabaseUnreachable
 from bot.telegram.app import setup_logging
 from bot.telegram.delivery.pacer import Limits

@@ -23,8 +23,8 @@ import uvloop
 from telegram import Update
 from telegram.error import TelegramError
 
+from bot.bot_settings import BotSettings
 from bot.runs.services import Shared
-from bot.settings import BotSettings
 from bot.telegram.app import App, build_app
 from bot.telegram.delivery.pacer import Limits
 from bot.telegram.webhook import webhook_path, webhook_routes

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.tool import Tool
-from bot.settings import BotSettings
+from bot.bot_settings import BotSettings
 from bot.store.records import telegram_chat
 from bot.telegram.app import App, build_app
 from bot.telegram.context import Parts

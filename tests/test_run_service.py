@@ -14,11 +14,11 @@ from typing import Any
 from agent.classroom.confirm import Gate
 from agent.events import Answer, Event, RunFinished
 from agent.model.model_client import ModelClient
+from bot.bot_settings import BotSettings
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy
 from bot.runs.execute import Runs
 from bot.runs.quota import RateLimited
-from bot.settings import BotSettings
 from bot.store.records import RunRecord, telegram_chat
 from bot.store.transcripts import Store
 from bot.view.transcript import View

@@ -14,7 +14,7 @@ from agent import SettingsError, load_settings
 from agent.settings import AgentSettings
 from agent.tools import TOOL_CLASSES, TOOL_NAMES, Toolbox
 from agent.tools.notes_index import Passage
-from bot.settings import BotSettings
+from bot.bot_settings import BotSettings
 from tests.fakes.tools import open_toolbox, run_tool
 from tests.kit import TEST_KEY, agent_settings
 

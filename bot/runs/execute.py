@@ -27,6 +27,7 @@ from agent.model.endpoint_memory import EndpointMemory
 from agent.model.model_client import ModelClient
 from agent.prompts import Turn
 from agent.tool import Tool
+from bot.bot_settings import BotSettings
 from bot.course.facts import facts_of
 from bot.runs.active import Active, ActiveRuns
 from bot.runs.admission import Admission
@@ -37,7 +38,6 @@ from bot.runs.listeners import Listeners
 from bot.runs.quota import OverBudget, RateLimited, refusal
 from bot.runs.step_mode import Pauses
 from bot.runs.thread_history import thread_history
-from bot.settings import BotSettings
 from bot.store.db import StoreUnavailable
 from bot.store.kinds import Lane, RefusalReason, RunMode, RunStatus
 from bot.store.records import Conversation, RunRecord

@@ -17,7 +17,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from bot.settings import BotSettings
+from bot.bot_settings import BotSettings
 from bot.store.db import StoreUnavailable
 from bot.store.records import Conversation
 from bot.store.transcripts import Store

@@ -13,13 +13,13 @@ from agent.model.model_client import ModelClient
 from agent.tool import Tool
 from agent.tools import Toolbox
 from agent.tools.notes_index import CourseNotes
+from bot.bot_settings import BotSettings
 from bot.course.drawing import Drawing
 from bot.course.service import Course
 from bot.runs.execute import Runs
 from bot.runs.hub import Hub
 from bot.runs.listeners import Listeners
 from bot.runs.metrics import Metrics
-from bot.settings import BotSettings
 from bot.store.course_notes import open_notes_index
 from bot.store.prefs import ChatSettings
 from bot.store.records import Conversation

@@ -12,8 +12,8 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from bot.bot_settings import RateLimit
 from bot.runs.quota import Cooldowns
-from bot.settings import RateLimit
 
 
 class Refusal(StrEnum):

@@ -16,12 +16,12 @@ from telegram.error import Conflict, NetworkError
 from telegram.ext import Application, ApplicationBuilder
 
 from agent.tool import Tool
+from bot.bot_settings import BotSettings
 from bot.examples import load_examples
 from bot.log_limit import RateLimit
 from bot.runs.quota import Cooldowns
 from bot.runs.services import Shared
 from bot.runs.uploads import UploadGate
-from bot.settings import BotSettings
 from bot.store import database_url
 from bot.store.db import StoreUnavailable
 from bot.telegram.admins import Admins

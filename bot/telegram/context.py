@@ -10,6 +10,7 @@ from typing import Any
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
 from agent.tools.notes_index import CourseNotes
+from bot.bot_settings import BotSettings
 from bot.examples import Example
 from bot.runs.execute import Runs
 from bot.runs.hub import Hub
@@ -17,7 +18,6 @@ from bot.runs.metrics import Metrics
 from bot.runs.quota import Cooldowns
 from bot.runs.services import Services, Shared
 from bot.runs.uploads import UploadGate
-from bot.settings import BotSettings
 from bot.store.prefs import ChatSettings
 from bot.store.records import telegram_chat
 from bot.store.transcripts import Store

@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from bot.settings import BotSettings
+from bot.bot_settings import BotSettings
 from bot.telegram.app import App
 from bot.telegram.unreadable import read_update, update_id_of
 from bot.web.bodies import capped_body

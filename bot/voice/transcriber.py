@@ -18,7 +18,7 @@ from typing import Protocol
 from openai import APIError, AsyncOpenAI
 
 from agent.lang import Lang
-from bot.settings import BotSettings
+from bot.bot_settings import BotSettings
 from bot.voice.audio import RATE, NotAudio, TooLong, decode
 from bot.worker_process import Worker, WorkerError, WorkerFailed
 from wire.wire_errors import GlassboxError

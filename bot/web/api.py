@@ -27,13 +27,13 @@ from agent.classroom.confirm import Gate
 from agent.events import Event, RunFinished
 from agent.lang import detect_lang
 from agent.model.model_errors import ModelErrorKind
+from bot.bot_settings import BotSettings
 from bot.course.course_words import word
 from bot.course.period import MAX_DAYS, PeriodProblem, from_query, today_in
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy, Refusal
 from bot.runs.quota import OverBudget, RateLimited
 from bot.runs.services import Services, Shared
-from bot.settings import BotSettings
 from bot.store.api_sessions import ApiSessions
 from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.records import Conversation, RunRecord, Scope

@@ -11,9 +11,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from bot.bot_settings import BotSettings
 from bot.runs.metrics import CONTENT_TYPE
 from bot.runs.services import Shared
-from bot.settings import BotSettings
 from bot.web.api import api_routes
 from bot.web.board import board_routes
 from bot.web.course_routes import course_routes

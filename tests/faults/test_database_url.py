@@ -12,7 +12,7 @@ from urllib.parse import quote
 import asyncpg
 import pytest
 
-from bot.settings import BotSettings
+from bot.bot_settings import BotSettings
 from bot.store import database_url
 from bot.telegram.app import redaction
 from tests.dbkit import fresh_postgres

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent.settings import SettingsError, load_settings
-from bot.settings import BotSettings
+from bot.bot_settings import BotSettings
 from tests.botkit import ALICE, GROUP, Add, people
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 from tests.fakes.telegram import TOKEN, FakeTelegram

@@ -21,8 +21,8 @@ from agent.lang import Lang
 from agent.tools.documents import Document as ReadDocument
 from agent.tools.documents import DocumentError, Limits, Stop, kind_of, read_document
 from agent.tools.notes_index import CourseNotes, Upload
+from bot.bot_settings import BotSettings
 from bot.runs.uploads import Refusal
-from bot.settings import BotSettings
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import Sender, is_admin, sender_of, words_lang
