@@ -12,7 +12,7 @@ from agent import AgentSettings, Answer, ModelClient, RunFinished
 from agent.events import AnswerDelta, Note, TextDelta, Thought
 from agent.grounding.send_back import NOTE_KIND
 from agent.tools.clock import GetTime
-from bot.view.grounding import MARK
+from bot.view.grounding_marks import MARK
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 from tests.test_error_as_answer import shown
 from tests.test_loop import Weather, events_of, of, react
