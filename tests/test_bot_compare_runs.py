@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agent.events import Thought
 from agent.tool import Tool
 from bot.store.records import Scope
 from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox
@@ -154,3 +155,22 @@ async def test_rerun_asks_again_and_sets_the_new_run_beside_the_original(gb: Gla
                           ("/rerun 3", "Run #3 compares stored runs and asked no question")):
         assert (await reply(gb, GROUP, ALICE, command)).text.startswith(said)
     assert (await reply(gb, GROUP, BOB, "/rerun 9")).text == "这里没有 #9 这条记录。"
+
+
+async def test_a_run_of_thousands_of_steps_is_copied_whole(gb: Glassbox) -> None:
+    store = gb.parts.store
+    long = await seed(store, GROUP, ALICE, "Alice", "count up", "Done.")
+    steps = [("main", Thought(round=i, text=f"step {i}")) for i in range(2, 5002)]
+    for start in range(0, len(steps), 500):
+        await store.append_steps(long.id, steps[start:start + 500])
+    await seed(store, GROUP, BOB, "Bob", "count up", "Done.")
+    made = await reply(gb, GROUP, ALICE, "/compare 1 2")
+    # The chat draws the first rounds, one message, and says where the rest are.
+    assert "— Round 13 —" in made.text and "— Round 14 —" not in made.text  # 2 to 13
+    assert "… 4988 more rounds are not shown here: /export has them all." in made.text
+    assert "#3 · /show 3" in made.text and not gb.replies_to(GROUP, made.message_id)
+    record = await store.get(Scope(GROUP), 3)
+    assert record is not None
+    lanes = await store.events(record.id)
+    assert len(lanes["left"]) == 1 + len((await store.events(long.id))["main"])  # and Origin
+    assert [e.text for e in lanes["left"] if isinstance(e, Thought)][-1] == "step 5001"

@@ -18,6 +18,9 @@ from bot.store.records import Conversation, RunRecord, Scope
 from bot.store.transcripts import Store
 from bot.view.when import local_time
 
+COPY_BATCH = 1000
+"""Steps copied in one statement: within SQLite's bound parameters (4 a step)."""
+
 
 class Unfit(StrEnum):
     """Why two runs cannot be compared (each has words in the i18n tables)."""
@@ -69,7 +72,9 @@ async def compare_stored(store: Store, scope: Scope, conversation: Conversation,
         events = lanes.get(Lane.REACT) or lanes.get(Lane.MAIN) or []
         origin = Origin(round=0, n=record.n, asker=record.user_name, mode=record.mode,
                         when=local_time(record.started_at, zone, "%Y-%m-%d %H:%M"))
-        await store.append_steps(run.id, [(lane, origin), *((lane, e) for e in events)])
+        steps = [(lane, origin), *((lane, e) for e in events)]
+        for start in range(0, len(steps), COPY_BATCH):  # a run may have thousands of steps
+            await store.append_steps(run.id, steps[start:start + COPY_BATCH])
         answers += [e.text for e in events if isinstance(e, Answer)][-1:]
     await store.add_sources(run.id, [record.id for record in sides])
     await store.finish(run.id, status=RunStatus.DONE, usage=Usage(), duration_ms=0,

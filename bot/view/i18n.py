@@ -386,6 +386,8 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "compare_same_moves": ("两条过程每一轮的动作都相同。",
                            "Both chains made the same moves, round by round."),
     "compare_answered": ("在这一轮回答", "answered in this round"),
+    "compare_more_rounds": ("……还有 {n} 轮没有在这里显示，完整的对齐过程请用 /export 下载。",
+                            "… {n} more rounds are not shown here: /export has them all."),
     "compare_no_more": ("这一轮没有再调用工具", "no further call in this round"),
     "chain_round": ("第 {n} 轮", "Round {n}"),
     "chain_plan": ("计划", "Plan"),

@@ -128,15 +128,28 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     return _pages(out, marks)
 
 
+ALIGNED_ROUNDS = 12
+"""Rounds of two aligned chains drawn in the chat (and the first differing one, if later):
+two runs of thousands of rounds would fill a hundred messages. The export has them all."""
+
+
 def _aligned(left: Transcript, right: Transcript, lang: str, live: bool) -> list[Span]:
     """Two stored runs' chains round by round: round N of one beside round N of the other
     (one after the other, in a chat), a gap where a side has no such round, the first
-    differing action marked ⚡."""
+    differing action marked ⚡; the first ALIGNED_ROUNDS rounds, and the first differing
+    one."""
     aligned = align(left, right)
+    first = aligned.first
     out: list[Span] = [("\n", ())]
-    if aligned.first is None:
+    if first is None:
         out.append((phrase(lang, "compare_same_moves"), (I,)))
-    for row, pair in enumerate(aligned.rows):
+    rows = list(range(min(len(aligned.rows), ALIGNED_ROUNDS)))
+    if first is not None and first[0] >= ALIGNED_ROUNDS:
+        rows.append(first[0])
+    for row in rows:
+        pair = aligned.rows[row]
+        if rows.index(row) and row != rows[rows.index(row) - 1] + 1:
+            out.append(("\n\n…", ()))
         number = next(r.number for r in pair if r is not None)
         out.append(("\n\n", ()))
         out.append((f"— {phrase(lang, 'chain_round', n=number)} —", (B,)))
@@ -145,10 +158,12 @@ def _aligned(left: Transcript, right: Transcript, lang: str, live: bool) -> list
             if rnd is None:
                 out.append((phrase(lang, "compare_gap"), (I,)))
                 continue
-            first = aligned.first
             out.append(("\n", ()))
             _round(out, t, rnd, lang, live, False,
                    flag=first[1] if first is not None and first[0] == row else None)
+    if len(rows) < len(aligned.rows):
+        out.append(("\n\n", ()))
+        out.append((phrase(lang, "compare_more_rounds", n=len(aligned.rows) - len(rows)), (I,)))
     return out
 
 

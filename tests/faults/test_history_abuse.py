@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from agent.events import Usage
+from bot.store.records import Scope
 from bot.store.transcripts import MAX_SEARCH_WORDS
 from tests.botkit import ALICE, BOB, GROUP, SCALE, Glassbox
 from tests.dbkit import execute
@@ -65,3 +66,19 @@ async def test_a_handler_that_fails_answers_with_one_polite_line(gb: Glassbox,
     asked = gb.tg.send(GROUP, BOB, "/history 杭州天气")
     assert (await gb.answer_to(GROUP, asked)).text.startswith("抱歉，出了点问题")
     assert len(gb.tg.bot_messages(GROUP)) == 2
+
+
+async def test_comparing_stored_runs_again_and_again_is_rate_limited(tmp_path: Path) -> None:
+    """Each /compare N M is stored: a sender who keeps asking gets the history's limit."""
+    async with glassbox(tmp_path, history_rate_limit="2/1m") as gb:
+        await stored(gb, "what is 2+2?", "4")
+        await stored(gb, "what is 2+2?", "four")
+        asked = [gb.tg.send(GROUP, ALICE, "/compare 1 2") for _ in range(5)]
+        await gb.tg.wait(lambda: len([m for m in gb.tg.bot_messages(GROUP)
+                                      if m.reply_to in asked]) >= 3)
+        replies = [m.text for m in gb.tg.bot_messages(GROUP) if m.reply_to in asked]
+        assert sum("#1 · Alice · " in r for r in replies) == 2
+        assert any(r.startswith("You have looked through the history") for r in replies)
+        page = await gb.parts.store.history(Scope(GROUP))
+        assert page.total == 4  # the two runs and two comparisons, no more
+        await still_answers(gb, GROUP)

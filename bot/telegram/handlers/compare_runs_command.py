@@ -1,7 +1,8 @@
 """`/compare N M` in a chat: two of its stored runs side by side (bot/runs/compare_runs.py),
 sent as one message folded as a finished /compare is, and shown on the chat's board.
 
-A private chat reaches only its user's runs, a group all of the group's (as /show does)."""
+A private chat reaches only its user's runs, a group all of the group's (as /show does). A
+comparison is stored, so asking for one counts against HISTORY_RATE_LIMIT as a list does."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from bot.store.records import RunRecord, telegram_chat
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import chat_settings, sender_of
-from bot.telegram.handlers.history import scope_of
+from bot.telegram.handlers.history import scope_of, too_often
 from bot.view.i18n import text
 from bot.view.render import render_view
 from bot.view.transcript import replay
@@ -41,6 +42,11 @@ async def compare_runs(update: Update, context: Context, msg: Message,
     assert chat is not None and user is not None
     settings = await chat_settings(context, chat.id)
     lang = settings.words_lang(sender.lang)
+    limited = too_often(context, sender.id, lang)
+    if limited:
+        await context.outbox.notice(chat.id, msg.message_id, sender.id, limited,
+                                    Notice.TOO_OFTEN, "compare")
+        return
     made = await compare_stored(
         context.store, scope_of(chat, user), telegram_chat(chat.id), user_id=sender.id,
         user_name=sender.name, left=runs[0], right=runs[1], zone=settings.timezone)

@@ -89,9 +89,9 @@ async def history_command(update: Update, context: Context) -> None:
     MAX_SEARCH_WORDS words, and the reply says so when there were more)."""
     msg, chat, user, lang, arg = await _command(update, context)
     sender = sender_of(update)
-    too_often = _too_often(context, sender.id, lang)
-    if too_often:
-        await context.outbox.notice(chat.id, msg.message_id, sender.id, too_often,
+    limited = too_often(context, sender.id, lang)
+    if limited:
+        await context.outbox.notice(chat.id, msg.message_id, sender.id, limited,
                                     Notice.TOO_OFTEN, "history")
         return
     page, keyword = (int(arg), "") if _PAGE.fullmatch(arg) else (1, arg)
@@ -104,7 +104,7 @@ async def history_command(update: Update, context: Context) -> None:
     await context.outbox.say(chat.id, msg.message_id, html, buttons)
 
 
-def _too_often(context: Context, sender_id: int, lang: Lang) -> str:
+def too_often(context: Context, sender_id: int, lang: Lang) -> str:
     """Counts one list for `sender_id` against HISTORY_RATE_LIMIT; if they are over it, the
     line saying when they may list again (else "")."""
     wait = context.parts.searches.take(sender_id) if context.parts.searches else 0.0
@@ -123,9 +123,9 @@ async def history_tapped(update: Update, context: Context) -> None:
     if found is None or keyword is None or not isinstance(query.message, Message):
         await query.answer(text(lang, "history_expired"), show_alert=True)
         return
-    too_often = _too_often(context, query.from_user.id, lang)
-    if too_often:
-        await query.answer(too_often, show_alert=True)
+    limited = too_often(context, query.from_user.id, lang)
+    if limited:
+        await query.answer(limited, show_alert=True)
         return
     await query.answer()
     scope = scope_of(query.message.chat, query.from_user)
