@@ -1,5 +1,5 @@
 """`python -m bench.delivery_cpu [--against REF]`: the bot's CPU for delivering one answer to
-Telegram: the live message (the pacer's turns, the budget, rendering on demand, the Bot API
+Telegram: the live message (the pacer's turns, the send rate, rendering on demand, the Bot API
 calls through the bot's own request objects), "typing…" while nothing is on screen, and
 the final state. The agent's side is bench.answer_cpu's; the two add up to what
 bench.scale measures, less the event loop's share under load.
@@ -55,7 +55,7 @@ async def _client(at_once: str, rounds: str, tg_url: str, workdir: str) -> dict[
     bot = app.bot
     await bot.initialize()
     pacer = Pacer(Limits())
-    typing = Typing(bot, pacer.budget)
+    typing = Typing(bot, pacer.send_rate)
     stop = ((Button("⏹ Stop", "stop:1"),),)
 
     async def one(n: int) -> None:

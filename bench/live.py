@@ -3,7 +3,7 @@
 1. Overhead: one /ask of three rounds; wall time from the command to the final edit on
    screen against the model and tool time the run had to wait for.
 2. A class in a burst: 40 students in one group and 20 private chats ask within 10 s.
-3. A long answer in an otherwise idle group: its drafts must leave the group's budget room
+3. A long answer in an otherwise idle group: its drafts must leave the group's send rate room
    for the final pages."""
 
 from __future__ import annotations

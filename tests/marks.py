@@ -46,7 +46,7 @@ SLOW = (
     # Many chats at once, to see how they share the bot.
     "tests/test_bot_scale.py::test_a_busy_group_gets_fewer_drafts_not_later_answers",
     "tests/test_bot_scale.py::test_past_the_limit_questions_queue_fairly_across_chats",
-    "tests/faults/test_budget.py::test_a_class_of_wrong_commands_never_holds_back_an_answer",
+    "tests/faults/test_send_rate.py::test_a_class_of_wrong_commands_never_holds_back_an_answer",
     "tests/web/test_board.py::test_a_class_streaming_at_once_reaches_the_board_in_batches",
     # A class at once on a small PostgreSQL plan; a database that hangs for a statement's
     # timeout, or comes back after the breaker's and the backlog's waits.

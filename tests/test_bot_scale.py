@@ -1,5 +1,5 @@
 """Many chats at once against the fake Bot API with its flood limits: Telegram's global
-budget goes to final states first, bunched sends draw no 429, and a busy group gets fewer
+send rate goes to final states first, bunched sends draw no 429, and a busy group gets fewer
 drafts rather than later answers."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def messages_sent(tg: FakeTelegram, chat_id: int | None = None) -> list[tuple[in
 
 async def test_a_final_state_goes_before_other_chats_drafts(tg: FakeTelegram,
                                                             bot: Bot) -> None:
-    """Twelve runs wait for the global budget with their first drafts; a run that ends
+    """Twelve runs wait for the global send rate with their first drafts; a run that ends
     meanwhile is delivered next, not twelfth."""
     pacer = Pacer(replace(Limits(), global_per_window=1).scaled(SCALE))
     chats = [tg.user(USERS + n) for n in range(13)]

@@ -65,7 +65,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         shared.leads = admins.of_chat  # the board follows a group's admins too
         app.bot_data.parts = Parts(services=services, admins=admins,
                                    outbox=outbox, examples=load_examples(),
-                                   typing=Typing(app.bot, pacer.budget),
+                                   typing=Typing(app.bot, pacer.send_rate),
                                    searches=searches and Cooldowns(searches.runs,
                                                                    searches.window_s),
                                    uploads=UploadGate.of(settings.notes_upload_rate_limit,

@@ -146,7 +146,7 @@ class LiveMessage:
 
     def show(self, pages: list[str] | Callable[[], list[str]]) -> None:
         """The newest running state (pages, or a function rendering them); sent when the
-        chat's budget allows."""
+        chat's send rate allows."""
         self._source = pages if callable(pages) else (lambda fixed=list(pages): fixed)
         self._stale = True
         self._wake()
@@ -169,7 +169,7 @@ class LiveMessage:
         self._running = False
         self._final_buttons = buttons
         self.show(pages)
-        self.pacer.urgent(self.chat_id)  # a draft's turn sleeping for the budget may burst now
+        self.pacer.urgent(self.chat_id)  # a draft's turn sleeping for the send rate may burst now
         assert self._worker is not None
         await asyncio.shield(self._worker)
         return self.message_ids

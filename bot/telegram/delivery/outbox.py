@@ -6,7 +6,7 @@ chat's turn, the 429 waits, the network retries and the plain-text fallback. The
 replies wait behind every run's output in the chat (see pacer). A `notice` (a refusal, a
 usage hint) of one kind goes to one sender in one chat at most once per `notice_cooldown_s`:
 a user who sends the same wrong thing 300 times gets one answer, not 300 in the group's
-budget, while a different notice (/start, then /help; an empty /ask, then one too long) is
+send rate, while a different notice (/start, then /help; an empty /ask, then one too long) is
 always answered.
 """
 

@@ -1,15 +1,15 @@
-"""The per-chat send budget every live message in a chat shares.
+"""The per-chat send rate every live message in a chat shares.
 
 Telegram allows about one message a second per chat, 20 a minute in a group and 30 a
 second overall, and answers 429 `retry_after` beyond that. A group may spend its minute's
 20 messages in a burst (still one a second), so a single answer is not held back by a
-spread-out budget; a class asking at once still gets 20 a minute. Each chat takes turns on
+spread-out send rate; a class asking at once still gets 20 a minute. Each chat takes turns on
 its own clock, so a busy or penalised chat never slows another one.
 Waiters in a chat are served by priority, then first come, first served: a run's final
 state before drafts, drafts before the bot's notices (a refusal, a usage hint), so no pile
 of notices holds an answer back. A priority is asked again whenever a turn is handed on,
 so a draft that became the final state while it waited moves up. Whoever holds the turn
-while it waits for the budget gives it up if someone more urgent arrived meanwhile.
+while it waits for the send rate gives it up if someone more urgent arrived meanwhile.
 The next call in a chat may start `interval` after the previous one *finished*, so the
 gap Telegram sees is never shorter than the one we meant. A run's final state alone may use
 Telegram's short burst (`chat_burst`): it goes at once, without waiting out the second a
@@ -19,7 +19,7 @@ the bucket is full again less one token), drafts keeping to one a second, so the
 there whenever a final state comes; a waiter whose draft became the final state is woken
 (`urgent`) to use it.
 Across chats, Telegram's 30 a second for the whole bot is shared by priority too (see
-budget): whoever holds a chat's turn asks for a global place with the priority of the most
+send rate): whoever holds a chat's turn asks for a global place with the priority of the most
 urgent waiter in that chat, so a final state never waits behind other runs' drafts.
 In a group, a run's first message or draft goes only if the group's window still keeps
 FINAL_PLACES places for every running run's final state (a long answer's final state edits
@@ -49,8 +49,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 
-from bot.telegram.delivery.budget import Budget
 from bot.telegram.delivery.priority import Priority
+from bot.telegram.delivery.send_rate import SendRate
 
 BUSY_GROUP_RUNS = 3
 """Runs at once in one group from which it counts as a class asking together (no drafts):
@@ -89,7 +89,7 @@ class Limits:
 
 @dataclass
 class Turn:
-    budget: Budget
+    send_rate: SendRate
     priority: Callable[[], int]
     allowed: bool = True
     """False: a draft the group has no room for; make no call, wait for the next change."""
@@ -98,8 +98,8 @@ class Turn:
     used: bool = False
 
     async def use(self) -> None:
-        """Call before the API call; a turn not used costs no budget."""
-        await self.budget.take(self.priority)
+        """Call before the API call; a turn not used costs no place."""
+        await self.send_rate.take(self.priority)
         self.used = True
 
 
@@ -124,7 +124,7 @@ class _Chat:
     penalty_until: float = 0.0
     """Telegram said 429: nothing goes here before this, burst or not."""
     wake: asyncio.Future[None] | None = None
-    """Set while the turn's holder sleeps for the budget: `urgent` cuts the sleep short."""
+    """Set while the turn's holder sleeps for the send rate: `urgent` cuts the sleep short."""
     sent: deque[float] = field(default_factory=deque)
     """When this group's calls of the last window finished."""
     running: int = 0
@@ -147,7 +147,7 @@ class Pacer:
         self.limits = limits or Limits()
         self.on_wait = on_wait
         self._chats: dict[int, _Chat] = {}
-        self.budget = Budget(self.limits.global_per_window, self.limits.global_window_s)
+        self.send_rate = SendRate(self.limits.global_per_window, self.limits.global_window_s)
         self._order = itertools.count()
         self._running = 0
         """Live messages of runs, in all chats."""
@@ -175,13 +175,13 @@ class Pacer:
         asked = time.monotonic()
         retry_at = await self._acquire(chat, chat_id, me)
         self.on_wait(chat_id, time.monotonic() - asked)
-        turn = Turn(self.budget, lambda: min(me.rank(), chat.most_urgent_rank())[0],
+        turn = Turn(self.send_rate, lambda: min(me.rank(), chat.most_urgent_rank())[0],
                     retry_at is None, retry_at)
         try:
             yield turn
         finally:
             if turn.used:
-                self.budget.release()
+                self.send_rate.release()
                 done = chat.last_done = time.monotonic()
                 chat.ready_at = max(chat.ready_at, done) + self.limits.chat_interval_s
                 if chat_id < 0:
@@ -189,7 +189,7 @@ class Pacer:
             self._release(chat)
 
     async def _acquire(self, chat: _Chat, chat_id: int, me: _Waiter) -> float | None:
-        """Hold the chat's turn once its budget allows a call and no one more urgent waits
+        """Hold the chat's turn once its send rate allows a call and no one more urgent waits
         (None). A draft with no room (see `_room_for_draft`) returns at once with when it
         may be tried again without a change (infinity: only after a change)."""
         while True:
@@ -241,14 +241,14 @@ class Pacer:
 
     def urgent(self, chat_id: int) -> None:
         """A live message here now waits with its final state: if the chat's turn sleeps for
-        the budget, it looks again (a final state may burst)."""
+        the send rate, it looks again (a final state may burst)."""
         chat = self._chats.get(chat_id)
         if chat is not None and chat.wake is not None:
             _settle(chat.wake)
 
     def _room_for_draft(self, chat: _Chat, chat_id: int, me: _Waiter) -> float | None:
         """None if a draft may go now: not sooner than the drafts' share of the global
-        budget allows, and in a group only if it is not a class asking together, not a
+        send rate allows, and in a group only if it is not a class asking together, not a
         run's first message too soon after it opened, and the window keeps a place for every
         running run's final state after this call (a final state and a notice always go).
         Otherwise when it may be tried again without a change (infinity: after one)."""
@@ -270,7 +270,7 @@ class Pacer:
 
     def _draft_gap_s(self) -> float:
         """The least time between a chat's calls for a draft: all running runs drafting at
-        this pace stay within the global budget."""
+        this pace stay within the global send rate."""
         return (self._running / self.limits.global_per_window) * self.limits.global_window_s
 
     def _abandon(self, chat: _Chat, me: _Waiter) -> None:

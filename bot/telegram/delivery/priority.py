@@ -1,4 +1,4 @@
-"""Who goes first when Telegram's budget is short (lower goes first)."""
+"""Who goes first when Telegram's send rate is short (lower goes first)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
 """The "typing…" indicator: one per chat while any run there has nothing on screen yet,
 renewed every 4 s (Telegram shows it for about 5 s). Once a run's message is there, its
-edits show the progress, and "typing…" would only spend the budget. It starts only if
+edits show the progress, and "typing…" would only spend the send rate. It starts only if
 nothing is on screen AFTER_S after the question: a first message that goes at once (most
 do: a private chat's within a call's latency, a group's a second after the question) says
 more than "typing…" would, and a call shown for a few milliseconds is a wasted one (under
 load, it takes a place an answer's message needs). It shows while a first message waits:
 a queue, a busy class (no first message at all), a chat penalised by a 429.
 
-It is a courtesy: it takes a place in the global budget only when one is free and no
+It is a courtesy: it takes a place in the global send rate only when one is free and no
 message waits for one; otherwise that renewal is skipped and tried again shortly."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from telegram import Bot
 from telegram.constants import ChatAction
 from telegram.error import TelegramError
 
-from bot.telegram.delivery.budget import Budget
+from bot.telegram.delivery.send_rate import SendRate
 
 log = logging.getLogger(__name__)
 
@@ -30,12 +30,12 @@ AFTER_S = 1.5
 1 s: see pacer's `group_first_delay_s`)."""
 RENEW_S = 4.0
 RETRY_S = 1.0
-"""After a renewal skipped for want of budget."""
+"""After a renewal skipped for want of a place in the send rate."""
 
 
 class Typing:
-    def __init__(self, bot: Bot, budget: Budget) -> None:
-        self.bot, self.budget = bot, budget
+    def __init__(self, bot: Bot, send_rate: SendRate) -> None:
+        self.bot, self.send_rate = bot, send_rate
         self._users: dict[int, int] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
 
@@ -59,7 +59,7 @@ class Typing:
     async def _keep(self, chat_id: int) -> None:
         await asyncio.sleep(AFTER_S)
         while True:
-            if not self.budget.try_take():
+            if not self.send_rate.try_take():
                 await asyncio.sleep(RETRY_S)
                 continue
             try:
@@ -67,5 +67,5 @@ class Typing:
             except TelegramError as err:  # only a courtesy: never fail a run over it
                 log.info("chat %s: no typing indicator (%s)", chat_id, err)
             finally:
-                self.budget.release()
+                self.send_rate.release()
             await asyncio.sleep(RENEW_S)

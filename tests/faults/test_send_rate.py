@@ -1,4 +1,4 @@
-"""The group's send budget (20 a minute) under a flood of notices: a class that types wrong
+"""The group's send rate (20 a minute) under a flood of notices: a class that types wrong
 commands, one student who sends /ask 60 times. A run's final state goes before every
 waiting notice, and one sender gets at most one notice per cooldown."""
 
@@ -27,7 +27,7 @@ def landed_after(gb: Glassbox, final: Message, asked: list[int]) -> list[Message
 
 async def test_a_class_of_wrong_commands_never_holds_back_an_answer(gb: Glassbox) -> None:
     """60 students each send a bare /ask (each is owed one usage hint: three minutes of the
-    group's budget) while Alice's answer is coming. Her final state takes the first free
+    group's send rate) while Alice's answer is coming. Her final state takes the first free
     slot; the hints wait."""
     students = [gb.tg.user(5000 + n, f"Student {n}", "en") for n in range(60)]
     gb.model.push(sse(DashScope().text("Alice's answer."), first_delay=1.0))

@@ -1,4 +1,4 @@
-"""Telegram's global budget: about 30 messages a second for the whole bot, shared by
+"""Telegram's global send rate: about 30 messages a second for the whole bot, shared by
 priority, woken by events (a call ending, the oldest call leaving the window), never polled.
 
 Telegram counts a message when it arrives; we cannot see that moment, only that it lies
@@ -32,7 +32,7 @@ class _Waiter:
         return self.priority(), self.order
 
 
-class Budget:
+class SendRate:
     def __init__(self, most: int, window_s: float) -> None:
         self.most, self.window_s = most, window_s
         self._in_flight = 0
