@@ -39,13 +39,15 @@ class Readers:
 
 
 @dataclass
-class UploadGate:
+class UploadLimits:
+    """The limits an upload meets: its chat's one slot, its sender's rate, the readers."""
+
     rate: Cooldowns | None
     readers: Readers = field(default_factory=lambda: Readers(1))
     _busy: set[int] = field(default_factory=set)
 
     @classmethod
-    def of(cls, limit: RateLimit | None, readers: int) -> UploadGate:
+    def of(cls, limit: RateLimit | None, readers: int) -> UploadLimits:
         return cls(limit and Cooldowns(limit.runs, limit.window_s), Readers(readers))
 
     @contextmanager

@@ -21,7 +21,7 @@ from bot.examples import load_examples
 from bot.log_limit import RateLimit
 from bot.runs.quota import Cooldowns
 from bot.runs.services import Shared
-from bot.runs.uploads import UploadGate
+from bot.runs.uploads import UploadLimits
 from bot.store import database_url
 from bot.store.db import StoreUnavailable
 from bot.telegram.admins import Admins
@@ -68,7 +68,7 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
                                    typing=Typing(app.bot, pacer.send_rate),
                                    searches=searches and Cooldowns(searches.runs,
                                                                    searches.window_s),
-                                   uploads=UploadGate.of(settings.notes_upload_rate_limit,
+                                   uploads=UploadLimits.of(settings.notes_upload_rate_limit,
                                                          settings.notes_readers))
         await register_commands(app.bot)
         recovering.append(asyncio.create_task(recover_interrupted(services.runs, outbox)))

@@ -17,7 +17,7 @@ from bot.runs.hub import Hub
 from bot.runs.metrics import Metrics
 from bot.runs.quota import Cooldowns
 from bot.runs.services import Services, Shared
-from bot.runs.uploads import UploadGate
+from bot.runs.uploads import UploadLimits
 from bot.store.prefs import ChatSettings
 from bot.store.records import telegram_chat
 from bot.store.transcripts import Store
@@ -38,9 +38,9 @@ class Parts:
     typing: Typing
     searches: Cooldowns | None = None
     """/history lists per sender (HISTORY_RATE_LIMIT); None: no limit."""
-    uploads: UploadGate = field(default_factory=lambda: UploadGate(None))
+    uploads: UploadLimits = field(default_factory=lambda: UploadLimits(None))
     """Who may upload notes now (one at a time per chat, NOTES_UPLOAD_RATE_LIMIT)."""
-    hearings: UploadGate = field(default_factory=lambda: UploadGate(None))
+    hearings: UploadLimits = field(default_factory=lambda: UploadLimits(None))
     """Voice messages being heard: one at a time per chat."""
 
     @property
