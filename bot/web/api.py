@@ -32,6 +32,7 @@ from bot.course.course_words import word
 from bot.course.period import MAX_DAYS, PeriodProblem, from_query, today_in
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy, Refusal
+from bot.runs.compare_runs import Refused, Unfit, compare_stored
 from bot.runs.quota import OverBudget, RateLimited
 from bot.runs.services import Services, Shared
 from bot.store.api_sessions import ApiSessions
@@ -73,6 +74,8 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
     async def chat(request: Request) -> Response:
         parts, scope = await authorised(request)
         body = await chat_body(request)
+        if body.runs is not None:
+            return await _compared(parts, scope, body.runs)
         run = await _start(parts, scope, body, stream=False)
         return _answer(run, await run.ended(), body.showSteps)
 
@@ -163,6 +166,32 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
         Route("/openapi.json", openapi, methods=["GET"]),
         Route("/api/{rest:path}", _guarded(not_found)),
     ]
+
+
+async def _compared(parts: Services, scope: Conversation, run_ids: list[int]) -> Response:
+    """Two stored runs of the token's side by side (bot/runs/compare_runs.py), no model
+    called: the comparison, stored as a run of the token's, as GET /api/v1/runs/{runId}
+    gives it."""
+    api, found = parts.store.api, []
+    for run_id in run_ids:
+        record = await api.run_by_id(scope, run_id)
+        if record is None:
+            raise ApiError(404, "no_such_run", f"No run of this token has the id {run_id}.")
+        found.append(record)
+    settings = await parts.chat_settings(scope)
+    made = await compare_stored(parts.store, Scope.of(scope), scope, user_id=None,
+                                user_name=f"API {scope.id}", left=found[0].n,
+                                right=found[1].n, zone=settings.timezone)
+    if isinstance(made, Refused):
+        words = {Unfit.SAME: "runs: two different runs are needed.",
+                 Unfit.RUNNING: "runs: one of them is still running; compare it once it ended.",
+                 Unfit.COMPARISON: "runs: a comparison is no side of another.",
+                 Unfit.MISSING: "runs: no run of this token has that id."}
+        raise ApiError(409 if made.why is Unfit.RUNNING else 400, "cannot_compare",
+                       words[made.why])
+    view = replay(made, await parts.store.events(made.id), detect_lang(made.question),
+                  notes=settings.notes)
+    return JSONResponse(run_json(made, view, made.status, "", steps=False))
 
 
 async def _start(parts: Services, scope: Conversation, body: ChatBody, *,

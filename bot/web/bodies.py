@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -35,7 +35,7 @@ class ChatBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    message: str = Field(min_length=1, description="The question.")
+    message: str = Field(default="", description="The question (none with `runs`).")
     sessionId: str | None = Field(
         default=None, pattern=SESSION_ID,
         description="Continue this conversation; absent: a new one is made.")
@@ -43,6 +43,18 @@ class ChatBody(BaseModel):
     showSteps: bool = Field(default=False,
                             description="Include each step (round, thought, tool, ...).")
     plan: bool = Field(default=False, description="Make a plan first (as /plan).")
+    runs: list[Annotated[int, Field(ge=1, le=MAX_STORED_ID)]] | None = Field(
+        default=None, min_length=2, max_length=2,
+        description='mode "compare": two runIds of this token\'s, side by side, no model '
+                    "called (instead of a message).")
+
+    @model_validator(mode="after")
+    def _asks_one_thing(self) -> ChatBody:
+        if self.runs is None and not self.message:
+            raise ValueError('message: required (or runs, two runIds with mode "compare")')
+        if self.runs is not None and (self.message or self.mode != "compare"):
+            raise ValueError('runs: two runIds with mode "compare" and no message')
+        return self
 
 
 class ApiError(GlassboxError):
@@ -83,7 +95,7 @@ async def chat_body(request: Request) -> ChatBody:
     if len(body.message) > MAX_QUESTION_CHARS:
         raise ApiError(413, "message_too_long", f"message has {len(body.message):,} "
                        f"characters; at most {MAX_QUESTION_CHARS:,} are allowed.")
-    if not body.message.strip():
+    if body.runs is None and not body.message.strip():
         raise ApiError(400, "invalid_body", "message: it is empty.")
     return body
 

@@ -17,7 +17,9 @@ _STEP = {"type": "object", "properties": {
     "durationMs": {"type": ["integer", "null"]}}}
 _RUN = {"type": "object", "properties": {
     "sessionId": {"type": "string"}, "runId": {"type": "integer"},
-    "question": {"type": "string"}, "mode": {"enum": ["react", "plain", "compare"]},
+    "question": {"type": "string"},
+    "mode": {"enum": ["react", "plain", "compare", "runs"],
+             "description": "runs: two stored runs of the token's compared (body.runs)"},
     "answer": {"type": "string"}, "status": {"type": "string"},
     "durationMs": {"type": ["integer", "null"]}, "model": {"type": "string"},
     "usage": {"type": "object", "properties": {
@@ -25,8 +27,13 @@ _RUN = {"type": "object", "properties": {
         "totalTokens": {"type": "integer"}, "estimated": {"type": "boolean"}}},
     "plan": {"type": ["array", "null"]},
     "steps": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/Step"}},
-    "answers": {"type": "object", "description": "compare only: plain and react"},
+    "answers": {"type": "object",
+                "description": "compare: plain and react; runs: left and right"},
     "difference": {"type": "object", "description": "compare only: judgement and figures"},
+    "sides": {"type": "array", "description": "runs only: each side's run (n, asker, when)"},
+    "firstDifference": {"type": ["object", "null"], "description": (
+        "runs only: the round where the chains first chose differently, and each side's "
+        "move there; null when they made the same moves")},
 }}
 
 

@@ -10,6 +10,8 @@ from agent.classroom.summary import difference
 from agent.events import Usage
 from bot.store.kinds import RunMode
 from bot.store.records import RunRecord
+from bot.view.alignment import align, moves
+from bot.view.i18n import sides_text
 from bot.view.transcript import Transcript, View
 
 API_MODES: dict[RunMode, str] = {RunMode.ASK: "react", RunMode.PLAIN: "plain",
@@ -28,6 +30,8 @@ def run_json(record: RunRecord, view: View, status: str, session_id: str, *,
              steps: bool, usage: Usage | None = None, duration_ms: int | None = None
              ) -> dict[str, Any]:
     """The answer of POST /api/v1/chat (and GET /api/v1/runs/{runId}) for one run."""
+    if view.mode == RunMode.RUNS:
+        return _runs_json(record, view)
     main = view.lanes.get("react") or view.lanes["main"]
     out: dict[str, Any] = {
         "sessionId": session_id,
@@ -55,6 +59,34 @@ def run_json(record: RunRecord, view: View, status: str, session_id: str, *,
         }
         out["plainSteps"] = _steps(plain) if steps else None
     return out
+
+
+def _runs_json(record: RunRecord, view: View) -> dict[str, Any]:
+    """A comparison of two stored runs: each side's run and answer, what each cost, and the
+    first action where their chains part (None: they made the same moves)."""
+    left, right = view.lanes["left"], view.lanes["right"]
+    aligned = align(left, right)
+    first = None
+    if aligned.first is not None:
+        row, move = aligned.first
+        first = {"round": next(r.number for r in aligned.rows[row] if r is not None),
+                 **{side: (moves(rnd)[move:move + 1] or (None,))[0]
+                    for side, rnd in zip(("left", "right"), aligned.rows[row], strict=True)}}
+    ends = view.finished.get("left"), view.finished.get("right")
+    return {
+        "runId": record.id, "sessionId": "", "question": record.question, "mode": "runs",
+        "status": record.status, "answer": "", "durationMs": record.duration_ms,
+        "sides": [{"n": t.origin.n, "asker": t.origin.asker, "startedAt": t.origin.when,
+                   "mode": api_mode(t.origin.mode)} if t.origin else None
+                  for t in (left, right)],
+        "answers": {"left": left.answer if left.answer_final else "",
+                    "right": right.answer if right.answer_final else ""},
+        "difference": {"judgement": None, "figures": difference(
+            ends[0], ends[1], "en", sides_text(left.origin, right.origin))
+            if ends[0] and ends[1] else None},
+        "firstDifference": first,
+        "usage": _usage(record.usage),
+    }
 
 
 def _steps(t: Transcript) -> list[dict[str, Any]]:

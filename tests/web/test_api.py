@@ -230,3 +230,45 @@ async def test_a_thought_glassbox_wrote_is_no_steps_thought(tmp_path: Path) -> N
             stored = (await web.http.get(f"/api/v1/runs/{run.id}", headers=TEACHER)).json()
     assert stored["steps"][0]["tool"] == "add" and stored["steps"][0]["output"] == "4"
     assert [step["thought"] for step in stored["steps"]] == [None]
+
+
+async def test_two_stored_runs_of_the_token_compared_with_no_model_called(
+        tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        model.push(*adding(), text_reply("About 5."))
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()],
+                           api_tokens=TOKENS) as web:
+            post = web.http.post
+            ids = [(await post("/api/v1/chat", headers=TEACHER, json={
+                "message": "What is 2+2?"})).json()["runId"] for _ in range(2)]
+            calls = len(model.bodies)
+            answer = await post("/api/v1/chat", headers=TEACHER,
+                                json={"mode": "compare", "runs": ids})
+            assert answer.status_code == 200, answer.text
+            run = answer.json()
+            assert len(model.bodies) == calls  # no model called
+            assert run["mode"] == "runs" and run["status"] == "done"
+            assert run["answers"] == {"left": "2 + 2 = **4**", "right": "About 5."}
+            assert [side["n"] for side in run["sides"]] == [1, 2]
+            assert run["difference"]["figures"].startswith("#1 → #2: rounds 2 → 1")
+            assert run["firstDifference"] == {"round": 1, "left": "add(a=2, b=2)",
+                                              "right": "answer"}
+            again = (await web.http.get(f"/api/v1/runs/{run['runId']}", headers=TEACHER))
+            assert again.json()["firstDifference"] == run["firstDifference"]
+            refusals = [
+                (await post("/api/v1/chat", headers=OTHER,  # another token's runs
+                            json={"mode": "compare", "runs": ids}), 404, "no_such_run"),
+                (await post("/api/v1/chat", headers=TEACHER,
+                            json={"mode": "compare", "runs": [ids[0], ids[0]]}),
+                 400, "cannot_compare"),
+                (await post("/api/v1/chat", headers=TEACHER,
+                            json={"mode": "compare", "runs": [ids[0], run["runId"]]}),
+                 400, "cannot_compare"),
+                (await post("/api/v1/chat", headers=TEACHER,
+                            json={"mode": "react", "runs": ids}), 400, "invalid_body"),
+                (await post("/api/v1/chat", headers=TEACHER,
+                            json={"mode": "compare", "runs": ids[:1]}), 400, "invalid_body"),
+            ]
+            for reply, status, code in refusals:
+                assert reply.status_code == status, reply.text
+                assert reply.json()["error"]["code"] == code, reply.text
