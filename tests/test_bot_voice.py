@@ -12,6 +12,7 @@ from tests.botkit import ALICE, BOB, GROUP, running
 from tests.fakes.model import FakeModel, text_reply
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.telegram_objects import Sound, SoundKind
+from tests.faults.process import bot_process
 from tests.voicekit import speech, tools_or_skip, whisper_base
 
 
@@ -104,3 +105,21 @@ async def test_with_voice_off_a_voice_message_gets_the_text_only_line(
         [line] = gb.replies_to(ALICE, sent)
     assert "only read text" in line.text
     assert "getFile" not in tg.methods()
+
+
+async def test_the_bot_process_answers_a_voice_question_with_what_it_heard(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    """`python -m bot` as a school runs it, WHISPER_MODEL naming the model directory."""
+    tools_or_skip()
+    tg = fake_telegram
+    fake_model.push(text_reply("It is about 384,000 km away."))
+    clip = speech("How far is the Moon from the Earth?", "en")
+    with bot_process(tg, fake_model, tmp_path, WHISPER_MODEL=str(whisper_base())) as bot:
+        await tg.wait(lambda: tg.polls > 0, timeout=60)
+        sent = tg.send_sound(ALICE, ALICE, voice(clip, 3))
+        await tg.wait(lambda: any("384,000" in m.text for m in tg.bot_messages(ALICE)),
+                      timeout=240)
+        assert bot.terminate() == 0
+    assert "moon from the earth" in asked(fake_model).lower()
+    [answer] = [m for m in tg.bot_messages(ALICE) if m.reply_to == sent]
+    assert "384,000" in answer.text and "moon from the earth" in answer.text.lower()

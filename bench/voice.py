@@ -1,0 +1,65 @@
+"""Voice questions' figures (docs/voice.md): how long the embedded Whisper base takes to hear
+30 s of speech, the hearing process's peak memory, and its word and character error rates
+on the tests' espeak-ng questions. `python -m bench.voice` (needs espeak-ng, ffmpeg and the
+test extra's whisper-base packages)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import time
+from pathlib import Path
+
+from bot.voice.transcriber import EmbeddedWhisper
+from tests.test_voice_accuracy import ENGLISH, MANDARIN
+from tests.voicekit import chinese_chars, english_words, error_rate, speech, whisper_base
+
+THIRTY_S = {"en": " ".join(ENGLISH[:8]), "zh": "，".join(MANDARIN[:7])}
+"""About 30 s of each language, one message."""
+
+
+def _peak_mb() -> float:
+    """The largest peak resident memory among this process's children (VmHWM)."""
+    peaks = []
+    for task in Path("/proc/self/task").iterdir():
+        for child in (task / "children").read_text().split():
+            status = Path(f"/proc/{child}/status").read_text()
+            line = next(x for x in status.splitlines() if x.startswith("VmHWM:"))
+            peaks.append(int(line.split()[1]) / 1024)
+    return max(peaks, default=0.0)
+
+
+async def figures(runs: int = 3) -> None:
+    whisper = EmbeddedWhisper(str(whisper_base()), max_s=60)
+    try:
+        started = time.perf_counter()
+        await whisper.hear(speech(ENGLISH[0], "en"))
+        print(f"model load and first message: {time.perf_counter() - started:.1f} s")
+        for lang in ("en", "zh"):
+            clip = speech(THIRTY_S[lang], lang)
+            took, heard = [], None
+            for _ in range(runs):
+                started = time.perf_counter()
+                heard = await whisper.hear(clip, hint=lang)  # type: ignore[arg-type]
+                took.append(time.perf_counter() - started)
+            assert heard is not None
+            print(f"{lang}: {heard.seconds:.1f} s of speech heard in "
+                  f"{statistics.median(took):.1f} s (median of {runs}; "
+                  f"{min(took):.1f}–{max(took):.1f}), "
+                  f"{statistics.median(took) * 30 / heard.seconds:.1f} s per 30 s")
+        print(f"hearing process's peak memory: {_peak_mb():.0f} MB")
+        en = [(english_words(s), english_words((await whisper.hear(speech(s, "en"))).text))
+              for s in ENGLISH]
+        zh = [(chinese_chars(s),
+               chinese_chars((await whisper.hear(speech(s, "zh"), hint="zh")).text))
+              for s in MANDARIN]
+        print(f"English WER {error_rate(en):.1%} on {len(en)} questions; "
+              f"Mandarin CER {error_rate(zh):.1%} on {len(zh)}")
+        print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
+    finally:
+        await whisper.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(figures())
