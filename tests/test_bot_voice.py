@@ -12,6 +12,7 @@ from tests.botkit import ALICE, BOB, GROUP, running
 from tests.fakes.model import FakeModel, text_reply
 from tests.fakes.telegram import FakeTelegram
 from tests.fakes.telegram_objects import Sound, SoundKind
+from tests.fakes.transcriptions import KEY, FakeTranscriptions
 from tests.faults.process import bot_process
 from tests.voicekit import speech, tools_or_skip, whisper_base
 
@@ -123,3 +124,47 @@ async def test_the_bot_process_answers_a_voice_question_with_what_it_heard(
     assert "moon from the earth" in asked(fake_model).lower()
     [answer] = [m for m in tg.bot_messages(ALICE) if m.reply_to == sent]
     assert "384,000" in answer.text and "moon from the earth" in answer.text.lower()
+
+
+async def test_a_school_transcription_server_hears_instead_of_the_embedded_whisper(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    """WHISPER_API_URL: the voice note goes to its /audio/transcriptions as it came (with the
+    key, the model's name, verbose_json); the run speaks the language the server names; the
+    cap still holds, measured here, and a refusing server is one polite line."""
+    tools_or_skip()
+    tg = fake_telegram
+    fake_model.push(text_reply("我们明天考数学。"))
+    clip = speech("What time is it now in New York?", "en")
+    with FakeTranscriptions("明天考什么？", language="chinese") as server:
+        async with running(tg, fake_model, tmp_path / "g.sqlite3", voice_max_s=5,
+                           whisper_api_url=server.base_url, whisper_api_key=KEY,
+                           whisper_api_model="whisper-large-v3") as gb:
+            sent = tg.send_sound(ALICE, ALICE, voice(clip, 3))
+            answer = await gb.answer_to(ALICE, sent, timeout=60)
+            too_long = tg.send_sound(ALICE, ALICE, voice(
+                speech("What time is it now in New York?", "en", repeat=4), 3))
+            await tg.wait(lambda: bool(gb.replies_to(ALICE, too_long)), timeout=60)
+            server.text = ""
+            silent = tg.send_sound(ALICE, ALICE, voice(clip, 3))
+            await tg.wait(lambda: bool(gb.replies_to(ALICE, silent)), timeout=60)
+    assert server.heard[0]["model"] == "whisper-large-v3"
+    assert server.heard[0]["response_format"] == "verbose_json"
+    assert server.heard[0]["bytes"] == len(clip)
+    assert len(server.heard) == 2  # the long one never left the bot
+    assert asked(fake_model) == "明天考什么？"
+    assert "回答" in answer.text, answer.text
+    assert "longer than 5 seconds" in gb.replies_to(ALICE, too_long)[0].text
+    assert "heard no words" in gb.replies_to(ALICE, silent)[0].text
+
+
+async def test_a_transcription_server_that_refuses_gets_one_polite_line(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    tools_or_skip()
+    tg = fake_telegram
+    with FakeTranscriptions("never heard") as server:
+        async with running(tg, fake_model, tmp_path / "g.sqlite3",
+                           whisper_api_url=server.base_url, whisper_api_key="sk-wrong") as gb:
+            sent = tg.send_sound(BOB, BOB, voice(speech("谢谢你的帮助", "zh"), 3))
+            await tg.wait(lambda: bool(gb.replies_to(BOB, sent)), timeout=60)
+    assert "没法听语音" in gb.replies_to(BOB, sent)[0].text
+    assert not fake_model.bodies and "sk-wrong" not in str(tg.calls)
