@@ -11,7 +11,7 @@ import pytest
 from agent.tool import Tool
 from agent.tools.calculator import Calculate
 from agent.tools.clock import GetTime
-from bot.store.prefs import ChatSettings
+from bot.store.chat_settings_values import ChatSettings
 from bot.store.records import telegram_chat
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox
 from tests.dbkit import Target

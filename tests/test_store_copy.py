@@ -12,8 +12,8 @@ from pathlib import Path
 from agent.events import Action, Answer, Observation, RunFinished, RunStarted, Thought, Usage
 from agent.model.endpoint_memory import EndpointMemory
 from agent.tools.notes_index import Upload
+from bot.store.chat_settings_values import ChatSettings
 from bot.store.course_notes import open_notes_index
-from bot.store.prefs import ChatSettings
 from bot.store.records import Scope, telegram_chat
 from bot.store.transcripts import Store
 from tests.dbkit import Target, fresh_postgres

@@ -19,8 +19,8 @@ from agent.events import Event
 from agent.lang import Lang
 from bot.runs.active import Active
 from bot.runs.quota import OverBudget, RateLimited
+from bot.store.chat_settings_values import ChatSettings
 from bot.store.kinds import RunMode
-from bot.store.prefs import ChatSettings
 from bot.store.records import Conversation, RunRecord
 from bot.view.transcript import View
 

@@ -33,7 +33,7 @@ from bot.runs.active import Active, ActiveRuns
 from bot.runs.admission import Admission
 from bot.runs.ask import Ask, Busy, Front, Refusal
 from bot.runs.ballots import Ballots
-from bot.runs.class_settings import run_settings, run_tools
+from bot.runs.chat_settings_applied import run_settings, run_tools
 from bot.runs.listeners import Listeners
 from bot.runs.quota import OverBudget, RateLimited, refusal
 from bot.runs.step_mode import Pauses

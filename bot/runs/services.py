@@ -20,8 +20,8 @@ from bot.runs.execute import Runs
 from bot.runs.hub import Hub
 from bot.runs.listeners import Listeners
 from bot.runs.metrics import Metrics
+from bot.store.chat_settings_values import ChatSettings
 from bot.store.course_notes import open_notes_index
-from bot.store.prefs import ChatSettings
 from bot.store.records import Conversation
 from bot.store.transcripts import Store
 from bot.voice.transcriber import Transcriber, transcriber

@@ -7,8 +7,8 @@ import json
 import logging
 from datetime import UTC, datetime
 
+from bot.store.chat_settings_values import ChatSettings, load
 from bot.store.db import Db, StoreUnavailable
-from bot.store.prefs import ChatSettings, load
 from bot.store.records import Conversation
 
 log = logging.getLogger(__name__)

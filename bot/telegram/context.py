@@ -18,7 +18,7 @@ from bot.runs.metrics import Metrics
 from bot.runs.quota import Cooldowns
 from bot.runs.services import Services, Shared
 from bot.runs.uploads import UploadLimits
-from bot.store.prefs import ChatSettings
+from bot.store.chat_settings_values import ChatSettings
 from bot.store.records import telegram_chat
 from bot.store.transcripts import Store
 from bot.telegram.admins import Admins

@@ -12,7 +12,7 @@ from agent.events import Event
 from agent.lang import Lang, detect_lang
 from bot.runs.active import Active
 from bot.runs.execute import Runs
-from bot.store.prefs import ChatSettings
+from bot.store.chat_settings_values import ChatSettings
 from bot.store.records import RunRecord
 from bot.store.retry import retried
 from bot.telegram.delivery.live_message import LiveMessage

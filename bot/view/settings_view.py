@@ -15,7 +15,7 @@ from agent.model.endpoint_memory import (
     Lesson,
 )
 from agent.tool_names import TOOL_NAMES
-from bot.store.prefs import ChatSettings
+from bot.store.chat_settings_values import ChatSettings
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import phrase, plural, text
 

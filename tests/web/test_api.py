@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.events import Action, Observation, Thought
+from bot.store.chat_settings_values import ChatSettings
 from bot.store.kinds import ConversationKind
-from bot.store.prefs import ChatSettings
 from bot.store.records import Conversation
 from bot.view.render import render_view
 from tests.botkit import Add

@@ -16,11 +16,11 @@ import asyncpg
 import httpx
 
 from agent.events import Answer, RunFinished, RunStarted, Usage
+from bot.store.chat_settings_values import ChatSettings
 from bot.store.db import is_postgres_url
 from bot.store.kinds import ConversationKind
 from bot.store.migrations import MIGRATIONS, migrate
 from bot.store.pg_migrations import PG_MIGRATIONS, migrate_pg
-from bot.store.prefs import ChatSettings
 from bot.store.records import Conversation, Scope
 from bot.store.transcripts import Store
 from tests.dbkit import Target, execute, execute_many, query

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from agent.events import Action, Note
-from bot.store.prefs import ChatSettings
+from bot.store.chat_settings_values import ChatSettings
 from bot.store.records import telegram_chat
 from tests.botkit import ADMIN, ALICE, GROUP, Add, people
 from tests.fakes.model import FakeModel, Reply, text_reply, tool_reply

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from telegram import Update, User
 
 from agent.lang import Lang
-from bot.store.prefs import ChatSettings
+from bot.store.chat_settings_values import ChatSettings
 from bot.telegram.context import Context
 
 

@@ -12,9 +12,9 @@ from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 
 from agent.model.endpoint_memory import EndpointMemory
-from bot.runs.class_settings import apply
+from bot.runs.chat_settings_applied import apply
+from bot.store.chat_settings_values import ChatSettings
 from bot.store.db import StoreUnavailable
-from bot.store.prefs import ChatSettings
 from bot.store.records import telegram_chat
 from bot.telegram.context import Context
 from bot.telegram.delivery.outbox import Notice

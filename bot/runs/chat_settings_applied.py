@@ -1,4 +1,4 @@
-"""Per-class settings at work: what a tap in the /settings menu changes, and how a chat's
+"""A chat's settings applied: what a tap in the /settings menu changes, and how a chat's
 settings shape its next run (the run's settings, the tools on offer, step mode)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from agent.tool_names import TOOL_NAMES
 from agent.tools.clock import GetTime
 from agent.tools.notes_index import CourseNotes, ScopedNotes
 from agent.tools.search_notes import SearchNotes
+from bot.store.chat_settings_values import AgentMode, ChatLang, ChatSettings
 from bot.store.kinds import ConversationKind
-from bot.store.prefs import AgentMode, ChatLang, ChatSettings
 from bot.store.records import Conversation
 
 LANGS: tuple[ChatLang, ...] = get_args(ChatLang)
