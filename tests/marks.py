@@ -54,6 +54,8 @@ SLOW = (
     "tests/faults/test_database.py::test_another_instance_holding_five_of_six_connections",
     "tests/faults/test_database.py::test_a_frozen_database_holds_one_answer_at_most_one_time",
     "tests/faults/test_database.py::test_a_run_the_outage_cut_short_is_stored_whole_once_the",
+    # Two stored runs of 5,000 steps copied into a comparison.
+    "tests/test_bot_compare_runs.py::test_a_run_of_thousands_of_steps_is_copied_whole",
     # Pages of a 40-character limit over long texts.
     "tests/test_paginate.py::test_every_page_shows_something_within_the_limit_and_nothing_v",
 )
