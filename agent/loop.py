@@ -23,9 +23,9 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from agent.classroom.class_vote import class_vote
 from agent.classroom.confirm import Gate, Reviewed, StopRun
 from agent.classroom.planner import make_plan, plan_note
+from agent.classroom.quiz_vote import quiz_vote
 from agent.classroom.remarks import forced_answer, no_reasoning_for_answer, no_reasoning_for_calls
 from agent.events import Answer, AnswerDelta, Event, Observation, RunStarted, TextDelta, Thought
 from agent.grounding.lookups import grounded
@@ -220,7 +220,7 @@ async def _rounds(
         thought = ""
         draft: Answer | None = None
         if gate is not None and gate.poller is not None:
-            async for event in class_vote(gate.poller, rnd, tuple(runner.tools)):
+            async for event in quiz_vote(gate.poller, rnd, tuple(runner.tools)):
                 yield event
         async for item in rounds.round(rnd):
             if isinstance(item, CallsToRun):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.runs.ballots import Ballot, Ballots
+from bot.runs.quiz_ballots import Ballot, Ballots
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox, people
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 from tests.fakes.telegram import FakeTelegram, Message

@@ -3,7 +3,7 @@ vote folded and drawn beside what the model did (chat, board, export alike)."""
 
 from __future__ import annotations
 
-from agent.classroom.vote_choices import vote_choices
+from agent.classroom.quiz_choices import quiz_choices
 from agent.events import (
     ANSWER_CHOICE,
     OTHER_CHOICE,
@@ -22,9 +22,9 @@ from bot.view.transcript import Transcript
 
 
 def test_the_poll_words_keep_to_the_bot_api_limits() -> None:
-    choices = vote_choices([f"t{i}" for i in range(9)] + ["x" * 150])
+    choices = quiz_choices([f"t{i}" for i in range(9)] + ["x" * 150])
     assert choices == (*(f"t{i}" for i in range(8)), OTHER_CHOICE, ANSWER_CHOICE)
-    assert vote_choices(["a", "b"]) == ("a", "b", ANSWER_CHOICE)
+    assert quiz_choices(["a", "b"]) == ("a", "b", ANSWER_CHOICE)
     question, options = poll_words(3, "问" * 400, ("y" * 150, ANSWER_CHOICE), "zh")
     assert len(question) == 300 and question.startswith("第 3 轮：") and question.endswith("…")
     assert [len(o) for o in options] == [100, len("直接回答（不调用工具）")]

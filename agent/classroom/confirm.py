@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ValidationError
 
-from agent.classroom.class_vote import Poller
+from agent.classroom.quiz_vote import Poller
 from agent.events import Decided, Event, Proposed
 from agent.model.model_client import ToolCall
 from agent.protocols.tool_calls import ParsedCall, validation_problems
@@ -64,7 +64,7 @@ class Reviewed:
 @dataclass(frozen=True, slots=True)
 class Gate:
     """Which calls need a confirmation, and who gives it; and in quiz mode, who votes before
-    each round (agent/classroom/class_vote.py)."""
+    each round (agent/classroom/quiz_vote.py)."""
 
     confirmer: Confirmer | None
     every: bool = False

@@ -18,7 +18,7 @@ from bot.store.retry import retried
 from bot.telegram.delivery.live_message import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
 from bot.telegram.delivery.typing_indicator import Typing
-from bot.telegram.quiz_gate import ChatPoller
+from bot.telegram.quiz_poller import ChatPoller
 from bot.telegram.step_gate import chat_gate
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import text

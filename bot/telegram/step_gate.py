@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.classroom.class_vote import Poller
 from agent.classroom.confirm import Decision, Gate
+from agent.classroom.quiz_vote import Poller
 from agent.events import Proposed
 from agent.tool import Tool
 from bot.runs.active import Active

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from agent.classroom.vote_choices import taken
+from agent.classroom.quiz_choices import taken
 from agent.events import ANSWER_CHOICE, OTHER_CHOICE
 from bot.view.i18n import phrase, plural
 from bot.view.spans import B, I, Span, squeeze

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.classroom.vote_choices import taken
+from agent.classroom.quiz_choices import taken
 from agent.events import (
     Action,
     Answer,
@@ -99,7 +99,7 @@ class ToolStep:
 
 @dataclass
 class RoundVote:
-    """Quiz mode: the class's vote before a round (agent/classroom/class_vote.py)."""
+    """Quiz mode: the class's vote before a round (agent/classroom/quiz_vote.py)."""
 
     choices: tuple[str, ...]
     counts: tuple[int, ...] | None = None

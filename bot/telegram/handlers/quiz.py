@@ -57,7 +57,7 @@ async def reveal_tapped(update: Update, context: Context) -> None:
 
 
 async def poll_answered(update: Update, context: Context) -> None:
-    """A vote on an open ballot's poll (or a vote taken back) is counted (bot/runs/ballots.py
+    """A vote on an open ballot's poll (or a vote taken back) is counted (bot/runs/quiz_ballots.py
     decides)."""
     answer = update.poll_answer
     assert answer is not None

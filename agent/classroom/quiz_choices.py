@@ -1,6 +1,6 @@
 """Quiz mode's choices: what the class is offered to predict (the round's tools and "answer
 directly") and which of them the model took. Pure, so the views that draw a vote need none
-of the vote's machinery (agent/classroom/class_vote.py)."""
+of the vote's machinery (agent/classroom/quiz_vote.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ MAX_CHOICES = 10
 (12 since 10.0); the class reads them from the back of the room, too."""
 
 
-def vote_choices(tools: Sequence[str], most: int = MAX_CHOICES) -> tuple[str, ...]:
+def quiz_choices(tools: Sequence[str], most: int = MAX_CHOICES) -> tuple[str, ...]:
     """The offered tools and "answer directly"; past `most`, the first tools, "another tool"
     and "answer directly"."""
     if len(tools) + 1 <= most:

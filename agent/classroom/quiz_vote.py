@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from agent.classroom.vote_choices import vote_choices
+from agent.classroom.quiz_choices import quiz_choices
 from agent.events import Event, VoteClosed, VoteCount, VoteOpened
 
 COUNT_EVERY_S = 1.0
@@ -39,10 +39,10 @@ class Poller(Protocol):
         """How many have voted so far in the vote open now."""
 
 
-async def class_vote(poller: Poller, rnd: int, tools: Sequence[str]) -> AsyncIterator[Event]:
+async def quiz_vote(poller: Poller, rnd: int, tools: Sequence[str]) -> AsyncIterator[Event]:
     """The round's vote as events: opened (the front end shows it), the number of voters as
     it grows, then closed. Stopping the run stops the vote (the poller closes its poll)."""
-    choices = vote_choices(tools)
+    choices = quiz_choices(tools)
     yield VoteOpened(round=rnd, choices=choices)
     asked = asyncio.ensure_future(poller.vote(rnd, choices))
     told = 0

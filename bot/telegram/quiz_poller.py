@@ -3,7 +3,7 @@ model call next?") right under the run's message, which shows 👁 Reveal; the p
 (stopPoll) when the asker or an admin reveals or the time runs out, its counts read, and
 then taken out of the chat: the run's message shows the counts beside what the model did, so
 the chat reads question, run, answer, not a pile of closed polls above an answer scrolled
-out of sight (bot/runs/ballots.py keeps the open ballots; bot/telegram/handlers/quiz.py
+out of sight (bot/runs/quiz_ballots.py keeps the open ballots; bot/telegram/handlers/quiz.py
 takes the taps and the votes)."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from agent.classroom.class_vote import Tally
+from agent.classroom.quiz_vote import Tally
 from bot.runs.active import Active
-from bot.runs.ballots import Ballot, Ballots
+from bot.runs.quiz_ballots import Ballot, Ballots
 from bot.telegram.delivery.live_message import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
-from bot.telegram.delivery.polls import SentPoll, delete_poll, send_poll, stop_poll
+from bot.telegram.delivery.quiz_polls import SentPoll, delete_poll, send_poll, stop_poll
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import phrase, text
 from bot.view.quiz_view import poll_words
