@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -56,10 +57,16 @@ class NotHeard(GlassboxError):
 
 @dataclass(frozen=True, slots=True)
 class Heard:
-    text: str
+    segments: tuple[tuple[str, float], ...]
+    """What was said, piece by piece (Whisper's segments), each with the hearer's
+    confidence in it (0–1: the mean probability of its tokens)."""
     lang: Lang | None
     """The language heard, when a run can speak it (else the text decides)."""
     seconds: float
+
+    @property
+    def text(self) -> str:
+        return "".join(text for text, _ in self.segments).strip()
 
 
 class Transcriber(Protocol):
@@ -112,7 +119,7 @@ class EmbeddedWhisper(_Bounded):
         timeout = HEAR_TIMEOUT_S + (0 if self._loaded and self._worker.running
                                     else LOAD_TIMEOUT_S)
         try:
-            text, lang, seconds = await self._worker.ask("hear", data, float(self.max_s),
+            said, lang, seconds = await self._worker.ask("hear", data, float(self.max_s),
                                                          hint, timeout_s=timeout)
         except WorkerError as err:
             reason = {"TooLong": Unheard.TOO_LONG, "NotAudio": Unheard.NOT_AUDIO}.get(
@@ -123,7 +130,7 @@ class EmbeddedWhisper(_Bounded):
         except WorkerFailed:
             raise NotHeard(Unheard.FAILED) from None
         self._loaded = True
-        return Heard(text, LANGS.get(lang), seconds)
+        return Heard(tuple(said), LANGS.get(lang), seconds)
 
     async def close(self) -> None:
         await self._worker.close()
@@ -156,7 +163,9 @@ class WhisperEndpoint(_Bounded):
             log.error("the transcription server failed: %s", type(err).__name__)
             raise NotHeard(Unheard.FAILED) from None
         lang = (getattr(said, "language", None) or "").strip().lower()
-        return Heard(said.text.strip(), LANGS.get(lang), seconds)
+        segments = tuple((s.text, math.exp(s.avg_logprob))
+                         for s in getattr(said, "segments", None) or ())
+        return Heard(segments or ((said.text, 1.0),), LANGS.get(lang), seconds)
 
     async def close(self) -> None:
         await self._client.close()

@@ -11,6 +11,7 @@ while a message is heard."""
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import Any
@@ -44,8 +45,11 @@ class Hearing:
         self.model()
         return True
 
-    def hear(self, data: bytes, most_s: float, hint: str | None) -> tuple[str, str, float]:
-        """(what was said, the language it was heard in (ISO 639-1), seconds of sound).
+    def hear(self, data: bytes, most_s: float, hint: str | None
+             ) -> tuple[list[tuple[str, float]], str, float]:
+        """(what was said, segment by segment with Whisper's confidence in it (the mean
+        probability of its tokens), the language it was heard in (ISO 639-1), seconds of
+        sound).
         TooLong past `most_s`; NotAudio for a file that is not sound. `hint`: the language
         the speaker likely speaks (language)."""
         sound = decode(data, most_s)
@@ -54,10 +58,9 @@ class Hearing:
         segments, info = model.transcribe(
             sound, language=lang, beam_size=BEAM_SIZE, condition_on_previous_text=False,
             vad_filter=False)
-        words = "".join(segment.text for segment in segments).strip()
-        if info.language == "zh":
-            words = self.simplified(words)
-        return words, info.language, sound.size / RATE
+        said = [(self.simplified(s.text) if info.language == "zh" else s.text,
+                 math.exp(s.avg_logprob)) for s in segments]
+        return said, info.language, sound.size / RATE
 
     def language(self, sound: Any, hint: str | None) -> str:
         """The language to hear `sound` in: the one Whisper hears when it is one of the
