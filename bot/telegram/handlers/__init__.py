@@ -2,7 +2,7 @@
 
 python-telegram-bot tries the handlers of a group in the order they were added and stops at
 the first that takes the update; groups run in ascending order. So:
-1. group -1, the gate: edits, channel posts and chats outside ALLOWED_CHAT_IDS stop here;
+1. group -1, the screen: edits, channel posts and chats outside ALLOWED_CHAT_IDS stop here;
 2. group 0, the commands and buttons we know (step mode's decisions, whose edit replies
    are not follow-ups; quiz mode's reveals and votes; voice questions, before the asking
    commands that would take a reply to a voice message as text; questions; then history);
@@ -28,11 +28,11 @@ from bot.telegram.handlers import (
     voice,
 )
 
-GATE_GROUP = -1
+SCREEN_GROUP = -1
 
 
 def register(app: Application) -> None:  # type: ignore[type-arg]
-    app.add_handler(guards.gate_handler(), group=GATE_GROUP)
+    app.add_handler(guards.screen_handler(), group=SCREEN_GROUP)
     app.add_handlers([*step_taps.handlers(app), *quiz.handlers(), *voice.handlers(),
                       *ask_command.handlers(), *rerun.handlers(), *history.handlers(),
                       *board_command.handlers(), *stats.handlers(), *settings_menu.handlers(),

@@ -24,9 +24,9 @@ from bot.telegram.handlers.common import lang_of, sender_of
 from bot.view.i18n import text
 
 
-def gate_handler() -> BaseHandler:  # type: ignore[type-arg]
+def screen_handler() -> BaseHandler:  # type: ignore[type-arg]
     """Runs before every other handler (in its own, earlier group)."""
-    return TypeHandler(Update, gate)
+    return TypeHandler(Update, screen)
 
 
 def fallback_handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
@@ -52,7 +52,7 @@ def addressed_to_us(msg: Message, username: str) -> bool:
     return target.lower() == username.lower() if target else name.lower() in PRIVATE
 
 
-async def gate(update: Update, context: Context) -> None:
+async def screen(update: Update, context: Context) -> None:
     """Edits, channel posts and a linked channel's automatic forwards are never acted on
     (an edited question does not run again). A button with empty data (forged: every
     pattern handler would take it) is stale. Chats outside ALLOWED_CHAT_IDS get one line
