@@ -28,7 +28,12 @@ from bot.runs.services import Shared
 from bot.telegram.app import App, build_app
 from bot.telegram.delivery.pacer import Limits
 from bot.telegram.webhook import webhook_path, webhook_routes
-from bot.web.gate import ConnectionLimits, Gate, connection_cap, raise_descriptor_limit
+from bot.web.connection_cap import (
+    ConnectionCap,
+    ConnectionLimits,
+    connection_cap,
+    raise_descriptor_limit,
+)
 from bot.web.guard import server_config
 from bot.web.routes import web_app
 from wire.wire_errors import GlassboxError
@@ -143,7 +148,7 @@ async def _http(app: App, settings: BotSettings,
     limits = ConnectionLimits.of(connection_cap(descriptors, settings.max_concurrent_runs),
                                  reserved)
     http = web_app(app.bot_data.shared, settings, webhook_routes(app, settings))
-    server = _Server(server_config(http, Gate(limits)))
+    server = _Server(server_config(http, ConnectionCap(limits)))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     host, port = sock.getsockname()[:2]
     log.info("HTTP server on http://%s:%s (links use %s; at most %d connections of %d open "

@@ -3,7 +3,7 @@ client address, and a reserve that only /healthz and Telegram's webhook may use,
 what is held elsewhere (boards' streams, slow clients) never silences the health check or
 the updates.
 
-The protocol (bot/web/guard.py) asks the gate as each connection opens; `Reserved` asks it
+The protocol (bot/web/guard.py) asks the cap as each connection opens; `Reserved` asks it
 as each request's path is known.
 """
 
@@ -73,7 +73,7 @@ class ConnectionLimits:
                    frozenset(reserved_paths))
 
 
-class Gate:
+class ConnectionCap:
     """The connections one server holds, counted by client address."""
 
     def __init__(self, limits: ConnectionLimits) -> None:
@@ -104,14 +104,14 @@ class Gate:
 
 class Reserved:
     """ASGI: a request outside the reserved paths is answered 503 (and its connection
-    closed) while the gate has only its reserve left; a request whose client went away
+    closed) while the cap has only its reserve left; a request whose client went away
     while its body was read ends quietly (the guard cuts slow bodies off)."""
 
-    def __init__(self, app: ASGIApp, gate: Gate) -> None:
-        self.app, self.gate = app, gate
+    def __init__(self, app: ASGIApp, cap: ConnectionCap) -> None:
+        self.app, self.cap = app, cap
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self.gate.serves(scope["path"]):
+        if scope["type"] == "http" and not self.cap.serves(scope["path"]):
             busy = PlainTextResponse("Too many connections; try again shortly.\n", 503,
                                      headers={"Retry-After": str(BUSY_RETRY_S),
                                               "Connection": "close"})

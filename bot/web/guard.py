@@ -1,7 +1,7 @@
 """What keeps the HTTP server up when clients send slowly or not at all: every request must
 come whole in time (its head within 10 s, head and body within 30 s, the body at a least
-rate meanwhile), a connection answered before its body was read is closed, and the gate
-(bot/web/gate.py) caps connections as they open.
+rate meanwhile), a connection answered before its body was read is closed, and the cap
+(bot/web/connection_cap.py) caps connections as they open.
 
 Without them a connection is held for as long as its client likes: uvicorn's keep-alive
 timeout starts only after a response, and each byte of a body stops it again, so a few
@@ -21,7 +21,7 @@ import uvicorn
 from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from bot.web.gate import Gate, Reserved
+from bot.web.connection_cap import ConnectionCap, Reserved
 
 KEEP_ALIVE_S = 5
 
@@ -53,13 +53,13 @@ class Phase(enum.Enum):
 
 class GuardedH11(H11Protocol):
     """uvicorn's HTTP/1.1 protocol with each request timed (`timing`) and each connection
-    counted by `gate` (a new one it refuses is closed as it opens, never read). Made per
+    counted by `cap` (a new one it refuses is closed as it opens, never read). Made per
     server by `guarded_h11`.
 
     `their_state` is h11's public state of the client's side: IDLE until a request head
     has been read whole, SEND_BODY while its body comes."""
 
-    gate: Gate
+    cap: ConnectionCap
     timing: Timing
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -74,7 +74,7 @@ class GuardedH11(H11Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         peer = transport.get_extra_info("peername")
         client = str(peer[0]) if isinstance(peer, tuple) else ""
-        if not self.gate.admit(client):
+        if not self.cap.admit(client):
             transport.abort()  # never counted, never read: its descriptor is freed now
             return
         self._client = client
@@ -98,7 +98,7 @@ class GuardedH11(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_watch()
         if self._client is not None:  # not refused in connection_made
-            self.gate.release(self._client)
+            self.cap.release(self._client)
             self._client = None
             super().connection_lost(exc)
 
@@ -163,15 +163,15 @@ class GuardedH11(H11Protocol):
         self.transport.abort()
 
 
-def guarded_h11(gate: Gate, timing: Timing) -> type[GuardedH11]:
-    """The protocol class of one server: its connections counted by `gate`."""
-    return type("GuardedH11", (GuardedH11,), {"gate": gate, "timing": timing})
+def guarded_h11(cap: ConnectionCap, timing: Timing) -> type[GuardedH11]:
+    """The protocol class of one server: its connections counted by `cap`."""
+    return type("GuardedH11", (GuardedH11,), {"cap": cap, "timing": timing})
 
 
-def server_config(app: ASGIApp, gate: Gate, timing: Timing = Timing()) -> uvicorn.Config:
-    """uvicorn's configuration for `app` behind the gate and the guard: no log config of
+def server_config(app: ASGIApp, cap: ConnectionCap, timing: Timing = Timing()) -> uvicorn.Config:
+    """uvicorn's configuration for `app` behind the cap and the guard: no log config of
     its own, no access log, no lifespan; two seconds for open requests at a shutdown."""
-    return uvicorn.Config(Reserved(app, gate), log_config=None, access_log=False,
+    return uvicorn.Config(Reserved(app, cap), log_config=None, access_log=False,
                           lifespan="off", timeout_graceful_shutdown=2,
-                          http=guarded_h11(gate, timing), timeout_keep_alive=KEEP_ALIVE_S,
+                          http=guarded_h11(cap, timing), timeout_keep_alive=KEEP_ALIVE_S,
                           h11_max_incomplete_event_size=16 * 1024)

@@ -1,4 +1,4 @@
-"""The HTTP server's guard and gate, each rule on its own, over real connections on loopback
+"""The HTTP server's guard and cap, each rule on its own, over real connections on loopback
 to uvicorn configured as the bot configures it (bot/web/guard.server_config), with small
 limits and short times: a body too slow is cut off, a body that never ends is cut off at the
 request's deadline, a response sent before the body was read closes the connection once the
@@ -22,7 +22,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from bot.web.bodies import capped_body
-from bot.web.gate import ConnectionLimits, Gate
+from bot.web.connection_cap import ConnectionCap, ConnectionLimits
 from bot.web.guard import Timing, server_config
 
 pytestmark = pytest.mark.usefixtures("no_crash")
@@ -39,7 +39,7 @@ class Server:
     holding: asyncio.Condition
     held: list[None]
     release: asyncio.Event
-    gate: Gate
+    cap: ConnectionCap
 
 
 def app(server: Server) -> Starlette:
@@ -67,8 +67,8 @@ async def serving() -> AsyncIterator[Server]:
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     server = Server(sock.getsockname()[1], asyncio.Condition(), [], asyncio.Event(),
-                    Gate(LIMITS))
-    uv = uvicorn.Server(server_config(app(server), server.gate, TIMING))
+                    ConnectionCap(LIMITS))
+    uv = uvicorn.Server(server_config(app(server), server.cap, TIMING))
     task = asyncio.create_task(uv.serve(sockets=[sock]))
     try:
         while not uv.started:
@@ -190,7 +190,7 @@ async def test_one_address_holds_its_share_and_the_reserve_serves_health_and_the
         for reader, _ in held:
             assert (await until_closed(reader, SLACK_S)).startswith(b"HTTP/1.1 200")
         async with asyncio.timeout(SLACK_S):
-            while server.gate.held:  # each close is counted as its connection is lost
+            while server.cap.held:  # each close is counted as its connection is lost
                 await asyncio.sleep(0.01)
         reader, writer = await connect(server.port, "127.0.0.3")
         writer.write(b"GET /hold HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
