@@ -1,8 +1,8 @@
-"""Voice questions in Telegram (bot/telegram/handlers/voice.py), the bot against the fake Bot
-API (voice notes, audio files, getFile and the download as Telegram serves them) and the
-fake model: what was said is heard by the real embedded Whisper and asked as if typed, the
-run speaks the language it was heard in, and every refusal is one line in the asker's
-language, with nothing started."""
+"""Voice questions in Telegram (bot/telegram/handlers/voice_questions.py), the bot against
+the fake Bot API (voice notes, audio files, getFile and the download as Telegram serves
+them) and the fake model: what was said is heard by the real embedded Whisper and asked as
+if typed, the run speaks the language it was heard in, and every refusal is one line in the
+asker's language, with nothing started."""
 
 from __future__ import annotations
 

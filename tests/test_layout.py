@@ -237,3 +237,14 @@ def test_every_exception_of_ours_has_one_root() -> None:
                                               capture_output=True, text=True).stdout)
     assert found >= 20
     assert strays == []
+
+
+def test_no_two_modules_share_a_file_name() -> None:
+    """A module's file name says what it holds without its folder: none repeats across
+    agent/, bot/, wire/, bench/ and gallery/ (a package's __init__ and __main__ aside)."""
+    where: dict[str, list[str]] = {}
+    for top in ("agent", "bot", "wire", "bench", "gallery"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            if path.name not in ("__init__.py", "__main__.py"):
+                where.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}

@@ -25,7 +25,7 @@ from bot.telegram.handlers import (
     settings_menu,
     stats,
     step_taps,
-    voice,
+    voice_questions,
 )
 
 SCREEN_GROUP = -1
@@ -33,7 +33,7 @@ SCREEN_GROUP = -1
 
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(guards.screen_handler(), group=SCREEN_GROUP)
-    app.add_handlers([*step_taps.handlers(app), *quiz.handlers(), *voice.handlers(),
+    app.add_handlers([*step_taps.handlers(app), *quiz.handlers(), *voice_questions.handlers(),
                       *ask_command.handlers(), *rerun.handlers(), *history.handlers(),
                       *board_command.handlers(), *stats.handlers(), *settings_menu.handlers(),
                       *notes_command.handlers(), *guards.fallback_handlers()])
