@@ -38,6 +38,11 @@ CASES = [
                           "伦敦（Europe/London）：2026年12月3日 星期四 16:03（UTC+00:00）"],
      ["5小时"]),
     ("今天是星期五，每周五天课。", ["每周五天课"], []),
+    # the unit amount of a rate is how a rate is said, no claim: only its value is marked
+    ("1 EUR is 7.85 CNY.", [], ["7.85 CNY"]),
+    ("1 USD is about 7.30 CNY, so 100 USD is 730 CNY.", ["100 USD"], ["7.30 CNY", "730 CNY"]),
+    ("1欧元约等于7.85元人民币。", [], ["7.85元人民币"]),
+    ("I paid 1 USD and got 7 CNY back.", [], ["1 USD", "7 CNY"]),
 ]
 
 

@@ -59,7 +59,9 @@ def ledger(answer: str, observations: Sequence[str], question: str = "",
     sources = Sources(Source(f, backing, n) for backing, n, _, found in read for f in found)
     rates = list({(r.frm, r.to, r.value): r for _, _, text, found in read
                   for r in _rates(text, found)}.values())[:MAX_RATES]
-    found = figures(_head(answer))[:MAX_FIGURES]
+    head = _head(answer)
+    found = figures(head)[:MAX_FIGURES]
+    found = [f for i, f in enumerate(found) if not _unit_amount(found, i, head)]
     entries = [_direct(f, sources) for f in found]
     for i in range(len(found)):  # rates may use an amount the answer chose
         if entries[i] is None:
@@ -83,6 +85,23 @@ def _head(answer: str) -> str:
         return answer
     cut = answer.rfind(" ", 0, MAX_ANSWER_CHARS)
     return answer[:cut if cut > 0 else MAX_ANSWER_CHARS]
+
+
+_RATE_GAP = re.compile(
+    r"[\s=≈~:：]*+(?:(?:is|are|equals|about|roughly|buys|gets|to|等于|兑换|兑|大约|约|相当于|"
+    r"可以换|能换|换)[\s=≈~:：]*+)*+", re.IGNORECASE)
+"""What may stand between a rate's unit amount and its value: "is about", "=", "约等于"."""
+
+
+def _unit_amount(found: Sequence[Figure], i: int, text: str) -> bool:
+    """Whether `found[i]` is the unit amount of a rate ("1 EUR is 7.85 CNY"): one of a
+    currency, then an amount of another. It is how a rate is said, no claim to back."""
+    f = found[i]
+    if f.value != 1 or f.unit not in CURRENCIES or i + 1 >= len(found):
+        return False
+    after = found[i + 1]
+    return (after.unit in CURRENCIES and after.unit != f.unit
+            and _RATE_GAP.fullmatch(text, f.end, after.start) is not None)
 
 
 def unfounded(entries: Iterable[Entry]) -> tuple[str, ...]:
