@@ -38,6 +38,7 @@ from agent.model.model_client import ModelClient
 from agent.model.model_errors import ModelError, ModelErrorKind
 from agent.model.streamed_round import answer_round
 from agent.prompts import Turn, history_messages, system_plain, system_react
+from agent.protocols.action_units import units_kept
 from agent.protocols.auto_rounds import AutoRounds
 from agent.protocols.echoed_errors import no_errors_as_answers
 from agent.protocols.native import NativeRounds
@@ -261,6 +262,8 @@ async def _rounds(
             return
         if not reasoned:
             yield no_reasoning_for_calls(rnd, lang, [p.call.name for p in calls])
+        if check is not None:
+            calls = tuple(units_kept(p, check.question, lang) for p in calls)
         batch = Batch.of(calls, settings.agent_max_calls_per_round)
         reviewed = Reviewed(list(batch.run))
         if gate is not None:

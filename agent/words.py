@@ -165,6 +165,11 @@ _WORDS: dict[str, tuple[str, str]] = {
                           "Unknown name '{name}'. Allowed: {allowed}. "),
     # --- Calling tools (agent/protocols/tool_calls.py) and a person's edit of a call
     # (agent/classroom/confirm.py) ---
+    "call_unit_lost": ("calculate(\"{expression}\") 把问题里的百分数写成了普通的数，"
+                       "算出来会差 100 倍。请照问题的写法带上 %：{fixed}",
+                       "calculate(\"{expression}\") writes a percentage of the question as a "
+                       "plain number, which is 100 times too much. Write it with its %, as the "
+                       "question does: {fixed}"),
     "call_bad_json": ("参数不是合法的 JSON：{error}", "The arguments are not valid JSON: {error}"),
     "call_not_object": ("参数必须是一个 JSON 对象。", "The arguments must be a JSON object."),
     "call_unknown_tool": ("没有名为 “{name}” 的工具。可用的工具：{names}。"
