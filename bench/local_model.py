@@ -119,7 +119,7 @@ class Outcome:
     answer: str = ""
     tools: list[str] = field(default_factory=list)
     observations: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    remarks: list[str] = field(default_factory=list)
     rounds: int = 0
     seconds: float = 0.0
     prompts: list[tuple[int, int] | None] = field(default_factory=list)
@@ -318,7 +318,7 @@ def outcome_of(q: Question, events: list[Event], seconds: float = 0.0) -> Outcom
         elif isinstance(event, Observation) and event.ok:
             outcome.observations.append(event.text)
         elif isinstance(event, Note):
-            outcome.notes.append(event.kind)
+            outcome.remarks.append(event.kind)
         elif isinstance(event, Answer):
             outcome.answer = event.text
         elif isinstance(event, RunFinished):

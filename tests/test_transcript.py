@@ -56,7 +56,7 @@ def test_a_whole_run_folds_into_rounds_steps_and_the_answer() -> None:
         ToolStep("call_a", "weather", {"city": "Hangzhou"}, "Sunny, 25 °C", True, 420),
         ToolStep("call_b", "calculator", {"expr": "25*9/5+32"}, "77", True, 3),
     ]
-    assert t.rounds[1].notes == [
+    assert t.rounds[1].remarks == [
         "the model wrote no reasoning; it answered after the observations above."]
     assert t.rounds[1].draft == ""  # the streamed text became the answer
     assert t.answer == "It is sunny, 25 °C (77 °F)."
@@ -193,7 +193,7 @@ def test_a_glassbox_note_folds_into_its_round_and_shows_as_glassbox_words() -> N
     assert event_from_dict(note.to_dict()) == note
     events = weather_run()
     t = Transcript.from_events([*events[:7], note, *events[7:]])
-    assert t.rounds[1].notes[0] == "this model writes its tool calls as text"
+    assert t.rounds[1].remarks[0] == "this model writes its tool calls as text"
     page = "".join(render_run(t, "en", live=False))
     assert ("<i>📝 Written by Glassbox: this model writes its tool calls as text. The model "
             "wrote no reasoning; it answered after the observations above.</i>") in page

@@ -43,8 +43,10 @@ def apply(chat: ChatSettings, action: str) -> tuple[ChatSettings, Change] | None
         return _set(chat, "lang", _next(LANGS, chat.lang))
     if name == "mode":
         return _set(chat, "agent_mode", _next(AGENT_MODES, chat.agent_mode))
-    if name in ("planner", "step", "notes"):
+    if name in ("planner", "step"):
         return _set(chat, name, not getattr(chat, name))
+    if name == "notes":  # the remarks' button, named as in the messages already sent
+        return _set(chat, "remarks", not chat.remarks)
     if name == "tool" and value in TOOL_NAMES:
         off = set(chat.tools_off) ^ {value}
         return _set(chat, "tools_off", tuple(t for t in TOOL_NAMES if t in off))

@@ -160,7 +160,7 @@ class Runs:
                 front.queued(ticket.ahead)
                 await ticket.wait(active.cancel)
             view = View(q.mode, q.run_lang)
-            view.notes = q.chat is None or q.chat.notes
+            view.remarks = q.chat is None or q.chat.remarks
             try:
                 q = await self._with_history(q, active)
                 record = await self._start(q)
@@ -238,7 +238,7 @@ class Runs:
         """Run `q` as `record`: each event folded into `view`, told to the listeners and
         `stepped`, and stored; the record finished whatever happens. The status it ended with.
         `gate`: who confirms actions (step mode, AGENT_CONFIRM_TOOLS)."""
-        self.listeners.run_started(record, view.notes)
+        self.listeners.run_started(record, view.remarks)
         steps = RoundWriter(self.store, record.id, saving=record.saved)
         try:
             uses = ToolUses(self.tools)

@@ -117,10 +117,10 @@ class Hub:
 
     # --- a RunListener ---
 
-    def run_started(self, record: RunRecord, notes: bool) -> None:
+    def run_started(self, record: RunRecord, remarks: bool) -> None:
         runs = self._runs.setdefault(record.conversation, {})
         view = View(record.mode, "en")  # type: ignore[arg-type]
-        view.notes = notes
+        view.remarks = remarks
         runs[record.id] = LiveRun(record, view)
         finished = [key for key, run in runs.items() if run.status != "running"]
         for key in finished[:max(0, len(finished) - KEEP_FINISHED)]:

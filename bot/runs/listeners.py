@@ -18,8 +18,8 @@ log = logging.getLogger(__name__)
 
 
 class RunListener(Protocol):
-    def run_started(self, record: RunRecord, notes: bool) -> None:
-        """`notes`: whether the run's chat shows Glassbox's notes (a board draws it so)."""
+    def run_started(self, record: RunRecord, remarks: bool) -> None:
+        """`remarks`: whether the run's chat shows Glassbox's remarks (a board draws it so)."""
 
     def run_event(self, record: RunRecord, lane: str, event: Event) -> None: ...
 
@@ -38,9 +38,9 @@ class Listeners:
     def remove(self, listener: RunListener) -> None:
         self._listeners.remove(listener)
 
-    def run_started(self, record: RunRecord, notes: bool) -> None:
+    def run_started(self, record: RunRecord, remarks: bool) -> None:
         for listener in self._listeners:
-            _guarded(listener.run_started, record, notes)
+            _guarded(listener.run_started, record, remarks)
 
     def run_event(self, record: RunRecord, lane: str, event: Event) -> None:
         for listener in self._listeners:

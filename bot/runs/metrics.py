@@ -85,7 +85,7 @@ class Metrics:
 
     # --- a RunListener ---
 
-    def run_started(self, record: RunRecord, notes: bool) -> None:
+    def run_started(self, record: RunRecord, remarks: bool) -> None:
         self.in_flight.inc()
         now = time.monotonic()
         for lane in Lane.of(record.mode):

@@ -29,8 +29,8 @@ class ChatSettings:
     agent_mode: AgentMode = "auto"
     step: bool = False
     """Every /ask pauses before each action, as /step does."""
-    notes: bool = True
-    """Glassbox's own notes show when a model gives no reasoning (synthesised thoughts)."""
+    remarks: bool = True
+    """Glassbox's own remarks show when a model gives no reasoning (synthesised thoughts)."""
 
     @classmethod
     def defaults(cls, settings: AgentSettings) -> ChatSettings:
@@ -64,9 +64,15 @@ def _json(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
+STORED_AS = {"notes": "remarks"}
+"""Settings whose stored key is an earlier name of the field (rows are never rewritten)."""
+
+
 def load(defaults: ChatSettings, stored: dict[str, Any]) -> ChatSettings:
-    """`defaults` with what was stored over them; keys this version does not know are left."""
+    """`defaults` with what was stored over them; keys this version does not know are left,
+    and a key stored under an earlier name is read under its name now (STORED_AS)."""
     names = {f.name for f in dataclasses.fields(ChatSettings)}
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in stored.items()
+    renamed = {STORED_AS.get(k, k): v for k, v in stored.items()}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in renamed.items()
               if k in names}
     return dataclasses.replace(defaults, **values)

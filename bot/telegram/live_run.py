@@ -104,7 +104,7 @@ async def recover_interrupted(runs: Runs, outbox: Outbox) -> None:
             continue
         chat = await store.chats.get(record.conversation, ChatSettings.defaults(runs.settings))
         run_lang = chat.run_lang(record.question, detect_lang(record.question))
-        view = replay(record, await store.events(record.id), run_lang, notes=chat.notes)
+        view = replay(record, await store.events(record.id), run_lang, remarks=chat.remarks)
         view.add_notice(text(run_lang, "interrupted"))
         live = outbox.editing(record.chat_id, list(record.message_ids))
         await live.finish(render_view(view, live=True))

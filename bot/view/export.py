@@ -38,7 +38,7 @@ from bot.view.markdown import md_to_html
 from bot.view.quiz_view import vote_html
 from bot.view.step_view import decision_spans
 from bot.view.textlen import shorten
-from bot.view.transcript import RoundView, ToolStep, Transcript, without_glassbox_notes
+from bot.view.transcript import RoundView, ToolStep, Transcript, without_glassbox_remarks
 from bot.view.when import local_time
 
 _CSS = """
@@ -78,12 +78,12 @@ h2, h3 { break-after: avoid; page-break-after: avoid; }
 
 
 def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
-                zone: str = "UTC", *, notes: bool = True) -> str:
+                zone: str = "UTC", *, remarks: bool = True) -> str:
     """The whole transcript of `record` (its `events` by lane) as an HTML document, its
-    times in the time zone `zone`; `notes`: whether the chat shows Glassbox's notes."""
-    if not notes:
+    times in the time zone `zone`; `remarks`: whether the chat shows Glassbox's remarks."""
+    if not remarks:
         events = {lane: [shown for event in lane_events
-                         if (shown := without_glassbox_notes(event)) is not None]
+                         if (shown := without_glassbox_remarks(event)) is not None]
                   for lane, lane_events in events.items()}
     title = phrase(lang, "export_title", n=record.n)
     folded = {lane: Transcript.from_events(events[lane]) for lane in LANES if lane in events}

@@ -63,12 +63,12 @@ def history_keyboard(page: HistoryPage, search: int | None) -> Keyboard:
 
 
 def show_pages(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang,
-               zone: str, *, notes: bool = True) -> list[str]:
+               zone: str, *, remarks: bool = True) -> list[str]:
     """Run `record` (its stored steps by lane) drawn as it looked live, observations whole,
     a header on top (its time in `zone`): at most SHOW_PAGES messages, the last saying the
     rest is in /export when there is more (thousands of steps would fill a hundred).
-    `notes`: whether the chat shows Glassbox's notes."""
-    view = replay(record, lanes, lang, notes=notes)
+    `remarks`: whether the chat shows Glassbox's remarks."""
+    view = replay(record, lanes, lang, remarks=remarks)
     if record.status == "running":
         view.add_notice(text(lang, "still_running"))
     pages = _first_pages(view) or render_view(view, live=False)

@@ -452,7 +452,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "settings_planner": ("📋 先列计划", "📋 Plan first"),
     "settings_agent_mode": ("🧠 调用方式", "🧠 Agent mode"),
     "settings_step": ("⏸ 默认逐步确认", "⏸ Step mode by default"),
-    "settings_notes": ("📝 模型不写思考时显示 Glassbox 的说明",
+    "settings_remarks": ("📝 模型不写思考时显示 Glassbox 的说明",
                        "📝 Glassbox's notes when a model gives no reasoning"),
     "settings_lang_auto": ("自动（每人的 Telegram 语言）",
                            "auto (each person's Telegram language)"),

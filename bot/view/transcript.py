@@ -125,8 +125,8 @@ class RoundView:
     synthesized: bool = False
     """The Thought was written by Glassbox (runs stored before Notes): shown as a note."""
     steps: list[ToolStep] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    """Glassbox's own notes in this round (Note events), shown labelled as Glassbox's."""
+    remarks: list[str] = field(default_factory=list)
+    """Glassbox's own remarks in this round (Note events), shown labelled as Glassbox's."""
     draft: str = Streamed()  # type: ignore[assignment]
     """Text streamed whose role is not known yet (TextDelta): it becomes the Thought or
     the Answer, and is shown as neither until then."""
@@ -135,9 +135,9 @@ class RoundView:
 
     @property
     def glassbox_note(self) -> str:
-        """Glassbox's words in this round as one line (its notes, and a Thought it wrote
+        """Glassbox's words in this round as one line (its remarks, and a Thought it wrote
         itself, run together: one quiet line a round, never a stack of them)."""
-        pieces = [p.strip() for p in (*self.notes, *([self.thought] if self.synthesized
+        pieces = [p.strip() for p in (*self.remarks, *([self.thought] if self.synthesized
                                                       else [])) if p.strip()]
         line = pieces[0] if pieces else ""
         for piece in pieces[1:]:  # each its own sentence: '…failed。' + '…' / '… . The …'
@@ -155,7 +155,7 @@ class RoundView:
     @property
     def shows(self) -> bool:
         """Whether the round has anything to show."""
-        return bool(self.thought or self.steps or self.notes or self.draft or self.vote)
+        return bool(self.thought or self.steps or self.remarks or self.draft or self.vote)
 
 
 @dataclass
@@ -244,7 +244,7 @@ class Transcript:
             view.synthesized = event.synthesized
             view.draft = ""  # the text streamed so far was (part of) this thought
         elif isinstance(event, Note):
-            self._round(event.round).notes.append(event.text)
+            self._round(event.round).remarks.append(event.text)
             self.sent_back = self.sent_back or event.kind == SENT_BACK
         elif isinstance(event, AnswerDelta):
             if not self.answer_final:
@@ -364,16 +364,16 @@ class View:
         self.lanes: dict[str, Transcript] = {lane: Transcript() for lane in Lane.of(mode)}
         self.finished: dict[str, RunFinished] = {}
         self.answers: dict[str, str] = {}
-        self.notes = True
-        """Show Glassbox's own notes (Note events, thoughts it wrote for a model that gave
+        self.remarks = True
+        """Show Glassbox's own remarks (Note events, thoughts it wrote for a model that gave
         none); a chat's /settings may turn them off."""
         self.judging = False
         """A compare run's two answers are being judged (the difference line is coming)."""
         self.judgement: Judgement | None = None
 
     def apply(self, lane: str, event: Event) -> None:
-        if not self.notes:
-            shown = without_glassbox_notes(event)
+        if not self.remarks:
+            shown = without_glassbox_remarks(event)
             if shown is None:
                 return
             event = shown
@@ -420,8 +420,8 @@ class View:
                            duration_ms=max(f.duration_ms for f in self.finished.values()))
 
 
-def without_glassbox_notes(event: Event) -> Event | None:
-    """`event` as a chat that hides Glassbox's notes (/settings) sees it: the note that a
+def without_glassbox_remarks(event: Event) -> Event | None:
+    """`event` as a chat that hides Glassbox's remarks (/settings) sees it: the note that a
     model gave no reasoning not at all (None), a thought Glassbox wrote for it blanked (the
     round goes on, unexplained); any other event as it is."""
     if isinstance(event, Note) and event.kind == "no_reasoning":
@@ -432,11 +432,11 @@ def without_glassbox_notes(event: Event) -> Event | None:
 
 
 def replay(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang, *,
-           notes: bool = True) -> View:
+           remarks: bool = True) -> View:
     """A stored run's view, its stored steps folded as they were live (for /show too);
-    `notes`: whether its chat shows Glassbox's notes (View.notes)."""
+    `remarks`: whether its chat shows Glassbox's remarks (View.remarks)."""
     view = View(record.mode, lang, record.n)  # type: ignore[arg-type]
-    view.notes = notes
+    view.remarks = remarks
     for lane, events in lanes.items():
         if lane in view.lanes:
             for event in events:

@@ -38,7 +38,7 @@ from bot.runs.services import Services, Shared
 from bot.store.api_sessions import ApiSessions
 from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.records import Conversation, RunRecord, Scope
-from bot.view.transcript import View, replay, without_glassbox_notes
+from bot.view.transcript import View, replay, without_glassbox_remarks
 from bot.view.when import wait_text
 from bot.web.bodies import MAX_STORED_ID, PAGE, ApiError, ChatBody, chat_body
 from bot.web.openapi import OPENAPI
@@ -115,7 +115,7 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
         if record is None:
             raise ApiError(404, "no_such_run", "No run of this token has that id.")
         view = replay(record, await parts.store.events(record.id), detect_lang(record.question),
-                      notes=(await parts.chat_settings(scope)).notes)
+                      remarks=(await parts.chat_settings(scope)).remarks)
         return JSONResponse(run_json(record, view, record.status,
                                      await api.session_of(record.id), steps=True))
 
@@ -190,7 +190,7 @@ async def _compared(parts: Services, scope: Conversation, run_ids: list[int]) ->
         raise ApiError(409 if made.why is Unfit.RUNNING else 400, "cannot_compare",
                        words[made.why])
     view = replay(made, await parts.store.events(made.id), detect_lang(made.question),
-                  notes=settings.notes)
+                  remarks=settings.remarks)
     return JSONResponse(run_json(made, view, made.status, "", steps=False))
 
 
@@ -264,7 +264,7 @@ class _ApiRun:
     def stepped(self, lane: str, event: Event | None) -> None:
         if self.heard is None or event is None:
             return
-        shown = event if self.view.notes else without_glassbox_notes(event)
+        shown = event if self.view.remarks else without_glassbox_remarks(event)
         if shown is not None:
             self.heard.put_nowait((lane, shown))
 

@@ -92,8 +92,8 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
         record = await parts.store.get(Scope.of(chat), n)
         if record is None:
             return JSONResponse({"error": "no such run"}, status_code=404)
-        notes = (await parts.chat_settings(chat)).notes
-        view = replay(record, await parts.store.events(record.id), _lang(request), notes=notes)
+        remarks = (await parts.chat_settings(chat)).remarks
+        view = replay(record, await parts.store.events(record.id), _lang(request), remarks=remarks)
         return JSONResponse(_run_data(record, view, record.status, _lang(request)))
 
     async def events(request: Request) -> Response:
@@ -127,8 +127,9 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
                 live = {r.record.id: r for r in hub.live(chat)}
                 if listed.runs and listed.runs[0].id not in live:
                     newest = listed.runs[0]
-                    notes = (await parts.chat_settings(chat)).notes
-                    view = replay(newest, await parts.store.events(newest.id), lang, notes=notes)
+                    remarks = (await parts.chat_settings(chat)).remarks
+                    events = await parts.store.events(newest.id)
+                    view = replay(newest, events, lang, remarks=remarks)
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(newest, view, newest.status, lang))
                 for run in live.values():

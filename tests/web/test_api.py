@@ -194,7 +194,7 @@ async def test_a_scope_that_hides_glassbox_notes_gets_none_as_a_chat_would(
             scopes = [await parts.store.api.scope(token)
                       for token in ("teacher-token-1", "other-token-2")]
             defaults = ChatSettings.defaults(parts.settings)
-            await parts.store.chats.put(scopes[0], defaults.changed(notes=False), defaults, 0)
+            await parts.store.chats.put(scopes[0], defaults.changed(remarks=False), defaults, 0)
             streamed, boards = [], []
             for scope in scopes:  # as a board opened: the hub keeps their finished runs
                 web.gb.app.bot_data.hub.opened(scope)

@@ -134,7 +134,7 @@ async def test_an_old_database_shows_each_token_its_own_runs_after_the_upgrade(
     assert asked.status_code == 200, asked.text
     assert asked.json()["answer"] == "36." and asked.json()["sessionId"] == "s1"
     assert new is not None and (new.n, new.parent_id, new.user_id) == (3, 3, None)
-    assert not settings.notes  # the scope's own settings came along
+    assert not settings.remarks  # the scope's own settings came along
     # The private chat numbered 1 is still its own, apart from scope 1.
     assert [(r.id, r.n, r.user_id, r.kind) for r in private] == [
         (5, 1, 1, ConversationKind.TELEGRAM)]

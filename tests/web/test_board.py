@@ -214,7 +214,7 @@ async def test_a_chat_that_hides_glassbox_notes_has_none_on_its_board(tmp_path: 
         async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
             defaults = ChatSettings.defaults(web.gb.parts.settings)
             await web.gb.parts.store.chats.put(telegram_chat(GROUP),
-                                               defaults.changed(notes=False), defaults, ADMIN)
+                                               defaults.changed(remarks=False), defaults, ADMIN)
             path = await board_path(web)
             model.push(tool_reply(("add", {"a": 2, "b": 2})), text_reply("4."))  # no reasoning
             async with event_stream(web.http, path + "/events") as events:

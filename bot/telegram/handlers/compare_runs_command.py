@@ -56,19 +56,19 @@ async def compare_runs(update: Update, context: Context, msg: Message,
                                     f"compare:{made.why}")
         return
     pages = await _shown(context, made, settings.run_lang(made.question, sender.lang),
-                         settings.notes)
+                         settings.remarks)
     ids = await context.outbox.say(chat.id, msg.message_id, pages)
     await context.store.add_message_ids(made.id, ids)
 
 
-async def _shown(context: Context, record: RunRecord, lang: Lang, notes: bool) -> list[str]:
+async def _shown(context: Context, record: RunRecord, lang: Lang, remarks: bool) -> list[str]:
     """The comparison's pages for the chat, after it is put on the chat's board."""
     lanes = await context.store.events(record.id)
     hub = context.hub
-    hub.run_started(record, notes)
+    hub.run_started(record, remarks)
     for lane, events in lanes.items():
         for event in events:
             hub.run_event(record, lane, event)
     hub.run_finished(record, record.status)
-    view = await asyncio.to_thread(replay, record, lanes, lang, notes=notes)
+    view = await asyncio.to_thread(replay, record, lanes, lang, remarks=remarks)
     return await asyncio.to_thread(render_view, view, live=True)

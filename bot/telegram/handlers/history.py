@@ -198,7 +198,7 @@ async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[st
     run_lang = chat.run_lang(record.question, lang)  # as the run's message spoke
     lanes = await context.store.events(record.id)
     return await asyncio.to_thread(show_pages, record, lanes, run_lang, chat.timezone,
-                                   notes=chat.notes)
+                                   remarks=chat.remarks)
 
 
 # --- /export -------------------------------------------------------------------------------
@@ -218,7 +218,7 @@ async def export_command(update: Update, context: Context) -> None:
     run_lang = settings.run_lang(record.question, lang)
     lanes = await context.store.events(record.id)
     page = await asyncio.to_thread(export_html, record, lanes, run_lang, settings.timezone,
-                                   notes=settings.notes)
+                                   remarks=settings.remarks)
     caption = text(run_lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)
