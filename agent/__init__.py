@@ -11,7 +11,7 @@ import importlib
 from typing import Any
 
 _HOMES = {
-    "agent.events": ("Action", "Answer", "AnswerDelta", "Delta", "Event", "Judgement", "Note",
+    "agent.events": ("Action", "Answer", "AnswerDelta", "Delta", "Event", "Judgement", "Remark",
                      "Observation", "Plan", "PlanStep", "RunFinished", "RunStarted", "TextDelta",
                      "Thought", "ThoughtDelta", "Usage"),
     "agent.classroom.compare_judge": ("judge",),

@@ -23,10 +23,10 @@ from agent.events import (
     Delta,
     Event,
     Judgement,
-    Note,
     Observation,
     Plan,
     Proposed,
+    Remark,
     RunFinished,
     RunStarted,
     Thought,
@@ -129,7 +129,7 @@ class Printer:
             for number, step in enumerate(event.steps, 1):
                 why = f" — {step.why}" if step.why else ""
                 self.line(self.paint("dim", f"  {number}. {step.tool}{why}"), lane)
-        elif isinstance(event, Note) or (isinstance(event, Thought) and event.synthesized):
+        elif isinstance(event, Remark) or (isinstance(event, Thought) and event.synthesized):
             label = say(self.lang, "cli_note", label=note_label(self.lang))
             self.line(self.paint("dim", label + event.text), lane)
         elif isinstance(event, Thought):

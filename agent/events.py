@@ -8,7 +8,7 @@ known of its role: a ThoughtDelta is the model's reasoning, an AnswerDelta text 
 the answer (a run without tools, a last round without them), a TextDelta text whose role
 is not known yet. A TextDelta's text becomes the round's Thought if tool calls follow, the
 Answer if not, and is never shown as either before that. A round whose model gave no
-reasoning has no Thought: Glassbox says so in a Note, in its own name. Deltas are not
+reasoning has no Thought: Glassbox says so in a Remark, in its own name. Deltas are not
 stored (the Thought and the Answer hold the whole text).
 """
 
@@ -74,17 +74,17 @@ class Thought(Event):
     text: str
     synthesized: bool = False
     """Written by Glassbox, not the model: runs stored before Glassbox had Notes; front
-    ends show such a Thought as a Note."""
+    ends show such a Thought as a Remark."""
 
 
 @dataclass(frozen=True, slots=True)
-class Note(Event):
+class Remark(Event):
     """Glassbox's own words about the run, never the model's: front ends label them as
     Glassbox's (e.g. "this model writes its tool calls as text, so Glassbox switched to
-    the text format"). `kind` names what the note is about, so a front end may word it in
+    the text format"). `kind` names what the remark is about, so a front end may word it in
     its own language; `text` is the agent's wording, in the run's language."""
 
-    type: ClassVar[str] = "note"
+    type: ClassVar[str] = "note"  # the stored value: every run kept reads with it
     kind: str
     text: str
 
@@ -294,7 +294,7 @@ class VoteClosed(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
-        RunStarted, Plan, Thought, ThoughtDelta, TextDelta, Note, Proposed, Decided, Action,
+        RunStarted, Plan, Thought, ThoughtDelta, TextDelta, Remark, Proposed, Decided, Action,
         Observation, AnswerDelta, Answer, RunFinished, Judgement, VoteOpened, VoteCount,
         VoteClosed, Origin,
     )

@@ -204,7 +204,7 @@ async def _rounds(
     """Rounds until an answer, the round cap or a loop, when the last answer is asked for
     without tools; the run's RunFinished ("done" or "max_rounds") comes last. With a
     `writer`, the answer model writes each answer from the chain instead. A round whose
-    model gave no reasoning gets Glassbox's Note saying so, true to that round. With a
+    model gave no reasoning gets Glassbox's Remark saying so, true to that round. With a
     `check`, an answer stating figures an offered tool gives, which nothing backs, is sent
     back to the model once (agent/grounding/send_back.py)."""
     observed = 0

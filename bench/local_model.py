@@ -31,7 +31,7 @@ from pathlib import Path
 import httpx
 
 from agent import AgentSettings, ModelClient, run_react
-from agent.events import Action, Answer, Event, Note, Observation, RunFinished
+from agent.events import Action, Answer, Event, Observation, Remark, RunFinished
 from agent.grounding.backing import ledger, unfounded
 from agent.tools import Toolbox
 from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
@@ -317,7 +317,7 @@ def outcome_of(q: Question, events: list[Event], seconds: float = 0.0) -> Outcom
             outcome.tools.append(event.tool)
         elif isinstance(event, Observation) and event.ok:
             outcome.observations.append(event.text)
-        elif isinstance(event, Note):
+        elif isinstance(event, Remark):
             outcome.remarks.append(event.kind)
         elif isinstance(event, Answer):
             outcome.answer = event.text

@@ -1,7 +1,7 @@
 """AGENT_MODE=auto decides by what the model does (issue 18): a model that writes its calls
 as text, asks again for a call it has the result of, or describes a call instead of making
 it, goes on in the text format, and
-Glassbox says so in a Note. Against the fake model server, real HTTP."""
+Glassbox says so in a Remark. Against the fake model server, real HTTP."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from agent import Action, Answer, ModelClient, Observation, RunFinished
-from agent.events import Event, Note
+from agent.events import Event, Remark
 from agent.settings import AgentSettings
 from agent.tools.calculator import Calculate
 from bot.view.render import render_run
@@ -39,7 +39,7 @@ async def test_calls_written_as_text_move_the_run_to_the_text_format(
     assert weather.calls == ["Lima"]
     assert kinds(events) == ["run_started", "note", "action", "observation", "answer",
                              "run_finished"]
-    (note,) = [n for n in of(events, Note) if n.kind != "no_reasoning"]
+    (note,) = [n for n in of(events, Remark) if n.kind != "no_reasoning"]
     assert note.kind == "text_format" and note.round == 1
     assert note.text.startswith("This model writes its tool calls as text")
     assert of(events, Answer)[0].text == "Lima is 21°C and clear."
@@ -61,7 +61,7 @@ async def test_calls_written_as_text_move_the_run_to_the_text_format(
     fake_model.push(text_reply("Thought: easy.\nFinal Answer: 4"))
     again = await events_of(react("2+2?", client, settings, [weather]))
     assert kinds(again) == ["run_started", "note", "answer", "run_finished"]
-    (remembered,) = [n for n in of(again, Note) if n.kind == "text_format"]
+    (remembered,) = [n for n in of(again, Remark) if n.kind == "text_format"]
     assert remembered.round == 1  # true whether it wrote or described its calls before
     assert remembered.text.startswith("This model did not use function calling properly")
     assert "tools" not in fake_model.bodies[-1]
@@ -76,7 +76,7 @@ async def test_a_call_asked_for_again_is_answered_in_text(
     weather = Weather()
     events = await events_of(react("Lima?", client, settings, [weather]))
     assert weather.calls == ["Lima"] and len(of(events, Action)) == 1
-    (note,) = [n for n in of(events, Note) if n.kind == "text_format"]
+    (note,) = [n for n in of(events, Remark) if n.kind == "text_format"]
     assert note.round == 2 and "asked again for a call" in note.text
     assert of(events, Answer)[0].text == "Lima is 21°C."
     text = fake_model.bodies[2]
@@ -102,7 +102,7 @@ async def test_chinese_question_is_told_its_language_after_the_shared_prefix(
 ) -> None:
     fake_model.push(text_reply(FENCED), text_reply("Final Answer: 利马现在 21°C。"))
     events = await events_of(react("利马天气怎么样？", client, settings, [Weather()]))
-    assert of(events, Note)[0].text.startswith("这个模型把工具调用写在文字里")
+    assert of(events, Remark)[0].text.startswith("这个模型把工具调用写在文字里")
     native, text = fake_model.bodies
     assert native["messages"][0]["content"].endswith("本次对话使用中文：请用中文作答。")
     assert text["messages"][0]["content"].endswith("本次对话使用中文：请用中文作答。")
@@ -138,7 +138,7 @@ DESCRIBED = Path(__file__).parent / "wire" / "local" / "described_call.sse"
 
 
 async def asked_again_in_text(fake_model: FakeModel, client: ModelClient,
-                              settings: AgentSettings, first: Reply) -> tuple[list[Event], Note]:
+                              settings: AgentSettings, first: Reply) -> tuple[list[Event], Remark]:
     """The arithmetic question, natively answered with `first` (no call), then asked again
     in the text format, where the model calls `calculate` and answers: the events, and
     Glassbox's note of the switch (in round 1)."""
@@ -150,7 +150,7 @@ async def asked_again_in_text(fake_model: FakeModel, client: ModelClient,
                                    [Calculate()]))
     assert kinds(events) == ["run_started", "note", "action", "observation", "answer",
                              "run_finished"]
-    (note,) = [n for n in of(events, Note) if n.kind == "text_format"]
+    (note,) = [n for n in of(events, Remark) if n.kind == "text_format"]
     assert note.round == 1
     assert of(events, Observation)[0].text == "123456789 * 987654321 = 121932631112635269"
     return events, note
@@ -239,7 +239,7 @@ async def test_an_action_line_answered_natively_is_a_call_written_as_text(
     weather = Weather()
     events = await events_of(react("Weather in Lima?", client, settings, [weather]))
     assert weather.calls == ["Lima"]
-    (note,) = [n for n in of(events, Note) if n.kind == "text_format"]
+    (note,) = [n for n in of(events, Remark) if n.kind == "text_format"]
     assert note.round == 1 and note.text.startswith("This model writes its tool calls as text")
     assert [a.text for a in of(events, Answer)] == ["Lima is 21°C."]
     assert ["tools" in body for body in fake_model.bodies] == [True, False, False]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from agent import AgentSettings, Answer, ModelClient, RunFinished
-from agent.events import AnswerDelta, Event, Note, TextDelta
-from agent.protocols.echoed_errors import ERROR_KIND, NOTE_KIND
+from agent.events import AnswerDelta, Event, Remark, TextDelta
+from agent.protocols.echoed_errors import ERROR_KIND, REMARK_KIND
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
 from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
@@ -40,7 +40,7 @@ async def test_an_answer_that_only_repeats_the_error_is_not_the_answer(
     events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
     assert of(events, Answer) == []
     assert streamed(events) == ""  # never drawn, not even while it streamed
-    note = next(n for n in of(events, Note) if n.kind == NOTE_KIND)
+    note = next(n for n in of(events, Remark) if n.kind == REMARK_KIND)
     assert note.round == 2 and note.text == (
         "the model's answer only repeated the error of get_weather(city=\"Atlantis\") above, so "
         "Glassbox does not show it as the answer.")
@@ -86,7 +86,7 @@ async def test_an_answer_in_its_own_words_streams_and_stays_the_answer(
     events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
     (final,) = of(events, Answer)
     assert final.text == answer and streamed(events) == answer  # nothing held back for good
-    assert not [n for n in of(events, Note) if n.kind == NOTE_KIND]
+    assert not [n for n in of(events, Remark) if n.kind == REMARK_KIND]
     done = events[-1]
     assert isinstance(done, RunFinished) and done.status == "done"
     assert "💬" in shown(events)

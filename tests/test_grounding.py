@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from agent import Answer, ModelClient, Turn, run_plain
-from agent.events import Note
+from agent.events import Remark
 from agent.grounding.backing import ledger, unfounded
 from agent.settings import AgentSettings
 from bot.view.export import export_html
@@ -64,7 +64,7 @@ async def test_a_guess_after_a_failed_lookup_is_marked_and_the_failure_said(
     fake_model.push(tool_reply(("get_weather", {"city": "Atlantis"})),
                     text_reply("In Atlantis it is 10:30 AM and 25°C."))
     events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
-    (note,) = [n for n in of(events, Note) if n.kind == "lookups_failed"]
+    (note,) = [n for n in of(events, Remark) if n.kind == "lookups_failed"]
     assert note.round == 2
     assert 'get_weather(city="Atlantis")' in note.text
     (answer,) = of(events, Answer)
@@ -85,7 +85,7 @@ async def test_a_failed_lookup_answered_without_figures_gets_no_verdict(
     fake_model.push(tool_reply(("get_weather", {"city": "Atlantis"})),
                     text_reply("I could not find a place called Atlantis; it may be a legend."))
     events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
-    notes = [n.text for n in of(events, Note) if n.round == 2]
+    notes = [n.text for n in of(events, Remark) if n.round == 2]
     assert notes == ["the model wrote no reasoning before answering.",
                      'these lookups failed: get_weather(city="Atlantis").']
     shown = "".join(render_run(Transcript.from_events(events), "en", live=False))
@@ -101,7 +101,7 @@ async def test_figures_from_an_observation_or_the_history_are_not_marked(
     history = [Turn("And Quito?", "Quito was 18°C.")]
     events = await events_of(react("Lima?", client, settings, [Weather()], history=history))
     assert of(events, Answer)[0].unfounded == ()
-    assert not [n for n in of(events, Note) if n.kind == "lookups_failed"]
+    assert not [n for n in of(events, Remark) if n.kind == "lookups_failed"]
     shown = "".join(render_run(Transcript.from_events(events), "en", live=False))
     assert "ⁱ" not in shown and "not from any observation" not in shown
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from agent import ModelClient, run_react
-from agent.events import Action, Answer, AnswerDelta, Event, Note, Observation, RunFinished
+from agent.events import Action, Answer, AnswerDelta, Event, Observation, Remark, RunFinished
 from agent.protocols.echoed_errors import ERROR_KIND
 from agent.tool import Tool
 from agent.tools import Toolbox
@@ -102,7 +102,7 @@ async def test_a_recorded_run_replays_to_a_right_answer(
     assert start in " ".join(shown.split())  # the answer is shown, its guesses marked
     for figure in answer.unfounded:
         assert f"{figure}{MARK}" in shown and "not from any observation" in shown
-    if any(isinstance(e, Note) and e.kind == "text_format" for e in events):
+    if any(isinstance(e, Remark) and e.kind == "text_format" for e in events):
         assert "📝" in shown and "Thought/Action/Observation" in shown
 
 
@@ -188,7 +188,7 @@ async def test_a_tool_error_repeated_as_the_answer_is_not_shown_as_the_answer(
     refused = next(e for e in events if isinstance(e, Observation))
     assert not refused.ok and "写法示例：12.5% * 3840" in refused.text  # how to mend it
     assert not [e for e in events if isinstance(e, Answer | AnswerDelta)]
-    notes = [e.kind for e in events if isinstance(e, Note)]
+    notes = [e.kind for e in events if isinstance(e, Remark)]
     assert notes[-2:] == ["forced_answer", "error_as_answer"]
     done = events[-1]
     assert isinstance(done, RunFinished)
@@ -233,7 +233,7 @@ async def test_a_comparison_looks_up_each_side_it_is_told_is_missing(
     assert "Not looked up yet" not in fake_model.bodies[2]["messages"][-1]["content"]
     (answer,) = [e for e in events if isinstance(e, Answer)]
     assert "2.3" in answer.text and "21.4" in answer.text and not answer.unfounded
-    assert not [e for e in events if isinstance(e, Note) and e.kind == "side_not_looked_up"]
+    assert not [e for e in events if isinstance(e, Remark) and e.kind == "side_not_looked_up"]
     assert "was not looked up" not in shown
 
 

@@ -27,7 +27,7 @@ from agent import (
     run_plain,
     run_react,
 )
-from agent.events import Note, ObservationFailure, TextDelta
+from agent.events import ObservationFailure, Remark, TextDelta
 from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
 from tests.kit import agent_settings
 
@@ -169,7 +169,7 @@ async def test_a_round_without_reasoning_gets_glassbox_s_note_not_a_thought(
     fake_model.push(tool_reply(("get_weather", {"city": "杭州"})), text_reply("杭州 21°C。"))
     events = await events_of(react("杭州天气怎么样？", client, settings, [Weather()]))
     assert of(events, Thought) == []
-    first, final = of(events, Note)
+    first, final = of(events, Remark)
     assert (first.round, first.kind) == (1, "no_reasoning")
     assert first.text == "模型没有写出思考过程，直接调用了 get_weather。"
     assert (final.round, final.text) == (2, "模型作答前没有写出思考过程。")
@@ -239,7 +239,7 @@ async def test_round_cap_asks_once_without_tools(fake_model: FakeModel) -> None:
     last = fake_model.bodies[2]
     assert last["tool_choice"] == "none"
     assert "tool rounds" in last["messages"][-1]["content"]
-    forced = of(events, Note)[-1]
+    forced = of(events, Remark)[-1]
     assert (forced.round, forced.kind) == (3, "forced_answer")
     assert "all 2 tool rounds" in forced.text
     assert {d.round for d in of(events, AnswerDelta)} == {3}  # without tools: the answer

@@ -8,8 +8,8 @@ import time
 import pytest
 
 from agent import AgentSettings, Answer, ModelClient, RunFinished
-from agent.events import Note, Thought
-from agent.protocols.protocol_guard import ERROR_KIND, NOTE_KIND
+from agent.events import Remark, Thought
+from agent.protocols.protocol_guard import ERROR_KIND, REMARK_KIND
 from agent.protocols.text_protocol import protocol_free
 from tests.fakes.model import FakeModel, text_reply
 from tests.test_error_as_answer import shown
@@ -63,7 +63,7 @@ async def test_a_last_round_that_is_one_more_call_is_no_answer(
         await client.close()
     assert of(events, Answer) == []
     assert all("<tools>" not in t.text and "Action" not in t.text for t in of(events, Thought))
-    assert [n.kind for n in of(events, Note)][-1] == NOTE_KIND
+    assert [n.kind for n in of(events, Remark)][-1] == REMARK_KIND
     done = events[-1]
     assert isinstance(done, RunFinished)
     assert (done.status, done.error_kind) == ("error", ERROR_KIND)

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 
 from agent import AgentSettings, Answer, ModelClient, RunFinished
-from agent.events import AnswerDelta, Note, TextDelta, Thought
-from agent.grounding.send_back import NOTE_KIND
+from agent.events import AnswerDelta, Remark, TextDelta, Thought
+from agent.grounding.send_back import REMARK_KIND
 from agent.tools.clock import GetTime
 from bot.view.grounding_marks import MARK
 from tests.fakes.model import FakeModel, text_reply, tool_reply
@@ -34,7 +34,7 @@ async def test_a_time_no_tool_gave_is_sent_back_and_looked_up(
                                    [clock(), Weather()]))
     first = of(events, Thought)[0]
     assert (first.round, first.text) == (1, "The current time in New York is 10:30 AM.")
-    note = next(n for n in of(events, Note) if n.kind == NOTE_KIND)
+    note = next(n for n in of(events, Remark) if n.kind == REMARK_KIND)
     assert (note.round, note.text) == (1, "the answer said 10:30 AM, which no tool gave; asked "
                                           "the model to look it up with get_time.")
     asked = fake_model.bodies[1]["messages"]
@@ -56,7 +56,7 @@ async def test_the_same_answer_again_keeps_its_mark_and_says_the_model_was_asked
 ) -> None:
     fake_model.push(text_reply("纽约现在是上午10:30。"), text_reply("纽约现在是上午10:30。"))
     events = await events_of(react("纽约现在几点？", client, settings, [clock()]))
-    note = next(n for n in of(events, Note) if n.kind == NOTE_KIND)
+    note = next(n for n in of(events, Remark) if n.kind == REMARK_KIND)
     assert note.text == "回答里说 10:30，但没有任何工具给出它；已请模型用 get_time 查一查。"
     assert len(fake_model.bodies) == 2  # once, never twice
     (answer,) = of(events, Answer)
@@ -90,7 +90,7 @@ async def test_a_backed_answer_costs_nothing_more(
     done = events[-1]
     assert isinstance(done, RunFinished) and (done.status, done.rounds) == ("done", 2)
     assert (done.usage.prompt_tokens, done.usage.completion_tokens) == (200, 24)
-    assert not [n for n in of(events, Note) if n.kind == NOTE_KIND]
+    assert not [n for n in of(events, Remark) if n.kind == REMARK_KIND]
     assert "".join(d.text for d in of(events, TextDelta | AnswerDelta) if d.round == 2
                    ).endswith("Lima is 21°C and clear.")
     (answer,) = of(events, Answer)

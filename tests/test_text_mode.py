@@ -14,8 +14,8 @@ from agent import (
     Answer,
     AnswerDelta,
     ModelClient,
-    Note,
     Observation,
+    Remark,
     RunFinished,
     RunStarted,
     Thought,
@@ -113,7 +113,7 @@ async def test_json_input_for_a_tool_with_several_arguments(
     assert action.arguments == {"amount": 5, "base": "USD"}
     assert of(events, Observation)[0].text == "5.0 USD = 35.0 CNY"
     assert [t.text for t in of(events, Thought)] == ["convert."]
-    final = of(events, Note)[-1]  # no reasoning in the answering round: Glassbox says so
+    final = of(events, Remark)[-1]  # no reasoning in the answering round: Glassbox says so
     assert final.round == 2 and "no reasoning before answering" in final.text
 
 
@@ -314,7 +314,7 @@ async def test_the_model_is_told_which_side_is_missing_and_looks_it_up(
                        "(Answer in English.)")
     assert told[1] == ("Observation: Berlin: 21°C, clear\nLooked up: Berlin, Paris. You have "
                        "each side of the comparison: answer now.\n(Answer in English.)")
-    assert not [n for n in of(events, Note) if n.kind == "side_not_looked_up"]
+    assert not [n for n in of(events, Remark) if n.kind == "side_not_looked_up"]
 
 
 def like_llama_cpp(text: str) -> Callable[[dict[str, Any]], Reply]:
@@ -369,10 +369,10 @@ async def test_an_answer_naming_a_side_never_looked_up_gets_a_note(
         text_reply("Thought: Paris first.\nAction: get_weather[Paris]"),
         text_reply(guess), text_reply(guess))  # sent back once for 7.2 °C, the same again
     events = await events_of(react(COMPARING, text_client, text_settings, [Weather()]))
-    assert [n.text for n in of(events, Note) if n.kind == "sent_back"] == [
+    assert [n.text for n in of(events, Remark) if n.kind == "sent_back"] == [
         "the answer said 7.2 °C, which no tool gave; asked the model to look it up with "
         "get_weather."]
-    (note,) = [n for n in of(events, Note) if n.kind == "side_not_looked_up"]
+    (note,) = [n for n in of(events, Remark) if n.kind == "side_not_looked_up"]
     assert note.text == ("Berlin was not looked up: what the answer says of it rests on no "
                          "observation.")
     (answer,) = of(events, Answer)

@@ -10,9 +10,9 @@ from agent.events import (
     Answer,
     AnswerDelta,
     Event,
-    Note,
     Observation,
     ObservationFailure,
+    Remark,
     RunFinished,
     RunStarted,
     TextDelta,
@@ -37,7 +37,7 @@ def weather_run() -> list[Event]:
                     duration_ms=420),
         TextDelta(round=2, text="It is sunny, "),
         TextDelta(round=2, text="25 °C (77 °F)."),
-        Note(round=2, kind="no_reasoning",
+        Remark(round=2, kind="no_reasoning",
              text="the model wrote no reasoning; it answered after the observations above."),
         Answer(round=2, text="It is sunny, 25 °C (77 °F)."),
         RunFinished(round=2, status="done", usage=Usage(100, 50, 150), duration_ms=3200,
@@ -189,7 +189,7 @@ def test_plain_runs_record_their_mode() -> None:
 def test_a_glassbox_note_folds_into_its_round_and_shows_as_glassbox_words() -> None:
     from bot.view.render import render_run
 
-    note = Note(round=2, kind="mode_switch", text="this model writes its tool calls as text")
+    note = Remark(round=2, kind="mode_switch", text="this model writes its tool calls as text")
     assert event_from_dict(note.to_dict()) == note
     events = weather_run()
     t = Transcript.from_events([*events[:7], note, *events[7:]])

@@ -1,4 +1,4 @@
-"""Glassbox's own notes in a chain (Note events), in the run's language, and the one label
+"""Glassbox's own remarks in a chain (Remark events), in the run's language, and the one label
 every front end puts before them.
 
 A note says what Glassbox saw, never what the model thought nor whether its answer is good: a
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent.events import Note
+from agent.events import Remark
 from agent.words import say
 
 NAMED_TOOLS = 8
@@ -22,7 +22,7 @@ def note_label(lang: str) -> str:
     return say(lang, "note_label")
 
 
-def no_reasoning_for_calls(rnd: int, lang: str, tools: Sequence[str]) -> Note:
+def no_reasoning_for_calls(rnd: int, lang: str, tools: Sequence[str]) -> Remark:
     """A round whose model called tools without a word of reasoning."""
     names = list(dict.fromkeys(tools))
     shown = names[:NAMED_TOOLS]
@@ -30,11 +30,11 @@ def no_reasoning_for_calls(rnd: int, lang: str, tools: Sequence[str]) -> Note:
         more = len(names) - NAMED_TOOLS
         shown.append(say(lang, "more_tools", more=more))
     joined = say(lang, "list_sep").join(shown)
-    return Note(round=rnd, kind="no_reasoning",
+    return Remark(round=rnd, kind="no_reasoning",
                 text=say(lang, "note_no_reasoning_calls", tools=joined))
 
 
-def no_reasoning_for_answer(rnd: int, lang: str, *, observed: int) -> Note:
+def no_reasoning_for_answer(rnd: int, lang: str, *, observed: int) -> Remark:
     """An answering round without reasoning, after `observed` observations. It says what
     Glassbox saw, never how good the answer is: failed calls show on their observations,
     and what the answer could not rest on is the lookups' note (agent/grounding/lookups.py)."""
@@ -42,13 +42,13 @@ def no_reasoning_for_answer(rnd: int, lang: str, *, observed: int) -> Note:
         text = say(lang, "note_no_reasoning_no_tool")
     else:
         text = say(lang, "note_no_reasoning")
-    return Note(round=rnd, kind="no_reasoning", text=text)
+    return Remark(round=rnd, kind="no_reasoning", text=text)
 
 
-def forced_answer(rnd: int, lang: str, *, tool_rounds: int, repeated: bool) -> Note:
+def forced_answer(rnd: int, lang: str, *, tool_rounds: int, repeated: bool) -> Remark:
     """The last round, asked for without tools: why it was forced."""
     if repeated:
         text = say(lang, "note_forced_repeated")
     else:
         text = say(lang, "note_forced_rounds", rounds=tool_rounds)
-    return Note(round=rnd, kind="forced_answer", text=text)
+    return Remark(round=rnd, kind="forced_answer", text=text)

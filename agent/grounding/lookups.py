@@ -2,10 +2,10 @@
 
 Wraps a run's steps. On the Answer it puts the figure ledger (what backs each figure of
 the answer, by which rule: agent/grounding/backing.py) and the figures nothing backs; when a tool's
-calls failed and none of that tool's later calls succeeded, Glassbox says in a Note,
+calls failed and none of that tool's later calls succeeded, Glassbox says in a Remark,
 before the answer, what it could not look up, and which of the answer's figures were
 therefore not looked up. When a run that looked things up answers a comparison naming a
-side it never looked up (agent/grounding/sides.py), a Note says that side rests on no observation.
+side it never looked up (agent/grounding/sides.py), a Remark says that side rests on no observation.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator, Sequence
 
-from agent.events import Action, Answer, Event, Note, Observation
+from agent.events import Action, Answer, Event, Observation, Remark
 from agent.grounding.backing import ledger, unfounded
 from agent.grounding.sides import not_looked_up
 from agent.prompts import Turn, args_text
 from agent.words import count, say
 
-NOTE_KIND = "lookups_failed"
-SIDE_NOTE_KIND = "side_not_looked_up"
+REMARK_KIND = "lookups_failed"
+SIDE_REMARK_KIND = "side_not_looked_up"
 
 
 def lookups_failed_note(lang: str, calls: Sequence[str], unfounded: Sequence[str]) -> str:
@@ -57,14 +57,14 @@ async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence
             entries = ledger(event.text, observations, question, history)
             event = dataclasses.replace(event, unfounded=unfounded(entries), ledger=entries)
             if calls:
-                yield Note(round=event.round, kind=NOTE_KIND,
+                yield Remark(round=event.round, kind=REMARK_KIND,
                            text=lookups_failed_note(lang, calls, event.unfounded))
             if actions:
                 looked = [args_text(a.arguments) for a in actions.values()] + observations
                 unseen = [name for name in not_looked_up(question, looked)
                           if name.lower() in event.text.lower()]
                 if unseen:
-                    yield Note(round=event.round, kind=SIDE_NOTE_KIND, text=count(
+                    yield Remark(round=event.round, kind=SIDE_REMARK_KIND, text=count(
                         lang, "note_side_not_looked_up", len(unseen),
                         names=say(lang, "list_sep").join(unseen)))
         yield event

@@ -17,14 +17,14 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from agent.events import Note
+from agent.events import Remark
 from agent.grounding.backing import ledger
 from agent.grounding.figures import Figure, Kind, figures
 from agent.grounding.units import CURRENCIES, Unit
 from agent.prompts import Turn
 from agent.words import say
 
-NOTE_KIND = "sent_back"
+REMARK_KIND = "sent_back"
 
 _WEATHER_UNITS = frozenset({Unit.CELSIUS, Unit.FAHRENHEIT, Unit.KELVIN, Unit.KMH, Unit.MS,
                             Unit.MPH})
@@ -89,12 +89,12 @@ class FigureCheck:
         return missing
 
     def send_back(self, rnd: int, lang: str, missing: Sequence[tuple[str, str]]
-                  ) -> tuple[Note, str]:
+                  ) -> tuple[Remark, str]:
         """The chain's note and the message to the model, for `missing`; once a run."""
         self.sent = True
         sep = say(lang, "list_sep")
         named = sep.join(text for text, _ in missing[:MAX_NAMED])
         tools = sep.join(dict.fromkeys(tool for _, tool in missing))
-        note = Note(round=rnd, kind=NOTE_KIND,
+        note = Remark(round=rnd, kind=REMARK_KIND,
                     text=say(lang, "sent_back_note", figures=named, tools=tools))
         return note, say(lang, "sent_back_prompt", figures=named, tools=tools)

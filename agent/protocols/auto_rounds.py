@@ -8,7 +8,7 @@ run first; an Action line, asked again), re-sends a call whose result it already
 answers by describing a call ("I would use the `calculate` function") instead of making it,
 or with a snippet of code working the question's numbers where `calculate` was at hand
 (those rounds are asked again in text). The rounds so far stay in the chain and go to the
-model as text-format history. Glassbox says so once per run, in a Note.
+model as text-format history. Glassbox says so once per run, in a Remark.
 
 Only calls written as text tell something of the endpoint: they are a sighting of
 `Lesson.CALLS_AS_TEXT` (agent/model/endpoint_memory.py), and a proper native call is
@@ -24,7 +24,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal
 
-from agent.events import Answer, Event, Note, Thought
+from agent.events import Answer, Event, Remark, Thought
 from agent.model.endpoint_memory import Lesson
 from agent.model.model_client import ModelClient
 from agent.protocols.embedded_calls import asks_about_tools, computes_in_code, named_as_code
@@ -37,7 +37,7 @@ from agent.words import say
 
 log = logging.getLogger(__name__)
 
-NOTE_KIND = "text_format"
+REMARK_KIND = "text_format"
 
 
 Why = Literal["as_text", "described", "code", "repeated", "remembered"]
@@ -79,7 +79,7 @@ class AutoRounds:
     async def round(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         if self.text is not None:
             if rnd == 1:
-                yield Note(round=rnd, kind=NOTE_KIND,
+                yield Remark(round=rnd, kind=REMARK_KIND,
                            text=text_format_note(self.lang, "remembered"))
             async for item in self.text.round(rnd):
                 yield item
@@ -151,10 +151,10 @@ class AutoRounds:
         async for item in self.text.round(rnd):
             yield item
 
-    def _note(self, rnd: int) -> Note:
+    def _note(self, rnd: int) -> Remark:
         if self._why == "as_text":
             self.client.memory.saw(Lesson.CALLS_AS_TEXT, self.source)
-        return Note(round=rnd, kind=NOTE_KIND, text=text_format_note(self.lang, self._why))
+        return Remark(round=rnd, kind=REMARK_KIND, text=text_format_note(self.lang, self._why))
 
     def _text_with_history(self) -> TextRounds:
         """Text rounds that carry the native rounds so far, written in the text format."""

@@ -7,7 +7,7 @@ chain above does not, and shown as 💬 Answer it would be the error in the mode
 
 Wraps a run's steps. An Answer that only repeats a failed observation (the same letters
 and digits, give or take spacing, punctuation and a label such as "Error:") is not shown:
-Glassbox says in a Note, in its own name, that the model's answer only repeated that
+Glassbox says in a Remark, in its own name, that the model's answer only repeated that
 call's error, and the run ends as an error whose reason says, in the run's language, what
 could not be done. While the run has failed calls, a round's streamed text (AnswerDeltas,
 and TextDeltas, which become the Answer if no call follows) is held back as long as it
@@ -27,16 +27,16 @@ from agent.events import (
     Answer,
     AnswerDelta,
     Event,
-    Note,
     Observation,
     ObservationFailure,
+    Remark,
     RunFinished,
     TextDelta,
 )
 from agent.prompts import args_text
 from agent.words import say
 
-NOTE_KIND = "error_as_answer"
+REMARK_KIND = "error_as_answer"
 ERROR_KIND = "error_as_answer"
 """RunFinished.error_kind of a run whose only answer was a tool's error."""
 
@@ -159,8 +159,8 @@ def no_answer_reason(lang: str, call: str) -> str:
     return say(lang, "echo_no_answer", call=call)
 
 
-def error_as_answer_note(rnd: int, lang: str, call: str) -> Note:
-    return Note(round=rnd, kind=NOTE_KIND, text=say(lang, "echo_note", call=call))
+def error_as_answer_note(rnd: int, lang: str, call: str) -> Remark:
+    return Remark(round=rnd, kind=REMARK_KIND, text=say(lang, "echo_note", call=call))
 
 
 async def no_errors_as_answers(steps: AsyncIterator[Event], lang: str
@@ -176,7 +176,7 @@ async def no_errors_as_answers(steps: AsyncIterator[Event], lang: str
             for delta in guard.release() or [event]:
                 yield delta
             continue
-        if isinstance(event, Note):  # the loop's note on the answer comes before it
+        if isinstance(event, Remark):  # the loop's note on the answer comes before it
             yield event
             continue
         if isinstance(event, Answer) and (failure := guard.repeated(event.text)) is not None:

@@ -5,7 +5,7 @@ Whatever a model writes, an `Action: tool[input]` line or a chat template's tag
 XML tags") is protocol, not conversation. Wraps a run's steps: a Thought loses such text
 (and is dropped when nothing else is left), and so does the Answer. An Answer that is
 nothing but protocol (a forced last round answered with one more call) is not shown:
-Glassbox says in a Note that the model asked for another call instead of answering, and
+Glassbox says in a Remark that the model asked for another call instead of answering, and
 the run ends as an error whose reason says so, in the run's language.
 
 While a round's answer streams, its deltas are held as long as its first line may still be
@@ -18,11 +18,11 @@ import dataclasses
 import re
 from collections.abc import AsyncIterator
 
-from agent.events import Answer, AnswerDelta, Event, Note, RunFinished, Thought
+from agent.events import Answer, AnswerDelta, Event, Remark, RunFinished, Thought
 from agent.protocols.text_protocol import protocol_free
 from agent.words import say
 
-NOTE_KIND = "call_as_answer"
+REMARK_KIND = "call_as_answer"
 ERROR_KIND = "call_as_answer"
 """RunFinished.error_kind of a run whose last reply was a call, not an answer."""
 
@@ -73,7 +73,7 @@ async def no_protocol_shown(steps: AsyncIterator[Event], lang: str) -> AsyncIter
             text = protocol_free(event.text)
             if not text:
                 ended_without_answer = True
-                yield Note(round=event.round, kind=NOTE_KIND,
+                yield Remark(round=event.round, kind=REMARK_KIND,
                            text=say(lang, "call_as_answer_note"))
                 continue
             event = dataclasses.replace(event, text=text) if text != event.text else event

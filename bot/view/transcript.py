@@ -23,13 +23,13 @@ from agent.events import (
     Decided,
     Event,
     Judgement,
-    Note,
     Observation,
     ObservationFailure,
     Origin,
     Plan,
     PlanStep,
     Proposed,
+    Remark,
     RunFinished,
     RunStarted,
     TextDelta,
@@ -39,7 +39,7 @@ from agent.events import (
     VoteCount,
     VoteOpened,
 )
-from agent.grounding.send_back import NOTE_KIND as SENT_BACK
+from agent.grounding.send_back import REMARK_KIND as SENT_BACK
 from agent.lang import Lang
 from agent.ledger import Entry
 from bot.store.kinds import Lane, RunMode
@@ -126,7 +126,7 @@ class RoundView:
     """The Thought was written by Glassbox (runs stored before Notes): shown as a note."""
     steps: list[ToolStep] = field(default_factory=list)
     remarks: list[str] = field(default_factory=list)
-    """Glassbox's own remarks in this round (Note events), shown labelled as Glassbox's."""
+    """Glassbox's own remarks in this round (Remark events), shown labelled as Glassbox's."""
     draft: str = Streamed()  # type: ignore[assignment]
     """Text streamed whose role is not known yet (TextDelta): it becomes the Thought or
     the Answer, and is shown as neither until then."""
@@ -243,7 +243,7 @@ class Transcript:
             view.thought, view.thought_done = event.text, True
             view.synthesized = event.synthesized
             view.draft = ""  # the text streamed so far was (part of) this thought
-        elif isinstance(event, Note):
+        elif isinstance(event, Remark):
             self._round(event.round).remarks.append(event.text)
             self.sent_back = self.sent_back or event.kind == SENT_BACK
         elif isinstance(event, AnswerDelta):
@@ -365,7 +365,7 @@ class View:
         self.finished: dict[str, RunFinished] = {}
         self.answers: dict[str, str] = {}
         self.remarks = True
-        """Show Glassbox's own remarks (Note events, thoughts it wrote for a model that gave
+        """Show Glassbox's own remarks (Remark events, thoughts it wrote for a model that gave
         none); a chat's /settings may turn them off."""
         self.judging = False
         """A compare run's two answers are being judged (the difference line is coming)."""
@@ -424,7 +424,7 @@ def without_glassbox_remarks(event: Event) -> Event | None:
     """`event` as a chat that hides Glassbox's remarks (/settings) sees it: the note that a
     model gave no reasoning not at all (None), a thought Glassbox wrote for it blanked (the
     round goes on, unexplained); any other event as it is."""
-    if isinstance(event, Note) and event.kind == "no_reasoning":
+    if isinstance(event, Remark) and event.kind == "no_reasoning":
         return None
     if isinstance(event, Thought) and event.synthesized:
         return dataclasses.replace(event, text="")

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from agent.events import Action, Note
+from agent.events import Action, Remark
 from bot.store.chat_settings_values import ChatSettings
 from bot.store.records import telegram_chat
 from tests.botkit import ADMIN, ALICE, GROUP, Add, people
@@ -228,7 +228,7 @@ async def test_a_chat_that_hides_glassbox_notes_has_none_on_its_board(tmp_path: 
             assert not any("Written by Glassbox" in html for html in drawn)
             # A run the hub no more holds (a restart): rebuilt from the store, as hidden.
             await seed(web.gb.parts.store, GROUP, ALICE, "Alice", "And 3+3?", "6.", steps=[
-                Note(round=1, kind="no_reasoning", text="The model gave no reasoning."),
+                Remark(round=1, kind="no_reasoning", text="The model gave no reasoning."),
                 Action(round=1, call_id="c1", tool="add", arguments={"a": 3, "b": 3})])
             stored = (await web.http.get(path + "/runs/2")).json()["html"]
             assert "add(a=3, b=3)" in stored and "no reasoning" not in stored

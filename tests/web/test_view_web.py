@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from agent.events import (
     Action,
     Answer,
-    Note,
     Observation,
+    Remark,
     RunFinished,
     RunStarted,
     Thought,
@@ -34,7 +34,7 @@ def test_every_text_is_escaped_and_notes_are_glassbox_s() -> None:
     view = View("ask", "en")
     for event in (RunStarted(round=0, mode="react", question=HOSTILE, model="m",
                              answer_model="qwen-max"),
-                  Note(round=1, kind="text_mode", text="Switched to the text format " + HOSTILE),
+                  Remark(round=1, kind="text_mode", text="Switched to the text format " + HOSTILE),
                   Thought(round=1, text="Think " + HOSTILE),
                   Action(round=1, call_id="c1", tool="add", arguments={"a": HOSTILE}),
                   Observation(round=1, call_id="c1", tool="add", text=HOSTILE, ok=True,
