@@ -13,7 +13,7 @@ from typing import TextIO
 
 from agent.classroom.compare_judge import ToolUses, judge
 from agent.classroom.confirm import Gate
-from agent.classroom.remarks import note_label
+from agent.classroom.remarks import remark_label
 from agent.classroom.summary import difference, figures
 from agent.events import (
     Action,
@@ -130,7 +130,7 @@ class Printer:
                 why = f" — {step.why}" if step.why else ""
                 self.line(self.paint("dim", f"  {number}. {step.tool}{why}"), lane)
         elif isinstance(event, Remark) or (isinstance(event, Thought) and event.synthesized):
-            label = say(self.lang, "cli_note", label=note_label(self.lang))
+            label = say(self.lang, "cli_remark", label=remark_label(self.lang))
             self.line(self.paint("dim", label + event.text), lane)
         elif isinstance(event, Thought):
             if "text" in streamed:  # the neutral text above was (part of) this thought

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from agent.classroom.confirm import Gate, Reviewed, StopRun
-from agent.classroom.planner import make_plan, plan_note
+from agent.classroom.planner import make_plan, plan_remark
 from agent.classroom.quiz_vote import quiz_vote
 from agent.classroom.remarks import forced_answer, no_reasoning_for_answer, no_reasoning_for_calls
 from agent.events import Answer, AnswerDelta, Event, Observation, RunStarted, TextDelta, Thought
@@ -144,7 +144,7 @@ async def _react(
             plan = await make_plan(_opening("", question, history, settings), client,
                                    toolmap, stats)
             if plan is not None:
-                note = "\n\n" + plan_note(plan)
+                note = "\n\n" + plan_remark(plan)
                 yield plan
 
         sides = Sides(question)

@@ -104,12 +104,12 @@ def limit_message(lang: str) -> str:
     return say(lang, "limit_message")
 
 
-def repeated_note(lang: str) -> str:
-    return say(lang, "repeated_note")
+def repeated_remark(lang: str) -> str:
+    return say(lang, "repeated_remark")
 
 
-def loop_stop_note(lang: str) -> str:
-    return say(lang, "loop_stop_note")
+def loop_stop_remark(lang: str) -> str:
+    return say(lang, "loop_stop_remark")
 
 
 def not_run_result(lang: str, cap: int) -> str:
@@ -117,6 +117,6 @@ def not_run_result(lang: str, cap: int) -> str:
     return say(lang, "not_run_result", cap=cap)
 
 
-def not_run_note(lang: str, skipped: int, cap: int) -> str:
+def not_run_remark(lang: str, skipped: int, cap: int) -> str:
     """The one observation the chain shows for all of a round's calls not run."""
-    return say(lang, "not_run_note", skipped=skipped, cap=cap)
+    return say(lang, "not_run_remark", skipped=skipped, cap=cap)

@@ -227,7 +227,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "model_empty": ("模型返回了空回答，请再试一次。",
                     "The model returned an empty reply. Please try again."),
     # --- Glassbox's notes in a chain (agent/classroom/remarks.py, lookups.py, echoed_errors.py) ---
-    "note_label": ("由 Glassbox 补写", "Written by Glassbox"),
+    "remark_label": ("由 Glassbox 补写", "Written by Glassbox"),
     "list_sep": ("、", ", "),
     "more_tools": ("另外 {more} 个工具", "{more} more tools"),
     "note_no_reasoning_calls": ("模型没有写出思考过程，直接调用了 {tools}。",
@@ -264,7 +264,7 @@ _WORDS: dict[str, tuple[str, str]] = {
                        "可以换个说法再问一次。",
                        "No answer: {call} gave an error, and the model repeated that error "
                        "instead of answering. Try asking in other words."),
-    "sent_back_note": ("回答里说 {figures}，但没有任何工具给出它；已请模型用 {tools} 查一查。",
+    "sent_back_remark": ("回答里说 {figures}，但没有任何工具给出它；已请模型用 {tools} 查一查。",
                        "the answer said {figures}, which no tool gave; asked the model to look "
                        "it up with {tools}."),
     "sent_back_prompt": ("你的回答里有 {figures}，但这不是任何工具给出的。请先调用 {tools} 查到它，"
@@ -272,7 +272,7 @@ _WORDS: dict[str, tuple[str, str]] = {
                          "Your answer states {figures}, but no tool gave you that. Call {tools} "
                          "to look it up first, then answer from its result; if the tool cannot "
                          "give it, say so instead of stating a figure."),
-    "call_as_answer_note": ("模型最后写的是又一次工具调用，不是回答，"
+    "call_as_answer_remark": ("模型最后写的是又一次工具调用，不是回答，"
                             "所以 Glassbox 不把它当作回答。",
                             "the model's last reply was one more tool call, not an answer, so "
                             "Glassbox does not show it as the answer."),
@@ -280,7 +280,7 @@ _WORDS: dict[str, tuple[str, str]] = {
                               "可以换个说法再问一次。",
                               "No answer: instead of answering, the model asked for one more "
                               "tool call. Try asking again in other words."),
-    "echo_note": ("模型的回答只是重复了上面 {call} 的错误信息，所以 Glassbox 不把它当作回答。",
+    "echo_remark": ("模型的回答只是重复了上面 {call} 的错误信息，所以 Glassbox 不把它当作回答。",
                   "the model's answer only repeated the error of {call} above, so Glassbox "
                   "does not show it as the answer."),
     # --- A run's figures (agent/classroom/summary.py); a count's English holds singular|plural ---
@@ -302,7 +302,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "cli_answer_above": ("↑ 💬 回答", "↑ 💬 Answer"),
     "cli_round": ("── 第 {round} 轮 ──", "── Round {round} ──"),
     "cli_plan": ("📋 计划", "📋 Plan"),
-    "cli_note": ("📝 {label}：", "📝 {label}: "),
+    "cli_remark": ("📝 {label}：", "📝 {label}: "),
     "cli_proposed": ("⏸ 提议：", "⏸ Proposed: "),
     "cli_observation": ("👀 观察", "👀 Observation"),
     "cli_judgement": ("⚖️ 模型的评判：", "⚖️ The model's judgement: "),
@@ -340,15 +340,15 @@ _WORDS: dict[str, tuple[str, str]] = {
                       "You have used all your tool rounds. Do not call any more tools; give "
                       "the best answer you can from the observations above, and say plainly "
                       "what you could not look up instead of guessing it."),
-    "repeated_note": ("（这个调用与之前的一次完全相同，未再次执行；以下是之前的结果。）",
+    "repeated_remark": ("（这个调用与之前的一次完全相同，未再次执行；以下是之前的结果。）",
                       "(This call is identical to an earlier one and was not run again; here "
                       "is the earlier result.)"),
-    "loop_stop_note": ("（同一调用第三次出现，停止调用工具，直接作答。）",
+    "loop_stop_remark": ("（同一调用第三次出现，停止调用工具，直接作答。）",
                        "(The same call a third time: no more tools, answering now.)"),
     "not_run_result": ("未运行：每轮最多运行 {cap} 个工具调用。如仍需要，请在下一轮再调用。",
                        "Not run: at most {cap} tool calls run per round. Call it again in the "
                        "next round if you still need it."),
-    "not_run_note": ("另有 {skipped} 个调用未运行：每轮最多 {cap} 个",
+    "not_run_remark": ("另有 {skipped} 个调用未运行：每轮最多 {cap} 个",
                      "{skipped} more calls not run: at most {cap} per round"),
     "answer_system": ("你是 Glassbox 的回答撰写者。另一个模型已经一步步思考并调用了工具；根据"
                       "问题、它的完整过程和草稿，用中文写出最终回答：准确、简洁，只使用过程中"

@@ -92,7 +92,7 @@ def parse_plan(text: str, tools: Mapping[str, Tool]) -> tuple[PlanStep, ...] | N
     return tuple(PlanStep(tool=s.tool, why=s.why.strip()) for s in plan.steps)
 
 
-def plan_note(plan: Plan) -> str:
+def plan_remark(plan: Plan) -> str:
     """The plan as a short note for the loop's system prompt, so the model follows it."""
     lines = [f"{i}. {s.tool}: {s.why}" if s.why else f"{i}. {s.tool}"
              for i, s in enumerate(plan.steps, 1)]

@@ -17,9 +17,9 @@ NAMED_TOOLS = 8
 """A note names at most this many tools."""
 
 
-def note_label(lang: str) -> str:
+def remark_label(lang: str) -> str:
     """The label of a Glassbox note, in the chat, /show, the export and the terminal."""
-    return say(lang, "note_label")
+    return say(lang, "remark_label")
 
 
 def no_reasoning_for_calls(rnd: int, lang: str, tools: Sequence[str]) -> Remark:

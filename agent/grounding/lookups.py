@@ -23,7 +23,7 @@ REMARK_KIND = "lookups_failed"
 SIDE_REMARK_KIND = "side_not_looked_up"
 
 
-def lookups_failed_note(lang: str, calls: Sequence[str], unfounded: Sequence[str]) -> str:
+def lookups_failed_remark(lang: str, calls: Sequence[str], unfounded: Sequence[str]) -> str:
     """Which lookups failed; and only when the answer has figures no source holds (the
     grounding marks them), that those were not looked up: a note judges no answer that
     nothing backs ("I could not find Atlantis" is no failure)."""
@@ -58,7 +58,7 @@ async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence
             event = dataclasses.replace(event, unfounded=unfounded(entries), ledger=entries)
             if calls:
                 yield Remark(round=event.round, kind=REMARK_KIND,
-                           text=lookups_failed_note(lang, calls, event.unfounded))
+                           text=lookups_failed_remark(lang, calls, event.unfounded))
             if actions:
                 looked = [args_text(a.arguments) for a in actions.values()] + observations
                 unseen = [name for name in not_looked_up(question, looked)

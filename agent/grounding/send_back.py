@@ -96,5 +96,5 @@ class FigureCheck:
         named = sep.join(text for text, _ in missing[:MAX_NAMED])
         tools = sep.join(dict.fromkeys(tool for _, tool in missing))
         note = Remark(round=rnd, kind=REMARK_KIND,
-                    text=say(lang, "sent_back_note", figures=named, tools=tools))
+                    text=say(lang, "sent_back_remark", figures=named, tools=tools))
         return note, say(lang, "sent_back_prompt", figures=named, tools=tools)

@@ -43,7 +43,7 @@ REMARK_KIND = "text_format"
 Why = Literal["as_text", "described", "code", "repeated", "remembered"]
 
 
-def text_format_note(lang: str, why: Why = "as_text") -> str:
+def text_format_remark(lang: str, why: Why = "as_text") -> str:
     """Why the run goes on in the text format: the model writes its calls as text,
     describes a call in its answer instead of making it, asked again for a call whose
     result it had, answered in code, or (`remembered`) wrote its calls as text in enough
@@ -80,7 +80,7 @@ class AutoRounds:
         if self.text is not None:
             if rnd == 1:
                 yield Remark(round=rnd, kind=REMARK_KIND,
-                           text=text_format_note(self.lang, "remembered"))
+                           text=text_format_remark(self.lang, "remembered"))
             async for item in self.text.round(rnd):
                 yield item
             return
@@ -108,7 +108,7 @@ class AutoRounds:
                     log.info("model %s writes its calls as text: text format",
                              self.client.model)
                     self._switch_after_record = True
-                    yield self._note(rnd)
+                    yield self._remark(rnd)
                 else:
                     self.client.memory.contradicted(Lesson.CALLS_AS_TEXT)
                 yield item
@@ -147,14 +147,14 @@ class AutoRounds:
     async def _again_in_text(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
         """The note, then round `rnd` asked again in the text format."""
         self.text = self._text_with_history()
-        yield self._note(rnd)
+        yield self._remark(rnd)
         async for item in self.text.round(rnd):
             yield item
 
-    def _note(self, rnd: int) -> Remark:
+    def _remark(self, rnd: int) -> Remark:
         if self._why == "as_text":
             self.client.memory.saw(Lesson.CALLS_AS_TEXT, self.source)
-        return Remark(round=rnd, kind=REMARK_KIND, text=text_format_note(self.lang, self._why))
+        return Remark(round=rnd, kind=REMARK_KIND, text=text_format_remark(self.lang, self._why))
 
     def _text_with_history(self) -> TextRounds:
         """Text rounds that carry the native rounds so far, written in the text format."""

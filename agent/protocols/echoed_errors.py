@@ -159,8 +159,8 @@ def no_answer_reason(lang: str, call: str) -> str:
     return say(lang, "echo_no_answer", call=call)
 
 
-def error_as_answer_note(rnd: int, lang: str, call: str) -> Remark:
-    return Remark(round=rnd, kind=REMARK_KIND, text=say(lang, "echo_note", call=call))
+def error_as_answer_remark(rnd: int, lang: str, call: str) -> Remark:
+    return Remark(round=rnd, kind=REMARK_KIND, text=say(lang, "echo_remark", call=call))
 
 
 async def no_errors_as_answers(steps: AsyncIterator[Event], lang: str
@@ -182,7 +182,7 @@ async def no_errors_as_answers(steps: AsyncIterator[Event], lang: str
         if isinstance(event, Answer) and (failure := guard.repeated(event.text)) is not None:
             guard.reset()
             reason = no_answer_reason(lang, failure.call)
-            yield error_as_answer_note(event.round, lang, failure.call)
+            yield error_as_answer_remark(event.round, lang, failure.call)
             continue
         for delta in guard.release():
             yield delta

@@ -74,7 +74,7 @@ async def no_protocol_shown(steps: AsyncIterator[Event], lang: str) -> AsyncIter
             if not text:
                 ended_without_answer = True
                 yield Remark(round=event.round, kind=REMARK_KIND,
-                           text=say(lang, "call_as_answer_note"))
+                           text=say(lang, "call_as_answer_remark"))
                 continue
             event = dataclasses.replace(event, text=text) if text != event.text else event
         elif isinstance(event, RunFinished) and ended_without_answer:

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from agent.events import Action, Event, Observation, ObservationFailure
 from agent.model.model_client import ToolCall
-from agent.prompts import loop_stop_note, not_run_note, not_run_result, repeated_note
+from agent.prompts import loop_stop_remark, not_run_remark, not_run_result, repeated_remark
 from agent.run_task import RunStats
 from agent.tool import RUN_LANG, Tool, ToolError, UpstreamError
 from agent.words import say
@@ -131,7 +131,7 @@ class ToolRunner:
             self._done[parsed.key] = task
         text, failure = await asyncio.shield(task)
         if earlier:
-            note = repeated_note(self.lang) if earlier == 1 else loop_stop_note(self.lang)
+            note = repeated_remark(self.lang) if earlier == 1 else loop_stop_remark(self.lang)
             text = f"{note}\n{text}"
         return text, failure, int((time.monotonic() - started) * 1000)
 
@@ -205,7 +205,7 @@ async def act(
     if batch.not_run:
         first = batch.not_run[0].call
         yield Observation(round=rnd, call_id=first.id, tool=first.name,
-                          text=not_run_note(runner.lang, len(batch.not_run), batch.cap),
+                          text=not_run_remark(runner.lang, len(batch.not_run), batch.cap),
                           ok=False, duration_ms=0, failure=ObservationFailure.NOT_RUN)
 
     async def one(parsed: ParsedCall, n: int) -> Observation:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import itertools
 
-from agent.classroom.remarks import note_label
+from agent.classroom.remarks import remark_label
 from agent.classroom.summary import difference, figures, seconds
 from agent.prompts import args_text
 from bot.store.records import RunRecord
@@ -202,9 +202,9 @@ def _round_pieces(t: Transcript, rnd: RoundView, lang: str, flag: int | None = N
             body = _e(call.observation) or f"<i>{_e(phrase(lang, 'chain_empty'))}</i>"
             kind = "observation" if call.ok else "observation failed"
             steps.append((kind, label, f'<div class="text">{body}</div>'))
-    if rnd.glassbox_note:  # one quiet line after the model's own words
-        steps.append(("note", f"📝 {_e(note_label(lang))}{_e(phrase(lang, 'chain_colon'))}",
-                      f'<span class="text">{_e(rnd.glassbox_note)}</span>'))
+    if rnd.glassbox_remark:  # one quiet line after the model's own words
+        steps.append(("note", f"📝 {_e(remark_label(lang))}{_e(phrase(lang, 'chain_colon'))}",
+                      f'<span class="text">{_e(rnd.glassbox_remark)}</span>'))
     if flag is not None and flag >= len(rnd.steps):
         why = phrase(lang, "compare_no_more" if rnd.steps else "compare_answered")
         steps.append(("note first-differs", first, f'<span class="text">{_e(why)}</span>'))

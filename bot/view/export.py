@@ -13,7 +13,7 @@ import html
 import json
 from collections.abc import Sequence
 
-from agent.classroom.remarks import note_label
+from agent.classroom.remarks import remark_label
 from agent.classroom.summary import approx, difference, figures, seconds
 from agent.events import Event, ObservationFailure, RunFinished
 from agent.prompts import args_text
@@ -176,9 +176,9 @@ def _round(t: Transcript, view: RoundView, lang: str) -> str:
         out.append(f'<div class="step"><span class="label">💭 {_e(phrase(lang, "chain_thought"))}'
                    f"</span><pre>{_e(view.model_thought)}</pre></div>")
     out += [_step(step, lang) for step in view.steps]
-    if view.glassbox_note:  # one quiet line, after the model's own words
-        label = note_label(lang) + phrase(lang, "chain_colon")
-        out.append(f'<p class="note glassbox">📝 {_e(label)}{_e(view.glassbox_note)}</p>')
+    if view.glassbox_remark:  # one quiet line, after the model's own words
+        label = remark_label(lang) + phrase(lang, "chain_colon")
+        out.append(f'<p class="note glassbox">📝 {_e(label)}{_e(view.glassbox_remark)}</p>')
     out.append("</section>")
     return "\n".join(out)
 

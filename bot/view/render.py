@@ -13,7 +13,7 @@ long runs of blank lines and spaces cut short (`squeeze`) before it is drawn.
 
 from __future__ import annotations
 
-from agent.classroom.remarks import note_label
+from agent.classroom.remarks import remark_label
 from agent.classroom.summary import approx, difference, figures, seconds
 from agent.events import ObservationFailure
 from agent.prompts import args_text
@@ -349,8 +349,8 @@ def _round(out: list[Span], t: Transcript, view: RoundView, lang: str, live: boo
         out.append(("✍️ ", ()))
         out.extend(md_spans(squeeze(view.draft), draft=True))
         lines += 1
-    if view.glassbox_note:  # after the model's own words: a fold's preview shows those
-        _note(out, view.glassbox_note, lang, lines)
+    if view.glassbox_remark:  # after the model's own words: a fold's preview shows those
+        _remark(out, view.glassbox_remark, lang, lines)
         lines += 1
     if flag is not None and flag >= len(view.steps):
         out.append(("\n" if lines else "", ()))
@@ -359,12 +359,12 @@ def _round(out: list[Span], t: Transcript, view: RoundView, lang: str, live: boo
                     (I,)))
 
 
-def _note(out: list[Span], text: str, lang: str, lines: int) -> None:
+def _remark(out: list[Span], text: str, lang: str, lines: int) -> None:
     """Glassbox's own words, labelled as Glassbox's, never as the model's Thought; in italics
     and no bold, quieter than the model's text."""
     if lines:
         out.append(("\n", ()))
-    out.append(("📝 " + note_label(lang) + phrase(lang, "chain_colon") + squeeze(text), (I,)))
+    out.append(("📝 " + remark_label(lang) + phrase(lang, "chain_colon") + squeeze(text), (I,)))
 
 
 def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool) -> None:

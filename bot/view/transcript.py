@@ -134,7 +134,7 @@ class RoundView:
     """Quiz mode: what the class predicted before the round."""
 
     @property
-    def glassbox_note(self) -> str:
+    def glassbox_remark(self) -> str:
         """Glassbox's words in this round as one line (its remarks, and a Thought it wrote
         itself, run together: one quiet line a round, never a stack of them)."""
         pieces = [p.strip() for p in (*self.remarks, *([self.thought] if self.synthesized
