@@ -34,6 +34,7 @@ from agent.events import (
 )
 from agent.lang import detect_lang, run_lang
 from agent.loop import run_plain, run_react
+from agent.model import own_memory
 from agent.model.answer_model import answer_client
 from agent.model.model_client import ModelClient
 from agent.prompts import args_text
@@ -203,6 +204,8 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
         "NO_COLOR" not in os.environ)
     printer = Printer(sys.stdout, as_json=args.json, color=color, lang=lang)
     client = ModelClient(settings)
+    memory_file = own_memory.cache_file()
+    client.memory = own_memory.load(memory_file, client.memory.endpoint)
     answers = answer_client(settings)
     toolbox = await Toolbox.open(settings)
     try:
@@ -212,7 +215,7 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
 
         def react() -> AsyncIterator[Event]:
             return run_react(question, client=client, settings=settings, tools=toolbox.tools,
-                             gate=gate, answer_client=answers, lang=lang)
+                             gate=gate, answer_client=answers, lang=lang, source="terminal")
 
         def plain() -> AsyncIterator[Event]:
             return run_plain(question, client=answers or client, settings=settings, lang=lang)
@@ -235,6 +238,7 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
         else:
             results = [(await _drain(plain() if args.plain else react(), printer))[0]]
     finally:
+        own_memory.save(memory_file, client.memory)
         await toolbox.aclose()
         await client.close()
         if answers is not None:

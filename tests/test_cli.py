@@ -18,9 +18,16 @@ ROOT = Path(__file__).resolve().parent.parent
 def run_cli(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items()
             if not k.startswith(("OPENAI_", "DASHSCOPE_", "LLM_", "AGENT_"))}
-    base.update(PYTHONPATH=str(ROOT), NOTES_DIR=str(ROOT / "data" / "notes"), **env)
+    base.update(PYTHONPATH=str(ROOT), NOTES_DIR=str(ROOT / "data" / "notes"),
+                XDG_CACHE_HOME=str(own_cache(tmp_path)))  # what auto mode learns stays here
+    base.update(env)
     return subprocess.run([sys.executable, "-m", "agent", *args], cwd=tmp_path, env=base,
                           capture_output=True, text=True, timeout=60)
+
+
+def own_cache(tmp_path: Path) -> Path:
+    """The test's cache directory, beside the directory the terminal runs in."""
+    return tmp_path.with_name(tmp_path.name + "-cache")
 
 
 def model_env(fake: FakeModel) -> dict[str, str]:
@@ -121,7 +128,7 @@ def test_step_asks_in_the_terminal_before_each_action(fake_model: FakeModel,
     base = {k: v for k, v in os.environ.items()
             if not k.startswith(("OPENAI_", "DASHSCOPE_", "LLM_", "AGENT_"))}
     base.update(PYTHONPATH=str(ROOT), NOTES_DIR=str(ROOT / "data" / "notes"),
-                **model_env(fake_model))
+                XDG_CACHE_HOME=str(own_cache(tmp_path)), **model_env(fake_model))
     done = subprocess.run([sys.executable, "-m", "agent", "--step", "--json", "add things"],
                           cwd=tmp_path, env=base, capture_output=True, text=True, timeout=60,
                           input="e\n{\"expression\"\n10*10\ns\n")
@@ -133,3 +140,41 @@ def test_step_asks_in_the_terminal_before_each_action(fake_model: FakeModel,
     observations = [e["text"] for e in events if e["type"] == "observation"]
     assert observations[0] == "10*10 = 100" and observations[1].startswith("skipped by ")
     assert "run/edit/skip/stop" in done.stderr and "⚠️" in done.stderr
+
+
+def test_the_terminal_remembers_what_auto_mode_learned(fake_model: FakeModel,
+                                                       tmp_path: Path) -> None:
+    """The first question's model writes its call as text: the run goes on in the text
+    format, and the user's cache keeps it, so the second question (a new process) starts
+    in the text format: one prompt read, not a native one and then a text one."""
+    cache = own_cache(tmp_path)
+    env = model_env(fake_model)
+    fake_model.push(
+        text_reply('<tool_call>\n{"name": "calculate", "arguments": {"expression": "6*7"}}'
+                   "\n</tool_call>"),
+        text_reply("Thought: I have it.\nFinal Answer: 6*7 = 42."))
+    first = run_cli(["--json", "What is 6*7?"], tmp_path, **env)
+    assert first.returncode == 0, first.stderr
+    assert "tools" in fake_model.bodies[0] and "tools" not in fake_model.bodies[1]
+    kept = json.loads((cache / "glassbox" / "endpoints.json").read_text("utf-8"))
+    (learned,) = kept.values()
+    assert learned["calls_as_text"] is True
+    assert TEST_KEY not in json.dumps(kept)
+
+    fake_model.push(text_reply("Thought: I need the calculator.\nAction: calculate[7*8]"),
+                    text_reply("Thought: I have it.\nFinal Answer: 7*8 = 56."))
+    second = run_cli(["--json", "What is 7*8?"], tmp_path, **env)
+    assert second.returncode == 0, second.stderr
+    assert len(fake_model.bodies) == 4 and "tools" not in fake_model.bodies[2]
+    answers = [e["text"] for e in lines(second.stdout) if e["type"] == "answer"]
+    assert answers == ["7*8 = 56."]
+
+
+def test_an_unwritable_cache_is_no_failure(fake_model: FakeModel, tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    fake_model.push(text_reply("Hello!"))
+    done = run_cli(["--json", "hi"], tmp_path, **model_env(fake_model),
+                   XDG_CACHE_HOME=str(blocked))
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr

@@ -20,7 +20,7 @@ import hashlib
 import logging
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
 log = logging.getLogger(__name__)
@@ -81,6 +81,8 @@ class EndpointMemory:
     since_probe: dict[str, int] = field(default_factory=dict)
     """For each learned lesson, the runs that went by it since native calling was last
     tried."""
+    runs_to_learn: ClassVar[int] = LEARN_AFTER_RUNS
+    chats_to_learn: ClassVar[int] = LEARN_AFTER_CHATS
 
     def starts_in_text(self, lesson: Lesson) -> bool:
         """Whether a run starting now goes by `lesson` (it is learned and this run is not
@@ -101,7 +103,7 @@ class EndpointMemory:
             self.since_probe[lesson.value] = 0
             return
         marks = [*self.seen.get(lesson.value, []), _chat_mark(source)][-MAX_SIGHTINGS:]
-        if len(marks) < LEARN_AFTER_RUNS or len(set(marks)) < LEARN_AFTER_CHATS:
+        if len(marks) < self.runs_to_learn or len(set(marks)) < self.chats_to_learn:
             self.seen[lesson.value] = marks
             return
         self.seen.pop(lesson.value, None)
