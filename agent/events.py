@@ -1,6 +1,7 @@
 """The immutable step events a run yields, in the order they happen.
 
-A run is: RunStarted, then (with planning) a Plan, then rounds (round numbers start at
+A run is: RunStarted, then what Glassbox read from a photo the student sent (InputRead),
+then (with planning) a Plan, then rounds (round numbers start at
 1), then RunFinished.
 A round that uses tools is Thought, Action(s), Observation(s). The final round is
 (Thought), Answer. While a round streams, its text comes as `Delta`s, each saying what is
@@ -216,6 +217,69 @@ class Plan(Event):
     steps: tuple[PlanStep, ...] = ()
 
 
+class InputKind(StrEnum):
+    """What the student sent that Glassbox read for the model. Stored as its value."""
+
+    PHOTO = "photo"
+    """A picture, read by the embedded OCR."""
+    VOICE = "voice"
+    """A voice message, transcribed."""
+
+
+class ReadFailure(StrEnum):
+    """Why nothing was read from what was sent (the run goes on with the question alone)."""
+
+    NONE = ""
+    NO_TEXT = "no_text"
+    TIME = "time"
+    MEMORY = "memory"
+    UNREADABLE = "unreadable"
+
+
+UNSURE_BELOW = 0.8
+"""A segment read with less confidence than this is marked as unsure where it is shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadSegment:
+    """A piece of what was read (an OCR text box), with the reader's confidence (0–1)."""
+
+    text: str
+    confidence: float
+    line: int = 1
+    """Which line of the picture (or sentence of a voice message) it is on, from 1."""
+
+    @property
+    def unsure(self) -> bool:
+        return self.confidence < UNSURE_BELOW
+
+
+@dataclass(frozen=True, slots=True)
+class InputRead(Event):
+    """What Glassbox read or heard from what the student sent (round 0, before the model's
+    first round): its own step, never the model's. The model is given `text`; front ends
+    show the segments with the unsure ones marked."""
+
+    type: ClassVar[str] = "input_read"
+    kind: InputKind
+    engine: str
+    """What read it, as shown: "OCR"."""
+    segments: tuple[ReadSegment, ...] = ()
+    number: int = 1
+    """Which of the `of` pictures sent together (an album) this is."""
+    of: int = 1
+    failure: ReadFailure = ReadFailure.NONE
+    seconds: float = 0.0
+
+    @property
+    def text(self) -> str:
+        """The segments as lines, the pieces of a line separated by a space."""
+        lines: dict[int, list[str]] = {}
+        for segment in self.segments:
+            lines.setdefault(segment.line, []).append(segment.text)
+        return "\n".join(" ".join(pieces) for pieces in lines.values())
+
+
 @dataclass(frozen=True, slots=True)
 class RunFinished(Event):
     type: ClassVar[str] = "run_finished"
@@ -296,7 +360,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in (
         RunStarted, Plan, Thought, ThoughtDelta, TextDelta, Remark, Proposed, Decided, Action,
         Observation, AnswerDelta, Answer, RunFinished, Judgement, VoteOpened, VoteCount,
-        VoteClosed, Origin,
+        VoteClosed, Origin, InputRead,
     )
 }
 
@@ -319,6 +383,11 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["unfounded"] = tuple(values.get("unfounded", ()))
         values["ledger"] = tuple(e if isinstance(e, Entry) else Entry.from_dict(e)
                                  for e in values.get("ledger", ()))
+    if cls is InputRead:
+        values["kind"] = InputKind(values["kind"])
+        values["failure"] = ReadFailure(values.get("failure", ""))
+        values["segments"] = tuple(s if isinstance(s, ReadSegment) else ReadSegment(**s)
+                                   for s in values.get("segments", ()))
     if cls is Plan:
         values["steps"] = tuple(
             step if isinstance(step, PlanStep) else PlanStep(**step)
