@@ -124,6 +124,20 @@ class BotSettings(AgentSettings):
     whisper_api_key: SecretStr = SecretStr("")
     whisper_api_model: str = "whisper-1"
     """The model name that server knows."""
+    photo_ocr: bool = True
+    """PHOTO_OCR: read the text of photos sent with a question (off: photos are refused with
+    one line, as stickers are)."""
+    ocr_timeout_s: float = Field(default=60.0, gt=0)
+    """Reading one photo stops after this long; the run goes on with the question alone."""
+    ocr_memory_mb: int = Field(default=1536, ge=512)
+    """The address space of the process reading a photo (ONNX Runtime maps ~1.2 GB)."""
+    ocr_at_once: int = Field(default=1, ge=1, le=16)
+    """Photos read at once on the machine (each uses OCR_THREADS cores)."""
+    ocr_threads: int = Field(default=2, ge=1, le=16)
+    """Cores one photo's reading uses."""
+    album_max_photos: int = Field(default=4, ge=1, le=10)
+    """Photos of one album (sent together) read for one question; the rest are left out and
+    the asker told."""
 
     max_concurrent_runs: int = Field(default=100, ge=1)
     """Runs at once (MAX_CONCURRENT_RUNS); past it questions queue, fair across chats

@@ -134,3 +134,19 @@ def char_errors(expected: str, read: str) -> int:
         for j, cb in enumerate(b, 1):
             prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
     return row[-1]
+
+
+def smudged_receipt() -> bytes:
+    """The English receipt with the left of its total's '6' rubbed out (a fold, a drop of
+    water): printed 16.50, it reads 15.50, with full confidence."""
+    page = next(p for p in PAGES if p.name == "receipt-en")
+    image = draw(page)
+    pen = ImageDraw.Draw(image)
+    font = ImageFont.truetype(page.font, 44)
+    total = page.lines[-1]
+    left = 70 + pen.textlength(total[:total.index("16.50") + 1], font=font)
+    width = pen.textlength("1", font=font)
+    _, top, _, bottom = pen.textbbox((70, 60 + 80 * (len(page.lines) - 1)), total, font=font)
+    pen.rectangle((left + 2, top + (bottom - top) * 0.45, left + width * 0.45, bottom - 6),
+                  fill=(250, 250, 248))
+    return png(image)

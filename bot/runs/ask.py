@@ -16,6 +16,7 @@ from typing import Protocol
 
 from agent.classroom.confirm import Gate
 from agent.events import Event
+from agent.inputs.images import Picture
 from agent.lang import Lang
 from bot.runs.active import Active
 from bot.runs.quota import OverBudget, RateLimited
@@ -53,6 +54,8 @@ class Ask:
     """Make a plan first; None: as AGENT_PLANNER says."""
     chat: ChatSettings | None = None
     """The conversation's own settings at the time of asking; None: the environment's."""
+    photos: tuple[Picture, ...] = ()
+    """Photos sent with the question (checked): read first, as the run's first steps."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,9 @@ from typing import Any
 
 from agent.classroom.compare_judge import ToolUses, judge
 from agent.classroom.confirm import Gate
-from agent.events import Event, RunFinished, Usage
+from agent.events import Event, InputRead, RunFinished, RunStarted, Usage
+from agent.inputs.ocr import OcrLimits
+from agent.inputs.question import with_reads
 from agent.lang import detect_lang
 from agent.loop import run_plain, run_react
 from agent.model.answer_model import answer_client
@@ -35,6 +37,7 @@ from bot.runs.ask import Ask, Busy, Front, Refusal
 from bot.runs.chat_settings_applied import run_settings, run_tools
 from bot.runs.listeners import Listeners
 from bot.runs.quiz_ballots import Ballots
+from bot.runs.photo_reading import PhotoReader
 from bot.runs.quota import OverBudget, RateLimited, refusal
 from bot.runs.step_mode import Pauses
 from bot.runs.thread_history import thread_history
@@ -79,6 +82,9 @@ class Runs:
         self.answer_client = answer_client(settings)
         """LLM_ANSWER_MODEL's client (None: the run's model answers); closed with `client`."""
         self.admission = Admission(settings.max_concurrent_runs)
+        self.photo_reader = PhotoReader(
+            OcrLimits(settings.ocr_timeout_s, settings.ocr_memory_mb, settings.ocr_threads),
+            settings.ocr_at_once)
         self._kept: dict[str, dict[str, Any]] = {}
         """What the store holds of each endpoint's memory, as last read or written."""
 
@@ -225,12 +231,18 @@ class Runs:
                  "question": q.text, "model": self.settings.llm_model,
                  "parent_id": q.parent_id}
         try:
-            return await self.store.start_run(chat_id=q.conversation.id,
-                                              kind=q.conversation.kind, **asked)
+            record = await self.store.start_run(chat_id=q.conversation.id,
+                                                kind=q.conversation.kind, **asked)
         except StoreUnavailable as err:
             log.warning("a run in %s is not saved: the database is down (%s)",
                         q.conversation, err)
             return RunRecord.unsaved(conversation=q.conversation, **asked)
+        if q.photos:
+            try:
+                await self.store.photos.put(record.id, [photo.kept for photo in q.photos])
+            except StoreUnavailable as err:  # the text read is still kept, in its step
+                log.warning("run %s: its photos are not kept (%s)", record.id, err)
+        return record
 
     async def fold(self, q: Question, active: Active, record: RunRecord, view: View,
                    stepped: Callable[[str, Event | None], None] = lambda lane, event: None,
@@ -313,8 +325,27 @@ class Runs:
         else:
             stepped(Lane.REACT, None)
 
-    def _events(self, q: Question, active: Active,
-                gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
+    async def _events(self, q: Question, active: Active,
+                      gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
+        """The photos' readings first (the chain's lane), then the lanes' events, the model
+        given the question with what was read; RunStarted keeps the question as asked."""
+        reads: list[InputRead] = []
+        if q.photos:
+            chain = Lane.REACT if q.mode == RunMode.COMPARE else Lane.MAIN
+            async for read in self.photo_reader.read(q.conversation, q.photos):
+                reads.append(read)
+                yield chain, read
+                if active.cancel.is_set():
+                    break
+        asked = with_reads(q.text, reads)
+        async for lane, event in _merged(self._lanes(q, asked, active, gate)):
+            if isinstance(event, RunStarted) and reads:
+                event = replace(event, question=q.text)
+            yield lane, event
+
+    def _lanes(self, q: Question, asked: str, active: Active,
+               gate: Gate | None) -> dict[str, AsyncIterator[Event]]:
+        """Each lane's events for the question `asked` (as the model is given it)."""
         settings, tools = self.settings, self.tools
         if q.chat is not None:
             settings, tools = (run_settings(settings, q.chat),
@@ -325,13 +356,13 @@ class Runs:
         compare = q.mode == RunMode.COMPARE
         if q.mode in (RunMode.PLAIN, RunMode.COMPARE):
             lanes[Lane.PLAIN if compare else Lane.MAIN] = run_plain(
-                q.text, **{**common, "client": self.answer_client or self.client})
+                asked, **{**common, "client": self.answer_client or self.client})
         if q.mode in (RunMode.ASK, RunMode.COMPARE):
             lanes[Lane.REACT if compare else Lane.MAIN] = run_react(
-                q.text, tools=tools, planner=q.planner, gate=gate,
+                asked, tools=tools, planner=q.planner, gate=gate,
                 answer_client=self.answer_client,
                 source=f"{q.conversation.kind}:{q.conversation.id}", **common)
-        return _merged(lanes)
+        return lanes
 
 
 async def _merged(streams: dict[str, AsyncIterator[Event]]) -> AsyncIterator[tuple[str, Event]]:

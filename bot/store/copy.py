@@ -45,6 +45,7 @@ TABLES = (
     Table("api_scopes", ("id", "token_sha256", "made_at"), "id"),
     Table("api_runs", ("run_id", "session_id"), "run_id"),
     Table("thread_summaries", ("run_id", "summary", "made_at"), "run_id"),
+    Table("run_photos", ("run_id", "number", "jpeg"), "run_id, number"),
     Table("endpoint_memory", ("endpoint", "learned", "updated_at"), "endpoint"),
     Table("refusals", ("conversation_kind", "chat_id", "user_id", "reason", "hour", "times"),
           "conversation_kind, chat_id, hour, user_id, reason"),

@@ -521,3 +521,18 @@ async def m015_run_sources(db: aiosqlite.Connection) -> None:
         );
         CREATE INDEX run_sources_source ON run_sources (source_id)
     """)
+
+
+@migration
+async def m016_run_photos(db: aiosqlite.Connection) -> None:
+    """The photos a run was asked about, as kept with it (a downscaled JPEG each, numbered
+    from 1 in the order sent): /show, /export and the board show them beside the text read
+    from them. They go with their run (/forget, TRANSCRIPT_RETENTION_DAYS)."""
+    await _script(db, """
+        CREATE TABLE run_photos (
+            run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            number INTEGER NOT NULL,
+            jpeg BLOB NOT NULL,
+            PRIMARY KEY (run_id, number)
+        )
+    """)

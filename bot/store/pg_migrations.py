@@ -290,6 +290,14 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
         );
         CREATE INDEX run_sources_source ON run_sources (source_id)
     """),
+    ("m016_run_photos", """
+        CREATE TABLE run_photos (
+            run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            number INTEGER NOT NULL,
+            jpeg BYTEA NOT NULL,
+            PRIMARY KEY (run_id, number)
+        )
+    """),
 ]
 
 

@@ -46,6 +46,7 @@ from bot.store.forgetting import delete_runs
 from bot.store.kinds import ConversationKind
 from bot.store.migrations import migrate
 from bot.store.pg_migrations import migrate_pg
+from bot.store.photos import PhotosTable
 from bot.store.records import (
     FINAL_STATUSES,
     LANES,
@@ -110,6 +111,8 @@ class Store:
         """The course's figures: each run's facts, the refused questions, their counts."""
         self.backlog = Backlog()
         """Writes of runs that wait for the database to answer again."""
+        self.photos = PhotosTable(db)
+        """The photos runs were asked about, downscaled."""
 
     @property
     def path(self) -> Path | None:

@@ -22,6 +22,7 @@ from bot.store.chat_settings_values import ChatSettings
 from bot.store.records import telegram_chat
 from bot.store.transcripts import Store
 from bot.telegram.admins import Admins
+from bot.telegram.albums import Albums
 from bot.telegram.delivery.outbox import Outbox
 from bot.telegram.delivery.typing_indicator import Typing
 
@@ -42,6 +43,8 @@ class Parts:
     """Who may upload notes now (one at a time per chat, NOTES_UPLOAD_RATE_LIMIT)."""
     hearings: UploadLimits = field(default_factory=lambda: UploadLimits(None))
     """Voice messages being heard: one at a time per chat."""
+    albums: Albums = field(default_factory=Albums)
+    """Photos sent together, collected until their album is complete."""
 
     @property
     def settings(self) -> BotSettings:

@@ -32,13 +32,15 @@ from bot.view.i18n import (
 )
 from bot.view.markdown import md_to_html
 from bot.view.quiz_view import class_record, predicted, vote_html, voting_now
+from bot.view.read_view import reads_html
 from bot.view.spans import to_html
 from bot.view.step_view import decision_spans
 from bot.view.transcript import RoundView, Transcript, View
 
 
-def board_run(record: RunRecord, view: View, status: str, lang: str) -> str:
-    """Run `record` (its state folded into `view`, `status` now) as one <article>.
+def board_run(record: RunRecord, view: View, status: str, lang: str, photos: str = "") -> str:
+    """Run `record` (its state folded into `view`, `status` now) as one <article>; `photos`:
+    where its photos are served (a number appended), "" for none.
 
     What tells how a run ends (its status, figures, judgement, cost) is marked `ending`: the
     board hides it while reveal mode holds steps back. A /compare puts the two answers side by
@@ -50,6 +52,8 @@ def board_run(record: RunRecord, view: View, status: str, lang: str) -> str:
             f"{_e(mode_label(record.mode, lang))}"
             f'<span class="status {_e(status)} ending"> · {_e(status_label(status, lang))}'
             "</span></p></header>")
+    head += reads_html([r for t in view.lanes.values() for r in t.reads], lang,
+                       (lambda number: f"{photos}{number}") if photos else None)
     article = (f'<article class="run" data-n="{record.n}" data-mode="{_e(record.mode)}" '
                f'data-status="{_e(status)}">{head}')
     if len(view.lanes) < 2:

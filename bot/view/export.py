@@ -9,6 +9,7 @@ keeps together on a printed page. Times are in the class's time zone, named.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 from collections.abc import Sequence
@@ -36,6 +37,7 @@ from bot.view.i18n import (
 )
 from bot.view.markdown import md_to_html
 from bot.view.quiz_view import vote_html
+from bot.view.read_view import reads_html
 from bot.view.step_view import decision_spans
 from bot.view.textlen import shorten
 from bot.view.transcript import RoundView, ToolStep, Transcript, without_glassbox_remarks
@@ -73,14 +75,22 @@ table.ledger td, table.ledger th { border: 1px solid #ccc; padding: .1em .5em; t
 .aligned { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .first-differs { background: #fff3c4; padding: .2em .5em; }
 h2, h3 { break-after: avoid; page-break-after: avoid; }
+figure.read { display: flex; gap: .8em; align-items: flex-start; margin: .5em 0;
+              border-left: 3px solid #999; padding-left: .7em; }
+figure.read img { max-width: 40%; max-height: 24em; }
+figure.read .label { font-weight: 600; color: #555; }
+mark.unsure { background: #fde8e8; }
+.unsure-legend { color: #666; font-size: .9em; }
 @media print { body { margin: 0; max-width: none; } pre { background: none; } }
 """
 
 
 def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
-                zone: str = "UTC", *, remarks: bool = True) -> str:
+                zone: str = "UTC", *, remarks: bool = True,
+                photos: Sequence[bytes] = ()) -> str:
     """The whole transcript of `record` (its `events` by lane) as an HTML document, its
-    times in the time zone `zone`; `remarks`: whether the chat shows Glassbox's remarks."""
+    times in the time zone `zone`; `remarks`: whether the chat shows Glassbox's remarks;
+    `photos`: the JPEGs kept with the run, embedded (the file stands alone)."""
     if not remarks:
         events = {lane: [shown for event in lane_events
                          if (shown := without_glassbox_remarks(event)) is not None]
@@ -96,6 +106,9 @@ def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
         f"<h1>{_e(title)}</h1>",
         f'<p class="question">{_e(record.question)}</p>',
         _meta(record, lang, zone),
+        reads_html([r for t in folded.values() for r in t.reads], lang,
+                   (lambda n: _data_url(photos[n - 1]) if n <= len(photos) else "")
+                   if photos else None),
         *(_lane(lane, t, events[lane], lang, texts[lane], chain=not copies)
           for lane, t in folded.items()),
         _difference(list(folded.values()), lang) if len(folded) == 2 else "",
@@ -108,6 +121,10 @@ def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
         f"</title>\n<style>{_CSS}</style>\n</head>\n<body>\n" + "\n".join(body)
         + "\n</body>\n</html>\n"
     )
+
+
+def _data_url(jpeg: bytes) -> str:
+    return "data:image/jpeg;base64," + base64.b64encode(jpeg).decode()
 
 
 def _meta(record: RunRecord, lang: str, zone: str) -> str:

@@ -347,9 +347,31 @@ _HTML: dict[str, tuple[str, str]] = {
     "not_allowed": ("这个聊天没有开通 Glassbox。", "Glassbox is not enabled in this chat."),
     "unknown_command": ("我不认识这个命令。发送 /help 看看我能做什么。",
                         "I don't know that command. Send /help to see what I can do."),
-    "text_only": ("我只能读文字消息。请把问题用文字发给我，例如：\n/ask 杭州现在天气怎么样？",
-                  "I can only read text messages. Please send the question as text, e.g.\n"
+    "text_only": ("我能读文字和照片，但读不了贴纸、GIF 动图、语音或其他文件。"
+                  "请用文字或照片提问，例如：\n/ask 杭州现在天气怎么样？",
+                  "I can read text and photos, but not stickers, GIFs, voice messages or other "
+                  "files. Please ask in words or with a photo, e.g.\n"
                   "/ask What is the weather in Hangzhou?"),
+    # --- Photos sent with a question (bot/telegram/handlers/photo_questions.py) ---
+    "photo_question": ("这张图片是什么内容？如果是题目，请解答。",
+                       "What does this show? If it is an exercise, solve it."),
+    "photo_off": ("这里没有开启读照片的功能，请用文字提问。",
+                  "Reading photos is turned off here: please type the question."),
+    "photo_not_image": ("这个文件不是我能读的图片。请发送照片（JPEG 或 PNG）。",
+                        "That file is not a picture I can read. Please send a photo (JPEG or "
+                        "PNG)."),
+    "photo_too_large": ("这张图片太大了（超过 {mp} 百万像素），我读不了。请发一张小一点的照片。",
+                        "That picture is too large to read (over {mp} megapixels). Please send "
+                        "a smaller photo."),
+    "photo_animated": ("我读不了 GIF 动图或动态贴纸。请发一张静态照片，或用文字提问。",
+                       "I can't read GIFs or animated stickers. Please send a still photo or "
+                       "type the question."),
+    "photo_download_failed": ("没能从 Telegram 下载这张照片，请再发一次。",
+                              "I could not download the photo from Telegram. Please send it "
+                              "again."),
+    "album_capped": ("这组照片我只读前 {n} 张，其余 {more} 张没有读。",
+                     "I read the first {n} photos of the album; the other {more} are left "
+                     "out."),
     # --- /board ---
     "board_link": ("📺 <b>{title}</b> 的课堂看板：\n{url}\n\n在投影上打开它：这里的每个 /ask 和 "
                    "/compare 都会以大字实时显示。拿到链接的人都能看；/board reset 换一个新链接。",
@@ -444,6 +466,21 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_stopped": ("已停止。", "Stopped."),
     "chain_round_limit": ("已达到轮数上限", "Round limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
+    # --- What Glassbox read from what was sent (bot/view/read_view.py): {engine} is "OCR" ---
+    "read_photo": ("📷 从照片中读出的文字（Glassbox，{engine}）",
+                   "📷 Read from the photo (Glassbox, {engine})"),
+    "read_photo_of": ("📷 从第 {n}/{of} 张照片中读出的文字（Glassbox，{engine}）",
+                      "📷 Read from photo {n} of {of} (Glassbox, {engine})"),
+    "read_unsure": ("❓ 标出的是 Glassbox 没有把握的地方，可能读错了。",
+                    "❓ marks what Glassbox is unsure of: it may be misread."),
+    "read_no_text": ("照片里没有找到文字，只按问题回答。",
+                     "No text found in the photo: answering from the question alone."),
+    "read_time": ("照片没能及时读完，只按问题回答。",
+                  "The photo could not be read in time: answering from the question alone."),
+    "read_memory": ("照片太大，读不了，只按问题回答。",
+                    "The photo is too large to read: answering from the question alone."),
+    "read_unreadable": ("照片读不了，只按问题回答。",
+                        "The photo could not be read: answering from the question alone."),
     "chain_unfinished": ("⚠️ 这次运行没有结束。", "⚠️ This run did not finish."),
     # --- /settings: its lines and buttons ---
     "settings_lang": ("🌐 语言", "🌐 Language"),

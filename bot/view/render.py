@@ -30,6 +30,7 @@ from bot.view.i18n import (
 )
 from bot.view.markdown import md_spans
 from bot.view.quiz_view import class_record, vote_spans, voting_now
+from bot.view.read_view import read_spans
 from bot.view.spans import (
     CODE,
     PAGE_LIMIT,
@@ -70,6 +71,7 @@ def render_run(t: Transcript, lang: str, *, live: bool = True, marks: bool = Tru
     number in its chat, named in the footer once known."""
     out: list[Span] = []
     _question(out, t.question)
+    out.extend(read_spans(t.reads, lang))
     _run_body(out, t, lang, live, number)
     return _pages(out, marks)
 
@@ -84,6 +86,7 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     is finished (open while it runs, and in /show)."""
     out: list[Span] = []
     _question(out, react.question or plain.question)
+    out.extend(read_spans(react.reads, lang))
     by = react.answer_model  # LLM_ANSWER_MODEL wrote both answers: each label names it
     texts = compared_answers(plain, react)
     copies = plain.origin is not None and react.origin is not None

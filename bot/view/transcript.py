@@ -22,6 +22,7 @@ from agent.events import (
     AnswerDelta,
     Decided,
     Event,
+    InputRead,
     Judgement,
     Observation,
     ObservationFailure,
@@ -185,6 +186,8 @@ class Transcript:
     origin: Origin | None = None
     """The stored run this lane is a copy of (a comparison of stored runs)."""
     """A compare run's difference line, the model's judgement (kept with the ReAct lane)."""
+    reads: list[InputRead] = field(default_factory=list)
+    """What Glassbox read from the photos the question came with (shown before round 1)."""
     _waiting: dict[tuple[int, str], deque[ToolStep]] = field(
         default_factory=dict, repr=False, compare=False)
     """Steps still waiting for their Observation, by round and call id, oldest first: an
@@ -291,6 +294,8 @@ class Transcript:
             self.judgement = event.text
         elif isinstance(event, Origin):
             self.origin = event
+        elif isinstance(event, InputRead):
+            self.reads.append(event)
         elif isinstance(event, VoteOpened):
             self._round(event.round).vote = RoundVote(event.choices)
         elif isinstance(event, VoteCount):

@@ -88,13 +88,29 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
             return JSONResponse({"error": "no such run"}, status_code=404)
         live = next((r for r in hub.live(chat) if r.record.n == n), None)
         if live is not None:
-            return JSONResponse(_run_data(live.record, live.view, live.status, _lang(request)))
+            return JSONResponse(_run_data(live.record, live.view, live.status, _lang(request),
+                                          request.path_params["token"]))
         record = await parts.store.get(Scope.of(chat), n)
         if record is None:
             return JSONResponse({"error": "no such run"}, status_code=404)
         remarks = (await parts.chat_settings(chat)).remarks
         view = replay(record, await parts.store.events(record.id), _lang(request), remarks=remarks)
-        return JSONResponse(_run_data(record, view, record.status, _lang(request)))
+        return JSONResponse(_run_data(record, view, record.status, _lang(request),
+                                      request.path_params["token"]))
+
+    async def photo(request: Request) -> Response:
+        """A photo a run of the chat was asked about, as kept with it (a JPEG)."""
+        found = await chat_of(request)
+        if found is None:
+            return _gone()
+        parts, chat = found
+        n, number = request.path_params["n"], request.path_params["k"]
+        record = None if n > MAX_STORED_ID else await parts.store.get(Scope.of(chat), n)
+        jpeg = None if record is None else await parts.store.photos.get(record.id, number)
+        if jpeg is None:
+            return JSONResponse({"error": "no such photo"}, status_code=404)
+        return Response(jpeg, media_type="image/jpeg",
+                        headers={"Cache-Control": "private, max-age=3600", **PAGE_HEADERS})
 
     async def events(request: Request) -> Response:
         found = await chat_of(request)
@@ -131,10 +147,10 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
                     events = await parts.store.events(newest.id)
                     view = replay(newest, events, lang, remarks=remarks)
                     yield sse(f"{hub.boot}:{after}", "run",
-                              _run_data(newest, view, newest.status, lang))
+                              _run_data(newest, view, newest.status, lang, token))
                 for run in live.values():
                     yield sse(f"{hub.boot}:{after}", "run",
-                              _run_data(run.record, run.view, run.status, lang))
+                              _run_data(run.record, run.view, run.status, lang, token))
             while not hub.closed and hub.link_valid(chat, token):
                 change = await hub.change_after(chat, after, PING_S)
                 if not hub.link_valid(chat, token):
@@ -149,7 +165,7 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
                     yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs, await leads()))
                 for run in change.runs:
                     yield sse(f"{hub.boot}:{after}", "run",
-                              _run_data(run.record, run.view, run.status, lang))
+                              _run_data(run.record, run.view, run.status, lang, token))
                 await asyncio.sleep(FRAME_S)  # what changes meanwhile goes in the next batch
 
         return StreamingResponse(stream(), media_type="text/event-stream",
@@ -160,6 +176,7 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
         Route("/board/{token}", page, methods=["GET"]),
         Route("/board/{token}/events", events, methods=["GET"]),
         Route("/board/{token}/runs/{n:int}", stored_run, methods=["GET"]),
+        Route("/board/{token}/runs/{n:int}/photos/{k:int}", photo, methods=["GET"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
 
@@ -185,8 +202,11 @@ def gone() -> Response:
                         "the current one.</p>", status_code=404, headers=PAGE_HEADERS)
 
 
-def _run_data(record: RunRecord, view: View, status: str, lang: Lang) -> dict[str, Any]:
-    return {"n": record.n, "status": status, "html": board_run(record, view, status, lang)}
+def _run_data(record: RunRecord, view: View, status: str, lang: Lang,
+              token: str) -> dict[str, Any]:
+    photos = f"/board/{token}/runs/{record.n}/photos/"
+    return {"n": record.n, "status": status,
+            "html": board_run(record, view, status, lang, photos)}
 
 
 def _list(runs: tuple[RunRecord, ...], leads: frozenset[int]) -> dict[str, Any]:

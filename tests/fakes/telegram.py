@@ -42,7 +42,9 @@ from tests.fakes.telegram_objects import (
     chat_member,
     document_json,
     file_id,
+    photo_file_id,
     photo_json,
+    renditions,
     sound_id,
     sound_json,
 )
@@ -166,6 +168,24 @@ class FakeTelegram(FakeServer):
             msg.sound = sound
             self._frame(msg)
             self._queue({"message": self._message_json(msg)})
+    def send_photo(self, chat_id: int, user_id: int, picture: bytes, *, caption: str = "",
+                   reply_to: int | None = None, media_group_id: str = "") -> int:
+        """A user sends a photo (with a caption; in an album when `media_group_id`): the bot
+        gets its PhotoSize copies (tests/wire/telegram/getUpdates_photo_album.json), each
+        downloadable through getFile."""
+        with Image.open(io.BytesIO(picture)) as image:
+            width, height = image.size
+        with self.lock:
+            msg = self._store(chat_id, self.users[user_id], caption, caption, reply_to)
+            msg.photo = Photo(picture, width, height)
+            msg.media_group_id = media_group_id
+            self._frame(msg)
+            data = self._message_json(msg)
+            if caption.startswith("/"):
+                command = caption.split(maxsplit=1)[0]
+                data["caption_entities"] = [{"offset": 0, "length": utf16_units(command),
+                                             "type": "bot_command"}]
+            self._queue({"message": data})
         return msg.message_id
 
     def tap(self, chat_id: int, user_id: int, message_id: int, data: str) -> str:
@@ -447,8 +467,8 @@ class FakeTelegram(FakeServer):
         return True
 
     def _get_file(self, wanted: str) -> dict[str, Any]:
-        """A File with its `file_path`, as getFile answers; Telegram lets bots download at
-        most 20 MB ("file is too big" beyond)."""
+        """A File with its `file_path`, as getFile answers (getFile_photo_ok.json); Telegram
+        lets bots download at most 20 MB ("file is too big" beyond)."""
         for (chat_id, message_id), msg in self.messages.items():
             sound = msg.sound
             if sound is not None and sound_id(chat_id, message_id, sound.kind) == wanted:
@@ -460,6 +480,15 @@ class FakeTelegram(FakeServer):
                 self.file_paths[path] = sound.content
                 return {"file_id": wanted, "file_unique_id": f"AgAD{abs(chat_id)}{message_id:05d}",
                         "file_size": size, "file_path": path}
+            if msg.photo is not None and wanted.startswith(photo_file_id(chat_id, message_id, 0)
+                                                           [:-1]):
+                for side, _, _, jpeg in renditions(msg.photo):
+                    if photo_file_id(chat_id, message_id, side) == wanted:
+                        path = f"photos/file_{message_id}_{side}.jpg"
+                        self.file_paths[path] = jpeg
+                        return {"file_id": wanted, "file_unique_id":
+                                f"AQAD{abs(chat_id)}{message_id:05d}{side}",
+                                "file_size": len(jpeg), "file_path": path}
             if msg.document is not None and file_id(chat_id, message_id) == wanted:
                 size = msg.document.size or len(msg.document.content)
                 if size > MAX_DOWNLOAD_BYTES:
@@ -540,6 +569,8 @@ class FakeTelegram(FakeServer):
             data["photo"] = photo_json(msg.chat_id, msg.message_id, msg.photo)
             if msg.text:
                 data["caption"] = msg.text
+            if msg.media_group_id:
+                data["media_group_id"] = msg.media_group_id
         elif msg.document is None:
             data["text"] = msg.text
         else:

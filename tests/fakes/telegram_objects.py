@@ -3,9 +3,13 @@ of the Bot API docs for a document and a chat member."""
 
 from __future__ import annotations
 
+import functools
+import io
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from PIL import Image
 
 
 class ApiError(Exception):
@@ -41,15 +45,35 @@ PHOTO_SIDES = (90, 320, 800, 1280, 2560)
 larger than the upload."""
 
 
-def photo_json(chat_id: int, message_id: int, photo: Photo) -> list[dict[str, Any]]:
-    """A Message's `photo` field: the Bot API's PhotoSize array, smallest first."""
+@functools.lru_cache(maxsize=32)
+def renditions(photo: Photo) -> tuple[tuple[int, int, int, bytes], ...]:
+    """The copies Telegram keeps of a photo, smallest first: (longest side, width, height,
+    JPEG bytes), re-encoded at each of PHOTO_SIDES below its own longest side and at that
+    side (at most the largest)."""
     longest = max(photo.width, photo.height)
     sides = [side for side in PHOTO_SIDES if side < longest] + [min(longest, PHOTO_SIDES[-1])]
-    return [{"file_id": f"AgACAgIAAxkDAAI{abs(chat_id)}x{message_id:05d}x{side}",
+    with Image.open(io.BytesIO(photo.content)) as image:
+        picture = image.convert("RGB")
+    copies = []
+    for side in sides:
+        width = max(1, round(photo.width * side / longest))
+        height = max(1, round(photo.height * side / longest))
+        out = io.BytesIO()
+        picture.resize((width, height), Image.Resampling.LANCZOS).save(out, "JPEG", quality=87)
+        copies.append((side, width, height, out.getvalue()))
+    return tuple(copies)
+
+
+def photo_file_id(chat_id: int, message_id: int, side: int) -> str:
+    return f"AgACAgIAAxkDAAI{abs(chat_id)}x{message_id:05d}x{side}"
+
+
+def photo_json(chat_id: int, message_id: int, photo: Photo) -> list[dict[str, Any]]:
+    """A Message's `photo` field: the Bot API's PhotoSize array, smallest first."""
+    return [{"file_id": photo_file_id(chat_id, message_id, side),
              "file_unique_id": f"AQAD{abs(chat_id)}{message_id:05d}{side}",
-             "width": round(photo.width * side / longest),
-             "height": round(photo.height * side / longest),
-             "file_size": len(photo.content) * side // longest} for side in sides]
+             "width": width, "height": height, "file_size": len(jpeg)}
+            for side, width, height, jpeg in renditions(photo)]
 
 
 class SoundKind(StrEnum):
@@ -119,6 +143,8 @@ class Message:
     """A photo message's picture (`text` is then its caption)."""
     sound: Sound | None = None
     """A voice message's or audio file's sound (`text` is then its caption)."""
+    media_group_id: str = ""
+    """The album a user's photo was sent in, if any."""
     deleted: bool = False
     """Deleted (deleteMessage): no longer in the chat."""
 

@@ -60,12 +60,20 @@ async def test_odd_text_is_shown_as_written(gb: Glassbox, question: str, answer:
     await still_answers(gb)
 
 
-async def test_a_command_in_a_photo_caption_asks_for_text(gb: Glassbox) -> None:
+async def test_a_sticker_or_a_gif_gets_one_line_and_photo_chatter_is_left_alone(
+        gb: Glassbox) -> None:
     tg = faulty(gb)
-    captioned = tg.photo(GROUP, ALICE, caption="/ask what is in this picture?")
-    assert "I can only read text messages" in await reply_to(gb, GROUP, captioned)
-    private = tg.photo(BOB, BOB)
-    assert "我只能读文字消息" in await reply_to(gb, BOB, private)
+    gif = {"file_id": "CgACAgIAAxkBAAIBs2d1Z2lmAAI", "file_unique_id": "AgADgif",
+           "width": 320, "height": 240, "duration": 2, "mime_type": "video/mp4"}
+    animated = tg.post(GROUP, tg.users[ALICE], animation=gif, document=gif,
+                       caption="/ask what is in this picture?")
+    assert "I can read text and photos, but not stickers, GIFs" in await reply_to(
+        gb, GROUP, animated)
+    sticker = {"file_id": "CAACAgIAAxkBAAIBsmd1c3RpY2tlcgAC", "file_unique_id": "AgADsticker",
+               "type": "regular", "width": 512, "height": 512, "is_animated": True,
+               "is_video": False, "emoji": "😀"}
+    private = tg.post(BOB, tg.users[BOB], sticker=sticker)
+    assert "我能读文字和照片，但读不了贴纸" in await reply_to(gb, BOB, private)
     chatter = tg.photo(GROUP, BOB, caption="look at this")
     assert gb.model.bodies == []
     await nothing_for(gb, GROUP, chatter)

@@ -20,6 +20,7 @@ from bot.telegram.handlers import (
     guards,
     history,
     notes_command,
+    photo_questions,
     quiz,
     rerun,
     settings_menu,
@@ -34,6 +35,7 @@ SCREEN_GROUP = -1
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(guards.screen_handler(), group=SCREEN_GROUP)
     app.add_handlers([*step_taps.handlers(app), *quiz.handlers(), *voice_questions.handlers(),
-                      *ask_command.handlers(), *rerun.handlers(), *history.handlers(),
-                      *board_command.handlers(), *stats.handlers(), *settings_menu.handlers(),
+                      *photo_questions.handlers(), *ask_command.handlers(), *rerun.handlers(),
+                      *history.handlers(), *board_command.handlers(), *stats.handlers(),
+                      *settings_menu.handlers(),
                       *notes_command.handlers(), *guards.fallback_handlers()])

@@ -217,8 +217,9 @@ async def export_command(update: Update, context: Context) -> None:
     settings = await chat_settings(context, chat.id)
     run_lang = settings.run_lang(record.question, lang)
     lanes = await context.store.events(record.id)
+    photos = await context.store.photos.all(record.id)
     page = await asyncio.to_thread(export_html, record, lanes, run_lang, settings.timezone,
-                                   remarks=settings.remarks)
+                                   remarks=settings.remarks, photos=photos)
     caption = text(run_lang, "export_caption", n=record.n, question=shorten(record.question))
     await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)

@@ -1,0 +1,95 @@
+"""What Glassbox read from what the student sent (InputRead steps), as every front end words
+it: a heading that says it is Glassbox's reading and by what engine, never the model's; the
+text line by line, each segment the reader was unsure of marked ❓; or why nothing was read.
+Telegram's spans here; the board and the export build their HTML from the same pieces."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+
+from agent.events import InputKind, InputRead, ReadFailure, ReadSegment
+from bot.view.i18n import phrase
+from bot.view.spans import QUOTE, B, I, Span, squeeze
+
+UNSURE = "❓"
+
+
+def heading(read: InputRead, lang: str) -> str:
+    """'📷 Read from the photo (Glassbox, OCR)', or 'from photo 2 of 3' in an album."""
+    key = f"read_{read.kind.value}" + ("_of" if read.of > 1 else "")
+    return phrase(lang, key, engine=read.engine, n=read.number, of=read.of)
+
+
+def failure_line(read: InputRead, lang: str) -> str:
+    """Why nothing was read ('' when something was)."""
+    return "" if read.failure is ReadFailure.NONE else phrase(lang, f"read_{read.failure.value}")
+
+
+def lines(read: InputRead) -> list[list[ReadSegment]]:
+    """The segments line by line."""
+    out: dict[int, list[ReadSegment]] = {}
+    for segment in read.segments:
+        out.setdefault(segment.line, []).append(segment)
+    return list(out.values())
+
+
+def any_unsure(reads: Sequence[InputRead]) -> bool:
+    return any(s.unsure for read in reads for s in read.segments)
+
+
+def read_spans(reads: Sequence[InputRead], lang: str) -> list[Span]:
+    """The read steps for a Telegram page, each a bold heading and the text in a quote."""
+    out: list[Span] = []
+    for read in reads:
+        out.append(("\n\n", ()))
+        out.append((heading(read, lang), (B,)))
+        if read.failure is not ReadFailure.NONE:
+            out.append(("\n", ()))
+            out.append((failure_line(read, lang), (I,)))
+            continue
+        out.append(("\n", ()))
+        for n, line in enumerate(lines(read)):
+            if n:
+                out.append(("\n", (QUOTE,)))
+            for k, segment in enumerate(line):
+                text = (" " if k else "") + squeeze(segment.text)
+                if segment.unsure:
+                    out.append((text + UNSURE, (QUOTE, I)))
+                else:
+                    out.append((text, (QUOTE,)))
+    if any_unsure(reads):
+        out.append(("\n", ()))
+        out.append((phrase(lang, "read_unsure"), (I,)))
+    return out
+
+
+def reads_html(reads: Sequence[InputRead], lang: str,
+               photo_url: Callable[[int], str] | None) -> str:
+    """The read steps as HTML (the board, the export): each photo as a thumbnail that opens
+    large (`photo_url(number)`; None: no photo is kept), beside its heading and text."""
+    figures = []
+    for read in reads:
+        picture = ""
+        if photo_url is not None and read.kind is InputKind.PHOTO:
+            url = _e(photo_url(read.number))
+            picture = (f'<a class="photo" href="{url}" target="_blank" rel="noopener">'
+                       f'<img src="{url}" alt="{_e(heading(read, lang))}"></a>')
+        if read.failure is ReadFailure.NONE:
+            body = "<br>".join(" ".join(
+                f'<mark class="unsure">{_e(s.text)}{UNSURE}</mark>' if s.unsure else _e(s.text)
+                for s in line) for line in lines(read))
+        else:
+            body = f"<i>{_e(failure_line(read, lang))}</i>"
+        figures.append(f'<figure class="read" data-kind="{read.kind.value}">{picture}'
+                       f'<figcaption><div class="label">{_e(heading(read, lang))}</div>'
+                       f'<div class="text">{body}</div></figcaption></figure>')
+    if not figures:
+        return ""
+    legend = (f'<p class="unsure-legend">{_e(phrase(lang, "read_unsure"))}</p>'
+              if any_unsure(reads) else "")
+    return f'<section class="reads">{"".join(figures)}{legend}</section>'
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
