@@ -56,6 +56,13 @@ SLOW = (
     "tests/faults/test_database.py::test_a_run_the_outage_cut_short_is_stored_whole_once_the",
     # Two stored runs of 5,000 steps copied into a comparison.
     "tests/test_bot_compare_runs.py::test_a_run_of_thousands_of_steps_is_copied_whole",
+    # Real OCR of photos, a few seconds each on two free cores.
+    "tests/test_photo_ocr.py::test_the_labelled_set_is_read_right",
+    "tests/test_photo_ocr.py::test_a_printed_page_is_read_in_its_language[receipt-zh]",
+    "tests/test_bot_photos.py::test_a_photo_in_a_private_chat_without_a_caption_is_asked_",
+    "tests/test_bot_photos.py::test_ask_as_a_reply_to_a_photo_asks_about_it",
+    "tests/test_bot_photos.py::test_an_album_is_asked_about_together",
+    "tests/test_bot_photos.py::test_a_photo_without_text_says_so_and_answers_from_the_capt",
     # Pages of a 40-character limit over long texts.
     "tests/test_paginate.py::test_every_page_shows_something_within_the_limit_and_nothing_v",
 )

@@ -7,16 +7,32 @@ from __future__ import annotations
 
 import io
 import sqlite3
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
-from tests.botkit import ALICE, BOB, GROUP, Glassbox
-from tests.fakes.model import text_reply
+from tests.botkit import ALICE, BOB, GROUP, Glassbox, running
+from tests.fakes.model import FakeModel, text_reply
+from tests.fakes.telegram import FakeTelegram
 from tests.photokit import PAGES, normal, png, sample
 
 RECEIPT = next(p for p in PAGES if p.name == "receipt-en")
 EQUATION = next(p for p in PAGES if p.name == "equation")
+
+
+pytestmark = pytest.mark.xdist_group("ocr")  # one reading at a time: the machine is shared
+READ_S = 600
+"""Time enough to read a photo on a machine shared with other test runs."""
+
+
+@pytest.fixture
+async def gb(fake_telegram: FakeTelegram, fake_model: FakeModel,
+             tmp_path: Path) -> AsyncIterator[Glassbox]:
+    async with running(fake_telegram, fake_model, tmp_path / "g.sqlite3",
+                       ocr_timeout_s=READ_S) as glassbox:
+        yield glassbox
 
 
 def sent_to_model(gb: Glassbox) -> str:
@@ -33,7 +49,7 @@ async def test_a_photo_with_ask_shows_what_was_read_before_the_answer(
     gb.model.push(text_reply("The total is 16.50."))
     asked = gb.tg.send_photo(GROUP, ALICE, sample(RECEIPT, "photographed").data,
                              caption="/ask is the total right?")
-    final = await gb.answer_to(GROUP, asked, timeout=60)
+    final = await gb.answer_to(GROUP, asked, timeout=READ_S)
     shown = final.text
     assert "📷 Read from the photo (Glassbox, OCR)" in shown
     read_at, answer_at = shown.index("📷"), shown.index("The total is 16.50.")
@@ -51,7 +67,7 @@ async def test_a_photo_with_ask_shows_what_was_read_before_the_answer(
 async def test_a_photo_in_a_private_chat_without_a_caption_is_asked_about(gb: Glassbox) -> None:
     gb.model.push(text_reply("x = 6"))
     asked = gb.tg.send_photo(BOB, BOB, sample(EQUATION).data)
-    final = await gb.answer_to(BOB, asked, timeout=60)
+    final = await gb.answer_to(BOB, asked, timeout=READ_S)
     assert "这张图片是什么内容？如果是题目，请解答。" in final.text  # Bob's Telegram is Chinese
     assert "📷 从照片中读出的文字（Glassbox，OCR）" in final.text
     assert "3x+7=25" in normal(sent_to_model(gb))
@@ -61,7 +77,7 @@ async def test_ask_as_a_reply_to_a_photo_asks_about_it(gb: Glassbox) -> None:
     gb.model.push(text_reply("It is an equation."))
     photo = gb.tg.send_photo(GROUP, BOB, sample(EQUATION).data)
     asked = gb.tg.send(GROUP, ALICE, "/ask what is this?", reply_to=photo)
-    final = await gb.answer_to(GROUP, asked, timeout=60)
+    final = await gb.answer_to(GROUP, asked, timeout=READ_S)
     assert "📷 Read from the photo" in final.text and "Solve for x" in final.text
     assert sent_to_model(gb).startswith("what is this?")
 
@@ -71,7 +87,7 @@ async def test_an_album_is_asked_about_together(gb: Glassbox) -> None:
     asked = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data, caption="/ask compare these",
                              media_group_id="1388701632841")
     gb.tg.send_photo(GROUP, ALICE, sample(RECEIPT).data, media_group_id="1388701632841")
-    final = await gb.answer_to(GROUP, asked, timeout=90)
+    final = await gb.answer_to(GROUP, asked, timeout=READ_S)
     assert "Read from photo 1 of 2" in final.text and "Read from photo 2 of 2" in final.text
     told = sent_to_model(gb)
     assert told.index("photo 1 of 2") < told.index("Solve for x") < told.index("photo 2 of 2")
@@ -82,7 +98,7 @@ async def test_a_photo_without_text_says_so_and_answers_from_the_caption(gb: Gla
     gb.model.push(text_reply("A blue sky."))
     sky = png(Image.new("RGB", (900, 600), (110, 160, 220)))
     asked = gb.tg.send_photo(GROUP, ALICE, sky, caption="/ask what colour is this?")
-    final = await gb.answer_to(GROUP, asked, timeout=60)
+    final = await gb.answer_to(GROUP, asked, timeout=READ_S)
     assert "No text found in the photo: answering from the question alone." in final.text
     assert "A blue sky." in final.text
     assert "no text was found in it" in sent_to_model(gb)

@@ -32,7 +32,7 @@ AGENT_NEIGHBOURS = {
     "agent.grounding": {"agent.events", "agent.ledger", "agent.prompts", "agent.words"},
     "agent.tools": {"agent.lang", "agent.passages", "agent.settings", "agent.tool",
                     "agent.tool_names", "agent.words", "wire"},
-    "agent.inputs": {"agent.events"},
+    "agent.inputs": {"agent.events", "wire"},
 }
 """What each package of agent/ may import besides itself: the loop (agent/loop.py) and the
 terminal (agent/cli.py) sit above them all, what every part shares (events, words,

@@ -28,6 +28,7 @@ class GlassboxError(Exception):
     - the tools: agent.tool.ToolError (a failure fit to show the model and the student; its
       UpstreamError when a service failed, and weather's PlaceNotFound),
       agent.tools.calculator.CalcError, agent.tools.documents.DocumentError;
+    - what was sent: agent.inputs.images.ImageRefused (a picture not read);
     - the run: agent.settings.SettingsError, agent.classroom.confirm.StopRun (a person
       stopped it) and EditError (an edit of a call that does not fit);
     - delivery: bot.telegram.delivery.call_errors.Refused (a page Telegram refused) and

@@ -14,6 +14,8 @@ from enum import StrEnum
 
 from PIL import Image, ImageOps
 
+from wire.wire_errors import GlassboxError
+
 MAX_PIXELS = 12_000_000
 """The most pixels a picture may have (Telegram keeps photos at 2560 px a side at most:
 2560 × 1920 is 4.9 MP; a 12 MP phone camera's original, sent as a file, still fits)."""
@@ -31,7 +33,9 @@ class ImageProblem(StrEnum):
     ANIMATED = "animated"
 
 
-class ImageRefused(Exception):
+class ImageRefused(GlassboxError):
+    """A picture refused before it is read; `problem` says why."""
+
     def __init__(self, problem: ImageProblem) -> None:
         super().__init__(problem.value)
         self.problem = problem

@@ -68,6 +68,9 @@ async def read_picture(data: bytes, limits: OcrLimits = OcrLimits()) -> Reading:
     env = {name: value for name, value in os.environ.items() if name in _PASSED_ON}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(_ROOT), env.get("PYTHONPATH"))))
     env["OMP_NUM_THREADS"] = str(limits.threads)
+    # glibc gives each thread that allocates at once an arena of 64 MB of address space, so
+    # under a busy CPU the same picture needed more of the capped space than on an idle one
+    env["MALLOC_ARENA_MAX"] = "2"
     started = asyncio.get_running_loop().time()
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "agent.inputs.ocr_process", str(limits.memory_mb),

@@ -14,7 +14,7 @@ MAX_KEPT = 10
 
 
 class Albums:
-    def __init__(self, quiet_s: float = 1.0) -> None:
+    def __init__(self, quiet_s: float = 1.5) -> None:
         self.quiet_s = quiet_s
         self._open: dict[tuple[int, str], list[Message]] = {}
         self._timers: dict[tuple[int, str], asyncio.TimerHandle] = {}

@@ -102,7 +102,7 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
         """A photo a run of the chat was asked about, as kept with it (a JPEG)."""
         found = await chat_of(request)
         if found is None:
-            return _gone()
+            return gone()
         parts, chat = found
         n, number = request.path_params["n"], request.path_params["k"]
         record = None if n > MAX_STORED_ID else await parts.store.get(Scope.of(chat), n)

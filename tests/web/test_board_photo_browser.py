@@ -36,14 +36,14 @@ async def test_the_board_shows_the_photo_and_what_was_read_above_the_first_round
     db = tmp_path / "g.sqlite3"
     with FakeTelegram(scale=0.02) as tg, FakeModel(default=checking_model) as model:
         people(tg)
-        async with serving(tg, model, db, tools=[Add()]) as web:
+        async with serving(tg, model, db, tools=[Add()], ocr_timeout_s=600) as web:
             path = await board_path(web)
             page = await browser.new_page(viewport={"width": 1280, "height": 720})
             await page.goto(web.base_url + path)
             await page.wait_for_selector(".waiting")
             asked = tg.send_photo(GROUP, ALICE, smudged_receipt(),
                                   caption="/ask does the total add up?")
-            final = await web.gb.answer_to(GROUP, asked, timeout=90)
+            final = await web.gb.answer_to(GROUP, asked, timeout=600)
             await page.wait_for_function(
                 '() => document.querySelector("article.run")?.dataset.status === "done"',
                 timeout=30000)
