@@ -19,7 +19,7 @@ from tests.fakes.telegram import FakeTelegram
 from tests.photokit import smudged_receipt
 from tests.web.kit import serving
 from tests.web.test_board import board_path
-from tests.web.test_board_browser import GALLERY, browser  # noqa: F401 (the fixture)
+from tests.web.test_board_browser import GALLERY
 
 
 def checking_model(body: dict[str, Any]) -> Reply:
@@ -31,7 +31,7 @@ def checking_model(body: dict[str, Any]) -> Reply:
 
 
 async def test_the_board_shows_the_photo_and_what_was_read_above_the_first_round(
-        tmp_path: Path, browser: Any) -> None:  # noqa: F811
+        tmp_path: Path, browser: Any) -> None:
     GALLERY.mkdir(parents=True, exist_ok=True)
     db = tmp_path / "g.sqlite3"
     with FakeTelegram(scale=0.02) as tg, FakeModel(default=checking_model) as model:
