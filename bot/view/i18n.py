@@ -347,11 +347,10 @@ _HTML: dict[str, tuple[str, str]] = {
     "not_allowed": ("这个聊天没有开通 Glassbox。", "Glassbox is not enabled in this chat."),
     "unknown_command": ("我不认识这个命令。发送 /help 看看我能做什么。",
                         "I don't know that command. Send /help to see what I can do."),
-    "text_only": ("我能读文字和照片，但读不了贴纸、GIF 动图、语音或其他文件。"
-                  "请用文字或照片提问，例如：\n/ask 杭州现在天气怎么样？",
-                  "I can read text and photos, but not stickers, GIFs, voice messages or other "
-                  "files. Please ask in words or with a photo, e.g.\n"
-                  "/ask What is the weather in Hangzhou?"),
+    "text_only": ("这类消息（贴纸、GIF 动图、其他文件）我读不了。请用文字或照片提问，例如：\n"
+                  "/ask 杭州现在天气怎么样？",
+                  "I can't read this kind of message (stickers, GIFs, other files). Please "
+                  "ask in words or with a photo, e.g.\n/ask What is the weather in Hangzhou?"),
     # --- Photos sent with a question (bot/telegram/handlers/photo_questions.py) ---
     "photo_question": ("这张图片是什么内容？如果是题目，请解答。",
                        "What does this show? If it is an exercise, solve it."),

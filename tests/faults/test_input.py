@@ -67,13 +67,13 @@ async def test_a_sticker_or_a_gif_gets_one_line_and_photo_chatter_is_left_alone(
            "width": 320, "height": 240, "duration": 2, "mime_type": "video/mp4"}
     animated = tg.post(GROUP, tg.users[ALICE], animation=gif, document=gif,
                        caption="/ask what is in this picture?")
-    assert "I can read text and photos, but not stickers, GIFs" in await reply_to(
+    assert "I can't read this kind of message (stickers, GIFs" in await reply_to(
         gb, GROUP, animated)
     sticker = {"file_id": "CAACAgIAAxkBAAIBsmd1c3RpY2tlcgAC", "file_unique_id": "AgADsticker",
                "type": "regular", "width": 512, "height": 512, "is_animated": True,
                "is_video": False, "emoji": "😀"}
     private = tg.post(BOB, tg.users[BOB], sticker=sticker)
-    assert "我能读文字和照片，但读不了贴纸" in await reply_to(gb, BOB, private)
+    assert "这类消息（贴纸、GIF 动图、其他文件）我读不了" in await reply_to(gb, BOB, private)
     chatter = tg.photo(GROUP, BOB, caption="look at this")
     assert gb.model.bodies == []
     await nothing_for(gb, GROUP, chatter)
