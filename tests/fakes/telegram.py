@@ -168,6 +168,8 @@ class FakeTelegram(FakeServer):
             msg.sound = sound
             self._frame(msg)
             self._queue({"message": self._message_json(msg)})
+        return msg.message_id
+
     def send_photo(self, chat_id: int, user_id: int, picture: bytes, *, caption: str = "",
                    reply_to: int | None = None, media_group_id: str = "") -> int:
         """A user sends a photo (with a caption; in an album when `media_group_id`): the bot
