@@ -58,7 +58,7 @@ SLOW = (
     "tests/test_bot_compare_runs.py::test_a_run_of_thousands_of_steps_is_copied_whole",
     # Real OCR of photos, a few seconds each on two free cores.
     "tests/test_photo_ocr.py::test_the_labelled_set_is_read_right",
-    "tests/test_photo_ocr.py::test_a_printed_page_is_read_in_its_language[receipt-zh]",
+    "tests/test_photo_ocr.py::test_a_chinese_receipt_is_read_with_its_figures",
     "tests/test_bot_photos.py::test_a_photo_in_a_private_chat_without_a_caption_is_asked_",
     "tests/test_bot_photos.py::test_ask_as_a_reply_to_a_photo_asks_about_it",
     "tests/test_bot_photos.py::test_an_album_is_asked_about_together",

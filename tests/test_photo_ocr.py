@@ -23,14 +23,21 @@ def read_text(segments: tuple) -> str:
     return "\n".join(segment.text for segment in segments)
 
 
-@pytest.mark.parametrize("name", ["exercise-en", "receipt-zh"])
-async def test_a_printed_page_is_read_in_its_language(name: str) -> None:
+async def read_page(name: str) -> None:
     page = next(p for p in PAGES if p.name == name)
     reading = await read_picture(sample(page).data, PATIENT)
     assert reading.failure is ReadFailure.NONE
     assert char_errors(page.text, read_text(reading.segments)) == 0
     assert all(figure in read_text(reading.segments) for figure in page.figures)
     assert [s.line for s in reading.segments] == sorted(s.line for s in reading.segments)
+
+
+async def test_an_english_exercise_is_read() -> None:
+    await read_page("exercise-en")
+
+
+async def test_a_chinese_receipt_is_read_with_its_figures() -> None:
+    await read_page("receipt-zh")
 
 
 async def test_a_picture_without_text_says_so() -> None:

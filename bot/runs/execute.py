@@ -36,8 +36,8 @@ from bot.runs.admission import Admission
 from bot.runs.ask import Ask, Busy, Front, Refusal
 from bot.runs.chat_settings_applied import run_settings, run_tools
 from bot.runs.listeners import Listeners
-from bot.runs.quiz_ballots import Ballots
 from bot.runs.photo_reading import PhotoReader
+from bot.runs.quiz_ballots import Ballots
 from bot.runs.quota import OverBudget, RateLimited, refusal
 from bot.runs.step_mode import Pauses
 from bot.runs.thread_history import thread_history
