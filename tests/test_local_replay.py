@@ -21,7 +21,16 @@ from typing import Any
 import pytest
 
 from agent import ModelClient, run_react
-from agent.events import Action, Answer, AnswerDelta, Event, Observation, Remark, RunFinished
+from agent.events import (
+    Action,
+    Answer,
+    AnswerDelta,
+    Event,
+    Observation,
+    Remark,
+    RunFinished,
+    Thought,
+)
 from agent.protocols.echoed_errors import ERROR_KIND
 from agent.tool import Tool
 from agent.tools import Toolbox
@@ -272,3 +281,30 @@ async def test_a_time_difference_is_one_lookup_of_both_places(
     (answer,) = [e for e in events if isinstance(e, Answer)]
     assert "8" in answer.text and answer_lang(answer.text) == "zh" and not answer.unfounded
     assert [entry.text.replace(" ", "") for entry in answer.ledger] == ["8小时"]
+
+
+async def test_the_template_s_empty_tools_tag_is_no_thought_and_no_answer(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """Recorded on the real 1.5B model at temperature 0 with the code of the time: natively
+    it wrote `<tools></tools>` around its call, that went into the text format's history as
+    "Thought: <tools></tools>", and the model wrote that thought and the same call in every
+    later round, to the round cap and as its forced last answer, shown as 💬 Answer. Replayed:
+    the tag is no thought and is not written back, and the last reply, one more call, is no
+    answer: Glassbox says so, in Chinese."""
+    folder = RECORDED / "regressions" / "weather_zh_tools_tag"
+    events, _ = await replay(folder, fake_model, stage)
+    first_text = fake_model.bodies[1]["messages"]
+    assert "tools" not in fake_model.bodies[1]
+    assert not any("<tools>" in str(m["content"]) for m in first_text[1:])
+    assert [e.tool for e in events if isinstance(e, Action)] == ["get_weather"] * 3
+    assert not [e for e in events if isinstance(e, Answer)]
+    assert not [e for e in events if isinstance(e, Thought) and "<tools>" in e.text]
+    assert [e.kind for e in events if isinstance(e, Remark)][-1] == "call_as_answer"
+    done = events[-1]
+    assert isinstance(done, RunFinished) and (done.status, done.error_kind) == (
+        "error", "call_as_answer")
+    shown = "\n".join(parse_html(page).text
+                      for page in render_run(Transcript.from_events(events), "zh", live=False))
+    assert "💬" not in shown and "<tools>" not in shown and "Action:" not in shown
+    assert "模型最后写的是又一次工具调用，不是回答" in shown
