@@ -35,10 +35,11 @@ async def seed(store: Store, chat: int | Conversation, user_id: int | None, name
     return run
 
 
-async def reply(gb: Glassbox, chat_id: int, user_id: int, text: str) -> Message:
-    """A user sends `text`; the bot's (first) message in reply to it."""
+async def reply(gb: Glassbox, chat_id: int, user_id: int, text: str,
+                timeout: float = 10.0) -> Message:
+    """A user sends `text`; the bot's (first) message in reply to it, within `timeout` s."""
     sent = gb.tg.send(chat_id, user_id, text)
-    await gb.tg.wait(lambda: bool(gb.replies_to(chat_id, sent)))
+    await gb.tg.wait(lambda: bool(gb.replies_to(chat_id, sent)), timeout)
     return gb.replies_to(chat_id, sent)[0]
 
 

@@ -40,6 +40,12 @@ async def course(gb: Glassbox) -> Glassbox:
     return gb
 
 
+async def pictured(gb: Glassbox, chat_id: int, user_id: int, text: str) -> Message:
+    """The reply to a /stats that draws: it waits for the drawing process, which has its own
+    bound (Drawing.timeout_s), and on a loaded machine takes longer than a chat reply."""
+    return await reply(gb, chat_id, user_id, text, timeout=gb.parts.services.drawing.timeout_s)
+
+
 def png_of(message: Message) -> Image.Image:
     assert message.photo is not None
     image = Image.open(io.BytesIO(message.photo.content))
@@ -49,7 +55,7 @@ def png_of(message: Message) -> Image.Image:
 
 
 async def test_an_admin_gets_the_class_s_picture_in_both_languages(course: Glassbox) -> None:
-    shown = await reply(course, GROUP, TEACHER, WEEK)
+    shown = await pictured(course, GROUP, TEACHER, WEEK)
     assert png_of(shown).width == 1080
     assert shown.text.splitlines() == [
         "📊 Class 3A · 2026-09-01 to 2026-09-07",
@@ -64,7 +70,7 @@ async def test_an_admin_gets_the_class_s_picture_in_both_languages(course: Glass
     sent = next(c for c in course.tg.calls if c.method == "sendPhoto")
     assert sent.params["parse_mode"] == "HTML"
 
-    zh = await reply(course, GROUP, LAOSHI, WEEK)
+    zh = await pictured(course, GROUP, LAOSHI, WEEK)
     png_of(zh)
     GALLERY.mkdir(parents=True, exist_ok=True)  # the pictures as Telegram got them
     for lang, message in (("en", shown), ("zh", zh)):
@@ -79,7 +85,7 @@ async def test_an_admin_gets_the_class_s_picture_in_both_languages(course: Glass
 
 
 async def test_a_student_gets_their_own_numbers_privately(course: Glassbox) -> None:
-    said = await reply(course, GROUP, ALICE, WEEK)
+    said = await pictured(course, GROUP, ALICE, WEEK)
     assert said.text == "📊 I sent you your numbers privately."
     await course.tg.wait(lambda: bool(photos(course, ALICE)))
     [own] = photos(course, ALICE)
@@ -93,7 +99,7 @@ async def test_a_student_gets_their_own_numbers_privately(course: Glassbox) -> N
 async def test_a_student_the_bot_cannot_write_to_is_told_how(course: Glassbox) -> None:
     course.tg.errors["sendPhoto"].append(
         json.loads(wire("telegram/error_403_bot_blocked_by_user.json")))
-    said = await reply(course, GROUP, ALICE, WEEK)
+    said = await pictured(course, GROUP, ALICE, WEEK)
     assert said.text.startswith("I can't write to you privately yet")
     assert not photos(course, ALICE) and not photos(course, GROUP)
 

@@ -11,6 +11,8 @@ process is killed and the next picture starts a new one.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
@@ -43,6 +45,18 @@ class Drawing:
         self.most_waiting, self.timeout_s = most_waiting, timeout_s
         self._worker = Worker("bot.course.draw_worker", name="course pictures'")
         self._drawing: set[Hashable] = set()
+        self._warming: asyncio.Task[None] | None = None
+
+    def warm_up(self) -> None:
+        """Start the drawing process now, in the background, and have it load matplotlib and
+        its fonts: the first import after an install builds matplotlib's font cache, which
+        with Noto CJK takes seconds; paid at start, it never holds up the first /stats."""
+        if self._warming is None:
+            self._warming = asyncio.create_task(self._warm())
+
+    async def _warm(self) -> None:
+        with contextlib.suppress(DrawingFailed):  # logged; the first picture starts anew
+            await self.font()
 
     @contextmanager
     def turn(self, key: Hashable) -> Iterator[None]:
@@ -80,4 +94,7 @@ class Drawing:
             raise DrawingFailed(str(err)) from None
 
     async def close(self) -> None:
+        if self._warming is not None:
+            self._warming.cancel()
+            await asyncio.gather(self._warming, return_exceptions=True)
         await self._worker.close()

@@ -96,6 +96,7 @@ class Shared:
                                                        settings.transcript_retention_days))
         self.services = Services(settings, store, runs, notes, toolbox, pruning,
                                  voice=transcriber(settings))
+        self.services.drawing.warm_up()
         return self.services
 
     async def close(self) -> None:

@@ -66,7 +66,9 @@ async def test_the_page_s_data_is_the_seeded_course(web: Served) -> None:
 async def test_the_page_shows_the_figures_and_links_each_question(web: Served, lang: str,
                                                                  words: list[str]) -> None:
     path = await course_path(web)
-    answer = await web.http.get(f"{path}?{WEEK}&lang={lang}")
+    # The page waits for its charts, drawn within the drawing process's own bound.
+    answer = await web.http.get(f"{path}?{WEEK}&lang={lang}",
+                                timeout=web.gb.parts.services.drawing.timeout_s)
     assert answer.status_code == 200
     page = answer.text
     for said in words:
