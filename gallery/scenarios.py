@@ -289,14 +289,16 @@ def _reveal(s: Stage, asked: int) -> str:
 
 async def compare_runs(s: Stage) -> Shot:
     """/compare N M in the class group, by the teacher: a student's run beside the teacher's
-    on one question, no model called; the student's model guessed, the teacher's calculated."""
+    on one question, no model called; the student's model guessed (and, sent back once to
+    calculate it, guessed the same again), the teacher's calculated."""
     question = "/ask " + s.t("2,480 的 17% 是多少？", "What is 17% of 2,480?")
     s.model.push(s.called(("calculate", {"expression": "2480 * 0.17"}), content=s.t(
         "百分比我用计算器算。", "I will work the percentage out with the calculator.")),
         s.said(s.t("2,480 的 17% 正好是 **421.6**。", "17% of 2,480 is exactly **421.6**.")))
     await s.ask(GROUP, TEACHER, question)
     teachers = await _newest(s)
-    s.model.push(s.said(s.t("2,480 的 17% 大约是 **400**。", "17% of 2,480 is roughly **400**.")))
+    guess = s.said(s.t("2,480 的 17% 大约是 **400**。", "17% of 2,480 is roughly **400**."))
+    s.model.push(guess, guess)
     await s.ask(GROUP, s.user("compare-runs", name=s.t("小明", "Kim")), question)
     students = await _newest(s)
     since = _mark(s)
@@ -306,15 +308,16 @@ async def compare_runs(s: Stage) -> Shot:
 
 async def rerun(s: Stage) -> Shot:
     """/rerun N in the class group, by the teacher: an earlier question asked again with
-    today's settings; this time the model answers from memory, and the first action where
-    the two chains part is marked."""
+    today's settings; this time the model answers from memory (the same again when sent back
+    to calculate it), and the first action where the two chains part is marked."""
     s.model.push(s.called(("calculate", {"expression": "2 ** 20"}), content=s.t(
         "我用计算器算 2 的 20 次方。", "I will calculate 2 ** 20.")),
         s.said(s.t("2 的 20 次方是 **1,048,576**。", "2 to the 20th is **1,048,576**.")))
     await s.ask(GROUP, TEACHER, "/ask " + s.t("2 的 20 次方是多少？", "What is 2 to the 20th?"))
     earlier = await _newest(s)
-    s.model.push(s.said(s.t("2 的 20 次方大约是 **1,000,000**。",
-                            "2 to the 20th is about **1,000,000**.")))
+    guess = s.said(s.t("2 的 20 次方大约是 **1,000,000**。",
+                       "2 to the 20th is about **1,000,000**."))
+    s.model.push(guess, guess)
     since = _mark(s)
     await s.command(GROUP, TEACHER, f"/rerun {earlier}", replies=2)
     return Shot(GROUP, ("1,048,576", "1,000,000", "⚡", "📊"), since=since)
