@@ -7,16 +7,18 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from agent.events import RunStarted, Thought
+from bot.store.records import Scope, telegram_chat
 from bot.store.transcripts import Store
 from bot.telegram.app import Redact
 from tests.botkit import ALICE, GROUP, people, running
 from tests.dbkit import Target
-from tests.fakes.model import DashScope, FakeModel, sse
+from tests.fakes.model import DashScope, FakeModel, sse, text_reply
 from tests.fakes.telegram import TOKEN, FakeTelegram
 from tests.kit import TEST_KEY
 
@@ -36,7 +38,8 @@ def test_missing_and_invalid_settings_are_named_and_exit_2(tmp_path: Path) -> No
 
 
 async def test_a_run_cut_short_by_a_restart_is_marked_interrupted(db_target: Target) -> None:
-    """On SQLite and on PostgreSQL alike."""
+    """On SQLite and on PostgreSQL alike. It is marked as the bot starts, before a question
+    is taken: a run this process starts at once is never marked with it."""
     db = db_target
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
         people(tg)
@@ -52,9 +55,18 @@ async def test_a_run_cut_short_by_a_restart_is_marked_interrupted(db_target: Tar
         await store.add_message_ids(run.id, [shown.message_id])
         await store.close()
 
+        gate = threading.Event()
+        model.push(lambda _: (gate.wait(30), text_reply("Sunny."))[1])
         async with running(tg, model, db) as gb:
-            await tg.wait(lambda: shown.text != "half an answer")
+            assert [r.id for r in gb.parts.services.cut_short] == [run.id]
+            again = tg.send(GROUP, ALICE, "/ask what is the weather now?")
+            await tg.wait(lambda: shown.text != "half an answer" and len(model.bodies) == 1)
             record = await gb.parts.store.by_message(GROUP, shown.message_id)
+            statuses = {r.id: r.status for r in (await gb.parts.store.history(
+                Scope.of(telegram_chat(GROUP)), per_page=5)).runs}
+            gate.set()
+            await gb.answer_to(GROUP, again)
+        assert statuses == {run.id: "interrupted", run.id + 1: "running"}
         assert "I need the forecast." in shown.text
         assert "restarted before this question was finished" in shown.text
         assert record is not None and record.status == "interrupted"

@@ -22,7 +22,7 @@ from bot.runs.listeners import Listeners
 from bot.runs.metrics import Metrics
 from bot.store.chat_settings_values import ChatSettings
 from bot.store.course_notes import open_notes_index
-from bot.store.records import Conversation
+from bot.store.records import Conversation, RunRecord
 from bot.store.transcripts import Store
 from bot.voice.transcriber import Transcriber, transcriber
 
@@ -44,6 +44,10 @@ class Services:
     """The course's pictures, drawn in a process of their own."""
     voice: Transcriber | None = field(default=None, compare=False)
     """What hears voice messages (VOICE, WHISPER_MODEL, WHISPER_API_URL); None: off."""
+    cut_short: tuple[RunRecord, ...] = ()
+    """The runs a crash or restart left `running`, marked interrupted when the services
+    opened: before any front end could start a run, so none of this process's is among
+    them. The chat front end edits their messages to say so."""
 
     @property
     def course(self) -> Course:
@@ -90,12 +94,13 @@ class Shared:
         runs = Runs(settings, ModelClient(settings), tools, store,
                     Listeners(self.metrics, self.hub))
         await runs.recall()
+        cut_short = tuple(await store.interrupt_running())
         pruning = None
         if settings.transcript_retention_days:
             pruning = asyncio.create_task(_prune_daily(store, self.hub, runs,
                                                        settings.transcript_retention_days))
         self.services = Services(settings, store, runs, notes, toolbox, pruning,
-                                 voice=transcriber(settings))
+                                 voice=transcriber(settings), cut_short=cut_short)
         self.services.drawing.warm_up()
         return self.services
 

@@ -71,7 +71,8 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
                                    uploads=UploadLimits.of(settings.notes_upload_rate_limit,
                                                          settings.notes_readers))
         await register_commands(app.bot)
-        recovering.append(asyncio.create_task(recover_interrupted(services.runs, outbox)))
+        recovering.append(asyncio.create_task(
+            recover_interrupted(services.runs, outbox, services.cut_short)))
         _settle_heap()
 
     async def post_stop(app: App) -> None:

@@ -5,7 +5,7 @@ mode's buttons; and, at start-up, the messages of runs a restart cut short."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from agent.classroom.confirm import Gate
 from agent.events import Event
@@ -95,11 +95,12 @@ class ChatRun:
                           f"run {self.record.id}'s first message id", self.runs.store.backlog)
 
 
-async def recover_interrupted(runs: Runs, outbox: Outbox) -> None:
-    """At start-up: runs a restart cut short are marked interrupted, and their messages say
-    so."""
+async def recover_interrupted(runs: Runs, outbox: Outbox,
+                              cut_short: Sequence[RunRecord]) -> None:
+    """At start-up: the messages of the runs a restart cut short (marked interrupted as the
+    services opened, Services.cut_short) say so."""
     store = runs.store
-    for record in await store.interrupt_running():
+    for record in cut_short:
         if not record.message_ids:
             continue
         chat = await store.chats.get(record.conversation, ChatSettings.defaults(runs.settings))
