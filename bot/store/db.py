@@ -211,6 +211,15 @@ def _unanswered() -> tuple[type[BaseException], ...]:
             asyncpg.InternalClientError, asyncpg.exceptions.OperatorInterventionError)
 
 
+def _terminate(conn: Any) -> None:
+    """Drop an acquired connection; one asyncpg saw end has been put back in the pool
+    already, and its proxy refuses every call (the error that ended it is the one to tell)."""
+    import asyncpg
+
+    with contextlib.suppress(asyncpg.InterfaceError):
+        conn.terminate()
+
+
 @asynccontextmanager
 async def _answering(breaker: Breaker) -> AsyncIterator[None]:
     """The server gone, hanging, not ready or full, as our StoreUnavailable; the breaker
@@ -324,7 +333,7 @@ class PostgresDb:
             try:
                 yield conn
             except _unanswered():
-                conn.terminate()
+                _terminate(conn)
                 raise
             finally:
                 await self._release(conn)
