@@ -38,6 +38,14 @@ async def test_a_voice_question_in_a_private_chat_is_heard_and_answered(
             speech("What is the capital city of Australia?", "en"), 4))
         answer = await gb.answer_to(ALICE, sent, timeout=180)
         record = await gb.parts.store.by_message(ALICE, answer.message_id)
+        assert record is not None
+        shown = tg.send(ALICE, ALICE, f"/show {record.n}")
+        await tg.wait(lambda: bool(gb.replies_to(ALICE, shown)))
+        replay = gb.replies_to(ALICE, shown)[0].text
+    heard = "🎤 Heard in the voice message (Glassbox, Whisper)\nWhat is the capital city"
+    for chain in (answer.text, replay):  # Glassbox's step, before the model's first round
+        assert heard in chain, chain
+        assert chain.index(heard) < chain.index("Canberra")
     assert "capital city of Australia" in asked(fake_model)
     assert "Canberra" in answer.text
     assert record is not None and "capital city of Australia" in record.question

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from agent.classroom.confirm import Gate
-from agent.events import Event
+from agent.events import Event, InputRead
 from agent.inputs.images import Picture
 from agent.lang import Lang
 from bot.runs.active import Active
@@ -56,6 +56,9 @@ class Ask:
     """The conversation's own settings at the time of asking; None: the environment's."""
     photos: tuple[Picture, ...] = ()
     """Photos sent with the question (checked): read first, as the run's first steps."""
+    heard: tuple[InputRead, ...] = ()
+    """What Glassbox heard in a voice message (`text` is what was heard): the run's first
+    step, before any photo's."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -327,11 +327,15 @@ class Runs:
 
     async def _events(self, q: Question, active: Active,
                       gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
-        """The photos' readings first (the chain's lane), then the lanes' events, the model
-        given the question with what was read; RunStarted keeps the question as asked."""
+        """What was heard in a voice message and the photos' readings first (the chain's
+        lane), then the lanes' events, the model given the question with what was read from
+        photos (what was heard is the question itself); RunStarted keeps the question as
+        asked."""
         reads: list[InputRead] = []
+        chain = Lane.REACT if q.mode == RunMode.COMPARE else Lane.MAIN
+        for heard in q.heard:
+            yield chain, heard
         if q.photos:
-            chain = Lane.REACT if q.mode == RunMode.COMPARE else Lane.MAIN
             async for read in self.photo_reader.read(q.conversation, q.photos):
                 reads.append(read)
                 yield chain, read

@@ -465,11 +465,14 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_stopped": ("已停止。", "Stopped."),
     "chain_round_limit": ("已达到轮数上限", "Round limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
-    # --- What Glassbox read from what was sent (bot/view/read_view.py): {engine} is "OCR" ---
+    # --- What Glassbox read or heard from what was sent (bot/view/read_view.py): {engine} is
+    # "OCR", or what heard a voice message ("Whisper", a transcription server's model) ---
     "read_photo": ("📷 从照片中读出的文字（Glassbox，{engine}）",
                    "📷 Read from the photo (Glassbox, {engine})"),
     "read_photo_of": ("📷 从第 {n}/{of} 张照片中读出的文字（Glassbox，{engine}）",
                       "📷 Read from photo {n} of {of} (Glassbox, {engine})"),
+    "read_voice": ("🎤 从语音中听到的话（Glassbox，{engine}）",
+                   "🎤 Heard in the voice message (Glassbox, {engine})"),
     "read_unsure": ("❓ 标出的是 Glassbox 没有把握的地方，可能读错了。",
                     "❓ marks what Glassbox is unsure of: it may be misread."),
     "read_no_text": ("照片里没有找到文字，只按问题回答。",

@@ -71,6 +71,8 @@ class Heard:
 
 class Transcriber(Protocol):
     max_s: int
+    engine: str
+    """What hears, as the chain names it."""
 
     async def hear(self, data: bytes, hint: Lang | None = None) -> Heard:
         """What `data` says; `hint`: the language its speaker likely speaks (the chat's, or
@@ -113,6 +115,7 @@ class EmbeddedWhisper(_Bounded):
                  most_waiting: int = MOST_WAITING) -> None:
         super().__init__(max_s, most_waiting)
         self._worker = Worker("bot.voice.whisper_worker", [model, languages], name="voice")
+        self.engine = "Whisper"
         self._loaded = False
 
     async def _hear(self, data: bytes, hint: Lang | None) -> Heard:
@@ -143,6 +146,7 @@ class WhisperEndpoint(_Bounded):
     def __init__(self, settings: BotSettings, most_waiting: int = MOST_WAITING) -> None:
         super().__init__(settings.voice_max_s, most_waiting)
         self.model = settings.whisper_api_model
+        self.engine = settings.whisper_api_model
         self._client = AsyncOpenAI(base_url=settings.whisper_api_url,
                                    api_key=settings.whisper_api_key.get_secret_value()
                                    or "none", timeout=HEAR_TIMEOUT_S, max_retries=1)

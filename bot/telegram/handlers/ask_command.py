@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from telegram import Message, Update
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
+from agent.events import InputRead
 from agent.inputs.images import Picture
 from agent.lang import Lang
 from bot.runs.active import Active
@@ -111,14 +112,15 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
                          msg: Message, *, replies_count: bool = True,
                          planner: bool | None = None, command: str = "",
                          step: bool = False, quiz: bool = False,
-                         spoken: Lang | None = None,
+                         spoken: Lang | None = None, heard: tuple[InputRead, ...] = (),
                          photos: tuple[Picture, ...] = ()) -> Active | None:
     """Check the question and start its run (replying to `msg`), or say why not.
     `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
     first (/plan), or None for the AGENT_PLANNER setting; `step`: pause before every action
     (/step); `quiz`: the class predicts each round first (/quiz); `spoken`: the language
     the question was heard in (a voice message), which the run speaks unless the chat set
-    one; `photos`: read first, as the run's first steps. Why not goes as a notice: once per
+    one, and `heard`, what was heard in it, the run's first step; `photos`: read first, as
+    the run's first steps. Why not goes as a notice: once per
     cooldown to a sender who keeps trying. The run started, or None."""
     sender = sender_of(update)
     chat = await chat_settings(context, msg.chat_id)
@@ -143,7 +145,7 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
     started = await context.runs.ask(Ask(
         mode=mode, text=question, conversation=telegram_chat(msg.chat_id), user_id=sender.id,
         user_name=sender.name, run_lang=chat.run_lang(question, sender.lang, spoken),
-        follows=parent, planner=planner, chat=chat, photos=photos), chat_run)
+        follows=parent, planner=planner, chat=chat, heard=heard, photos=photos), chat_run)
     if not isinstance(started, Active):
         await notice(refusal_text(started, lang),
                      Notice.BUSY if isinstance(started, Busy) else Notice.QUOTA)

@@ -14,6 +14,7 @@ from telegram import Audio, Message, Update, Voice
 from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CommandHandler, MessageHandler, filters
 
+from agent.events import InputKind, InputRead, ReadSegment
 from agent.lang import Lang
 from bot.runs.uploads import Refusal
 from bot.store.kinds import RunMode
@@ -112,7 +113,16 @@ async def _ask_heard(update: Update, context: Context, msg: Message, sounded: Me
             f"> {line}" for line in heard.text.splitlines())
     await start_question(update, context, asked.mode, question, msg, replies_count=False,
                          planner=asked.planner, command=asked.name, step=asked.step,
-                         spoken=heard.lang)
+                         spoken=heard.lang, heard=(heard_step(heard, voice.engine),))
+
+
+def heard_step(heard: Heard, engine: str) -> InputRead:
+    """What was heard, as the run's first step: Glassbox's, by `engine`, a segment a line."""
+    return InputRead(round=0, kind=InputKind.VOICE, engine=engine,
+                     seconds=round(heard.seconds, 1),
+                     segments=tuple(ReadSegment(text.strip(), round(sure, 3), line)
+                                    for line, (text, sure) in enumerate(heard.segments, 1)
+                                    if text.strip()))
 
 
 async def _hear(context: Context, msg: Message, sound: Voice | Audio, voice: Transcriber,
