@@ -68,6 +68,14 @@ does not tell them apart). sendMessageDraft (Bot API 9.3) is answered but not li
 its documentation states no limit, and the bot does not call it."""
 
 
+def command_entities(text: str) -> list[dict[str, Any]]:
+    """The bot_command entity Telegram gives a text or caption that starts with a command."""
+    if not text.startswith("/"):
+        return []
+    command = text.split(maxsplit=1)[0]
+    return [{"offset": 0, "length": utf16_units(command), "type": "bot_command"}]
+
+
 class FakeTelegram(FakeServer):
     def __init__(self, scale: float = 1.0, token: str = TOKEN, latency: float = 0.0,
                  long_poll_s: float = 1.0) -> None:
@@ -137,10 +145,8 @@ class FakeTelegram(FakeServer):
             msg = self._store(chat_id, self.users[user_id], text, text, reply_to)
             self._frame(msg)
             data = self._message_json(msg)
-            if text.startswith("/"):
-                command = text.split(maxsplit=1)[0]
-                data["entities"] = [{"offset": 0, "length": utf16_units(command),
-                                     "type": "bot_command"}]
+            if entities := command_entities(text):
+                data["entities"] = entities
             self._queue({"message": data})
         return msg.message_id
 
@@ -153,10 +159,8 @@ class FakeTelegram(FakeServer):
             msg = self._store(chat_id, self.users[user_id], caption, caption, None)
             msg.document = Document(name, mime_type, content, size)
             data = self._message_json(msg)
-            if caption.startswith("/"):
-                command = caption.split(maxsplit=1)[0]
-                data["caption_entities"] = [{"offset": 0, "length": utf16_units(command),
-                                             "type": "bot_command"}]
+            if entities := command_entities(caption):
+                data["caption_entities"] = entities
             self._queue({"message": data})
         return msg.message_id
 
@@ -183,10 +187,8 @@ class FakeTelegram(FakeServer):
             msg.media_group_id = media_group_id
             self._frame(msg)
             data = self._message_json(msg)
-            if caption.startswith("/"):
-                command = caption.split(maxsplit=1)[0]
-                data["caption_entities"] = [{"offset": 0, "length": utf16_units(command),
-                                             "type": "bot_command"}]
+            if entities := command_entities(caption):
+                data["caption_entities"] = entities
             self._queue({"message": data})
         return msg.message_id
 
