@@ -139,19 +139,19 @@ async def _react(
                      tools=tuple(toolmap), answer_model=writer.client.model if writer else "")
     runner = ToolRunner(toolmap, lang, settings.tool_timeout_s, settings.max_observation_chars)
     try:
-        note = ""
+        remark = ""
         if plan_first:
             plan = await make_plan(_opening("", question, history, settings), client,
                                    toolmap, stats)
             if plan is not None:
-                note = "\n\n" + plan_remark(plan)
+                remark = "\n\n" + plan_remark(plan)
                 yield plan
 
         sides = Sides(question)
         check = FigureCheck(question, history, tuple(toolmap))
 
         def text_rounds() -> TextRounds:
-            system = text_system(tools, lang) + note
+            system = text_system(tools, lang) + remark
             return TextRounds(client, _opening(system, question, history, settings),
                               toolmap, lang, stats, sides)
 
@@ -159,7 +159,7 @@ async def _react(
         if mode == "auto" and client.memory.starts_in_text(Lesson.TOOLS_REJECTED):
             mode = "text"
         rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
-            client, _opening(system_react(lang, toolmap) + note, question, history, settings),
+            client, _opening(system_react(lang, toolmap) + remark, question, history, settings),
             toolmap, lang, stats, sides)
         if mode == "auto":
             assert isinstance(rounds, NativeRounds)
@@ -247,8 +247,8 @@ async def _rounds(
             missing = check.unbacked(draft.text)
             if missing:  # the draft was the round's thought; the model looks it up
                 yield Thought(round=rnd, text="\n\n".join(t for t in (thought, draft.text) if t))
-                note, message = check.send_back(rnd, lang, missing)
-                yield note
+                remark, message = check.send_back(rnd, lang, missing)
+                yield remark
                 rounds.send_back(draft.text, message)
                 continue
             if not reasoned:

@@ -226,22 +226,22 @@ _WORDS: dict[str, tuple[str, str]] = {
                          "The model's reply was cut off. Please try again."),
     "model_empty": ("模型返回了空回答，请再试一次。",
                     "The model returned an empty reply. Please try again."),
-    # --- Glassbox's notes in a chain (agent/classroom/remarks.py, lookups.py, echoed_errors.py) ---
+    # --- Glassbox's remarks in a chain (agent/classroom/remarks.py, lookups.py, echoed_errors.py)
     "remark_label": ("由 Glassbox 补写", "Written by Glassbox"),
     "list_sep": ("、", ", "),
     "more_tools": ("另外 {more} 个工具", "{more} more tools"),
-    "note_no_reasoning_calls": ("模型没有写出思考过程，直接调用了 {tools}。",
+    "remark_no_reasoning_calls": ("模型没有写出思考过程，直接调用了 {tools}。",
                                 "the model wrote no reasoning; it called {tools}."),
-    "note_no_reasoning_no_tool": ("模型没有写出思考过程，也没有使用工具，直接作答。",
+    "remark_no_reasoning_no_tool": ("模型没有写出思考过程，也没有使用工具，直接作答。",
                                   "the model wrote no reasoning and used no tool before "
                                   "answering."),
-    "note_no_reasoning": ("模型作答前没有写出思考过程。",
+    "remark_no_reasoning": ("模型作答前没有写出思考过程。",
                           "the model wrote no reasoning before answering."),
-    "note_forced_repeated": ("模型第三次发出同样的调用，Glassbox 停止了工具，"
+    "remark_forced_repeated": ("模型第三次发出同样的调用，Glassbox 停止了工具，"
                              "请它根据已有观察作答。",
                              "the model made the same call a third time, so Glassbox stopped "
                              "the tools and asked it to answer from what it observed."),
-    "note_forced_rounds": ("已用完 {rounds} 轮工具调用的上限，Glassbox 请模型不用工具、"
+    "remark_forced_rounds": ("已用完 {rounds} 轮工具调用的上限，Glassbox 请模型不用工具、"
                            "根据已有观察作答。",
                            "the model used all {rounds} tool rounds, so Glassbox asked it to "
                            "answer from what it observed, without tools."),
@@ -251,13 +251,13 @@ _WORDS: dict[str, tuple[str, str]] = {
     "sides_all_looked_up": ("已经查到：{names}。比较所需的每一方都有了：现在作答。",
                             "Looked up: {names}. You have each side of the comparison: "
                             "answer now."),
-    "note_side_not_looked_up": ("没有查过 {names}：回答里关于它的内容没有观察结果作依据。",
+    "remark_side_not_looked_up": ("没有查过 {names}：回答里关于它的内容没有观察结果作依据。",
                                 "{names} was not looked up: what the answer says of it rests "
                                 "on no observation."
                                 "| {names} were not looked up: what the answer says of them "
                                 "rests on no observation."),
-    "note_lookups_failed": ("这些查询失败了：{calls}。", "these lookups failed: {calls}."),
-    "note_not_looked_up": ("回答里的 {figures} 不是查到的。",
+    "remark_lookups_failed": ("这些查询失败了：{calls}。", "these lookups failed: {calls}."),
+    "remark_not_looked_up": ("回答里的 {figures} 不是查到的。",
                            " The answer's {figures} was not looked up."
                            "| The answer's {figures} were not looked up."),
     "echo_no_answer": ("没有得到回答：{call} 出错了，模型只是重复了这个错误，没有作答。"

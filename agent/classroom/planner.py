@@ -93,7 +93,7 @@ def parse_plan(text: str, tools: Mapping[str, Tool]) -> tuple[PlanStep, ...] | N
 
 
 def plan_remark(plan: Plan) -> str:
-    """The plan as a short note for the loop's system prompt, so the model follows it."""
+    """The plan as a short remark for the loop's system prompt, so the model follows it."""
     lines = [f"{i}. {s.tool}: {s.why}" if s.why else f"{i}. {s.tool}"
              for i, s in enumerate(plan.steps, 1)]
     return "Your plan for this question (adapt it if an observation calls for it):\n" + (

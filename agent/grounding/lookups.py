@@ -25,12 +25,12 @@ SIDE_REMARK_KIND = "side_not_looked_up"
 
 def lookups_failed_remark(lang: str, calls: Sequence[str], unfounded: Sequence[str]) -> str:
     """Which lookups failed; and only when the answer has figures no source holds (the
-    grounding marks them), that those were not looked up: a note judges no answer that
+    grounding marks them), that those were not looked up: a remark judges no answer that
     nothing backs ("I could not find Atlantis" is no failure)."""
     sep = say(lang, "list_sep")
-    text = say(lang, "note_lookups_failed", calls=sep.join(calls))
+    text = say(lang, "remark_lookups_failed", calls=sep.join(calls))
     if unfounded:
-        text += count(lang, "note_not_looked_up", len(unfounded), figures=sep.join(unfounded))
+        text += count(lang, "remark_not_looked_up", len(unfounded), figures=sep.join(unfounded))
     return text
 
 
@@ -65,6 +65,6 @@ async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence
                           if name.lower() in event.text.lower()]
                 if unseen:
                     yield Remark(round=event.round, kind=SIDE_REMARK_KIND, text=count(
-                        lang, "note_side_not_looked_up", len(unseen),
+                        lang, "remark_side_not_looked_up", len(unseen),
                         names=say(lang, "list_sep").join(unseen)))
         yield event

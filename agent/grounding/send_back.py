@@ -31,7 +31,7 @@ _WEATHER_UNITS = frozenset({Unit.CELSIUS, Unit.FAHRENHEIT, Unit.KELVIN, Unit.KMH
 LOOKUP_TOOLS = ("get_time", "get_weather", "convert_currency", "calculate")
 """The tools whose figures an answer must not state without calling them."""
 MAX_NAMED = 4
-"""Figures a note and the message name at most (the rest are still marked)."""
+"""Figures a remark and the message name at most (the rest are still marked)."""
 
 
 def tool_for(figure: Figure, question_numbers: int) -> str:
@@ -58,7 +58,7 @@ class FigureCheck:
     observations: list[str] = field(default_factory=list)
     failing: set[str] = field(default_factory=set)
     """Tools whose last call in the run failed: asking again would fail again, and the
-    answer's note says what could not be looked up (agent/grounding/lookups.py)."""
+    answer's remark says what could not be looked up (agent/grounding/lookups.py)."""
     sent: bool = False
 
     def observed(self, tool: str, text: str, ok: bool) -> None:
@@ -90,11 +90,11 @@ class FigureCheck:
 
     def send_back(self, rnd: int, lang: str, missing: Sequence[tuple[str, str]]
                   ) -> tuple[Remark, str]:
-        """The chain's note and the message to the model, for `missing`; once a run."""
+        """The chain's remark and the message to the model, for `missing`; once a run."""
         self.sent = True
         sep = say(lang, "list_sep")
         named = sep.join(text for text, _ in missing[:MAX_NAMED])
         tools = sep.join(dict.fromkeys(tool for _, tool in missing))
-        note = Remark(round=rnd, kind=REMARK_KIND,
+        remark = Remark(round=rnd, kind=REMARK_KIND,
                     text=say(lang, "sent_back_remark", figures=named, tools=tools))
-        return note, say(lang, "sent_back_prompt", figures=named, tools=tools)
+        return remark, say(lang, "sent_back_prompt", figures=named, tools=tools)

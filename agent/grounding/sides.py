@@ -2,7 +2,7 @@
 Berlin and one of Paris. A small model wrote both cities in its thought, looked up one,
 and gave the other a figure of the first. So after each lookup the model is told which
 sides named in the question nothing has looked up yet, and an answer that names a side
-with no lookup gets Glassbox's note saying so (agent/grounding/lookups.py).
+with no lookup gets Glassbox's remark saying so (agent/grounding/lookups.py).
 
 The sides are the words a question writes with a capital (`Berlin`, `Paris`) when it
 compares (`or`, `than`, `compare`, `both`, ...). Chinese questions are left alone: their

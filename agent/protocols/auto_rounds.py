@@ -145,7 +145,7 @@ class AutoRounds:
         self._current.send_back(answer, message)
 
     async def _again_in_text(self, rnd: int) -> AsyncIterator[Event | CallsToRun]:
-        """The note, then round `rnd` asked again in the text format."""
+        """The remark, then round `rnd` asked again in the text format."""
         self.text = self._text_with_history()
         yield self._remark(rnd)
         async for item in self.text.round(rnd):

@@ -71,7 +71,7 @@ def _unlabelled(core: str) -> str:
 
 
 CALL_CHARS = 80
-"""The call named in the note and the reason is cut to this many characters."""
+"""The call named in the remark and the reason is cut to this many characters."""
 
 
 @dataclass
@@ -176,7 +176,7 @@ async def no_errors_as_answers(steps: AsyncIterator[Event], lang: str
             for delta in guard.release() or [event]:
                 yield delta
             continue
-        if isinstance(event, Remark):  # the loop's note on the answer comes before it
+        if isinstance(event, Remark):  # the loop's remark on the answer comes before it
             yield event
             continue
         if isinstance(event, Answer) and (failure := guard.repeated(event.text)) is not None:

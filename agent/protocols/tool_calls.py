@@ -6,7 +6,7 @@ the cap is answered "not run" for the model, and the chain shows one Observation
 
 Every failure becomes the text of an observation the model can react to, marked with
 its ObservationFailure; only cancellation propagates. A repeated call is not run again:
-it gets the first call's text and failure, with a note.
+it gets the first call's text and failure, with a remark.
 """
 
 from __future__ import annotations
@@ -131,8 +131,8 @@ class ToolRunner:
             self._done[parsed.key] = task
         text, failure = await asyncio.shield(task)
         if earlier:
-            note = repeated_remark(self.lang) if earlier == 1 else loop_stop_remark(self.lang)
-            text = f"{note}\n{text}"
+            remark = repeated_remark(self.lang) if earlier == 1 else loop_stop_remark(self.lang)
+            text = f"{remark}\n{text}"
         return text, failure, int((time.monotonic() - started) * 1000)
 
     async def _run_once(self, parsed: ParsedCall) -> _Result:

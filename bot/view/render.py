@@ -1,7 +1,7 @@
 """A transcript as Telegram HTML pages: the chain, the answer and a footer.
 
 A pure function of the transcript, so the live message, `/show` and the tests draw a run
-the same way. Marks mean one thing each: 💭 the model's Thought, 📝 Glassbox's own note,
+the same way. Marks mean one thing each: 💭 the model's Thought, 📝 Glassbox's own remark,
 ✍️ text whose role is not known yet, 💬 the Answer, ✅/⚠️ whether a step worked. A finished
 run in the chat folds its chain into one expandable quote under a one-line summary, so the
 question, the summary and the answer fit on a screen; `/show` keeps the chain open.

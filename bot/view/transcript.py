@@ -426,7 +426,7 @@ class View:
 
 
 def without_glassbox_remarks(event: Event) -> Event | None:
-    """`event` as a chat that hides Glassbox's remarks (/settings) sees it: the note that a
+    """`event` as a chat that hides Glassbox's remarks (/settings) sees it: the remark that a
     model gave no reasoning not at all (None), a thought Glassbox wrote for it blanked (the
     round goes on, unexplained); any other event as it is."""
     if isinstance(event, Remark) and event.kind == "no_reasoning":
