@@ -275,8 +275,8 @@ def _polls(s: Stage) -> list[Message]:
 
 def _counted(s: Stage, poll: Message) -> int:
     """Votes the bot has counted for `poll` (0 until it knows the poll)."""
-    ballot = s.gb.parts.runs.ballots.of_poll(poll.poll.poll_id)
-    return 0 if ballot is None else sum(ballot.counts())
+    vote = s.gb.parts.runs.votes.of_poll(poll.poll.poll_id)
+    return 0 if vote is None else sum(vote.counts())
 
 
 def _reveal(s: Stage, asked: int) -> str:

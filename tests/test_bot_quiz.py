@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.runs.quiz_ballots import Ballot, Ballots
+from bot.runs.quiz_votes import OpenVote, OpenVotes
 from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox, people
 from tests.fakes.model import FakeModel, text_reply, tool_reply
 from tests.fakes.telegram import FakeTelegram, Message
@@ -38,8 +38,8 @@ async def voting(gb: Glassbox, asked: int, n: int) -> tuple[Message, Message]:
 
 def counted(gb: Glassbox, poll: Message) -> tuple[int, ...] | None:
     """The votes the bot has counted for `poll` (None until it knows the poll)."""
-    ballot = gb.parts.runs.ballots.of_poll(poll.poll.poll_id)
-    return None if ballot is None else ballot.counts()
+    vote = gb.parts.runs.votes.of_poll(poll.poll.poll_id)
+    return None if vote is None else vote.counts()
 
 
 def _data(msg: Message) -> list[str]:
@@ -213,19 +213,19 @@ async def test_a_poll_telegram_holds_back_is_sent_after_the_wait(tmp_path: Path)
 
 
 async def test_a_vote_that_comes_before_the_poll_id_still_counts() -> None:
-    """A `poll_answer` may be read before sendPoll's reply: it counts once the ballot knows
+    """A `poll_answer` may be read before sendPoll's reply: it counts once the open vote knows
     its poll; a vote taken back, or cast after the reveal, does not."""
-    ballots = Ballots()
-    ballots.answered("p1", BOB, [0])
-    ballots.answered("p1", CAROL, [1])
-    ballots.answered("p1", CAROL, [])  # taken back
-    ballot = Ballot(1, 7, GROUP, ALICE, "Alice", size=2)
-    ballots.add(ballot)
-    ballots.polled(ballot, "p1")
-    assert ballot.counts() == (1, 0)
-    assert ballot.reveal("Alice") and not ballot.reveal("Teacher")
-    ballots.answered("p1", ADMIN, [1])
-    assert ballot.counts() == (1, 0)
+    votes = OpenVotes()
+    votes.answered("p1", BOB, [0])
+    votes.answered("p1", CAROL, [1])
+    votes.answered("p1", CAROL, [])  # taken back
+    vote = OpenVote(1, 7, GROUP, ALICE, "Alice", size=2)
+    votes.add(vote)
+    votes.polled(vote, "p1")
+    assert vote.counts() == (1, 0)
+    assert vote.reveal("Alice") and not vote.reveal("Teacher")
+    votes.answered("p1", ADMIN, [1])
+    assert vote.counts() == (1, 0)
 
 
 async def test_stopping_mid_vote_closes_the_poll_and_says_so(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ from bot.runs.ask import Ask, Busy, Front, Refusal
 from bot.runs.chat_settings_applied import run_settings, run_tools
 from bot.runs.listeners import Listeners
 from bot.runs.photo_reading import PhotoReader
-from bot.runs.quiz_ballots import Ballots
+from bot.runs.quiz_votes import OpenVotes
 from bot.runs.quota import OverBudget, RateLimited, refusal
 from bot.runs.step_mode import Pauses
 from bot.runs.thread_history import thread_history
@@ -78,7 +78,7 @@ class Runs:
         self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
         self.pauses = Pauses()
-        self.ballots = Ballots()
+        self.votes = OpenVotes()
         self.answer_client = answer_client(settings)
         """LLM_ANSWER_MODEL's client (None: the run's model answers); closed with `client`."""
         self.admission = Admission(settings.max_concurrent_runs)

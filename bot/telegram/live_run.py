@@ -59,7 +59,7 @@ class ChatRun:
         self._tasks = [asyncio.create_task(self._remember_first()),
                        asyncio.create_task(self._typing_until_shown())]
         settings = self.runs.settings
-        poller = ChatPoller(self.runs.ballots, self.run, self.asker_name, record.question,
+        poller = ChatPoller(self.runs.votes, self.run, self.asker_name, record.question,
                             self.live, self.outbox, self.reply_to,
                             settings.quiz_timeout_s) if self.quiz else None
         return chat_gate(self.runs.pauses, self.run, self.asker_name, self.live,

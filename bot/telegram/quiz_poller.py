@@ -3,7 +3,7 @@ model call next?") right under the run's message, which shows 👁 Reveal; the p
 (stopPoll) when the asker or an admin reveals or the time runs out, its counts read, and
 then taken out of the chat: the run's message shows the counts beside what the model did, so
 the chat reads question, run, answer, not a pile of closed polls above an answer scrolled
-out of sight (bot/runs/quiz_ballots.py keeps the open ballots; bot/telegram/handlers/quiz.py
+out of sight (bot/runs/quiz_votes.py keeps the open votes; bot/telegram/handlers/quiz.py
 takes the taps and the votes)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import contextlib
 
 from agent.classroom.quiz_vote import Tally
 from bot.runs.active import Active
-from bot.runs.quiz_ballots import Ballot, Ballots
+from bot.runs.quiz_votes import OpenVote, OpenVotes
 from bot.telegram.delivery.live_message import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
 from bot.telegram.delivery.quiz_polls import SentPoll, delete_poll, send_poll, stop_poll
@@ -29,7 +29,7 @@ _closing: set[asyncio.Task[object]] = set()
 
 
 def reveal_buttons(lang: str, key: int, number: int) -> Keyboard:
-    """👁 Reveal (`quiz:<run>:<ballot>`, so a tap on an earlier round's is stale) and ⏹."""
+    """👁 Reveal (`quiz:<run>:<vote>`, so a tap on an earlier round's is stale) and ⏹."""
     return ((Button(phrase(lang, "quiz_button_reveal"), f"quiz:{key}:{number}"),
              Button(text(lang, "stop_button"), f"stop:{key}")),)
 
@@ -38,12 +38,12 @@ class ChatPoller:
     """Asks the class in the run's chat: a poll replying to the question, closed at the
     reveal."""
 
-    def __init__(self, ballots: Ballots, active: Active, asker_name: str, question: str,
+    def __init__(self, votes: OpenVotes, active: Active, asker_name: str, question: str,
                  live: LiveMessage, outbox: Outbox, reply_to: int, timeout_s: float) -> None:
-        self.ballots, self.active, self.asker_name = ballots, active, asker_name
+        self.votes, self.active, self.asker_name = votes, active, asker_name
         self.question, self.live, self.outbox = question, live, outbox
         self.reply_to, self.timeout_s = reply_to, timeout_s
-        self._open: Ballot | None = None
+        self._open: OpenVote | None = None
 
     def voters(self) -> int:
         return 0 if self._open is None else len(self._open.votes)
@@ -51,31 +51,31 @@ class ChatPoller:
     async def vote(self, rnd: int, choices: tuple[str, ...]) -> Tally:
         active, outbox = self.active, self.outbox
         words, options = poll_words(rnd, self.question, choices, active.run_lang)
-        ballot = Ballot(self.ballots.next_number(), active.key, active.conversation.id,
+        vote = OpenVote(self.votes.next_number(), active.key, active.conversation.id,
                         active.user_id, self.asker_name, len(choices))
-        self.ballots.add(ballot)
-        self._open = ballot
+        self.votes.add(vote)
+        self._open = vote
         running = self.live.button
-        self.live.set_button(reveal_buttons(active.run_lang, active.key, ballot.number))
+        self.live.set_button(reveal_buttons(active.run_lang, active.key, vote.number))
         sent: SentPoll | None = None
         try:
             sent = await send_poll(outbox.bot, outbox.pacer, active.conversation.id,
                                    await self._under(), words, options)
             if sent is None:
                 return Tally((), sent=False)
-            self.ballots.polled(ballot, sent.poll_id)
+            self.votes.polled(vote, sent.poll_id)
             async with active.away():
-                by = await self._revealed(ballot)
+                by = await self._revealed(vote)
         except asyncio.CancelledError:  # the run stopped mid-vote: the poll closes anyway
             if sent is not None:
                 self._close_later(sent)
             raise
         finally:
-            self.ballots.remove(ballot)
+            self.votes.remove(vote)
             self._open = None
             self.live.set_button(running)
         final = await _closed(outbox, active.conversation.id, sent)
-        counts = final if final is not None and len(final) == len(choices) else ballot.counts()
+        counts = final if final is not None and len(final) == len(choices) else vote.counts()
         return Tally(counts, by)
 
     async def _under(self) -> int:
@@ -87,12 +87,12 @@ class ChatPoller:
                 return first
         return self.reply_to
 
-    async def _revealed(self, ballot: Ballot) -> str:
-        """Who revealed; empty when the time ran out (the ballot is closed either way)."""
+    async def _revealed(self, vote: OpenVote) -> str:
+        """Who revealed; empty when the time ran out (the vote is closed either way)."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(ballot.revealed), self.timeout_s)
-        ballot.reveal("")
-        return ballot.revealed.result()
+            await asyncio.wait_for(asyncio.shield(vote.revealed), self.timeout_s)
+        vote.reveal("")
+        return vote.revealed.result()
 
     def _close_later(self, sent: SentPoll) -> None:
         task = asyncio.ensure_future(_closed(self.outbox, self.active.conversation.id, sent))

@@ -44,24 +44,24 @@ async def reveal_tapped(update: Update, context: Context) -> None:
     assert query is not None and query.data is not None
     _, key, number = query.data.split(":")
     user, lang = query.from_user, lang_of(query.from_user)
-    ballot = context.runs.ballots.of_run(int(key))
-    if ballot is None or ballot.number != int(number) or not ballot.open:
+    vote = context.runs.votes.of_run(int(key))
+    if vote is None or vote.number != int(number) or not vote.open:
         await query.answer(phrase(lang, "quiz_stale"))
         return
-    if user.id != ballot.asker_id and not await context.admins.check(ballot.chat_id, user.id):
-        await query.answer(phrase(lang, "quiz_not_yours", name=ballot.asker_name),
+    if user.id != vote.asker_id and not await context.admins.check(vote.chat_id, user.id):
+        await query.answer(phrase(lang, "quiz_not_yours", name=vote.asker_name),
                            show_alert=True)
         return
     await query.answer(phrase(lang, "quiz_answer_reveal"))
-    ballot.reveal(user.full_name)
+    vote.reveal(user.full_name)
 
 
 async def poll_answered(update: Update, context: Context) -> None:
-    """A vote on an open ballot's poll (or a vote taken back) is counted (bot/runs/quiz_ballots.py
+    """A vote on an open quiz poll (or a vote taken back) is counted (bot/runs/quiz_votes.py
     decides)."""
     answer = update.poll_answer
     assert answer is not None
     voter = answer.user.id if answer.user is not None else (
         answer.voter_chat.id if answer.voter_chat is not None else None)
     if voter is not None:
-        context.runs.ballots.answered(answer.poll_id, voter, answer.option_ids)
+        context.runs.votes.answered(answer.poll_id, voter, answer.option_ids)

@@ -1,10 +1,10 @@
 """Quiz mode in a chat: the class votes (a poll in the group) before each round, and the
 round starts when the asker or an admin reveals, or the time runs out.
 
-A ballot counts each voter's latest choice by user id, as `poll_answer` updates arrive
+An open vote counts each voter's latest choice by user id, as `poll_answer` updates arrive
 (a retracted vote arrives with no options); only the counts are ever shown. A vote may
 arrive before the bot has read sendPoll's reply (the poll's id): it is kept until then. The reveal
-button carries the run's key and the ballot's number, so a tap under an earlier round's
+button carries the run's key and the vote's number, so a tap under an earlier round's
 poll is stale rather than a reveal of this one.
 """
 
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 
 @dataclass
-class Ballot:
-    """One round's open poll."""
+class OpenVote:
+    """One round's open vote (its poll in the group)."""
 
     number: int
     run_key: int
@@ -60,51 +60,51 @@ class Ballot:
 
 
 EARLY_POLLS = 256
-"""Polls whose votes came before their ballot knew them, kept at most (the oldest go)."""
+"""Polls whose answers came before their open vote knew them, kept at most (the oldest go)."""
 
 
-class Ballots:
-    """The ballots open now: by run (for the reveal button) and by poll (for the votes)."""
+class OpenVotes:
+    """The votes open now: by run (for the reveal button) and by poll (for the votes)."""
 
     def __init__(self) -> None:
-        self._by_run: dict[int, Ballot] = {}
-        self._by_poll: dict[str, Ballot] = {}
+        self._by_run: dict[int, OpenVote] = {}
+        self._by_poll: dict[str, OpenVote] = {}
         self._early: OrderedDict[str, list[tuple[int, tuple[int, ...]]]] = OrderedDict()
         self._numbers = itertools.count(1)
 
     def next_number(self) -> int:
         return next(self._numbers)
 
-    def of_run(self, run_key: int) -> Ballot | None:
+    def of_run(self, run_key: int) -> OpenVote | None:
         return self._by_run.get(run_key)
 
-    def of_poll(self, poll_id: str) -> Ballot | None:
+    def of_poll(self, poll_id: str) -> OpenVote | None:
         return self._by_poll.get(poll_id)
 
-    def add(self, ballot: Ballot) -> None:
-        self._by_run[ballot.run_key] = ballot
+    def add(self, vote: OpenVote) -> None:
+        self._by_run[vote.run_key] = vote
 
     def answered(self, poll_id: str, user_id: int, options: Sequence[int]) -> None:
-        """A vote (`poll_answer`): counted if its ballot is open, kept if its poll may be one
+        """A vote (`poll_answer`): counted if its poll's vote is open, kept if its poll may be one
         just sent, whose id the bot is still reading."""
-        ballot = self._by_poll.get(poll_id)
-        if ballot is not None:
-            if ballot.open:
-                ballot.count(user_id, options)
+        vote = self._by_poll.get(poll_id)
+        if vote is not None:
+            if vote.open:
+                vote.count(user_id, options)
             return
         self._early.setdefault(poll_id, []).append((user_id, tuple(options)))
         while len(self._early) > EARLY_POLLS:
             self._early.popitem(last=False)
 
-    def polled(self, ballot: Ballot, poll_id: str) -> None:
-        """The ballot's poll is in the chat as `poll_id`: its votes are counted now (those
+    def polled(self, vote: OpenVote, poll_id: str) -> None:
+        """The open vote's poll is in the chat as `poll_id`: its votes are counted now (those
         that came first too)."""
-        ballot.poll_id = poll_id
-        self._by_poll[poll_id] = ballot
+        vote.poll_id = poll_id
+        self._by_poll[poll_id] = vote
         for user_id, options in self._early.pop(poll_id, ()):
-            ballot.count(user_id, options)
+            vote.count(user_id, options)
 
-    def remove(self, ballot: Ballot) -> None:
-        if self._by_run.get(ballot.run_key) is ballot:
-            del self._by_run[ballot.run_key]
-        self._by_poll.pop(ballot.poll_id, None)
+    def remove(self, vote: OpenVote) -> None:
+        if self._by_run.get(vote.run_key) is vote:
+            del self._by_run[vote.run_key]
+        self._by_poll.pop(vote.poll_id, None)
