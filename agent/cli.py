@@ -34,8 +34,8 @@ from agent.events import (
 )
 from agent.lang import detect_lang, run_lang
 from agent.loop import run_plain, run_react
-from agent.model import own_memory
 from agent.model.answer_model import answer_client
+from agent.model.memory_keeper import open_keeper
 from agent.model.model_client import ModelClient
 from agent.prompts import args_text
 from agent.settings import AgentSettings, SettingsError, load_settings
@@ -204,8 +204,8 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
         "NO_COLOR" not in os.environ)
     printer = Printer(sys.stdout, as_json=args.json, color=color, lang=lang)
     client = ModelClient(settings)
-    memory_file = own_memory.cache_file()
-    client.memory = own_memory.load(memory_file, client.memory.endpoint)
+    keeper = await open_keeper()
+    client.memory = await keeper.load(client.memory.endpoint)
     answers = answer_client(settings)
     toolbox = await Toolbox.open(settings)
     try:
@@ -238,7 +238,8 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
         else:
             results = [(await _drain(plain() if args.plain else react(), printer))[0]]
     finally:
-        own_memory.save(memory_file, client.memory)
+        await keeper.save(client.memory)
+        await keeper.close()
         await toolbox.aclose()
         await client.close()
         if answers is not None:

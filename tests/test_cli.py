@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent.model.endpoint_memory import endpoint_key
+from bot.store.transcripts import Store
+from tests.dbkit import Target
 from tests.fakes.model import FakeModel, error, text_reply, tool_reply
 from tests.kit import TEST_KEY
 
@@ -178,3 +181,47 @@ def test_an_unwritable_cache_is_no_failure(fake_model: FakeModel, tmp_path: Path
                    XDG_CACHE_HOME=str(blocked))
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def store_env(target: Target) -> dict[str, str]:
+    return {"DATABASE_URL": target} if isinstance(target, str) else {
+        "DATABASE_PATH": str(target)}
+
+
+async def test_the_terminal_keeps_its_lessons_in_the_bots_store(
+        fake_model: FakeModel, tmp_path: Path, db_target: Target) -> None:
+    """With DATABASE_PATH or DATABASE_URL set, what the first question taught goes into the
+    bot's store (the row a bot's start reads), not the cache file, and the second question
+    starts in the text format from it."""
+    env = {**model_env(fake_model), **store_env(db_target)}
+    fake_model.push(
+        text_reply('<tool_call>\n{"name": "calculate", "arguments": {"expression": "6*7"}}'
+                   "\n</tool_call>"),
+        text_reply("Thought: I have it.\nFinal Answer: 6*7 = 42."))
+    first = run_cli(["--json", "What is 6*7?"], tmp_path, **env)
+    assert first.returncode == 0, first.stderr
+    assert not (own_cache(tmp_path) / "glassbox" / "endpoints.json").exists()
+    store = await Store.open(db_target)
+    try:
+        rows = list(await store.db.fetch("SELECT endpoint FROM endpoint_memory"))
+        assert [row[0] for row in rows] == [endpoint_key(fake_model.base_url, "qwen-plus")]
+        assert (await store.endpoints.get(rows[0][0])).calls_as_text is True
+    finally:
+        await store.close()
+
+    fake_model.push(text_reply("Thought: I need the calculator.\nAction: calculate[7*8]"),
+                    text_reply("Thought: I have it.\nFinal Answer: 7*8 = 56."))
+    second = run_cli(["--json", "What is 7*8?"], tmp_path, **env)
+    assert second.returncode == 0, second.stderr
+    assert len(fake_model.bodies) == 4 and "tools" not in fake_model.bodies[2]
+
+
+def test_an_unreachable_store_leaves_the_lesson_in_the_cache(fake_model: FakeModel,
+                                                             tmp_path: Path) -> None:
+    fake_model.push(text_reply("Hello!"))
+    done = run_cli(["--json", "hi"], tmp_path, **model_env(fake_model),
+                   DATABASE_URL="postgresql://teacher:s3cret-pw@127.0.0.1:1/glassbox")
+    assert done.returncode == 0, done.stderr
+    assert "kept in the cache file instead" in done.stderr
+    assert "s3cret-pw" not in done.stderr and "Traceback" not in done.stderr
+    assert (own_cache(tmp_path) / "glassbox" / "endpoints.json").exists()

@@ -58,24 +58,32 @@ def _read(path: Path) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-def load(path: Path, endpoint: str) -> OwnMemory:
-    """The memory of `endpoint` kept in `path` (a fresh one if none, or unreadable)."""
-    learned = _read(path).get(endpoint)
-    return OwnMemory.restored(endpoint, learned if isinstance(learned, dict) else {})
+@dataclass(slots=True)
+class FileKeeper:
+    """The memories of one person's endpoints in the JSON file `path` (`cache_file()`)."""
 
+    path: Path
 
-def save(path: Path, memory: EndpointMemory) -> None:
-    """Keep `memory` in `path` beside the other endpoints' (written whole, then renamed, so
-    a run that stops midway leaves the old file). A cache that cannot be written is no
-    failure of the run: the next one starts as this one did."""
-    kept = {k: v for k, v in _read(path).items() if k != memory.endpoint}
-    kept[memory.endpoint] = memory.learned()
-    kept = dict(list(kept.items())[-MAX_ENDPOINTS:])
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        part = path.with_suffix(f".{os.getpid()}.part")
-        part.write_text(json.dumps(kept, ensure_ascii=False), "utf-8")
-        part.chmod(0o600)
-        part.replace(path)
-    except OSError as exc:
-        log.info("could not keep what auto mode learned in %s: %s", path, exc)
+    async def load(self, endpoint: str) -> OwnMemory:
+        """The memory of `endpoint` (a fresh one if none, or the file is unreadable)."""
+        learned = _read(self.path).get(endpoint)
+        return OwnMemory.restored(endpoint, learned if isinstance(learned, dict) else {})
+
+    async def save(self, memory: EndpointMemory) -> None:
+        """Keep `memory` beside the other endpoints' (written whole, then renamed, so a run
+        that stops midway leaves the old file). A cache that cannot be written is no failure
+        of the run: the next one starts as this one did."""
+        kept = {k: v for k, v in _read(self.path).items() if k != memory.endpoint}
+        kept[memory.endpoint] = memory.learned()
+        kept = dict(list(kept.items())[-MAX_ENDPOINTS:])
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            part = self.path.with_suffix(f".{os.getpid()}.part")
+            part.write_text(json.dumps(kept, ensure_ascii=False), "utf-8")
+            part.chmod(0o600)
+            part.replace(self.path)
+        except OSError as exc:
+            log.info("could not keep what auto mode learned in %s: %s", self.path, exc)
+
+    async def close(self) -> None:
+        """Nothing stays open between a load and a save."""

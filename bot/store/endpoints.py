@@ -21,19 +21,21 @@ class EndpointsTable:
     def __init__(self, db: Db) -> None:
         self._db = db
 
-    async def get(self, endpoint: str) -> EndpointMemory:
-        """The memory of `endpoint`; an unseen endpoint's while the database is down."""
+    async def get(self, endpoint: str,
+                  kind: type[EndpointMemory] = EndpointMemory) -> EndpointMemory:
+        """The memory of `endpoint`, learning by the rule of `kind`; an unseen endpoint's
+        while the database is down."""
         try:
             rows = list(await self._db.fetch(
                 "SELECT learned FROM endpoint_memory WHERE endpoint = ?", (endpoint,)))
         except StoreUnavailable as err:
             log.warning("starting without what auto mode learned: the database is down (%s)",
                         err)
-            return EndpointMemory(endpoint)
+            return kind(endpoint)
         if not rows:
-            return EndpointMemory(endpoint)
+            return kind(endpoint)
         learned = json.loads(rows[0][0])
-        return EndpointMemory.restored(endpoint, learned if isinstance(learned, dict) else {})
+        return kind.restored(endpoint, learned if isinstance(learned, dict) else {})
 
     async def put(self, memory: EndpointMemory) -> None:
         """Keep what `memory` learned (no row when it learned nothing)."""
