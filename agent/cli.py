@@ -34,9 +34,8 @@ from agent.events import (
 )
 from agent.lang import detect_lang, run_lang
 from agent.loop import run_plain, run_react
-from agent.model.answer_model import answer_client
 from agent.model.memory_keeper import open_keeper
-from agent.model.model_client import ModelClient
+from agent.model.model_clients import ModelClients
 from agent.prompts import args_text
 from agent.settings import AgentSettings, SettingsError, load_settings
 from agent.terminal_confirm import TerminalConfirmer
@@ -203,10 +202,10 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
     color = not args.json and not args.no_color and sys.stdout.isatty() and (
         "NO_COLOR" not in os.environ)
     printer = Printer(sys.stdout, as_json=args.json, color=color, lang=lang)
-    client = ModelClient(settings)
+    clients = ModelClients(settings)
+    client, answers = clients.default, clients.answer
     keeper = await open_keeper()
     client.memory = await keeper.load(client.memory.endpoint)
-    answers = answer_client(settings)
     toolbox = await Toolbox.open(settings)
     try:
         confirm = settings.agent_confirm_tools
@@ -241,9 +240,7 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
         await keeper.save(client.memory)
         await keeper.close()
         await toolbox.aclose()
-        await client.close()
-        if answers is not None:
-            await answers.close()
+        await clients.close()
     return 1 if any(r.status == "error" for r in results) else 0
 
 

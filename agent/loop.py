@@ -109,7 +109,7 @@ async def _plain(
     lang: str,
     stats: RunStats,
 ) -> AsyncIterator[Event]:
-    yield RunStarted(round=0, mode="plain", question=question, model=client.model)
+    yield RunStarted(round=0, mode="plain", question=question, model=client.name)
     messages = _opening(system_plain(lang), question, history, settings)
     try:
         stats.rounds = 1
@@ -135,8 +135,8 @@ async def _react(
     source: str = "",
 ) -> AsyncIterator[Event]:
     toolmap = names_of(tools)
-    yield RunStarted(round=0, mode="react", question=question, model=client.model,
-                     tools=tuple(toolmap), answer_model=writer.client.model if writer else "")
+    yield RunStarted(round=0, mode="react", question=question, model=client.name,
+                     tools=tuple(toolmap), answer_model=writer.client.name if writer else "")
     runner = ToolRunner(toolmap, lang, settings.tool_timeout_s, settings.max_observation_chars)
     try:
         remark = ""

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from agent.model.named import Endpoint, ModelSpec, check_name
 from agent.tool_names import TOOL_NAMES
 from wire.wire_errors import GlassboxError
 
@@ -23,7 +24,8 @@ class SettingsError(GlassboxError):
 
 class AgentSettings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True,
+        env_nested_delimiter="__",
     )
 
     openai_base_url: str = "https://dashscope.aliyuncs.com/compatible-mode/v1"
@@ -31,6 +33,10 @@ class AgentSettings(BaseSettings):
         validation_alias=AliasChoices("OPENAI_API_KEY", "DASHSCOPE_API_KEY", "openai_api_key")
     )
     llm_model: str = "qwen-plus"
+    """The default model: one of LLM_MODELS' names, or a model at OPENAI_BASE_URL (then also
+    a name, its own)."""
+    llm_models: dict[str, ModelSpec] = Field(default_factory=dict)
+    """Named endpoints (agent/model/named.py): LLM_MODELS__LOCAL__BASE_URL=… in `.env`."""
     llm_timeout_s: float = Field(default=60.0, gt=0)
     """Seconds to wait for the model's reply, per read of the stream (and to send, and to get
     a pooled connection)."""
@@ -38,7 +44,8 @@ class AgentSettings(BaseSettings):
     """Seconds to connect to the endpoint. Short, so an unreachable one is reported soon:
     each of the 1 + llm_max_retries attempts waits this long."""
     llm_answer_model: str = ""
-    """A second model that writes the final answer from the chain (empty: LLM_MODEL does)."""
+    """A second model that writes the final answer from the chain (empty: LLM_MODEL does):
+    one of LLM_MODELS' names, or a model at LLM_ANSWER_BASE_URL (or OPENAI_BASE_URL)."""
     llm_answer_base_url: str = ""
     """The answer model's endpoint, when not OPENAI_BASE_URL."""
     llm_answer_api_key: SecretStr = SecretStr("")
@@ -90,6 +97,42 @@ class AgentSettings(BaseSettings):
             raise ValueError(f"unknown tool {', '.join(unknown)}; known: {', '.join(TOOL_NAMES)}")
         return value
 
+    @field_validator("llm_models")
+    @classmethod
+    def _names(cls, value: dict[str, ModelSpec]) -> dict[str, ModelSpec]:
+        for name in value:
+            check_name(name)
+        return value
+
+    def endpoints(self) -> dict[str, Endpoint]:
+        """Every model by name: LLM_MODELS' names, then LLM_MODEL and LLM_ANSWER_MODEL where
+        they name none of them (each the name of its own model)."""
+        out = {name: Endpoint(name, spec.base_url or self.openai_base_url,
+                              spec.model or name,
+                              spec.api_key if spec.api_key.get_secret_value()
+                              else self.openai_api_key)
+               for name, spec in self.llm_models.items()}
+        if self.default_model not in out:
+            out[self.default_model] = Endpoint(self.default_model, self.openai_base_url,
+                                               self.llm_model, self.openai_api_key)
+        answer = self.answer_model
+        if answer and answer not in out:
+            key = self.llm_answer_api_key
+            out[answer] = Endpoint(answer, self.llm_answer_base_url or self.openai_base_url,
+                                   self.llm_answer_model,
+                                   key if key.get_secret_value() else self.openai_api_key)
+        return out
+
+    @property
+    def default_model(self) -> str:
+        """The name of the model a chat uses until /settings chooses another."""
+        return _named(self.llm_model, self.llm_models)
+
+    @property
+    def answer_model(self) -> str:
+        """The name of LLM_ANSWER_MODEL's model; empty: none."""
+        return _named(self.llm_answer_model, self.llm_models) if self.llm_answer_model else ""
+
     @field_validator("default_timezone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
@@ -98,6 +141,11 @@ class AgentSettings(BaseSettings):
         except (ZoneInfoNotFoundError, ValueError):
             raise ValueError(f"unknown IANA time zone {value!r}") from None
         return value
+
+
+def _named(model: str, named: dict[str, ModelSpec]) -> str:
+    """`model` as one of the names when it is one (names are lowercase), else as it is."""
+    return model.lower() if model.lower() in named else model
 
 
 # Names a person types in `.env`, for the one settings model field that has several.
@@ -114,7 +162,8 @@ def load_settings(cls: type[S], **overrides: Any) -> S:
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            field = str(err["loc"][0]) if err["loc"] else "?"
+            loc = err["loc"][:3] if err["loc"][:1] == ("llm_models",) else err["loc"][:1]
+            field = "__".join(str(part) for part in loc) if loc else "?"
             name = _ENV_NAMES.get(field.upper(), field.upper())
             if err["type"] == "missing":
                 problems.append(f"missing setting {name}")

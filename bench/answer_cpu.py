@@ -56,7 +56,13 @@ async def _client(at_once: str, rounds: str, model_url: str, geocoding_url: str,
     settings = BotSettings(_env_file=None)  # type: ignore[call-arg]
     store = await Store.open(Path(workdir) / "bench.sqlite3")
     toolbox = await Toolbox.open(settings)
-    client = ModelClient(settings)
+    # A ref from before named models hands `Runs` one client, not them all.
+    named = "models" in inspect.signature(Runs).parameters
+    if named:
+        from agent.model.model_clients import ModelClients
+        client = ModelClients(settings)
+    else:
+        client = ModelClient(settings)
     # A ref from before the run service left the front end out of `Runs` takes its outbox
     # and typing (unused by `fold`), a `reply_to` and `lang` (now `run_lang`): the same
     # fold is measured in both.

@@ -13,7 +13,7 @@ from typing import Any
 
 from agent.classroom.confirm import Gate
 from agent.events import Answer, Event, RunFinished
-from agent.model.model_client import ModelClient
+from agent.model.model_clients import ModelClients
 from bot.bot_settings import BotSettings
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy
@@ -64,12 +64,12 @@ async def service(model: FakeModel, db: Path, **extra: Any) -> AsyncIterator[Run
                            openai_base_url=model.base_url, openai_api_key=TEST_KEY,
                            llm_max_retries=0, llm_timeout_s=5, database_path=db, **extra)
     store = await Store.open(db)
-    runs = Runs(settings, ModelClient(settings), [Add()], store)
+    runs = Runs(settings, ModelClients(settings), [Add()], store)
     try:
         yield runs
     finally:
         await runs.stop_all()
-        await runs.client.close()
+        await runs.models.close()
         await store.close()
 
 

@@ -24,14 +24,15 @@ CHAIN_CHARS = 12000
 
 
 def answer_client(settings: AgentSettings) -> ModelClient | None:
-    """The answer model's client (its own endpoint and key when set), or None."""
-    if not settings.llm_answer_model:
+    """The answer model's client (a named endpoint, or its own endpoint and key when set),
+    or None."""
+    name = settings.answer_model
+    if not name:
         return None
-    key = settings.llm_answer_api_key.get_secret_value() and settings.llm_answer_api_key
+    point = settings.endpoints()[name]
     return ModelClient(settings.model_copy(update={
-        "llm_model": settings.llm_answer_model,
-        "openai_base_url": settings.llm_answer_base_url or settings.openai_base_url,
-        "openai_api_key": key or settings.openai_api_key}))
+        "llm_model": point.model, "openai_base_url": point.base_url,
+        "openai_api_key": point.api_key}), name=name)
 
 
 class Chain:
@@ -81,7 +82,7 @@ class AnswerWriter:
                                           {"role": "user", "content": user}]
         async for event in answer_round(self.client, messages, rnd, stats):
             if isinstance(event, Answer):
-                event = dataclasses.replace(event, model=self.client.model)
+                event = dataclasses.replace(event, model=self.client.name)
             if isinstance(event, (AnswerDelta, Answer)):
                 yield event
 

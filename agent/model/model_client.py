@@ -130,8 +130,12 @@ def _stream_error(error: Any, request: httpx.Request) -> openai.APIError:
 class ModelClient:
     """Streams chat completions; one instance (one connection pool) per process."""
 
-    def __init__(self, settings: AgentSettings, *, http_client: httpx.AsyncClient | None = None):
+    def __init__(self, settings: AgentSettings, *, http_client: httpx.AsyncClient | None = None,
+                 name: str = ""):
         self.model = settings.llm_model
+        """The name the server knows the model by, sent with every request."""
+        self.name = name or self.model
+        """What people call it (a name of LLM_MODELS): the chain and /compare's labels."""
         self.temperature = settings.llm_temperature
         self.memory = EndpointMemory(endpoint_key(settings.openai_base_url, self.model))
         """What auto mode learned about this endpoint (agent/model/endpoint_memory.py); the bot

@@ -24,9 +24,8 @@ from agent.inputs.ocr import OcrLimits
 from agent.inputs.question import with_reads
 from agent.lang import detect_lang
 from agent.loop import run_plain, run_react
-from agent.model.answer_model import answer_client
 from agent.model.endpoint_memory import EndpointMemory
-from agent.model.model_client import ModelClient
+from agent.model.model_clients import ModelClients
 from agent.prompts import Turn
 from agent.tool import Tool
 from bot.bot_settings import BotSettings
@@ -72,15 +71,17 @@ class Question(Ask):
 class Runs:
     """Starts questions in the background and carries each to its stored end."""
 
-    def __init__(self, settings: BotSettings, client: ModelClient, tools: Sequence[Tool],
+    def __init__(self, settings: BotSettings, models: ModelClients, tools: Sequence[Tool],
                  store: Store, listeners: Listeners | None = None) -> None:
-        self.settings, self.client, self.tools, self.store = settings, client, tools, store
+        self.settings, self.models, self.tools, self.store = settings, models, tools, store
+        self.client = models.default
+        """The default model's client (LLM_MODEL): thread summaries, judgements."""
         self.listeners = listeners or Listeners()
         self.active = ActiveRuns()
         self.pauses = Pauses()
         self.votes = OpenVotes()
-        self.answer_client = answer_client(settings)
-        """LLM_ANSWER_MODEL's client (None: the run's model answers); closed with `client`."""
+        self.answer_client = models.answer
+        """LLM_ANSWER_MODEL's client (None: the run's model answers)."""
         self.admission = Admission(settings.max_concurrent_runs)
         self.photo_reader = PhotoReader(
             OcrLimits(settings.ocr_timeout_s, settings.ocr_memory_mb, settings.ocr_threads),
@@ -112,25 +113,22 @@ class Runs:
         except StoreUnavailable as err:
             log.warning("a refused question is not counted: the database is down (%s)", err)
 
-    def _clients(self) -> list[ModelClient]:
-        return [self.client, *([self.answer_client] if self.answer_client else [])]
-
     async def recall(self) -> None:
         """Give each model client what auto mode learned about its endpoint before a
         restart (the store's endpoint memory)."""
-        for client in self._clients():
+        for client in self.models:
             client.memory = await self.store.endpoints.get(client.memory.endpoint)
             self._kept[client.memory.endpoint] = client.memory.learned()
 
     def learned(self) -> list[EndpointMemory]:
-        """What auto mode learned about each endpoint the bot asks (the run's model, then
-        LLM_ANSWER_MODEL's)."""
-        return [client.memory for client in self._clients()]
+        """What auto mode learned about each endpoint the bot asks (the default model's
+        first)."""
+        return [client.memory for client in self.models]
 
     async def forget_learned(self, by: int) -> None:
         """An admin's reset: every endpoint starts again as unseen, here and in the store.
         Raises StoreUnavailable while the database is down (nothing is forgotten then)."""
-        for client in self._clients():
+        for client in self.models:
             fresh = EndpointMemory(client.memory.endpoint)
             await self.store.endpoints.put(fresh)
             client.memory = fresh
@@ -141,7 +139,7 @@ class Runs:
     async def _keep_memory(self) -> None:
         """Store what a run taught auto mode about an endpoint (nothing when it learned
         nothing new); a database that is down is tried again after the next run."""
-        for client in self._clients():
+        for client in self.models:
             memory = client.memory
             learned = memory.learned()
             if learned == self._kept.get(memory.endpoint):

@@ -9,7 +9,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from agent.model.model_client import ModelClient
+from agent.model.model_clients import ModelClients
 from agent.tool import Tool
 from agent.tools import Toolbox
 from agent.tools.notes_index import CourseNotes
@@ -91,7 +91,7 @@ class Shared:
                 await notes.close()
             await store.close()
             raise
-        runs = Runs(settings, ModelClient(settings), tools, store,
+        runs = Runs(settings, ModelClients(settings), tools, store,
                     Listeners(self.metrics, self.hub))
         await runs.recall()
         cut_short = tuple(await store.interrupt_running())
@@ -116,9 +116,7 @@ class Shared:
         await services.drawing.close()
         if services.voice is not None:
             await services.voice.close()
-        await services.runs.client.close()
-        if services.runs.answer_client is not None:
-            await services.runs.answer_client.close()
+        await services.runs.models.close()
         await services.store.close()
         if services.toolbox is not None:
             await services.toolbox.aclose()

@@ -178,8 +178,8 @@ async def _apologise(update: Update, context: Context, key: str) -> None:
 
 
 class Redact(logging.Filter):
-    """Blank out secrets (the bot token, the API key, the database's password as written
-    and decoded) in every log line."""
+    """Blank out secrets (the bot token, every model endpoint's key, the database's password
+    as written and decoded) in every log line."""
 
     def __init__(self, secrets: Sequence[str]) -> None:
         super().__init__()
@@ -211,6 +211,7 @@ def redaction(settings: BotSettings) -> Redact:
     """The filter that blanks every secret of `settings`."""
     return Redact([settings.telegram_bot_token.get_secret_value(),
                    settings.openai_api_key.get_secret_value(),
+                   *(point.api_key.get_secret_value() for point in settings.endpoints().values()),
                    *database_url.secrets(settings.database_url.get_secret_value())])
 
 
