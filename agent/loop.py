@@ -31,6 +31,7 @@ from agent.events import Answer, AnswerDelta, Event, Observation, RunStarted, Te
 from agent.grounding.lookups import grounded
 from agent.grounding.send_back import FigureCheck
 from agent.grounding.sides import Sides
+from agent.inputs.photo_calls import GivenPhotos
 from agent.lang import Lang, detect_lang, run_lang
 from agent.model.answer_model import AnswerWriter, Drafts
 from agent.model.endpoint_memory import Lesson
@@ -67,20 +68,22 @@ def run_react(
     answer_client: ModelClient | None = None,
     lang: Lang | None = None,
     source: str = "",
+    photos: GivenPhotos | None = None,
 ) -> AsyncIterator[Event]:
     """Answer `question` with tools, yielding every step as it happens. `planner` makes
     a plan first (None: the AGENT_PLANNER setting); `gate` asks a person before the calls
     it says need it (step mode, AGENT_CONFIRM_TOOLS); `answer_client` (LLM_ANSWER_MODEL)
     writes the final answer from the chain. `lang` is the language of Glassbox's own words
     in the run (None: the question's, see agent.lang.run_lang). `source` names the chat
-    asking: what auto mode learns counts chats (agent/model/endpoint_memory.py)."""
+    asking: what auto mode learns counts chats (agent/model/endpoint_memory.py). `photos`
+    go to the model with the question, as images (agent/inputs/photo_calls.py)."""
     lang = lang or run_lang(question, detect_lang(question))
     stats = RunStats()
     plan_first = settings.agent_planner if planner is None else planner
     writer = answer_client and AnswerWriter(answer_client, question, history, lang,
                                             settings.history_max_chars)
-    steps = _react(question, client, settings, tools, history, lang, stats, plan_first, gate,
-                   writer, source)
+    steps = _react(question, client.given(photos) if photos else client, settings, tools,
+                   history, lang, stats, plan_first, gate, writer, source)
     shown = no_errors_as_answers(no_protocol_shown(steps, lang), lang)
     return drive(grounded(shown, question, history, lang), stats, lang, cancel)
 
@@ -93,11 +96,13 @@ def run_plain(
     history: Sequence[Turn] = (),
     cancel: asyncio.Event | None = None,
     lang: Lang | None = None,
+    photos: GivenPhotos | None = None,
 ) -> AsyncIterator[Event]:
     """Answer `question` with the model alone, yielding the same events."""
     lang = lang or run_lang(question, detect_lang(question))
     stats = RunStats()
-    steps = _plain(question, client, settings, history, lang, stats)
+    steps = _plain(question, client.given(photos) if photos else client, settings, history,
+                   lang, stats)
     return drive(grounded(steps, question, history, lang), stats, lang, cancel)
 
 
@@ -110,7 +115,7 @@ async def _plain(
     stats: RunStats,
 ) -> AsyncIterator[Event]:
     yield RunStarted(round=0, mode="plain", question=question, model=client.name)
-    messages = _opening(system_plain(lang), question, history, settings)
+    messages = _opening(system_plain(lang), question, history, settings, client.photos)
     try:
         stats.rounds = 1
         async for event in answer_round(client, messages, 1, stats):
@@ -141,8 +146,8 @@ async def _react(
     try:
         remark = ""
         if plan_first:
-            plan = await make_plan(_opening("", question, history, settings), client,
-                                   toolmap, stats)
+            plan = await make_plan(_opening("", question, history, settings, client.photos),
+                                   client, toolmap, stats)
             if plan is not None:
                 remark = "\n\n" + plan_remark(plan)
                 yield plan
@@ -152,14 +157,15 @@ async def _react(
 
         def text_rounds() -> TextRounds:
             system = text_system(tools, lang) + remark
-            return TextRounds(client, _opening(system, question, history, settings),
-                              toolmap, lang, stats, sides)
+            return TextRounds(client, _opening(system, question, history, settings,
+                                               client.photos), toolmap, lang, stats, sides)
 
         mode = settings.agent_mode
         if mode == "auto" and client.memory.starts_in_text(Lesson.TOOLS_REJECTED):
             mode = "text"
         rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
-            client, _opening(system_react(lang, toolmap) + remark, question, history, settings),
+            client, _opening(system_react(lang, toolmap) + remark, question, history, settings,
+                             client.photos),
             toolmap, lang, stats, sides)
         if mode == "auto":
             assert isinstance(rounds, NativeRounds)
@@ -298,12 +304,14 @@ async def _rounds(
     yield stats.finished("max_rounds")
 
 
-def _opening(system: str, question: str, history: Sequence[Turn],
-             settings: AgentSettings) -> list[dict[str, Any]]:
+def _opening(system: str, question: str, history: Sequence[Turn], settings: AgentSettings,
+             photos: GivenPhotos | None = None) -> list[dict[str, Any]]:
+    """The first call's messages: the question, with the photos when the model is given
+    them."""
     return [
         {"role": "system", "content": system},
         *history_messages(history, settings.history_max_chars),
-        {"role": "user", "content": question},
+        {"role": "user", "content": photos.content(question) if photos else question},
     ]
 
 

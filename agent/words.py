@@ -220,6 +220,10 @@ _WORDS: dict[str, tuple[str, str]] = {
                               "check LLM_MODEL."),
     "model_tools_unsupported": ("这个模型服务不支持工具调用。",
                                 "This model endpoint does not support tool calling."),
+    "model_images_refused": ("这个模型不接收图片（模型服务拒绝了照片），"
+                             "而 PHOTO_READER=model 只把照片交给模型。",
+                             "This model takes no images (its service refused the photo), and "
+                             "PHOTO_READER=model gives photos to the model only."),
     "model_bad_request": ("模型服务拒绝了这个请求，请换个问法再试。",
                           "The model service rejected the request. Please try rephrasing."),
     "model_incomplete": ("模型的回答中途断开了，请再试一次。",

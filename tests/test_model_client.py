@@ -157,8 +157,8 @@ def test_error_kinds_keep_their_stored_values() -> None:
     """RunFinished.error_kind stores these strings: renaming one breaks stored runs."""
     assert [str(kind) for kind in ModelErrorKind] == [
         "auth", "quota", "rate_limit", "server", "timeout", "connection", "moderation",
-        "context_length", "model_not_found", "tools_unsupported", "bad_request", "incomplete",
-        "empty"]
+        "context_length", "model_not_found", "tools_unsupported", "images_refused", "bad_request",
+        "incomplete", "empty"]
     assert ModelError(ModelErrorKind("rate_limit")).kind is ModelErrorKind.RATE_LIMIT
 
 

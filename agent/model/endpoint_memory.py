@@ -1,7 +1,8 @@
 """What Glassbox has learned about one model endpoint, kept in one named place.
 
 AGENT_MODE=auto learns from how an endpoint behaves: it refuses `tools`, or its model writes
-tool calls as text although `tools` were accepted (`Lesson`); it refused `stream_options`.
+tool calls as text although `tools` were accepted (`Lesson`); it refused `stream_options`;
+it refused a photo given as an image (PHOTO_READER=auto).
 Every run with that endpoint's client reads and updates its `EndpointMemory`
 (`ModelClient.memory`); the bot keeps it in its store, so a restart does not make a class
 wait through the same lesson again (bot/store/endpoints.py).
@@ -75,6 +76,10 @@ class EndpointMemory:
     usage_option: bool = True
     """Whether to ask for `stream_options: {"include_usage": true}`; False once the endpoint
     refused it (its token counts are then estimated, agent/model/model_client.py)."""
+    takes_images: bool = True
+    """Whether a question's photos go to the model as images (PHOTO_READER=auto); False once
+    the endpoint refused them and took the same question as text (agent/inputs/photo_calls.py):
+    a model that cannot see does not learn to, so one run teaches it."""
     seen: dict[str, list[str]] = field(default_factory=dict)
     """For each lesson not learned yet, the chats (`_chat_mark`) of the runs that showed it
     since the last evidence to the contrary, oldest first."""
@@ -123,6 +128,14 @@ class EndpointMemory:
             self.since_probe.pop(lesson.value, None)
             log.warning("auto mode: %s no longer goes by %s: native calling worked again",
                         self.endpoint, lesson.value)
+
+    def refused_images(self) -> None:
+        """The endpoint refused a photo and took the question as text: its photos are read
+        by Glassbox from now on (logged once)."""
+        if self.takes_images:
+            self.takes_images = False
+            log.warning("photos: %s takes no images; Glassbox reads its photos from now on",
+                        self.endpoint)
 
     def learned(self) -> dict[str, Any]:
         """What differs from an unseen endpoint's defaults (empty: nothing learned)."""

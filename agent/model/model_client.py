@@ -7,6 +7,7 @@ show a student: no key, no stack trace, no provider text.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -17,6 +18,13 @@ import httpx
 import openai
 
 from agent.events import Usage
+from agent.inputs.photo_calls import (
+    IMAGE_TOKENS,
+    GivenPhotos,
+    images_in,
+    photo_stream,
+    without_images,
+)
 from agent.model.endpoint_memory import EndpointMemory, Lesson, endpoint_key
 from agent.model.model_errors import ModelError, ModelErrorKind, classify
 from agent.settings import AgentSettings
@@ -140,6 +148,8 @@ class ModelClient:
         self.memory = EndpointMemory(endpoint_key(settings.openai_base_url, self.model))
         """What auto mode learned about this endpoint (agent/model/endpoint_memory.py); the bot
         replaces it with the one its store kept."""
+        self.photos: GivenPhotos | None = None
+        """The photos of the one run this client is for (`given`)."""
         self._client = openai.AsyncOpenAI(
             api_key=settings.openai_api_key.get_secret_value(),
             base_url=settings.openai_base_url,
@@ -157,6 +167,14 @@ class ModelClient:
     async def close(self) -> None:
         await self._client.close()
 
+    def given(self, photos: GivenPhotos) -> ModelClient:
+        """This client for one run whose question's photos go to the model as images: a
+        call carrying them that the endpoint refuses is made again with the text Glassbox
+        read (agent/inputs/photo_calls.py). It shares the connection pool and the memory."""
+        run = copy.copy(self)
+        run.photos = photos
+        return run
+
     async def stream(
         self,
         messages: list[dict[str, Any]],
@@ -166,6 +184,23 @@ class ModelClient:
         **extra: Any,
     ) -> AsyncIterator[StreamItem]:
         """Yield deltas as they arrive, then one Completion. Raises ModelError."""
+        if self.photos is None:
+            call = self._stream(messages, tools=tools, temperature=temperature, **extra)
+        else:
+            call = photo_stream(
+                lambda: self._stream(messages, tools=tools, temperature=temperature, **extra),
+                messages, self.photos, self.memory)
+        async for item in call:
+            yield item
+
+    async def _stream(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        temperature: float | None = None,
+        **extra: Any,
+    ) -> AsyncIterator[StreamItem]:
         params: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -283,9 +318,12 @@ def _usage(raw: dict[str, Any]) -> Usage:
 
 def _estimate(params: dict[str, Any], output: list[str]) -> Usage:
     """Tokens from text length, for a server that sent no `usage`: each non-ASCII
-    character (CJK mostly) as one token, four ASCII characters as one. Rough, but a daily
-    budget counting zero for such a server would be no budget at all."""
-    prompt = _tokens(json.dumps([params["messages"], params.get("tools")], ensure_ascii=False))
+    character (CJK mostly) as one token, four ASCII characters as one, an image as
+    IMAGE_TOKENS (not its base64's length). Rough, but a daily budget counting zero for such
+    a server would be no budget at all."""
+    messages = params["messages"]
+    prompt = _tokens(json.dumps([without_images(messages), params.get("tools")],
+                                ensure_ascii=False)) + IMAGE_TOKENS * images_in(messages)
     completion = _tokens("".join(output))
     return Usage(prompt, completion, prompt + completion, estimated=True)
 

@@ -25,6 +25,7 @@ class ModelErrorKind(StrEnum):
     CONTEXT_LENGTH = "context_length"  # the conversation is longer than the model's context
     MODEL_NOT_FOUND = "model_not_found"  # LLM_MODEL names no model the endpoint serves (404)
     TOOLS_UNSUPPORTED = "tools_unsupported"  # the endpoint says it takes no `tools`
+    IMAGES_REFUSED = "images_refused"  # the endpoint says its model takes no images
     BAD_REQUEST = "bad_request"  # any other 4xx
     INCOMPLETE = "incomplete"  # the stream ended or broke before the model finished
     EMPTY = "empty"  # the model finished with no text where an answer was due
@@ -64,6 +65,16 @@ _TOOLS_REFUSED = (
 """How servers that take no `tools` say so (tests/wire/tools_refused/ has their bodies).
 Only these: a 400 that merely mentions a tool ("upstream tool parser busy, please retry")
 is another failure, and taking it for a refusal would switch every chat to text."""
+
+_IMAGES_REFUSED = (
+    "image_url is only supported by certain models",  # OpenAI, 400
+    "unexpected item type in content",  # DashScope's text-only models, 400
+    "image input is not supported",  # llama.cpp's server without a vision projector, 500
+)
+"""How servers whose model takes no images say so (tests/wire/images_refused/ has their
+bodies). DashScope's names neither images nor vision, so a photo's fallback also takes any
+other 400 of a request carrying images for a refusal, and remembers it only once the same
+question as text is accepted (agent/inputs/photo_calls.py)."""
 
 
 def classify(exc: BaseException, *, answered: bool = False) -> ModelError | None:
@@ -111,6 +122,8 @@ def _answered(exc: openai.APIError) -> ModelError:
         kind = ModelErrorKind.RATE_LIMIT
     elif code == "context_length_exceeded" or "context length" in text or "input length" in text:
         kind = ModelErrorKind.CONTEXT_LENGTH
+    elif any(words in text for words in _IMAGES_REFUSED):
+        kind = ModelErrorKind.IMAGES_REFUSED
     elif status is not None and any(words in text for words in _TOOLS_REFUSED):
         kind = ModelErrorKind.TOOLS_UNSUPPORTED
     elif status == 404:

@@ -4,6 +4,9 @@ and scripts new streams in DashScope's exact chunk format (key order, `"usage":n
 
 from __future__ import annotations
 
+import base64
+import binascii
+import io
 import json
 import random
 import threading
@@ -12,7 +15,10 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
+
+from PIL import Image
 
 from agent.classroom.compare_judge import JUDGE_MARK
 from tests.fakes.server import FakeServer, Reply, Request, wire
@@ -154,6 +160,49 @@ class Served:
         return self.at + self.seconds
 
 
+class Sight(StrEnum):
+    """What a fake model's server does with a request carrying images (`image_url` parts)."""
+
+    SEES = "sees"
+    """A vision model: the images are checked as a real server decodes them, then answered."""
+    OPENAI = "openai"
+    """A text-only OpenAI model: 400, `image_url is only supported by certain models`."""
+    DASHSCOPE = "dashscope"
+    """A text-only DashScope model in compatible mode: 400, `Unexpected item type`."""
+    LLAMACPP = "llamacpp"
+    """llama.cpp's server without a vision projector: 500, `image input is not supported`."""
+
+
+_REFUSALS = {Sight.OPENAI: ("images_refused/openai_400.json", 400),
+             Sight.DASHSCOPE: ("images_refused/dashscope_400.json", 400),
+             Sight.LLAMACPP: ("images_refused/llamacpp_500.json", 500)}
+_UNSUPPORTED_IMAGE = {"error": {
+    "message": "You uploaded an unsupported image. Please make sure your image has of one the "
+               "following formats: ['png', 'jpeg', 'gif', 'webp'].",
+    "type": "invalid_request_error", "param": None, "code": "invalid_image_format"}}
+"""OpenAI's answer to an image part it cannot decode (as public captures quote it)."""
+
+
+def image_urls(body: dict[str, Any]) -> list[str]:
+    """The `image_url` parts' URLs of a chat request, in order."""
+    return [part["image_url"]["url"] for m in body.get("messages") or ()
+            if isinstance(m.get("content"), list) for part in m["content"]
+            if part.get("type") == "image_url"]
+
+
+def decoded(url: str) -> bytes | None:
+    """A `data:image/…;base64,` URL's picture, or None if a server would not take it."""
+    head, _, data = url.partition(",")
+    if not (head.startswith("data:image/") and head.endswith(";base64")):
+        return None
+    try:
+        raw = base64.b64decode(data, validate=True)
+        Image.open(io.BytesIO(raw)).verify()
+    except (binascii.Error, ValueError, OSError, SyntaxError):
+        return None
+    return raw
+
+
 HOW = {"calculated": "计算", "looked up": "查询", "read in the class notes": "在课堂笔记里查"}
 
 
@@ -195,16 +244,20 @@ class FakeModel(FakeServer):
     by what it is asked. When the script runs out, `default` answers (if set).
     A /compare judge call is answered by `judge` (if set), not from the script: the two
     lanes' calls interleave, and the judge comes last. With a `pace`, every streamed reply
-    is re-timed to that speed (benchmarks)."""
+    is re-timed to that speed (benchmarks). `sight` says how its server takes images: a
+    refusal comes before the script is read, as a real server's does; accepted images are
+    kept decoded in `images`."""
 
     def __init__(self, default: Callable[[dict[str, Any]], Reply] | None = None,
-                 pace: Pace | None = None) -> None:
+                 pace: Pace | None = None, sight: Sight = Sight.SEES) -> None:
         super().__init__(self._handle)
         self.script: deque[Script] = deque()
         self.default = default
         self.judge: Script | None = judgement_reply
         self.pace = pace
         self.bodies: list[dict[str, Any]] = []
+        self.sight = sight
+        self.images: list[bytes] = []
         self.served: list[Served] = []
         self._random = random.Random(pace.seed if pace else 0)
         self._served_lock = threading.Lock()
@@ -223,6 +276,13 @@ class FakeModel(FakeServer):
                                     "param": None, "code": None}}, 404)
         body = request.json()
         self.bodies.append(body)
+        urls = image_urls(body)
+        if urls and self.sight in _REFUSALS:
+            return error(*_REFUSALS[self.sight])
+        pictures = [decoded(url) for url in urls]
+        if None in pictures:
+            return error(_UNSUPPORTED_IMAGE, 400)
+        self.images.extend(p for p in pictures if p is not None)
         entry: Script | None
         if self.judge is not None and is_judge_call(body):
             entry = self.judge
