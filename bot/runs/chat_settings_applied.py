@@ -35,10 +35,14 @@ def _next(values: Sequence[str], current: str) -> str:
     return values[(values.index(current) + 1) % len(values)] if current in values else values[0]
 
 
-def apply(chat: ChatSettings, action: str) -> tuple[ChatSettings, Change] | None:
-    """What a menu tap (`lang`, `planner`, `tool:NAME`, `tz:ZONE` …) makes of `chat`; None
-    if the action is not one (a stale or forged button)."""
+def apply(chat: ChatSettings, action: str,
+          models: Sequence[str] = ()) -> tuple[ChatSettings, Change] | None:
+    """What a menu tap (`lang`, `planner`, `tool:NAME`, `tz:ZONE`, `model:NAME` …) makes of
+    `chat`; None if the action is not one (a stale or forged button). `models`: the names
+    of the models the bot has."""
     name, _, value = action.partition(":")
+    if name == "model" and value in models:
+        return _set(chat, "model", value)
     if name == "lang":
         return _set(chat, "lang", _next(LANGS, chat.lang))
     if name == "mode":

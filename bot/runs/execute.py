@@ -25,6 +25,7 @@ from agent.inputs.question import with_reads
 from agent.lang import detect_lang
 from agent.loop import run_plain, run_react
 from agent.model.endpoint_memory import EndpointMemory
+from agent.model.model_client import ModelClient
 from agent.model.model_clients import ModelClients
 from agent.prompts import Turn
 from agent.tool import Tool
@@ -155,6 +156,12 @@ class Runs:
         """A shutdown: every run stops with a notice and its front end shows its end."""
         await self.active.stop_all(lambda lang: text(lang, "shutdown"))
 
+    def model_of(self, q: Ask) -> ModelClient:
+        """The client of the model `q` goes to: its chat's (/settings), else the default
+        (also for a name no longer in the environment)."""
+        chosen = self.models.get(q.chat.model) if q.chat is not None and q.chat.model else None
+        return chosen or self.client
+
     async def _execute(self, q: Question, active: Active, front: Front) -> None:
         """Run `q` to the end once admitted (until then `front` hears how many are ahead);
         `active.cancel` stops it, queued or running."""
@@ -226,7 +233,7 @@ class Runs:
     async def _start(self, q: Question) -> RunRecord:
         """The run's record; an unsaved one while the database is down (the run goes on)."""
         asked = {"user_id": q.user_id, "user_name": q.user_name, "mode": q.mode,
-                 "question": q.text, "model": self.settings.llm_model,
+                 "question": q.text, "model": self.model_of(q).name,
                  "parent_id": q.parent_id}
         try:
             record = await self.store.start_run(chat_id=q.conversation.id,
@@ -352,13 +359,14 @@ class Runs:
         if q.chat is not None:
             settings, tools = (run_settings(settings, q.chat),
                                run_tools(tools, q.chat, q.conversation))
-        common = {"client": self.client, "settings": settings, "history": q.history,
+        client = self.model_of(q)
+        common = {"client": client, "settings": settings, "history": q.history,
                   "cancel": active.cancel, "lang": q.run_lang}
         lanes: dict[str, AsyncIterator[Event]] = {}
         compare = q.mode == RunMode.COMPARE
         if q.mode in (RunMode.PLAIN, RunMode.COMPARE):
             lanes[Lane.PLAIN if compare else Lane.MAIN] = run_plain(
-                asked, **{**common, "client": self.answer_client or self.client})
+                asked, **{**common, "client": self.answer_client or client})
         if q.mode in (RunMode.ASK, RunMode.COMPARE):
             lanes[Lane.REACT if compare else Lane.MAIN] = run_react(
                 asked, tools=tools, planner=q.planner, gate=gate,

@@ -31,12 +31,15 @@ class ChatSettings:
     """Every /ask pauses before each action, as /step does."""
     remarks: bool = True
     """Glassbox's own remarks show when a model gives no reasoning (synthesised thoughts)."""
+    model: str = ""
+    """The name of the model the chat's questions go to (a name of LLM_MODELS); empty: the
+    environment's LLM_MODEL."""
 
     @classmethod
     def defaults(cls, settings: AgentSettings) -> ChatSettings:
         """What a chat that never changed anything has: the environment's settings."""
         return cls(timezone=settings.default_timezone, planner=settings.agent_planner,
-                   agent_mode=settings.agent_mode)
+                   agent_mode=settings.agent_mode, model=settings.default_model)
 
     def words_lang(self, person: Lang) -> Lang:
         """The language of the bot's words here to `person` (whose Telegram language it is):

@@ -488,6 +488,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "settings_lang": ("🌐 语言", "🌐 Language"),
     "settings_timezone": ("🕒 时区", "🕒 Time zone"),
     "settings_tools_off": ("🧰 工具", "🧰 Tools"),
+    "settings_model": ("🤖 模型", "🤖 Model"),
     "settings_planner": ("📋 先列计划", "📋 Plan first"),
     "settings_agent_mode": ("🧠 调用方式", "🧠 Agent mode"),
     "settings_step": ("⏸ 默认逐步确认", "⏸ Step mode by default"),

@@ -22,11 +22,12 @@ from bot.view.i18n import phrase, plural, text
 ZONES = ("Asia/Shanghai", "Asia/Hong_Kong", "Asia/Singapore", "Asia/Tokyo", "Europe/London",
          "Europe/Berlin", "America/New_York", "America/Los_Angeles", "UTC")
 """The zones the menu offers; `/settings timezone Area/City` sets any other."""
-FIELDS = ("lang", "timezone", "tools_off", "planner", "agent_mode", "step", "remarks")
+FIELDS = ("lang", "timezone", "model", "tools_off", "planner", "agent_mode", "step", "remarks")
 FORGET_LEARNED = "cfg:learned:forget"
 """The button that resets what auto mode learned (bot admins only)."""
 _ACTION = {"lang": "lang", "timezone": "menu:tz", "tools_off": "menu:tools",
-           "planner": "planner", "agent_mode": "mode", "step": "step", "remarks": "notes"}
+           "planner": "planner", "agent_mode": "mode", "step": "step", "remarks": "notes",
+           "model": "menu:models"}
 
 
 def value_text(field: str, value: object, lang: str,
@@ -97,10 +98,16 @@ def settings_text(chat: ChatSettings, lang: str, tools: Sequence[str], *, may_ch
 
 
 def settings_keyboard(chat: ChatSettings, lang: str, tools: Sequence[str],
-                      menu: str = "main", *, forget: bool = False) -> Keyboard:
+                      menu: str = "main", *, forget: bool = False,
+                      models: Sequence[str] = ()) -> Keyboard:
     """The main menu (one button a setting, and with `forget` one that resets what auto
-    mode learned), or the tools' or the time zones' menu."""
+    mode learned), or the tools', the time zones' or the models' menu (`models`: their
+    names, as the bot has them)."""
     back = (Button(phrase(lang, "settings_back"), "cfg:menu:main"),)
+    if menu == "models":
+        rows = tuple((Button(("• " if name == chat.model else "") + name,
+                             f"cfg:model:{name}"),) for name in models)
+        return (*rows, back)
     if menu == "tools":
         rows = tuple((Button(("✅ " if name not in chat.tools_off else "⬜ ") + name,
                              f"cfg:tool:{name}"),) for name in tools)

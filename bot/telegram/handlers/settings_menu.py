@@ -22,7 +22,7 @@ from bot.telegram.handlers.common import chat_settings, is_admin, lang_of, sende
 from bot.view.i18n import phrase, text
 from bot.view.settings_view import FORGET_LEARNED, settings_keyboard, settings_text, value_text
 
-_MENUS = {"tool": "tools", "tz": "tz"}
+_MENUS = {"tool": "tools", "tz": "tz", "model": "models"}
 """After a change in a submenu, that submenu stays open."""
 
 
@@ -57,7 +57,8 @@ async def settings_command(update: Update, context: Context) -> None:
     await context.outbox.say(msg.chat_id, msg.message_id,
                              settings_text(chat, lang, tools, may_change=allowed, change=change,
                                            learned=learned),
-                             settings_keyboard(chat, lang, tools, forget=_resettable(learned))
+                             settings_keyboard(chat, lang, tools, forget=_resettable(learned),
+                                               models=_models(context))
                              if allowed else None)
 
 
@@ -73,6 +74,11 @@ def _resettable(learned: list[EndpointMemory]) -> bool:
 def _tools(context: Context) -> list[str]:
     """The tools this bot has (AGENT_TOOLS), in the order they are offered."""
     return [tool.name for tool in context.runs.tools]
+
+
+def _models(context: Context) -> list[str]:
+    """The names of the models a chat may choose, the environment's default first."""
+    return context.runs.models.names
 
 
 def _defaults(context: Context) -> ChatSettings:
@@ -105,9 +111,10 @@ async def settings_tapped(update: Update, context: Context) -> None:
                                                 learned=learned),
                                   settings_keyboard(chat, lang, _tools(context),
                                                     action.removeprefix("menu:"),
-                                                    forget=_resettable(learned)))
+                                                    forget=_resettable(learned),
+                                                    models=_models(context)))
         return
-    changed = apply(chat, action)
+    changed = apply(chat, action, _models(context))
     if changed is None:
         await query.answer(text(lang, "stale_button"))
         return
@@ -123,7 +130,8 @@ async def settings_tapped(update: Update, context: Context) -> None:
                                             change=(done.field, done.before, done.after),
                                             learned=learned),
                               settings_keyboard(chat, lang, _tools(context), menu,
-                                                forget=_resettable(learned)))
+                                                forget=_resettable(learned),
+                                                models=_models(context)))
 
 
 async def _forget_learned(update: Update, context: Context, chat: ChatSettings,
@@ -143,4 +151,5 @@ async def _forget_learned(update: Update, context: Context, chat: ChatSettings,
     await context.outbox.edit(query.message.chat_id, query.message.message_id,
                               settings_text(chat, lang, _tools(context), may_change=True,
                                             learned=context.runs.learned()),
-                              settings_keyboard(chat, lang, _tools(context)))
+                              settings_keyboard(chat, lang, _tools(context),
+                                                models=_models(context)))
