@@ -23,7 +23,14 @@ from bench.huge import huge_figures
 from bench.judge_local import judge_cases
 from bench.judge_local import report as judge_report
 from bench.live import live_figures, overhead_figures
-from bench.local_model import load, report, run_questions
+from bench.local_model import (
+    ServerLog,
+    load,
+    report,
+    run_questions,
+    run_terminal,
+    terminal_report,
+)
 from bench.notes_upload import notes_figures
 from bench.rendering import render_figures
 from bench.scale import checkout
@@ -62,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--remembered", action="store_true",
                         help="with --local-model: start as a restarted bot whose store "
                              "remembers that the model writes its calls as text")
+    parser.add_argument("--path", choices=("both", "bot", "terminal"), default="both",
+                        help="with --local-model: the questions in one bot process, each in "
+                             "a terminal process of its own, or both (the default)")
     parser.add_argument("--server-log", type=Path, metavar="PATH",
                         help="with --local-model: llama-cpp-python's server log, read for the "
                              "prompt tokens each call made the server read anew")
@@ -72,9 +82,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.local_model:
         started_load = load()
-        run = asyncio.run(run_questions(args.local_model, args.record, args.question,
-                                        args.server_log, args.remembered))
-        print(report(run, args.local_model, (started_load, load())))
+        if args.path in ("bot", "both"):
+            run = asyncio.run(run_questions(args.local_model, args.record, args.question,
+                                            args.server_log, args.remembered))
+            print(report(run, args.local_model, (started_load, load())), flush=True)
+        if args.path in ("terminal", "both"):
+            started_load = load()
+            log = ServerLog(args.server_log) if args.server_log else None
+            outcomes = asyncio.run(run_terminal(args.local_model, args.question))
+            print(terminal_report(outcomes, (started_load, load()),
+                                  log.speeds() if log else ""))
         return 0
     parts = args.only or ["live", "store", "render", "huge", "notes"]
     started = time.monotonic()

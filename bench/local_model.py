@@ -12,15 +12,21 @@ folder a question: the question, then each response body as NN.sse), for
 tests/test_local_replay.py to replay without the model.
 
 One client serves all the questions, as in the bot: once auto mode has seen the model
-write its calls as text, the later questions start in the text format.
+write its calls as text, the later questions start in the text format. Then the terminal's
+path: each question as its own `python -m agent --json` process, as a student at a terminal
+asks, with a cache directory of the run's own (what auto mode learns in the first question
+is what the later ones start with); its median counts from the second question on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import re
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import ExitStack
@@ -31,7 +37,15 @@ from pathlib import Path
 import httpx
 
 from agent import AgentSettings, ModelClient, run_react
-from agent.events import Action, Answer, Event, Observation, Remark, RunFinished
+from agent.events import (
+    Action,
+    Answer,
+    Event,
+    Observation,
+    Remark,
+    RunFinished,
+    event_from_dict,
+)
 from agent.grounding.backing import ledger, unfounded
 from agent.tools import Toolbox
 from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
@@ -157,6 +171,9 @@ class Outcome:
 _PREFIX_LINE = re.compile(rb"Llama\.generate: (\d++) prefix-match hit, remaining (\d++) prompt "
                           rb"tokens to eval")
 _LOG_TAIL = 16_384
+_EVAL_LINE = re.compile(
+    rb"llama_perf_context_print: {8}eval time = +([0-9.]++) ms / +(\d++) runs")
+_TOTAL_LINE = re.compile(rb"llama_perf_context_print: +total time = +([0-9.]++) ms")
 
 
 class ServerLog:
@@ -194,6 +211,26 @@ class ServerLog:
         found = list(_PREFIX_LINE.finditer(tail))
         return (int(found[-1][1]), int(found[-1][2])) if found else None
     # Exact while no other client shares the server; with one, a line may be the other's.
+
+    def speeds(self) -> str:
+        """The server's own timings of the requests since this object was made: tokens
+        written a second (its eval lines) and prompt tokens read a second (those read anew
+        over the time each request spent before writing)."""
+        try:
+            with self.path.open("rb") as log:
+                log.seek(self.start)
+                text = log.read()
+        except OSError:
+            return "no server log"
+        read = sum(int(m[2]) for m in _PREFIX_LINE.finditer(text))
+        written = [(float(m[1]), int(m[2])) for m in _EVAL_LINE.finditer(text)]
+        total = sum(float(m[1]) for m in _TOTAL_LINE.finditer(text))
+        eval_ms, tokens = sum(ms for ms, _ in written), sum(n for _, n in written)
+        if not written or total <= eval_ms:
+            return "no timings in the server log"
+        return (f"the server wrote {tokens} tokens at {tokens / eval_ms * 1000:.1f} a second "
+                f"and read {read} prompt tokens anew at "
+                f"{read / (total - eval_ms) * 1000:.1f} a second")
 
 
 class Recorder(httpx.AsyncBaseTransport):
@@ -263,6 +300,8 @@ class Run:
     served: int | None = None
     """Requests the server read a prompt for meanwhile, ours and anyone else's (None: no
     server log given)."""
+    speeds: str = ""
+    """The server's own timings meanwhile (`ServerLog.speeds`)."""
 
 
 async def run_questions(url: str, record: bool, only: list[str] | None = None,
@@ -296,7 +335,8 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None,
             await box.aclose()
             await client.close()
     log = recorder.log
-    return Run(outcomes, len(recorder.bodies), log.requests_since_start() if log else None)
+    return Run(outcomes, len(recorder.bodies), log.requests_since_start() if log else None,
+               log.speeds() if log else "")
 
 
 async def _one(q: Question, client: ModelClient, settings: AgentSettings,
@@ -307,6 +347,54 @@ async def _one(q: Question, client: ModelClient, settings: AgentSettings,
     events = [event async for event in run_react(q.text, client=client, settings=settings,
                                                  tools=box.tools, source=q.id)]
     return outcome_of(q, events, time.monotonic() - started)
+
+
+def terminal_env(url: str, meteo: FakeOpenMeteo, rates: FakeFrankfurter, wiki: FakeWikipedia,
+                 cache: str) -> dict[str, str]:
+    """`settings_for`'s settings as a terminal's environment, with the cache directory
+    `cache` (where the terminal keeps what auto mode learned) and no store."""
+    kept = {k: v for k, v in os.environ.items()
+            if not k.startswith(("OPENAI_", "DASHSCOPE_", "LLM_", "AGENT_", "DATABASE_"))}
+    settings = settings_for(url, meteo, rates, wiki)
+    return {**kept, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": cache,
+            "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "local", "LLM_MODEL": "local",
+            "LLM_TIMEOUT_S": str(settings.llm_timeout_s), "LLM_MAX_RETRIES": "0",
+            "NOTES_DIR": str(settings.notes_dir),
+            "OPEN_METEO_GEOCODING_URL": settings.open_meteo_geocoding_url,
+            "OPEN_METEO_FORECAST_URL": settings.open_meteo_forecast_url,
+            "FRANKFURTER_URL": settings.frankfurter_url,
+            "WIKIPEDIA_API_URL": settings.wikipedia_api_url,
+            "WIKIPEDIA_REST_URL": settings.wikipedia_rest_url}
+
+
+async def run_terminal(url: str, only: list[str] | None = None,
+                       questions: tuple[Question, ...] = QUESTIONS) -> list[Outcome]:
+    """Each question as its own `python -m agent --json` process, one after the other, all
+    with one fresh cache directory."""
+    outcomes: list[Outcome] = []
+    with ExitStack() as stack, tempfile.TemporaryDirectory() as home:
+        meteo = stack.enter_context(FakeOpenMeteo())
+        rates = stack.enter_context(FakeFrankfurter())
+        wiki = stack.enter_context(FakeWikipedia())
+        env = terminal_env(url, meteo, rates, wiki, str(Path(home) / "cache"))
+        for q in questions:
+            if only and q.id not in only:
+                continue
+            print(f"terminal {q.id}: {q.text}", file=sys.stderr)
+            started = time.monotonic()
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "agent", "--json", q.text, cwd=home, env=env,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            out, err = await process.communicate()
+            events = [event_from_dict(json.loads(line)) for line in out.decode().splitlines()
+                      if line.strip()]
+            outcome = outcome_of(q, events, time.monotonic() - started)
+            if not events:
+                outcome.status = f"exit {process.returncode}: {err.decode()[-200:]}"
+            outcomes.append(outcome)
+            print(f"  {outcome.status} {outcome.tools} {outcome.seconds:.0f} s (load "
+                  f"{load()}): {outcome.answer[:160]!r}", file=sys.stderr)
+    return outcomes
 
 
 def outcome_of(q: Question, events: list[Event], seconds: float = 0.0) -> Outcome:
@@ -356,8 +444,7 @@ def _median(values: list[float]) -> str:
     return f"{statistics.median(values):.0f}" if values else "-"
 
 
-def report(run: Run, url: str, loads: tuple[str, str] = ("?", "?")) -> str:
-    outcomes = run.outcomes
+def _rows(outcomes: list[Outcome]) -> list[str]:
     rows = ["| question | right | finished | tools | rounds | seconds | prompt tokens read "
             "anew (1st call; all calls) | answer (start) |",
             "|---|---|---|---|---:|---:|---|---|"]
@@ -370,6 +457,12 @@ def report(run: Run, url: str, loads: tuple[str, str] = ("?", "?")) -> str:
         prompt = f"{read[0]}; {sum(read)}" if read else "-"
         rows.append(f"| {name} | {verdict} | {o.status} | {', '.join(o.tools) or '-'} | "
                     f"{o.rounds} | {o.seconds:.0f} | {prompt} | {answer} |")
+    return rows
+
+
+def report(run: Run, url: str, loads: tuple[str, str] = ("?", "?")) -> str:
+    outcomes = run.outcomes
+    rows = _rows(outcomes)
     right = sum(not o.problems() for o in outcomes)
     one_tool = [o.seconds for o in outcomes if len(o.tools) == 1]
     firsts = [o.prompts[0][1] for o in outcomes[1:] if o.prompts and o.prompts[0] is not None]
@@ -383,5 +476,19 @@ def report(run: Run, url: str, loads: tuple[str, str] = ("?", "?")) -> str:
                 + ("" if run.served is None else
                    f" The server read {run.served} prompts meanwhile, {run.ours} of them "
                    f"this run's: each other client's request between two of ours makes the "
-                   f"server read ours from the start."))
+                   f"server read ours from the start.")
+                + (f" {run.speeds}." if run.speeds else ""))
+    return "\n".join(rows)
+
+
+def terminal_report(outcomes: list[Outcome], loads: tuple[str, str], speeds: str = "") -> str:
+    """The terminal's table: one process a question, the median from the second on."""
+    rows = ["\nThe terminal: one `python -m agent --json` process a question.\n",
+            *_rows(outcomes)]
+    right = sum(not o.problems() for o in outcomes)
+    rows.append(f"\n{right} of {len(outcomes)} right, "
+                f"{sum(o.status == 'done' for o in outcomes)} finished. Median seconds from "
+                f"the second question on: {_median([o.seconds for o in outcomes[1:]])} "
+                f"(the first: {outcomes[0].seconds:.0f} s). Load average at the start "
+                f"{loads[0]}, at the end {loads[1]}." + (f" {speeds}." if speeds else ""))
     return "\n".join(rows)

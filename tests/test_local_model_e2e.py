@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.local_model import CALL_JSON, answer_lang
+from bench.local_model import CALL_JSON, answer_lang, terminal_env
 from bot.examples import load_examples
 from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
 
@@ -33,18 +33,16 @@ CASES = [(example.id, lang, example.question[lang])
 
 
 @pytest.fixture(scope="module")
-def env() -> Iterator[dict[str, str]]:
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The terminal's environment: the fakes as the tools' services, and a cache directory
+    of the module's own, so what auto mode learns never reaches the user's ~/.cache."""
     with ExitStack() as stack:
         meteo = stack.enter_context(FakeOpenMeteo())
         rates = stack.enter_context(FakeFrankfurter())
         wiki = stack.enter_context(FakeWikipedia())
-        yield {**os.environ, "OPENAI_BASE_URL": URL, "OPENAI_API_KEY": "sk-local",
-               "LLM_MODEL": os.environ.get("GLASSBOX_LOCAL_MODEL_NAME", "local"),
-               "LLM_TIMEOUT_S": "600", "LLM_MAX_RETRIES": "0",
-               "OPEN_METEO_GEOCODING_URL": meteo.geocoding_url,
-               "OPEN_METEO_FORECAST_URL": meteo.forecast_url,
-               "FRANKFURTER_URL": rates.base_url, "WIKIPEDIA_API_URL": wiki.api_url,
-               "WIKIPEDIA_REST_URL": wiki.rest_url, "NOTES_DIR": str(ROOT / "data" / "notes")}
+        cache = tmp_path_factory.mktemp("cache")
+        yield {**terminal_env(URL, meteo, rates, wiki, str(cache)),
+               "LLM_MODEL": os.environ.get("GLASSBOX_LOCAL_MODEL_NAME", "local")}
 
 
 @pytest.mark.parametrize(("example", "lang", "question"), CASES,
