@@ -112,6 +112,33 @@ QUESTIONS = (
     Question("euros", "How many US dollars are 250 euros?", "convert_currency", held_out=True),
 )
 
+# Written before any run of the code they measure, and never used to change it: what a class
+# gets on questions nobody tuned for. Both languages, every tool but the notes and Wikipedia
+# (whose fakes know two pages), and a greeting.
+UNTUNED = (
+    Question("u_time", "What time is it in Sydney right now?", "get_time"),
+    Question("u_weather_zh", "北京现在多少度？", "get_weather", "21.4"),
+    Question("u_yen", "How many Japanese yen is 50 US dollars?", "convert_currency"),
+    Question("u_euro_zh", "200 欧元能换多少人民币？", "convert_currency"),
+    Question("u_percent", "What is 15% of 640?", "calculate", "96"),
+    Question("u_discount_zh", "一件衣服原价 240 元，打八折后是多少钱？", "calculate", "192"),
+    Question("u_compare", "Is it warmer in Osaka or in Paris right now?", "get_weather",
+             "27.3", also=("21.4", "Osaka"),
+             wrong=("paris is warmer", "warmer in paris", "osaka is colder")),
+    Question("u_product", "What is 58 × 67?", "calculate", "3886"),
+    Question("u_time_diff_zh", "东京和北京现在差几个小时？", "get_time", "1"),
+    Question("u_greeting_zh", "你好！你能帮我做什么？", ""),
+)
+
+# The answers with figures and no lookup, asked again to record what the model does now.
+NO_LOOKUP = (
+    Question("time_tokyo_zh", "东京现在几点？", "get_time"),
+    Question("time_new_york", "What time is it in New York now?", "get_time"),
+)
+
+SETS = {"class": QUESTIONS, "untuned": UNTUNED, "no_lookup": NO_LOOKUP}
+
+
 CALL_JSON = re.compile(r"\"(?:name|arguments|parameters)\"\s*+:")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
