@@ -24,6 +24,7 @@ from bench.judge_local import judge_cases
 from bench.judge_local import report as judge_report
 from bench.live import live_figures, overhead_figures
 from bench.local_model import (
+    SETS,
     ServerLog,
     load,
     report,
@@ -69,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--remembered", action="store_true",
                         help="with --local-model: start as a restarted bot whose store "
                              "remembers that the model writes its calls as text")
+    parser.add_argument("--set", choices=("class", "untuned", "no_lookup"), default="class",
+                        help="with --local-model: the class's twenty questions, the ten "
+                             "written for no change to tune to, or the issue's answers with "
+                             "figures and no lookup")
     parser.add_argument("--path", choices=("both", "bot", "terminal"), default="both",
                         help="with --local-model: the questions in one bot process, each in "
                              "a terminal process of its own, or both (the default)")
@@ -84,12 +89,14 @@ def main(argv: list[str] | None = None) -> int:
         started_load = load()
         if args.path in ("bot", "both"):
             run = asyncio.run(run_questions(args.local_model, args.record, args.question,
-                                            args.server_log, args.remembered))
+                                            args.server_log, args.remembered,
+                                            SETS[args.set]))
             print(report(run, args.local_model, (started_load, load())), flush=True)
         if args.path in ("terminal", "both"):
             started_load = load()
             log = ServerLog(args.server_log) if args.server_log else None
-            outcomes = asyncio.run(run_terminal(args.local_model, args.question))
+            outcomes = asyncio.run(run_terminal(args.local_model, args.question,
+                                                SETS[args.set]))
             print(terminal_report(outcomes, (started_load, load()),
                                   log.speeds() if log else ""))
         return 0

@@ -332,7 +332,8 @@ class Run:
 
 
 async def run_questions(url: str, record: bool, only: list[str] | None = None,
-                        server_log: Path | None = None, remembered: bool = False) -> Run:
+                        server_log: Path | None = None, remembered: bool = False,
+                        questions: tuple[Question, ...] = QUESTIONS) -> Run:
     outcomes: list[Outcome] = []
     with ExitStack() as stack:
         meteo = stack.enter_context(FakeOpenMeteo())
@@ -344,7 +345,7 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None,
         client.memory.calls_as_text = remembered  # what a restarted bot's store holds
         box = await Toolbox.open(settings)
         try:
-            for q in QUESTIONS:
+            for q in questions:
                 if only and q.id not in only:
                     continue
                 print(f"{q.id}: {q.text}", file=sys.stderr)
