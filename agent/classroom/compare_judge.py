@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from agent.classroom.judge_check import untrue
 from agent.events import Action, Event, Judgement, Observation, Usage
@@ -41,6 +42,13 @@ JUDGE_SYSTEM = JUDGE_MARK + (
     " answer with tools got its figure, using only the tool calls listed: calculated, looked"
     " up, or read in the class notes. If no tool call worked, say the tools added nothing."
     " No preamble, no Markdown.")
+JUDGE_SIDES = JUDGE_MARK + (
+    " The answers are by {left} and by {right}, each of which could use tools. In one or two"
+    " sentences, at most {words} words, written in {language}, say whether the answers agree."
+    " If figures differ, name them as listed, and say how each side got its figure, using"
+    " only the tool calls listed for that side: calculated, looked up, or read in the class"
+    " notes; a side with no tool call that worked gave its figure without tools. No"
+    " preamble, no Markdown.")
 MAX_CALLS = 8
 """Tool calls listed in the prompt: enough to say what the tools did."""
 MAX_PAIRS = 5
@@ -64,6 +72,16 @@ class ToolUses:
                                self._sources.get(action.tool, Source.LOOKED_UP)))
 
 
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side of a comparison of two runs that could each use tools: what it is called
+    (a model's name, a run's number), its answer, its tool calls that worked (ToolUses)."""
+
+    label: str
+    answer: str
+    calls: Sequence[tuple[str, Source]] = ()
+
+
 async def judge(question: str, plain_answer: str, react_answer: str, *, client: ModelClient,
                 lang: str, calls: Sequence[tuple[str, Source]] = ()) -> Judgement | None:
     """The difference line for two finished answers, in `lang`, or None (logged) if the call
@@ -78,6 +96,35 @@ async def judge(question: str, plain_answer: str, react_answer: str, *, client: 
             f"\n\nAnswer with tools:\n{react_answer}\n\nFigures that differ: {figures}"
             f"\n\nTool calls that worked: {used}"
             f"\n\nSo: {_facts(pairs, plain_answer, react_answer, calls)}")
+    return await _asked(client, system, user, lang, plain_answer, react_answer, calls,
+                        question)
+
+
+async def judge_sides(question: str, left: Side, right: Side, *, client: ModelClient,
+                      lang: str) -> Judgement | None:
+    """The difference line for two runs that could each use tools (two models, two stored
+    runs), in `lang`, naming how each side got its figures; None as `judge` gives it."""
+    system = JUDGE_SIDES.format(left=left.label, right=right.label, words=MAX_WORDS,
+                                language=say(lang, "language_name"))
+    first, second = left.answer[:ANSWER_CHARS], right.answer[:ANSWER_CHARS]
+    pairs = differing(first, second)[:MAX_PAIRS]
+    figures = "; ".join(f"{p.left.text} ({left.label}) vs {p.right.text} ({right.label})"
+                        for p in pairs) or "none"
+    used = "".join(f"\n\nTool calls that worked, {side.label}: "
+                   + ("; ".join(f"{call}: {source}" for call, source in side.calls[:MAX_CALLS])
+                      or "none") for side in (left, right))
+    user = (f"Question:\n{question}\n\nAnswer by {left.label}:\n{first}"
+            f"\n\nAnswer by {right.label}:\n{second}\n\nFigures that differ: {figures}"
+            f"{used}\n\nSo: {_sides_facts(pairs, left, right)}")
+    return await _asked(client, system, user, lang, first, second,
+                        [*left.calls, *right.calls], question)
+
+
+async def _asked(client: ModelClient, system: str, user: str, lang: str, first: str,
+                 second: str, calls: Sequence[tuple[str, Source]],
+                 question: str) -> Judgement | None:
+    """The judge's line for the prompt `user`, or None when the call failed, said nothing,
+    or said what is not so of the answers `first` and `second` (judge_check)."""
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     try:
         done = await complete(client, messages, temperature=0, max_tokens=200)
@@ -87,11 +134,21 @@ async def judge(question: str, plain_answer: str, react_answer: str, *, client: 
     text = capped(" ".join((done.content if done else "").split()), lang)
     if not text:
         return None
-    problems = untrue(text, plain_answer, react_answer, calls, question)
+    problems = untrue(text, first, second, calls, question)
     if problems:
         log.info("compare judgement dropped (%s): %r", "; ".join(problems), text)
         return None
     return Judgement(round=0, text=text, usage=done.usage if done else Usage())
+
+
+def _sides_facts(pairs: list[Pair], left: Side, right: Side) -> str:
+    """What the listed facts of two sides come to, as the line to write should say it."""
+    how = " and ".join(
+        f"{side.label} {' and '.join(dict.fromkeys(str(s) for _, s in side.calls))} its figure"
+        if side.calls else f"{side.label} used no tool" for side in (left, right))
+    if pairs:
+        return f"the answers do not agree. Say so, name the figures that differ, and say {how}."
+    return f"no figure differs. Say whether the answers agree, and say {how}."
 
 
 def _facts(pairs: list[Pair], plain: str, react: str,

@@ -17,8 +17,9 @@ NEVER_RAN = (ObservationFailure.SKIPPED, ObservationFailure.NOT_RUN)
 
 
 def facts_of(view: View) -> RunFacts:
-    main = view.lanes.get(Lane.REACT) or view.lanes.get(Lane.MAIN) or Transcript()
-    end = view.finished.get(Lane.REACT) or view.finished.get(Lane.MAIN)
+    last = list(view.lanes)[-1]  # a compare's chain is its last lane
+    main = view.lanes.get(last) or Transcript()
+    end = view.finished.get(last)
     calls = tuple(ToolCall(step.tool, bool(step.ok), step.failure)
                   for lane in view.lanes.values() for rnd in lane.rounds for step in rnd.steps
                   if step.ok is not None and step.failure not in NEVER_RAN)
@@ -28,6 +29,8 @@ def facts_of(view: View) -> RunFacts:
 
 
 def _mode(view: View, main: Transcript) -> CourseMode:
+    if view.mode == RunMode.MODELS:  # a /compare of two models is a /compare to the class
+        return CourseMode.COMPARE
     if view.mode != RunMode.ASK:
         return CourseMode(view.mode)
     if any(rnd.vote is not None for rnd in main.rounds):

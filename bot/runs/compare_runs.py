@@ -28,7 +28,7 @@ class Unfit(StrEnum):
     MISSING = "missing"  # no such run in this chat (or not the asker's, in a private chat)
     SAME = "same"  # a run beside itself
     RUNNING = "running"  # not finished yet
-    COMPARISON = "comparison"  # a comparison of stored runs is no side of another
+    COMPARISON = "comparison"  # a comparison (of stored runs, of two models) is no side
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ async def compare_stored(store: Store, scope: Scope, conversation: Conversation,
         record = await store.get(scope, n)
         if record is None:
             return Refused(Unfit.MISSING, n)
-        if record.mode == RunMode.RUNS:
+        if record.mode in (RunMode.RUNS, RunMode.MODELS):
             return Refused(Unfit.COMPARISON, n)
         if record.status == RunStatus.RUNNING:
             return Refused(Unfit.RUNNING, n)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from agent.classroom.compare_judge import ToolUses, judge
+from agent.classroom.compare_judge import Side, ToolUses, judge, judge_sides
 from agent.classroom.confirm import Gate
 from agent.events import Event, InputRead, RunFinished, RunStarted, Usage
 from agent.inputs.ocr import OcrLimits
@@ -157,10 +157,16 @@ class Runs:
         await self.active.stop_all(lambda lang: text(lang, "shutdown"))
 
     def model_of(self, q: Ask) -> ModelClient:
-        """The client of the model `q` goes to: its chat's (/settings), else the default
-        (also for a name no longer in the environment)."""
-        chosen = self.models.get(q.chat.model) if q.chat is not None and q.chat.model else None
-        return chosen or self.client
+        """The client of the model `q` goes to: the one it names, else its chat's
+        (/settings), else the default (also for a name no longer in the environment)."""
+        name = q.models[0] if len(q.models) == 1 else q.chat.model if q.chat else ""
+        return (self.models.get(name) if name else None) or self.client
+
+    def model_label(self, q: Ask) -> str:
+        """The run's model as stored: its name, or a compare's two ("local ↔ cloud")."""
+        if q.mode == RunMode.MODELS:
+            return " ↔ ".join(q.models)
+        return self.model_of(q).name
 
     async def _execute(self, q: Question, active: Active, front: Front) -> None:
         """Run `q` to the end once admitted (until then `front` hears how many are ahead);
@@ -233,7 +239,7 @@ class Runs:
     async def _start(self, q: Question) -> RunRecord:
         """The run's record; an unsaved one while the database is down (the run goes on)."""
         asked = {"user_id": q.user_id, "user_name": q.user_name, "mode": q.mode,
-                 "question": q.text, "model": self.model_of(q).name,
+                 "question": q.text, "model": self.model_label(q),
                  "parent_id": q.parent_id}
         try:
             record = await self.store.start_run(chat_id=q.conversation.id,
@@ -258,10 +264,9 @@ class Runs:
         self.listeners.run_started(record, view.remarks)
         steps = RoundWriter(self.store, record.id, saving=record.saved)
         try:
-            uses = ToolUses(self.tools)
+            uses = {lane: ToolUses(self.tools) for lane in view.lanes}
             async for lane, event in self._events(q, active, gate):
-                if lane == Lane.REACT:
-                    uses.add(event)
+                uses[lane].add(event)
                 view.apply(lane, event)
                 self.listeners.run_event(record, lane, event)
                 stepped(lane, event)
@@ -300,15 +305,22 @@ class Runs:
                         record.id, err)
 
     async def _judge(self, q: Question, view: View, record: RunRecord, active: Active,
-                     stepped: Callable[[str, Event | None], None], uses: ToolUses,
-                     steps: RoundWriter) -> None:
+                     stepped: Callable[[str, Event | None], None],
+                     uses: dict[str, ToolUses], steps: RoundWriter) -> None:
         """/compare's difference line: the model judges the two answers (stored with the
-        ReAct lane). Stopping the run drops it; a failed call leaves the cost line alone."""
+        last lane). Stopping the run drops it; a failed call leaves the cost line alone."""
+        first, last = view.lanes
         view.judging = True
-        stepped(Lane.REACT, None)
-        asked = asyncio.ensure_future(judge(
-            q.text, view.answers[Lane.PLAIN], view.answers[Lane.REACT], client=self.client,
-            lang=detect_lang(q.text), calls=uses.calls))
+        stepped(last, None)
+        lang = detect_lang(q.text)
+        if view.mode == RunMode.MODELS:
+            left, right = (Side(view.lanes[lane].model, view.answers[lane], uses[lane].calls)
+                           for lane in (first, last))
+            judging = judge_sides(q.text, left, right, client=self.client, lang=lang)
+        else:
+            judging = judge(q.text, view.answers[first], view.answers[last], client=self.client,
+                            lang=lang, calls=uses[last].calls)
+        asked = asyncio.ensure_future(judging)
         stopped = asyncio.ensure_future(active.cancel.wait())
         try:
             await asyncio.wait((asked, stopped), return_when=asyncio.FIRST_COMPLETED)
@@ -323,12 +335,12 @@ class Runs:
             return
         judgement = asked.result()
         if judgement is not None:
-            view.apply(Lane.REACT, judgement)
-            await steps.add(Lane.REACT, judgement)
-            self.listeners.run_event(record, Lane.REACT, judgement)
-            stepped(Lane.REACT, judgement)
+            view.apply(last, judgement)
+            await steps.add(last, judgement)
+            self.listeners.run_event(record, last, judgement)
+            stepped(last, judgement)
         else:
-            stepped(Lane.REACT, None)
+            stepped(last, None)
 
     async def _events(self, q: Question, active: Active,
                       gate: Gate | None) -> AsyncIterator[tuple[str, Event]]:
@@ -337,7 +349,7 @@ class Runs:
         photos (what was heard is the question itself); RunStarted keeps the question as
         asked."""
         reads: list[InputRead] = []
-        chain = Lane.REACT if q.mode == RunMode.COMPARE else Lane.MAIN
+        chain = list(Lane.of(q.mode))[-1]
         for heard in q.heard:
             yield chain, heard
         if q.photos:
@@ -363,6 +375,13 @@ class Runs:
         common = {"client": client, "settings": settings, "history": q.history,
                   "cancel": active.cancel, "lang": q.run_lang}
         lanes: dict[str, AsyncIterator[Event]] = {}
+        if q.mode == RunMode.MODELS:  # each named model with tools, its own answer
+            for lane, name in zip(Lane.of(q.mode), q.models, strict=True):
+                lanes[lane] = run_react(
+                    asked, tools=tools, planner=q.planner, gate=gate,
+                    source=f"{q.conversation.kind}:{q.conversation.id}",
+                    **{**common, "client": self.models.get(name) or client})
+            return lanes
         compare = q.mode == RunMode.COMPARE
         if q.mode in (RunMode.PLAIN, RunMode.COMPARE):
             lanes[Lane.PLAIN if compare else Lane.MAIN] = run_plain(

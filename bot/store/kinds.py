@@ -13,12 +13,13 @@ class RunMode(StrEnum):
     PLAIN = "plain"  # the model alone, no tools
     COMPARE = "compare"  # both side by side, then the model's judgement of the difference
     RUNS = "runs"  # two stored runs of the chat side by side: copied, no model called
+    MODELS = "models"  # two named models on one question, each with tools, side by side
 
 
 class Lane(StrEnum):
     """One line of events in a run (`steps.lane`): an ask or plain run has MAIN; a compare
     run has PLAIN and REACT, run concurrently; a comparison of stored runs has LEFT and RIGHT,
-    each a copy of one run's chain."""
+    each a copy of one run's chain, and so has a compare of two models, each one's chain."""
 
     MAIN = "main"
     PLAIN = "plain"
@@ -31,7 +32,8 @@ class Lane(StrEnum):
         """The lanes a run of `mode` has, in the order they are shown."""
         if mode == RunMode.COMPARE:
             return Lane.PLAIN, Lane.REACT
-        return (Lane.LEFT, Lane.RIGHT) if mode == RunMode.RUNS else (Lane.MAIN,)
+        return (Lane.LEFT, Lane.RIGHT) if mode in (RunMode.RUNS, RunMode.MODELS) else (
+            Lane.MAIN,)
 
 
 class RunStatus(StrEnum):

@@ -13,7 +13,7 @@ from bot.store.kinds import ConversationKind
 if TYPE_CHECKING:  # records are pure data: view/ imports them without a database driver
     import sqlite3
 
-MODES = ("ask", "plain", "compare", "runs")
+MODES = ("ask", "plain", "compare", "runs", "models")
 LANES = ("main", "plain", "react", "left", "right")
 """`main` for an ask or plain run; a compare run has a `plain` and a `react` lane; a
 comparison of stored runs a `left` and a `right` one."""

@@ -26,7 +26,7 @@ from bot.view.i18n import (
     lang_code,
     mode_label,
     phrase,
-    side_label,
+    side_heading,
     sides_text,
     status_label,
 )
@@ -77,10 +77,10 @@ def board_run(record: RunRecord, view: View, status: str, lang: str, photos: str
         tail += f'<p class="judgement working ending">{_e(phrase(lang, "compare_judging"))}</p>'
     ended = view.finished.get(first), view.finished.get(second)
     if ended[0] is not None and ended[1] is not None:
-        sides = sides_text(plain.origin, react.origin)
+        sides = sides_text(plain.side_name, react.side_name)
         tail += f'<p class="difference ending">📊 {_e(difference(*ended, lang, sides))}</p>'
     folded = "" if running else " folded"
-    if plain.origin is not None and react.origin is not None:
+    if plain.side_name and react.side_name:
         summary, lanes = phrase(lang, "compare_rounds"), _aligned(plain, react, lang)
     else:
         summary = phrase(lang, "board_chains")
@@ -117,9 +117,10 @@ def _aligned(left: Transcript, right: Transcript, lang: str) -> str:
 
 
 def _heading(lane: str, lang: str, t: Transcript | None = None) -> str:
-    """A lane's heading: a copied run's label (its number, asker, date), else the lane's."""
-    if t is not None and t.origin is not None:
-        return f"<h2>{_e(side_label(t.origin, lang))}</h2>"
+    """A lane's heading: a copied run's label (its number, asker, date) or a named model's,
+    else the lane's."""
+    if t is not None and t.side_name:
+        return f"<h2>{_e(side_heading(t, lang))}</h2>"
     title = lane_label(lane, lang)
     return f"<h2>{_e(_lane_icon(lane))}{_e(title)}</h2>" if title else ""
 

@@ -31,7 +31,7 @@ from bot.view.i18n import (
     mode_label,
     phrase,
     plural,
-    side_label,
+    side_heading,
     sides_text,
     status_label,
 )
@@ -72,7 +72,7 @@ table.ledger { border-collapse: collapse; margin: .4em 0; font-size: .9em; }
 table.ledger caption { text-align: left; font-weight: 600; }
 table.ledger td, table.ledger th { border: 1px solid #ccc; padding: .1em .5em; text-align: left; }
 .figure-backed, .figure-unbacked { text-decoration: underline dotted #999; cursor: help; }
-.aligned { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
+.aligned, .answers.two { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .first-differs { background: #fff3c4; padding: .2em .5em; }
 h2, h3 { break-after: avoid; page-break-after: avoid; }
 figure.read { display: flex; gap: .8em; align-items: flex-start; margin: .5em 0;
@@ -101,7 +101,10 @@ def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
     if len(folded) == 2:  # the digits that differ, marked in both
         first, second = folded
         texts[first], texts[second] = compared_answers(folded[first], folded[second])
-    copies = len(folded) == 2 and all(t.origin is not None for t in folded.values())
+    if record.mode == RunMode.MODELS:
+        for t in folded.values():
+            t.named_side = True
+    copies = len(folded) == 2 and all(t.side_name for t in folded.values())
     body = [
         f"<h1>{_e(title)}</h1>",
         f'<p class="question">{_e(record.question)}</p>',
@@ -109,10 +112,8 @@ def export_html(record: RunRecord, events: dict[str, list[Event]], lang: str,
         reads_html([r for t in folded.values() for r in t.reads], lang,
                    (lambda n: _data_url(photos[n - 1]) if n <= len(photos) else "")
                    if photos else None),
-        *(_lane(lane, t, events[lane], lang, texts[lane], chain=not copies)
-          for lane, t in folded.items()),
-        _difference(list(folded.values()), lang) if len(folded) == 2 else "",
-        _aligned(*folded.values(), lang) if copies else "",
+        *(_two(folded, events, lang, texts, copies) if len(folded) == 2 else
+          (_lane(lane, t, events[lane], lang, texts[lane]) for lane, t in folded.items())),
         f'<p class="note">{_e(phrase(lang, "export_footer"))}</p>',
     ]
     return (
@@ -145,21 +146,47 @@ def _meta(record: RunRecord, lang: str, zone: str) -> str:
     return f'<table class="meta">{cells}</table>'
 
 
+def _two(folded: dict[str, Transcript], events: dict[str, list[Event]], lang: str,
+         texts: dict[str, Drawn], copies: bool) -> list[str]:
+    """A run of two lanes as a class looks at it: both answers side by side at the top,
+    then the judgement and the cost, then the chains (two runs' aligned round by round)."""
+    answers = "".join(
+        f'<section class="side">{_lane(lane, t, events[lane], lang, texts[lane], chain=False)}'
+        "</section>" for lane, t in folded.items())
+    chains = ([_aligned(*folded.values(), lang)] if copies else
+              [_lane(lane, t, events[lane], lang, texts[lane], answer=False)
+               for lane, t in folded.items() if t.rounds or t.plan])
+    return [f'<div class="answers two">{answers}</div>',
+            _difference(list(folded.values()), lang), *chains]
+
+
 def _lane(lane: str, t: Transcript, events: Sequence[Event], lang: str, drawn: Drawn, *,
-          chain: bool = True) -> str:
+          chain: bool = True, answer: bool = True) -> str:
     """One lane (`t`, folded from `events` by the same rules as the live message), its
-    answer drawn from `drawn` (its text and ledger); `chain`: with its rounds (a copied
-    run's are drawn beside the other's instead, `_aligned`)."""
-    title = side_label(t.origin, lang) if t.origin else lane_label(lane, lang)
+    answer drawn from `drawn` (its text and ledger); `chain`: with its rounds; `answer`:
+    with its answer and what it cost (a compare draws the answers side by side first)."""
+    title = side_heading(t, lang) or lane_label(lane, lang)
     out = [f"<h2>{_e(title)}</h2>"] if title else []
+    if not chain:
+        out += _lane_answer(t, lang, drawn)
+        return "\n".join(out)
     if t.plan:
         items = "".join(f"<li>{'☑' if done else '☐'} {_e(step.tool)}"
                         f"{_e(' — ' + step.why) if step.why else ''}</li>"
                         for step, done in t.checklist())
         out.append(f'<section class="round"><h3>📋 {_e(phrase(lang, "chain_plan"))}</h3>'
                    f"<ul>{items}</ul></section>")
-    out += [_round(t, view, lang) for view in t.rounds] if chain else []
+    out += [_round(t, view, lang) for view in t.rounds]
     out += [_unknown(event) for event in events if isinstance(event, UnknownEvent)]
+    if answer:
+        out += _lane_answer(t, lang, drawn)
+    return "\n".join(out)
+
+
+def _lane_answer(t: Transcript, lang: str, drawn: Drawn) -> list[str]:
+    """A lane's answer (its figures marked and their ledger) and what the lane cost, with
+    why it ended when it did not end well."""
+    out = []
     if t.answer:
         line = unfounded_line(t, lang)
         under = f'<p class="note">{_e(line)}</p>' if line else ""
@@ -169,7 +196,7 @@ def _lane(lane: str, t: Transcript, events: Sequence[Event], lang: str, drawn: D
                    f"{under}{_ledger(t, lang)}</section>")
     if t.finished is not None:
         out.append(_summary(t.finished, lang))
-    return "\n".join(out)
+    return out
 
 
 def _ledger(t: Transcript, lang: str) -> str:
@@ -231,7 +258,7 @@ def _difference(lanes: list[Transcript], lang: str) -> str:
     if react.judgement:
         out.append(f"<p><b>{_e(phrase(lang, 'compare_judgement'))}</b>{_e(react.judgement)}</p>")
     if plain.finished and react.finished:
-        sides = sides_text(plain.origin, react.origin)
+        sides = sides_text(plain.side_name, react.side_name)
         out.append(f"<p>📊 {_e(difference(plain.finished, react.finished, lang, sides))}</p>")
     return "\n".join(out) if len(out) > 1 else ""
 
@@ -247,13 +274,13 @@ def _aligned(left: Transcript, right: Transcript, lang: str) -> str:
         if aligned.first is not None and aligned.first[0] == row:
             at = aligned.first[1]
             said = " · ".join(
-                f"#{t.origin.n if t.origin else ''} "
+                f"{t.side_name} "
                 f"{(moves(rnd)[at:at + 1] or (phrase(lang, 'compare_gap'),))[0]}"
                 for t, rnd in zip((left, right), pair, strict=True))
             out.append(f'<p class="first-differs"><b>{_e(phrase(lang, "compare_first_differs"))}'
                        f"</b> {_e(said)}</p>")
         cells = "".join(
-            f"<div><h3>#{t.origin.n if t.origin else ''}</h3>"
+            f"<div><h3>{_e(t.side_name)}</h3>"
             f"{_round(t, rnd, lang) if rnd else _e(phrase(lang, 'compare_gap'))}</div>"
             for t, rnd in zip((left, right), pair, strict=True))
         out.append(f'<div class="aligned">{cells}</div>')

@@ -103,7 +103,7 @@ def run_header(record: RunRecord, lang: Lang, zone: str) -> str:
 def _row(record: RunRecord, lang: Lang, zone: str) -> str:
     when = local_time(record.started_at, zone, "%m-%d %H:%M")
     mode = mode_label(record.mode, lang)
-    if record.mode == RunMode.RUNS:  # a comparison: both sides' labels
+    if record.mode in (RunMode.RUNS, RunMode.MODELS):  # a comparison: both sides' labels
         mode = f"⚖️ {mode} {record.model}"
     facts = " · ".join([when, record.user_name, mode, _status(record, lang)])
     question = shorten(record.question, QUESTION_CHARS)

@@ -18,9 +18,12 @@ what it tells the model) live in agent/words.py, the agent's table.
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.events import Origin
+
+if TYPE_CHECKING:  # the view's fold imports these words' module, not the other way round
+    from bot.view.transcript import Transcript
 from agent.lang import counted, pick
 
 _HTML: dict[str, tuple[str, str]] = {
@@ -40,12 +43,14 @@ _HTML: dict[str, tuple[str, str]] = {
         "/ask 问题 — 用工具一步步回答（私聊里直接发问题也行）\n"
         "/plain 问题 — 只用模型本身，不用工具\n"
         "/compare 问题 — 两种方式同时回答，并排对比\n"
-        "/compare 3 5 — 把本聊天的两条记录并排对比（不调用模型）\n"
-        "/rerun 3 — 用现在的设置把 #3 的问题再问一次，与原来的并排对比\n"
+        "/compare 3 5 — 把本聊天的两条记录并排对比（不调用模型重答）\n"
+        "/compare 模型A 模型B 问题 — 两个模型同时回答同一个问题（各自用工具），并排对比\n"
+        "/rerun 3 — 用现在的设置把 #3 的问题再问一次，与原来的并排对比"
+        "（/rerun 3 模型名：换一个模型问）\n"
         "/plan 问题 — 先列出计划（清单），再一步步回答\n"
         "/step 问题 — 每次行动前暂停，由你决定：执行、修改、跳过或停止\n"
         "/quiz 问题 — 课堂预测（群里）：每一轮前全班投票猜模型下一步调用哪个工具，再揭晓\n"
-        "/settings — 本聊天的设置：语言、时区、工具、计划、模式（管理员可修改）\n"
+        "/settings — 本聊天的设置：语言、时区、模型、工具、计划、模式（管理员可修改）\n"
         "/notes — 课程笔记：带 /notes 说明发送 PDF、.md 或 .txt 文件即可添加（管理员）\n"
         "/examples — 示例问题，点一下就能运行\n"
         "/stop — 停止你正在运行的问题\n"
@@ -72,13 +77,17 @@ _HTML: dict[str, tuple[str, str]] = {
         "/ask question — answer step by step with tools (in a private chat, just type)\n"
         "/plain question — the model alone, no tools\n"
         "/compare question — both at once, side by side\n"
-        "/compare 3 5 — two stored runs of this chat side by side (no model called)\n"
-        "/rerun 3 — ask #3's question again with today's settings, beside the original\n"
+        "/compare 3 5 — two stored runs of this chat side by side (not asked again)\n"
+        "/compare A B question — two models answer one question at once, each with tools, "
+        "side by side\n"
+        "/rerun 3 — ask #3's question again with today's settings, beside the original "
+        "(/rerun 3 NAME: on another model)\n"
         "/plan question — make a plan (a checklist) first, then answer step by step\n"
         "/step question — pause before every action: you run, edit, skip or stop it\n"
         "/quiz question — predict, then reveal (in a group): before each round the class "
         "votes on which tool the model calls next\n"
-        "/settings — this chat's settings: language, time zone, tools, plans, mode (admins)\n"
+        "/settings — this chat's settings: language, time zone, model, tools, plans, mode "
+        "(admins)\n"
         "/notes — course notes: send a PDF, .md or .txt file captioned /notes (admins)\n"
         "/examples — preset questions to tap\n"
         "/stop — stop your running question\n"
@@ -303,6 +312,16 @@ _HTML: dict[str, tuple[str, str]] = {
     "run_usage": ("请写上记录编号，例如：/{command} 12（编号见 /history）",
                   "Please give a run number, e.g. /{command} 12 (see /history)"),
     "no_run": ("这里没有 #{n} 这条记录。", "There is no run #{n} here."),
+    "model_unknown": ("这里没有叫 {name} 的模型。可以用的模型：{known}",
+                      "There is no model called {name} here. The models: {known}"),
+    "models_same": ("请写两个不同的模型，例如：/compare {example} 问题（可以用的模型：{known}）",
+                    "Please name two different models, e.g. /compare {example} question "
+                    "(the models: {known})"),
+    "models_only_one": ("这里只配置了一个模型（{known}），没有第二个可以对比。",
+                        "Only one model is set up here ({known}): there is no second one to "
+                        "compare it with."),
+    "rerun_models_named": ("#{n} 对比的是两个模型；/rerun {n} 会把两个模型再问一次。",
+                           "Run #{n} compared two models; /rerun {n} asks both again."),
     "runs_same": ("请写两条不同的记录，例如：/compare 3 5（编号见 /history）",
                   "Please name two different runs, e.g. /compare 3 5 (see /history)"),
     "runs_running": ("#{n} 还在运行，结束后再对比。",
@@ -398,6 +417,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     # --- A run's chain: the live message and /show (render); the export shares labels ---
     "compare_plain": ("🧠 仅模型，不用工具", "🧠 Model alone, no tools"),
     "compare_react": ("🔍 ReAct，使用工具", "🔍 ReAct, with tools"),
+    "compare_model_side": ("🤖 {model} · 使用工具", "🤖 {model} · with tools"),
     "compare_judgement": ("模型的评判：", "The model's judgement: "),
     "compare_judging": ("⚖️ 正在请模型比较两个回答…", "⚖️ Asking the model how the answers differ…"),
     "compare_chain": ("ReAct 的过程", "The ReAct chain"),
@@ -621,6 +641,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "mode_plain": ("仅模型", "plain"),
     "mode_compare": ("对比", "compare"),
     "mode_runs": ("对比记录", "runs compared"),
+    "mode_models": ("模型对比", "models compared"),
     "lane_plain": ("仅模型（不用工具）", "Model alone (no tools)"),
     "lane_react": ("ReAct（使用工具）", "ReAct (with tools)"),
     # --- The command menus Telegram shows (bot/telegram/handlers/commands.py) ---
@@ -737,9 +758,18 @@ def side_label(origin: Origin, lang: str) -> str:
     return f"#{origin.n} · {origin.asker} · {origin.when} · {mode_label(origin.mode, lang)}"
 
 
-def sides_text(left: Origin | None, right: Origin | None) -> str:
-    """'#3 → #5': two copied runs, as the cost line names them ('' for a /compare's lanes)."""
-    return f"#{left.n} → #{right.n}" if left and right else ""
+def sides_text(left: str, right: str) -> str:
+    """'#3 → #5' or 'local → cloud': two sides (Transcript.side_name) as the cost line names
+    them ('' for a /compare's model alone and with tools)."""
+    return f"{left} → {right}" if left and right else ""
+
+
+def side_heading(t: Transcript, lang: str) -> str:
+    """The heading of one side of a comparison of two runs: the copied run's label, or the
+    named model's; empty for any other lane."""
+    if t.origin is not None:
+        return side_label(t.origin, lang)
+    return phrase(lang, "compare_model_side", model=t.model) if t.named_side else ""
 
 
 def lane_label(lane: str, lang: str) -> str:

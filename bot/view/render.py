@@ -25,7 +25,7 @@ from bot.view.i18n import (
     ending_line,
     phrase,
     plural,
-    side_label,
+    side_heading,
     sides_text,
 )
 from bot.view.markdown import md_spans
@@ -89,10 +89,10 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
     out.extend(read_spans(react.reads, lang))
     by = react.answer_model  # LLM_ANSWER_MODEL wrote both answers: each label names it
     texts = compared_answers(plain, react)
-    copies = plain.origin is not None and react.origin is not None
+    copies = bool(plain.side_name and react.side_name)  # two runs, each with its chain
     for label, t, text in (("compare_plain", plain, texts[0]), ("compare_react", react, texts[1])):
         out.append(("\n\n", ()))
-        out.append((side_label(t.origin, lang) if t.origin else phrase(lang, label), (B,)))
+        out.append((side_heading(t, lang) or phrase(lang, label), (B,)))
         if by and by in (t.answer_model, t.model) and not copies:
             out.append((phrase(lang, "compare_written_by", model=by), (I,)))
         _lane_answer(out, t, lang, live, text)
@@ -105,7 +105,7 @@ def render_compare(plain: Transcript, react: Transcript, lang: str, *,
         out.append((phrase(lang, "compare_judging"), (I,)))
     if plain.finished and react.finished:
         out.append(("\n\n📊 " + difference(plain.finished, react.finished, lang,
-                                            sides_text(plain.origin, react.origin)), ()))
+                                            sides_text(plain.side_name, react.side_name)), ()))
     if copies:
         out.append(("\n\n🔗 ", ()))
         out.append((phrase(lang, "compare_rounds"), (B,)))
@@ -157,7 +157,7 @@ def _aligned(left: Transcript, right: Transcript, lang: str, live: bool) -> list
         out.append(("\n\n", ()))
         out.append((f"— {phrase(lang, 'chain_round', n=number)} —", (B,)))
         for t, rnd in zip((left, right), pair, strict=True):
-            out.append((f"\n▸ #{t.origin.n if t.origin else ''} ", (B,)))
+            out.append((f"\n▸ {t.side_name} ", (B,)))
             if rnd is None:
                 out.append((phrase(lang, "compare_gap"), (I,)))
                 continue

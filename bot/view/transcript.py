@@ -36,6 +36,7 @@ from agent.events import (
     TextDelta,
     Thought,
     ThoughtDelta,
+    Usage,
     VoteClosed,
     VoteCount,
     VoteOpened,
@@ -185,6 +186,8 @@ class Transcript:
     judgement: str = ""
     origin: Origin | None = None
     """The stored run this lane is a copy of (a comparison of stored runs)."""
+    named_side: bool = False
+    """This lane is one named model of a compare of two (RunMode.MODELS), called `model`."""
     """A compare run's difference line, the model's judgement (kept with the ReAct lane)."""
     reads: list[InputRead] = field(default_factory=list)
     """What Glassbox read from the photos the question came with (shown before round 1)."""
@@ -192,6 +195,14 @@ class Transcript:
         default_factory=dict, repr=False, compare=False)
     """Steps still waiting for their Observation, by round and call id, oldest first: an
     Observation finds its Action at once, so folding a run is linear in its steps."""
+
+    @property
+    def side_name(self) -> str:
+        """What this lane is called beside the other of a comparison of two runs: the
+        copied run's number (#3) or the model's name; empty for any other lane."""
+        if self.origin is not None:
+            return f"#{self.origin.n}"
+        return self.model if self.named_side else ""
 
     def checklist(self) -> list[tuple[PlanStep, bool]]:
         """The plan's steps, each ticked once a matching tool has run: the k-th step that
@@ -366,7 +377,8 @@ class View:
         self.mode, self.lang = mode, lang
         self.number = number
         """The run's number in its chat (#12), once stored: the footer names it."""
-        self.lanes: dict[str, Transcript] = {lane: Transcript() for lane in Lane.of(mode)}
+        self.lanes: dict[str, Transcript] = {
+            lane: Transcript(named_side=mode == RunMode.MODELS) for lane in Lane.of(mode)}
         self.finished: dict[str, RunFinished] = {}
         self.answers: dict[str, str] = {}
         self.remarks = True
@@ -392,9 +404,9 @@ class View:
 
     def judgeable(self) -> bool:
         """A compare run whose two lanes both finished well, each with an answer."""
-        return self.mode == "compare" and all(
+        return self.mode in (RunMode.COMPARE, RunMode.MODELS) and all(
             lane in self.answers and self.finished.get(lane, _UNFINISHED).status == "done"
-            for lane in ("plain", "react"))
+            for lane in self.lanes)
 
     def clipped(self, most_steps: int) -> View | None:
         """The view with its last lane (where the chain ends) `Transcript.clipped`; None if
@@ -413,6 +425,8 @@ class View:
 
     def outcome(self) -> RunFinished:
         """The run's end for the store: the ReAct lane's, with both lanes' tokens."""
+        if self.mode == RunMode.MODELS:  # done when either side answered
+            return self._sides_outcome()
         main = self.finished.get("react") or self.finished.get("main")
         if main is None:
             return RunFinished(round=0, status="error")
@@ -423,6 +437,23 @@ class View:
             usage = usage + self.judgement.usage
         return RunFinished(round=main.round, status=main.status, usage=usage,
                            duration_ms=max(f.duration_ms for f in self.finished.values()))
+
+
+    def _sides_outcome(self) -> RunFinished:
+        """A compare of two models: both sides' tokens; its status the better side's (one
+        side's endpoint down still gives the class the other's answer), cancelled if
+        either was stopped."""
+        ends = [self.finished[lane] for lane in self.lanes if lane in self.finished]
+        if not ends:
+            return RunFinished(round=0, status="error")
+        usage = sum((end.usage for end in ends), Usage())
+        if self.judgement is not None:
+            usage = usage + self.judgement.usage
+        statuses = [end.status for end in ends]
+        status = ("cancelled" if "cancelled" in statuses else "done" if "done" in statuses
+                  else statuses[-1])
+        return RunFinished(round=max(end.round for end in ends), status=status, usage=usage,
+                           duration_ms=max(end.duration_ms for end in ends))
 
 
 def without_glassbox_remarks(event: Event) -> Event | None:

@@ -82,7 +82,7 @@ def _runs_json(record: RunRecord, view: View) -> dict[str, Any]:
         "answers": {"left": left.answer if left.answer_final else "",
                     "right": right.answer if right.answer_final else ""},
         "difference": {"judgement": None, "figures": difference(
-            ends[0], ends[1], "en", sides_text(left.origin, right.origin))
+            ends[0], ends[1], "en", sides_text(left.side_name, right.side_name))
             if ends[0] and ends[1] else None},
         "firstDifference": first,
         "usage": _usage(record.usage),

@@ -212,6 +212,8 @@ def judgement_reply(body: dict[str, Any]) -> Reply:
     call that worked got its figure."""
     zh = "in Chinese" in body["messages"][0]["content"]
     prompt = body["messages"][1]["content"]
+    if "Tool calls that worked, " in prompt:
+        return _sides_reply(prompt, zh)
     figures = prompt.split("Figures that differ: ", 1)[-1].split("\n", 1)[0]
     calls = prompt.split("Tool calls that worked: ", 1)[-1].split("\n", 1)[0]
     how = calls.split("; ")[0].rsplit(": ", 1)[-1] if calls != "none" else ""
@@ -227,6 +229,29 @@ def judgement_reply(body: dict[str, Any]) -> Reply:
     else:
         text = (f"They differ: the model alone guessed {alone}; with tools it "
                 f"{how or 'looked up'} {tools}.")
+    return text_reply(text, usage=(120, 30))
+
+
+def _sides_reply(prompt: str, zh: bool) -> Reply:
+    """The judge's line for two sides that could each use tools: each side's first
+    differing figure and how that side got it (the first call that worked, or no tool)."""
+    figures = prompt.split("Figures that differ: ", 1)[-1].split("\n", 1)[0]
+    said = []
+    for line in prompt.split("Tool calls that worked, ")[1:]:
+        label, calls = line.split("\n", 1)[0].split(": ", 1)
+        how = calls.split("; ")[0].rsplit(": ", 1)[-1] if calls != "none" else ""
+        figure = next((part.split(" (", 1)[0] for part in figures.split(";")[0].split(" vs ")
+                       if part.endswith(f"({label})")), "")
+        if zh:
+            said.append(f"{label} {HOW.get(how, '查询')}得到 {figure}" if how
+                        else f"{label} 没用工具，给出 {figure}")
+        else:
+            said.append(f"{label} {how} {figure}" if how else f"{label} gave {figure} "
+                        "without a tool")
+    if figures == "none":
+        return text_reply("两个回答一致。" if zh else "They agree.", usage=(120, 30))
+    text = ("两个回答不同：" + "；".join(said) + "。") if zh else (
+        "They differ: " + "; ".join(said) + ".")
     return text_reply(text, usage=(120, 30))
 
 

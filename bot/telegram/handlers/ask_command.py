@@ -13,6 +13,7 @@ from agent.inputs.images import Picture
 from agent.lang import Lang
 from bot.runs.active import Active
 from bot.runs.ask import MAX_QUESTION_CHARS, Ask, Busy, Refusal, visible
+from bot.runs.model_names import SameModel, TwoModels, UnknownModel, two_models
 from bot.runs.quota import OverBudget, RateLimited
 from bot.store.kinds import ConversationKind, RunMode
 from bot.store.records import RunRecord, telegram_chat
@@ -88,8 +89,39 @@ async def ask_command(update: Update, context: Context) -> None:
     if asked.mode == RunMode.COMPARE and (runs := two_runs(asked.typed)):
         await compare_runs(update, context, msg, runs)
         return
+    if asked.mode == RunMode.COMPARE:
+        named = two_models(asked.typed, context.runs.models.names)
+        if isinstance(named, TwoModels):
+            await start_question(update, context, RunMode.MODELS, named.question, msg,
+                                 command=f"compare {' '.join(named.names)}",
+                                 models=named.names)
+            return
+        if named is not None:
+            await models_refused(update, context, msg, named)
+            return
     await start_question(update, context, asked.mode, asked.typed, msg,
                          planner=asked.planner, command=asked.name, step=asked.step)
+
+
+async def models_refused(update: Update, context: Context, msg: Message,
+                         named: UnknownModel | SameModel, command: str = "compare") -> None:
+    """A name no model has, or one model twice: said politely, with the models there are."""
+    sender = sender_of(update)
+    lang = await words_lang(context, msg.chat_id, sender.lang)
+    why = "unknown" if isinstance(named, UnknownModel) else "same"
+    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+                                model_refusal(named, context.runs.models.names, lang),
+                                Notice.USAGE, f"{command}:model_{why}")
+
+
+def model_refusal(named: UnknownModel | SameModel, known: list[str], lang: Lang) -> str:
+    """Why the models named cannot be asked, as the chat is told (the API says the same)."""
+    listed = ", ".join(known)
+    if isinstance(named, UnknownModel):
+        return text(lang, "model_unknown", name=named.name, known=listed)
+    if len(known) < 2:
+        return text(lang, "models_only_one", known=listed)
+    return text(lang, "models_same", example=" ".join(known[:2]), known=listed)
 
 
 async def private_text(update: Update, context: Context) -> None:
@@ -113,14 +145,16 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
                          planner: bool | None = None, command: str = "",
                          step: bool = False, quiz: bool = False,
                          spoken: Lang | None = None, heard: tuple[InputRead, ...] = (),
-                         photos: tuple[Picture, ...] = ()) -> Active | None:
+                         photos: tuple[Picture, ...] = (),
+                         models: tuple[str, ...] = ()) -> Active | None:
     """Check the question and start its run (replying to `msg`), or say why not.
     `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
     first (/plan), or None for the AGENT_PLANNER setting; `step`: pause before every action
     (/step); `quiz`: the class predicts each round first (/quiz); `spoken`: the language
     the question was heard in (a voice message), which the run speaks unless the chat set
     one, and `heard`, what was heard in it, the run's first step; `photos`: read first, as
-    the run's first steps. Why not goes as a notice: once per
+    the run's first steps; `models`: the models asked by name (two: side by side), else
+    the chat's. Why not goes as a notice: once per
     cooldown to a sender who keeps trying. The run started, or None."""
     sender = sender_of(update)
     chat = await chat_settings(context, msg.chat_id)
@@ -145,7 +179,8 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
     started = await context.runs.ask(Ask(
         mode=mode, text=question, conversation=telegram_chat(msg.chat_id), user_id=sender.id,
         user_name=sender.name, run_lang=chat.run_lang(question, sender.lang, spoken),
-        follows=parent, planner=planner, chat=chat, heard=heard, photos=photos), chat_run)
+        follows=parent, planner=planner, chat=chat, heard=heard, photos=photos,
+        models=models), chat_run)
     if not isinstance(started, Active):
         await notice(refusal_text(started, lang),
                      Notice.BUSY if isinstance(started, Busy) else Notice.QUOTA)
