@@ -63,6 +63,7 @@ SLOW = (
     "tests/test_photo_ocr.py::test_a_chinese_receipt_is_read_with_its_figures",
     "tests/test_bot_photos.py::test_a_photo_in_a_private_chat_without_a_caption_is_asked_",
     "tests/test_bot_photos.py::test_ask_as_a_reply_to_a_photo_asks_about_it",
+    "tests/test_bot_photos.py::test_quiz_as_a_reply_to_a_photo_has_the_class_predict_first",
     "tests/test_bot_photos.py::test_an_album_is_asked_about_together",
     "tests/test_bot_photos.py::test_a_photo_without_text_says_so_and_answers_from_the_capt",
     # Pages of a 40-character limit over long texts.

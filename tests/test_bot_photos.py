@@ -82,6 +82,24 @@ async def test_ask_as_a_reply_to_a_photo_asks_about_it(gb: Glassbox) -> None:
     assert sent_to_model(gb).startswith("what is this?")
 
 
+async def test_quiz_as_a_reply_to_a_photo_has_the_class_predict_first(gb: Glassbox) -> None:
+    gb.model.push(text_reply("x = 6"))
+    photo = gb.tg.send_photo(GROUP, BOB, sample(EQUATION).data)
+    asked = gb.tg.send(GROUP, ALICE, "/quiz solve it", reply_to=photo)
+    await gb.tg.wait(lambda: any(m.poll is not None for m in gb.tg.bot_messages(GROUP)),
+                     timeout=READ_S)
+    [poll] = [m for m in gb.tg.bot_messages(GROUP) if m.poll is not None]
+    assert "❓ solve it" in poll.poll.question and not gb.model.bodies
+    live = gb.replies_to(GROUP, asked)[0]
+    assert "📷 Read from the photo" in live.text and "Solve for x" in live.text
+    reveal = next(b["callback_data"] for row in live.reply_markup["inline_keyboard"]
+                  for b in row if b["callback_data"].startswith("quiz:"))
+    gb.tg.tap(GROUP, ALICE, live.message_id, reveal)
+    final = await gb.answer_to(GROUP, asked, timeout=READ_S)
+    assert "Class prediction" in final.text and "x = 6" in final.text
+    assert sent_to_model(gb).startswith("solve it")
+
+
 async def test_an_album_is_asked_about_together(gb: Glassbox) -> None:
     gb.model.push(text_reply("Both read."))
     asked = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data, caption="/ask compare these",

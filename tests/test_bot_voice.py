@@ -176,3 +176,40 @@ async def test_a_transcription_server_that_refuses_gets_one_polite_line(
             await tg.wait(lambda: bool(gb.replies_to(BOB, sent)), timeout=60)
     assert "没法听语音" in gb.replies_to(BOB, sent)[0].text
     assert not fake_model.bodies and "sk-wrong" not in str(tg.calls)
+
+
+async def test_quiz_as_a_reply_to_a_voice_message_has_the_class_predict_what_was_heard(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    """/quiz replying to a voice message in a group: the heard question is the quiz's, the
+    class votes before the round, and the chain opens with what was heard. In a private
+    chat, where there is no class, /quiz says so and nothing is downloaded."""
+    tools_or_skip()
+    tg = fake_telegram
+    fake_model.push(text_reply("Canberra."))
+    with FakeTranscriptions("What is the capital city of Australia?") as server:
+        async with running(tg, fake_model, tmp_path / "g.sqlite3",
+                           whisper_api_url=server.base_url, whisper_api_key=KEY) as gb:
+            said = tg.send_sound(GROUP, BOB, voice(
+                speech("What is the capital city of Australia?", "en"), 3))
+            quiz = tg.send(GROUP, ALICE, "/quiz", reply_to=said)
+            await tg.wait(lambda: any(m.poll is not None for m in tg.bot_messages(GROUP)),
+                          timeout=60)
+            [poll] = [m for m in tg.bot_messages(GROUP) if m.poll is not None]
+            assert "❓ What is the capital city of Australia?" in poll.poll.question
+            assert not fake_model.bodies  # the class votes first
+            live = gb.replies_to(GROUP, quiz)[0]
+            reveal = next(b["callback_data"] for row in live.reply_markup["inline_keyboard"]
+                          for b in row if b["callback_data"].startswith("quiz:"))
+            tg.tap(GROUP, ALICE, live.message_id, reveal)
+            answer = await gb.answer_to(GROUP, quiz, timeout=60)
+            private = tg.send_sound(ALICE, ALICE, voice(b"OggS" * 100, 3))
+            await tg.wait(lambda: bool(gb.replies_to(ALICE, private)), timeout=60)
+            fetched = tg.methods().count("getFile")
+            alone = tg.send(ALICE, ALICE, "/quiz", reply_to=private)
+            await tg.wait(lambda: bool(gb.replies_to(ALICE, alone)), timeout=60)
+    heard = "🎤 Heard in the voice message (Glassbox, whisper-1)\nWhat is the capital city"
+    assert heard in answer.text and answer.text.index(heard) < answer.text.index("Canberra.")
+    assert "Class prediction" in answer.text
+    assert "/quiz" in gb.replies_to(ALICE, alone)[0].text and "group" in \
+        gb.replies_to(ALICE, alone)[0].text
+    assert tg.methods().count("getFile") == fetched and len(server.heard) == 1

@@ -4,8 +4,9 @@ python-telegram-bot tries the handlers of a group in the order they were added a
 the first that takes the update; groups run in ascending order. So:
 1. group -1, the screen: edits, channel posts and chats outside ALLOWED_CHAT_IDS stop here;
 2. group 0, the commands and buttons we know (step mode's decisions, whose edit replies
-   are not follow-ups; quiz mode's reveals and votes; voice questions, before the asking
-   commands that would take a reply to a voice message as text; questions; then history);
+   are not follow-ups; voice and photo questions, before /quiz and the asking commands
+   that would take a reply to a voice message or a photo as text; quiz mode's reveals and
+   votes; questions; then history);
 3. group 0, last, the fallbacks: unknown commands, non-text messages, and the catch-all
    button handler, which would swallow every button if it came earlier.
 """
@@ -34,8 +35,9 @@ SCREEN_GROUP = -1
 
 def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(guards.screen_handler(), group=SCREEN_GROUP)
-    app.add_handlers([*step_taps.handlers(app), *quiz.handlers(), *voice_questions.handlers(),
-                      *photo_questions.handlers(), *ask_command.handlers(), *rerun.handlers(),
+    app.add_handlers([*step_taps.handlers(app), *voice_questions.handlers(),
+                      *photo_questions.handlers(), *quiz.handlers(), *ask_command.handlers(),
+                      *rerun.handlers(),
                       *history.handlers(), *board_command.handlers(), *stats.handlers(),
                       *settings_menu.handlers(),
                       *notes_command.handlers(), *guards.fallback_handlers()])

@@ -58,7 +58,8 @@ async def help_command(update: Update, context: Context) -> None:
 @dataclass(frozen=True, slots=True)
 class Command:
     """What an asking command says: /ask, /plain, /compare, /plan (an ask that makes a plan
-    first) or /step (an ask that pauses before every action), and the words after it."""
+    first), /step (an ask that pauses before every action) or /quiz (an ask whose every
+    round the class predicts first), and the words after it."""
 
     mode: RunMode
     typed: str
@@ -69,7 +70,7 @@ class Command:
         assert msg.text is not None
         command, *rest = msg.text.split(maxsplit=1)
         name = command.lstrip("/").split("@", 1)[0].lower()
-        mode = RunMode.ASK if name in ("plan", "step") else RunMode(name)
+        mode = RunMode.ASK if name in ("plan", "step", "quiz") else RunMode(name)
         return cls(mode, rest[0] if rest else "", name)
 
     @property
@@ -79,6 +80,10 @@ class Command:
     @property
     def step(self) -> bool:
         return self.name == "step"
+
+    @property
+    def quiz(self) -> bool:
+        return self.name == "quiz"
 
 
 async def ask_command(update: Update, context: Context) -> None:

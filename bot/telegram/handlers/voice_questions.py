@@ -1,5 +1,5 @@
 """Voice questions: a voice message or an audio file in a private chat, or an asking command
-(/ask, /plain, /compare, /plan, /step) sent as a reply to one in a group, is downloaded
+(/ask, /plain, /compare, /plan, /step, /quiz) sent as a reply to one in a group, is downloaded
 through the same Bot API server, heard (bot/voice/) and asked as if it had been typed; the
 run speaks the language it was heard in unless the chat set one. A chat's messages are
 heard one at a time; a message longer than VOICE_MAX_S is refused with the limit named,
@@ -11,6 +11,7 @@ import logging
 from datetime import timedelta
 
 from telegram import Audio, Message, Update, Voice
+from telegram.constants import ChatType
 from telegram.error import TelegramError
 from telegram.ext import BaseHandler, CommandHandler, MessageHandler, filters
 
@@ -42,7 +43,8 @@ def handlers() -> list[BaseHandler]:  # type: ignore[type-arg]
     return [
         MessageHandler((filters.VOICE | filters.AUDIO) & filters.ChatType.PRIVATE,
                        voice_message),
-        CommandHandler([*MODES, "plan", "step"], ask_about_sound, filters=_RepliesToSound()),
+        CommandHandler([*MODES, "plan", "step", "quiz"], ask_about_sound,
+                       filters=_RepliesToSound()),
     ]
 
 
@@ -79,14 +81,17 @@ async def _ask_heard(update: Update, context: Context, msg: Message, sounded: Me
     lang = chat.words_lang(sender.lang)
     voice = context.parts.services.voice
 
-    async def notice(key: str, kind: Notice, **values: object) -> None:
+    async def notice(key: str, kind: Notice, about: str = "voice", **values: object) -> None:
         await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
-                                    text(lang, key, **values), kind, "voice")
+                                    text(lang, key, **values), kind, about)
 
     sound = sound_of(sounded)
     assert sound is not None
     if voice is None:
         await notice("text_only", Notice.USAGE)
+        return
+    if asked.quiz and msg.chat.type == ChatType.PRIVATE:
+        await notice("quiz_private", Notice.USAGE, "quiz")
         return
     if _seconds(sound.duration) > voice.max_s:
         await notice("voice_too_long", Notice.TOO_LONG, limit=voice.max_s)
@@ -113,7 +118,8 @@ async def _ask_heard(update: Update, context: Context, msg: Message, sounded: Me
             f"> {line}" for line in heard.text.splitlines())
     await start_question(update, context, asked.mode, question, msg, replies_count=False,
                          planner=asked.planner, command=asked.name, step=asked.step,
-                         spoken=heard.lang, heard=(heard_step(heard, voice.engine),))
+                         quiz=asked.quiz, spoken=heard.lang,
+                         heard=(heard_step(heard, voice.engine),))
 
 
 def heard_step(heard: Heard, engine: str) -> InputRead:
