@@ -1,6 +1,7 @@
 """`/compare N M` through the real Application against the fake Bot API: two stored runs of
-the chat side by side with no model called, each labelled, the differing digits marked, the
-chains aligned round by round with the first differing action flagged; stored, so /show,
+the chat side by side, asked nothing again, each labelled, the differing digits marked, the
+judgement naming the figures that differ and how each side got its own (a false one not
+shown), the chains aligned round by round with the first differing action flagged; stored, so /show,
 /export and /history have it; refused politely (English and Chinese) for a run that is not
 this chat's."""
 
@@ -15,7 +16,7 @@ from agent.tool import Tool
 from bot.store.records import Scope
 from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox
 from tests.dbkit import Target
-from tests.fakes.model import text_reply, tool_reply
+from tests.fakes.model import is_judge_call, text_reply, tool_reply
 from tests.historykit import OTHER_GROUP, reply, seed
 
 
@@ -48,10 +49,16 @@ async def test_two_stored_runs_side_by_side_with_no_model_called(gb: Glassbox) -
     await two_runs(gb, "what is 100+23?", "Exactly 123.", "Roughly 100.")
     calls = len(gb.model.bodies)
     shown = await reply(gb, GROUP, ALICE, "/compare 1 2")
-    assert len(gb.model.bodies) == calls  # no model called
+    # Nothing asked again: one call judges the two answers.
+    assert [is_judge_call(body) for body in gb.model.bodies[calls:]] == [True]
+    judge_prompt = gb.model.bodies[-1]["messages"][1]["content"]
+    assert "Tool calls that worked, #1: add(a=100, b=23): calculated" in judge_prompt
+    assert "Tool calls that worked, #2: none" in judge_prompt
     text = shown.text
     order = ["❓ what is 100+23?", "#1 · Alice · ", " · ask\nExactly 123.",
-             "#2 · Bob · ", " · ask\nRoughly 100.", "📊 #1 → #2: rounds 2 → 1 · tool calls 1 → 0",
+             "#2 · Bob · ", " · ask\nRoughly 100.",
+             "⚖️ The model's judgement: They differ: #1 calculated 123; #2 gave 100 without "
+             "a tool.", "📊 #1 → #2: rounds 2 → 1 · tool calls 1 → 0",
              "🔗 Both chains, round by round",
              "— Round 1 —", "▸ #1", "⚡ first differing action", "add(a=100, b=23)",
              "▸ #2", "— Round 2 —", "(no such round on this side)", "#3 · /show 3 · /export 3"]
@@ -78,10 +85,19 @@ async def test_two_stored_runs_side_by_side_with_no_model_called(gb: Glassbox) -
     assert document.document is not None
     page = document.document.content.decode("utf-8")
     for part in ("Runs compared", "#1 Alice ↔ #2 Bob", "Both chains, round by round",
+                 "They differ: #1 calculated 123; #2 gave 100 without a tool.",
                  '1<mark class="differs">23</mark>', '1<mark class="differs">00</mark>',
                  "⚡ first differing action", "#1 add(a=100, b=23) · #2 answer",
                  "(no such round on this side)"):
         assert part in page, part
+
+
+async def test_a_judgement_that_says_what_is_not_so_is_not_shown(gb: Glassbox) -> None:
+    await two_runs(gb, "what is 100+23?", "Exactly 123.", "Roughly 100.")
+    gb.model.judge = lambda body: text_reply("They differ: #2 looked up 999.")
+    shown = await reply(gb, GROUP, ALICE, "/compare 1 2")
+    assert "⚖️" not in shown.text and "999" not in shown.text  # neither answer says 999
+    assert "📊 #1 → #2: rounds 2 → 1" in shown.text  # the cost line stands
 
 
 async def test_a_comparison_in_chinese(gb: Glassbox) -> None:
@@ -90,6 +106,7 @@ async def test_a_comparison_in_chinese(gb: Glassbox) -> None:
     text = shown.text
     assert text.index("#2 · Bob · ") < text.index("大约是100。") < text.index("#1 · Alice · ")
     assert "提问\n正好是123。" in text
+    assert "两个回答不同：#2 没用工具，给出 100；#1 计算得到 123。" in text
     assert "两条过程，逐轮对齐" in text and "⚡ 第一个不同的动作" in text
     assert "（这一边没有这一轮）" in text and "📊 #2 → #1：" in text
     history = await reply(gb, GROUP, BOB, "/history")

@@ -33,7 +33,8 @@ from bot.course.period import MAX_DAYS, PeriodProblem, from_query, today_in
 from bot.runs.active import Active
 from bot.runs.ask import Ask, Busy, Refusal
 from bot.runs.compare_runs import Refused, Unfit, compare_stored
-from bot.runs.quota import OverBudget, RateLimited
+from bot.runs.model_names import known_name
+from bot.runs.quota import OverBudget, RateLimited, refusal
 from bot.runs.services import Services, Shared
 from bot.store.api_sessions import ApiSessions
 from bot.store.kinds import Lane, RunMode, RunStatus
@@ -75,6 +76,9 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
         parts, scope = await authorised(request)
         body = await chat_body(request)
         if body.runs is not None:
+            refused = await refusal(parts.store, parts.settings, scope, None)
+            if refused is not None:  # a comparison is a run of the token's, and judged
+                raise _refused(refused)
             return await _compared(parts, scope, body.runs)
         run = await _start(parts, scope, body, stream=False)
         return _answer(run, await run.ended(), body.showSteps)
@@ -89,10 +93,11 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
             number = 0
             while (item := await run.heard.get()) is not None:
                 lane, event = item
-                if isinstance(event, RunFinished) and run.mode != RunMode.COMPARE:
+                two = run.mode in (RunMode.COMPARE, RunMode.MODELS)
+                if isinstance(event, RunFinished) and not two:
                     continue  # the run's own run_finished closes the stream
                 data = event.to_dict()
-                if run.mode == RunMode.COMPARE:
+                if two:
                     data["lane"] = lane
                 number += 1
                 yield sse(number, event.type, data)
@@ -169,9 +174,9 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
 
 
 async def _compared(parts: Services, scope: Conversation, run_ids: list[int]) -> Response:
-    """Two stored runs of the token's side by side (bot/runs/compare_runs.py), no model
-    called: the comparison, stored as a run of the token's, as GET /api/v1/runs/{runId}
-    gives it."""
+    """Two stored runs of the token's side by side (bot/runs/compare_runs.py), asked
+    nothing again, their answers judged: the comparison, stored as a run of the token's, as
+    GET /api/v1/runs/{runId} gives it."""
     api, found = parts.store.api, []
     for run_id in run_ids:
         record = await api.run_by_id(scope, run_id)
@@ -181,7 +186,8 @@ async def _compared(parts: Services, scope: Conversation, run_ids: list[int]) ->
     settings = await parts.chat_settings(scope)
     made = await compare_stored(parts.store, Scope.of(scope), scope, user_id=None,
                                 user_name=f"API {scope.id}", left=found[0].n,
-                                right=found[1].n, zone=settings.timezone)
+                                right=found[1].n, zone=settings.timezone,
+                                client=parts.runs.client, tools=parts.runs.tools)
     if isinstance(made, Refused):
         words = {Unfit.SAME: "runs: two different runs are needed.",
                  Unfit.RUNNING: "runs: one of them is still running; compare it once it ended.",
@@ -201,15 +207,34 @@ async def _start(parts: Services, scope: Conversation, body: ChatBody, *,
     api = parts.store.api
     session_id = body.sessionId or secrets.token_urlsafe(12)
     earlier = await api.session_runs(scope, session_id)
-    run = _ApiRun(api, session_id, STORED_MODES[body.mode], stream=stream)
+    models = tuple(_model_names(parts, body.models)) if body.models else ()
+    run = _ApiRun(api, session_id, RunMode.MODELS if models else STORED_MODES[body.mode],
+                  stream=stream)
     started = await parts.runs.ask(Ask(
         mode=run.mode, text=body.message.strip(), conversation=scope, user_id=None,
         user_name=f"API {scope.id}", run_lang=detect_lang(body.message),
         follows=earlier[-1] if earlier else None, planner=True if body.plan else None,
-        chat=await parts.chat_settings(scope)), run)  # the scope's, as a chat has its own
+        chat=await parts.chat_settings(scope), models=models), run)  # the scope's settings
     if not isinstance(started, Active):
         raise _refused(started)
     return run
+
+
+def _model_names(parts: Services, asked: list[str]) -> list[str]:
+    """The two models `asked` names, as the bot names them; a 400 naming the models there
+    are for a name none has, or for one model twice."""
+    known = parts.runs.models.names
+    names = []
+    for name in asked:
+        found = known_name(name, known)
+        if found is None:
+            raise ApiError(400, "unknown_model", f"models: there is no model called "
+                           f"{name[:40]!r}; the models: {', '.join(known)}.")
+        names.append(found)
+    if names[0] == names[1]:
+        raise ApiError(400, "invalid_body", f"models: two different models are needed; the "
+                       f"models: {', '.join(known)}.")
+    return names
 
 
 def _refused(refused: Refusal) -> ApiError:

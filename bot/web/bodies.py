@@ -48,12 +48,20 @@ class ChatBody(BaseModel):
         description='mode "compare": two runIds of this token\'s, side by side, no model '
                     "called (instead of a message).")
 
+    models: list[Annotated[str, Field(min_length=1, max_length=64)]] | None = Field(
+        default=None, min_length=2, max_length=2,
+        description='mode "compare": the names of two models (LLM_MODELS), each answering '
+                    "the message with tools, side by side (instead of the model alone beside "
+                    "it with tools).")
+
     @model_validator(mode="after")
     def _asks_one_thing(self) -> ChatBody:
         if self.runs is None and not self.message:
             raise ValueError('message: required (or runs, two runIds with mode "compare")')
         if self.runs is not None and (self.message or self.mode != "compare"):
             raise ValueError('runs: two runIds with mode "compare" and no message')
+        if self.models is not None and self.mode != "compare":
+            raise ValueError('models: two model names with mode "compare"')
         return self
 
 

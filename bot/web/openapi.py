@@ -18,8 +18,9 @@ _STEP = {"type": "object", "properties": {
 _RUN = {"type": "object", "properties": {
     "sessionId": {"type": "string"}, "runId": {"type": "integer"},
     "question": {"type": "string"},
-    "mode": {"enum": ["react", "plain", "compare", "runs"],
-             "description": "runs: two stored runs of the token's compared (body.runs)"},
+    "mode": {"enum": ["react", "plain", "compare", "runs", "models"],
+             "description": "runs: two stored runs of the token's compared (body.runs); "
+                            "models: two named models on one question (body.models)"},
     "answer": {"type": "string"}, "status": {"type": "string"},
     "durationMs": {"type": ["integer", "null"]}, "model": {"type": "string"},
     "usage": {"type": "object", "properties": {
@@ -28,9 +29,12 @@ _RUN = {"type": "object", "properties": {
     "plan": {"type": ["array", "null"]},
     "steps": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/Step"}},
     "answers": {"type": "object",
-                "description": "compare: plain and react; runs: left and right"},
+                "description": "compare: plain and react; runs: left and right; models: "
+                               "each model's name"},
     "difference": {"type": "object", "description": "compare only: judgement and figures"},
-    "sides": {"type": "array", "description": "runs only: each side's run (n, asker, when)"},
+    "sides": {"type": "array", "description": "runs: each side's run (n, asker, when); "
+                                              "models: each side's model, status, error "
+                                              "and (with showSteps) steps"},
     "firstDifference": {"type": ["object", "null"], "description": (
         "runs only: the round where the chains first chose differently, and each side's "
         "move there; null when they made the same moves")},

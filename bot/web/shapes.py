@@ -32,6 +32,8 @@ def run_json(record: RunRecord, view: View, status: str, session_id: str, *,
     """The answer of POST /api/v1/chat (and GET /api/v1/runs/{runId}) for one run."""
     if view.mode == RunMode.RUNS:
         return _runs_json(record, view)
+    if view.mode == RunMode.MODELS:
+        return _models_json(record, view, status, session_id, steps)
     main = view.lanes.get("react") or view.lanes["main"]
     out: dict[str, Any] = {
         "sessionId": session_id,
@@ -61,6 +63,28 @@ def run_json(record: RunRecord, view: View, status: str, session_id: str, *,
     return out
 
 
+def _models_json(record: RunRecord, view: View, status: str, session_id: str,
+                 steps: bool) -> dict[str, Any]:
+    """Two named models on one question: each side's model, how it ended (its error, when
+    its endpoint failed) and answer, the judgement and what each cost."""
+    left, right = view.lanes["left"], view.lanes["right"]
+    ends = view.finished.get("left"), view.finished.get("right")
+    end = view.outcome()
+    return {
+        "runId": record.id, "sessionId": session_id, "question": record.question,
+        "mode": "models", "status": status, "answer": "", "durationMs": end.duration_ms,
+        "model": record.model, "usage": _usage(end.usage),
+        "sides": [{"model": t.model, "status": done.status if done else "running",
+                   "error": done.reason if done and done.status != "done" else None,
+                   "steps": _steps(t) if steps else None}
+                  for t, done in zip((left, right), ends, strict=True)],
+        "answers": {t.model: t.answer if t.answer_final else "" for t in (left, right)},
+        "difference": {"judgement": right.judgement or None, "figures": difference(
+            ends[0], ends[1], "en", sides_text(left.side_name, right.side_name))
+            if ends[0] and ends[1] else None},
+    }
+
+
 def _runs_json(record: RunRecord, view: View) -> dict[str, Any]:
     """A comparison of two stored runs: each side's run and answer, what each cost, and the
     first action where their chains part (None: they made the same moves)."""
@@ -81,7 +105,7 @@ def _runs_json(record: RunRecord, view: View) -> dict[str, Any]:
                   for t in (left, right)],
         "answers": {"left": left.answer if left.answer_final else "",
                     "right": right.answer if right.answer_final else ""},
-        "difference": {"judgement": None, "figures": difference(
+        "difference": {"judgement": right.judgement or None, "figures": difference(
             ends[0], ends[1], "en", sides_text(left.side_name, right.side_name))
             if ends[0] and ends[1] else None},
         "firstDifference": first,

@@ -232,7 +232,7 @@ async def test_a_thought_glassbox_wrote_is_no_steps_thought(tmp_path: Path) -> N
     assert [step["thought"] for step in stored["steps"]] == [None]
 
 
-async def test_two_stored_runs_of_the_token_compared_with_no_model_called(
+async def test_two_stored_runs_of_the_token_compared_and_judged(
         tmp_path: Path) -> None:
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
         model.push(*adding(), text_reply("About 5."))
@@ -246,7 +246,8 @@ async def test_two_stored_runs_of_the_token_compared_with_no_model_called(
                                 json={"mode": "compare", "runs": ids})
             assert answer.status_code == 200, answer.text
             run = answer.json()
-            assert len(model.bodies) == calls  # no model called
+            assert len(model.bodies) == calls + 1  # asked nothing again; one judgement
+            assert run["difference"]["judgement"]  # the fake judge's line, checked true
             assert run["mode"] == "runs" and run["status"] == "done"
             assert run["answers"] == {"left": "2 + 2 = **4**", "right": "About 5."}
             assert [side["n"] for side in run["sides"]] == [1, 2]
@@ -272,3 +273,73 @@ async def test_two_stored_runs_of_the_token_compared_with_no_model_called(
             for reply, status, code in refusals:
                 assert reply.status_code == status, reply.text
                 assert reply.json()["error"]["code"] == code, reply.text
+
+
+async def test_two_named_models_on_one_question_over_http(tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as local, FakeModel() as cloud:
+        models = {"local": {"base_url": local.base_url, "model": "qwen2.5-1.5b"},
+                  "cloud": {"base_url": cloud.base_url, "model": "qwen-plus",
+                            "api_key": "sk-cloud-api-77"}}
+        async with serving(tg, local, tmp_path / "g.sqlite3", tools=[Add()],
+                           api_tokens=TOKENS, llm_model="local", llm_models=models) as web:
+            local.push(text_reply("Roughly 100."))
+            cloud.push(tool_reply(("add", {"a": 100, "b": 23})), text_reply("Exactly 123."))
+            answer = await web.http.post("/api/v1/chat", headers=TEACHER, json={
+                "message": "What is 100+23?", "mode": "compare",
+                "models": ["local", "Cloud"], "showSteps": True})
+            assert answer.status_code == 200, answer.text
+            run = answer.json()
+            assert run["mode"] == "models" and run["status"] == "done"
+            assert run["answers"] == {"local": "Roughly 100.", "cloud": "Exactly 123."}
+            assert run["difference"]["judgement"] == (
+                "They differ: local gave 100 without a tool; cloud calculated 123.")
+            assert run["difference"]["figures"].startswith("local → cloud: rounds 1 → 2")
+            assert [s["model"] for s in run["sides"]] == ["local", "cloud"]
+            assert run["sides"][1]["steps"][0]["tool"] == "add"
+            stored = (await web.http.get(f"/api/v1/runs/{run['runId']}",
+                                         headers=TEACHER)).json()
+            assert stored["answers"] == run["answers"] and stored["mode"] == "models"
+
+            cloud.refuse_connections()  # the cloud is down: its side says so
+            local.push(text_reply("About 4."))
+            half = (await web.http.post("/api/v1/chat", headers=TEACHER, json={
+                "message": "What is 2+2?", "mode": "compare",
+                "models": ["cloud", "local"]})).json()
+            assert half["answers"] == {"cloud": "", "local": "About 4."}
+            assert half["sides"][0]["status"] == "error"
+            assert half["sides"][0]["error"].startswith("Could not reach the model service")
+            assert half["difference"]["judgement"] is None
+
+            refused = [(await web.http.post("/api/v1/chat", headers=TEACHER, json=body))
+                       for body in ({"message": "hi", "mode": "compare",
+                                     "models": ["local", "gpt9"]},
+                                    {"message": "hi", "mode": "compare",
+                                     "models": ["local", "LOCAL"]},
+                                    {"message": "hi", "mode": "react",
+                                     "models": ["local", "cloud"]})]
+            assert [r.status_code for r in refused] == [400, 400, 400]
+            assert refused[0].json()["error"] == {
+                "status": 400, "code": "unknown_model",
+                "message": "models: there is no model called 'gpt9'; the models: local, "
+                           "cloud."}
+            assert "two different models" in refused[1].json()["error"]["message"]
+            assert refused[2].json()["error"]["code"] == "invalid_body"
+            assert "sk-cloud-api-77" not in answer.text + half.__repr__()
+
+
+async def test_comparing_stored_runs_counts_against_the_rate_limit(tmp_path: Path) -> None:
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        model.push(text_reply("Four."), text_reply("About 5."))
+        async with serving(tg, model, tmp_path / "g.sqlite3", api_tokens=TOKENS,
+                           user_rate_limit="3/10m") as web:
+            post = web.http.post
+            ids = [(await post("/api/v1/chat", headers=TEACHER, json={
+                "message": "What is 2+2?"})).json()["runId"] for _ in range(2)]
+            first = await post("/api/v1/chat", headers=TEACHER,
+                               json={"mode": "compare", "runs": ids})
+            assert first.status_code == 200, first.text  # the third run of the window
+            again = await post("/api/v1/chat", headers=TEACHER,
+                               json={"mode": "compare", "runs": ids})
+            assert again.status_code == 429, again.text
+            assert again.json()["error"]["code"] == "rate_limited"
+            assert int(again.headers["Retry-After"]) > 500

@@ -49,7 +49,8 @@ async def compare_runs(update: Update, context: Context, msg: Message,
         return
     made = await compare_stored(
         context.store, scope_of(chat, user), telegram_chat(chat.id), user_id=sender.id,
-        user_name=sender.name, left=runs[0], right=runs[1], zone=settings.timezone)
+        user_name=sender.name, left=runs[0], right=runs[1], zone=settings.timezone,
+        client=context.runs.client, tools=context.runs.tools)
     if isinstance(made, Refused):
         await context.outbox.notice(chat.id, msg.message_id, sender.id,
                                     text(lang, _WORDS[made.why], n=made.n), Notice.USAGE,
