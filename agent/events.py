@@ -226,6 +226,15 @@ class InputKind(StrEnum):
     """A voice message, transcribed."""
 
 
+class Reader(StrEnum):
+    """Who read what was sent. Stored as its value."""
+
+    GLASSBOX = "glassbox"
+    """Glassbox, before the model's first round: its OCR, its transcription."""
+    MODEL = "model"
+    """The model itself, given the photo as an image: Glassbox read nothing of it."""
+
+
 class ReadFailure(StrEnum):
     """Why nothing was read from what was sent (the run goes on with the question alone)."""
 
@@ -258,18 +267,22 @@ class ReadSegment:
 class InputRead(Event):
     """What Glassbox read or heard from what the student sent (round 0, before the model's
     first round): its own step, never the model's. The model is given `text`; front ends
-    show the segments with the unsure ones marked."""
+    show the segments with the unsure ones marked. With `by` MODEL, a photo given to the
+    model as it is, no text read: the model's to read, never shown as Glassbox's. A later
+    InputRead of the same kind and number takes its place (a photo the model's endpoint
+    refused, then read by Glassbox)."""
 
     type: ClassVar[str] = "input_read"
     kind: InputKind
     engine: str
-    """What read it, as shown: "OCR"."""
+    """What read it, as shown: "OCR", "Whisper", or the model's name."""
     segments: tuple[ReadSegment, ...] = ()
     number: int = 1
     """Which of the `of` pictures sent together (an album) this is."""
     of: int = 1
     failure: ReadFailure = ReadFailure.NONE
     seconds: float = 0.0
+    by: Reader = Reader.GLASSBOX
 
     @property
     def text(self) -> str:
@@ -386,6 +399,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     if cls is InputRead:
         values["kind"] = InputKind(values["kind"])
         values["failure"] = ReadFailure(values.get("failure", ""))
+        values["by"] = Reader(values.get("by", Reader.GLASSBOX))
         values["segments"] = tuple(s if isinstance(s, ReadSegment) else ReadSegment(**s)
                                    for s in values.get("segments", ()))
     if cls is Plan:

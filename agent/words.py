@@ -221,9 +221,9 @@ _WORDS: dict[str, tuple[str, str]] = {
     "model_tools_unsupported": ("这个模型服务不支持工具调用。",
                                 "This model endpoint does not support tool calling."),
     "model_images_refused": ("这个模型不接收图片（模型服务拒绝了照片），"
-                             "而 PHOTO_READER=model 只把照片交给模型。",
+                             "而 PHOTO_READING=model 只把照片交给模型。",
                              "This model takes no images (its service refused the photo), and "
-                             "PHOTO_READER=model gives photos to the model only."),
+                             "PHOTO_READING=model gives photos to the model only."),
     "model_bad_request": ("模型服务拒绝了这个请求，请换个问法再试。",
                           "The model service rejected the request. Please try rephrasing."),
     "model_incomplete": ("模型的回答中途断开了，请再试一次。",
@@ -231,6 +231,11 @@ _WORDS: dict[str, tuple[str, str]] = {
     "model_empty": ("模型返回了空回答，请再试一次。",
                     "The model returned an empty reply. Please try again."),
     # --- Glassbox's remarks in a chain (agent/classroom/remarks.py, lookups.py, echoed_errors.py)
+    "remark_photos_refused": ("{model} 不接收图片（它的服务拒绝了照片），所以 Glassbox 用 OCR "
+                              "读了照片，把读出的文字交给模型；这个模型以后的照片也这样读。",
+                              "{model} takes no images (its service refused the photo), so "
+                              "Glassbox read the photo with OCR and gave the model the text; "
+                              "it reads this model's photos so from now on."),
     "remark_label": ("由 Glassbox 补写", "Written by Glassbox"),
     "list_sep": ("、", ", "),
     "more_tools": ("另外 {more} 个工具", "{more} more tools"),

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import NoDecode
 
+from agent.inputs.photo_route import PhotoReading
 from agent.settings import AgentSettings
 from bot.store import database_url
 from bot.store.db import DEFAULT_POOL_SIZE
@@ -127,6 +128,11 @@ class BotSettings(AgentSettings):
     photo_ocr: bool = True
     """PHOTO_OCR: read the text of photos sent with a question (off: photos are refused with
     one line, as stickers are)."""
+    photo_reading: PhotoReading = PhotoReading.AUTO
+    """PHOTO_READING: who reads a question's photos: `model` gives them to the model as
+    images, `ocr` gives it the text Glassbox's OCR read, `auto` the model when its endpoint
+    takes images (a model known to take text only, or an endpoint that refused a photo once,
+    gets the OCR's text)."""
     ocr_timeout_s: float = Field(default=60.0, gt=0)
     """Reading one photo stops after this long; the run goes on with the question alone."""
     ocr_memory_mb: int = Field(default=1536, ge=512)

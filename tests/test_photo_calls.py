@@ -15,7 +15,7 @@ from PIL import Image
 from agent import ModelClient, RunFinished
 from agent.events import Answer, Plan
 from agent.inputs.photo_calls import IMAGE_TOKENS, GivenPhotos
-from agent.inputs.photo_route import PhotoReader, known_text_only, model_reads
+from agent.inputs.photo_route import PhotoReading, known_text_only, model_reads
 from agent.loop import run_plain
 from agent.model.endpoint_memory import EndpointMemory
 from agent.model.model_errors import ModelError, ModelErrorKind
@@ -124,7 +124,7 @@ async def test_a_400_the_text_gets_too_is_no_refusal_of_the_photos(
 
 async def test_when_only_the_model_may_read_the_refusal_ends_the_run(
         settings: AgentSettings) -> None:
-    """PHOTO_READER=model: the bot's fallback raises the refusal; the run says why."""
+    """PHOTO_READING=model: the bot's fallback raises the refusal; the run says why."""
     async def forced(refusal: ModelError) -> str:
         raise ModelError(ModelErrorKind.IMAGES_REFUSED) from None
 
@@ -138,7 +138,7 @@ async def test_when_only_the_model_may_read_the_refusal_ends_the_run(
     end = events[-1]
     assert isinstance(end, RunFinished)
     assert end.error_kind == "images_refused"
-    assert "PHOTO_READER=model" in end.reason
+    assert "PHOTO_READING=model" in end.reason
     assert len(model.bodies) == 1 and client.memory.takes_images
 
 
@@ -168,9 +168,9 @@ def test_known_text_only_models() -> None:
 def test_who_reads_the_photos() -> None:
     fresh, refused = EndpointMemory("x"), EndpointMemory("x")
     refused.refused_images()
-    assert model_reads(PhotoReader.AUTO, fresh, "qwen-vl-max")
-    assert not model_reads(PhotoReader.AUTO, refused, "qwen-vl-max")
-    assert not model_reads(PhotoReader.AUTO, fresh, "qwen-plus")
-    assert model_reads(PhotoReader.MODEL, refused, "qwen-plus")
-    assert not model_reads(PhotoReader.OCR, fresh, "qwen-vl-max")
+    assert model_reads(PhotoReading.AUTO, fresh, "qwen-vl-max")
+    assert not model_reads(PhotoReading.AUTO, refused, "qwen-vl-max")
+    assert not model_reads(PhotoReading.AUTO, fresh, "qwen-plus")
+    assert model_reads(PhotoReading.MODEL, refused, "qwen-plus")
+    assert not model_reads(PhotoReading.OCR, fresh, "qwen-vl-max")
     assert EndpointMemory.restored("x", refused.learned()).takes_images is False

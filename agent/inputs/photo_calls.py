@@ -19,8 +19,10 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from agent.events import Remark
 from agent.model.endpoint_memory import EndpointMemory
 from agent.model.model_errors import ModelError, ModelErrorKind
+from agent.words import say
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +31,15 @@ IMAGE_TOKENS = 1_500
 1280 × 960 photo is 1,568 of Qwen-VL's 28-pixel tokens and 1,445 of OpenAI's tiles."""
 REFUSALS = frozenset({ModelErrorKind.IMAGES_REFUSED, ModelErrorKind.BAD_REQUEST})
 
+REMARK_KIND = "photos_refused"
+
 T = TypeVar("T")
+
+
+def refusal_remark(lang: str, model: str) -> Remark:
+    """Glassbox's words in the chain when `model`'s endpoint refused the photos."""
+    return Remark(round=1, kind=REMARK_KIND, text=say(lang, "remark_photos_refused",
+                                                      model=model))
 
 
 def image_part(jpeg: bytes) -> dict[str, Any]:
@@ -57,7 +67,7 @@ def without_images(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 class GivenPhotos:
     """The photos of one question given to the model, shared by the run's lanes:
     `read_instead` is what the run does when the endpoint refuses them (the bot reads them
-    with its OCR and shows that; with PHOTO_READER=model it raises the refusal)."""
+    with its OCR and shows that; with PHOTO_READING=model it raises the refusal)."""
 
     def __init__(self, jpegs: Sequence[bytes],
                  read_instead: Callable[[ModelError], Awaitable[str]]) -> None:

@@ -1,5 +1,5 @@
 """Who reads a question's photos: the model itself, given them as images, or Glassbox's
-embedded OCR, whose text the model is given instead. PHOTO_READER chooses; `auto` goes by
+embedded OCR, whose text the model is given instead. PHOTO_READING chooses; `auto` goes by
 what the endpoint can do, as AGENT_MODE=auto does for tools: a model known to take text only
 is never sent an image, and an endpoint that refused one is remembered
 (`EndpointMemory.takes_images`)."""
@@ -11,8 +11,8 @@ from enum import StrEnum
 from agent.model.endpoint_memory import EndpointMemory
 
 
-class PhotoReader(StrEnum):
-    """PHOTO_READER's values."""
+class PhotoReading(StrEnum):
+    """PHOTO_READING's values."""
 
     AUTO = "auto"
     """The model, when its endpoint takes images; else Glassbox's OCR."""
@@ -38,8 +38,8 @@ def known_text_only(model: str) -> bool:
     return name.startswith(_TEXT_ONLY) and not any(mark in name for mark in _SEES)
 
 
-def model_reads(reader: PhotoReader, memory: EndpointMemory, model: str) -> bool:
+def model_reads(reader: PhotoReading, memory: EndpointMemory, model: str) -> bool:
     """Whether a question's photos go to `model` as images (else Glassbox reads them)."""
-    if reader is PhotoReader.AUTO:
+    if reader is PhotoReading.AUTO:
         return memory.takes_images and not known_text_only(model)
-    return reader is PhotoReader.MODEL
+    return reader is PhotoReading.MODEL

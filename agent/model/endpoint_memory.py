@@ -2,7 +2,7 @@
 
 AGENT_MODE=auto learns from how an endpoint behaves: it refuses `tools`, or its model writes
 tool calls as text although `tools` were accepted (`Lesson`); it refused `stream_options`;
-it refused a photo given as an image (PHOTO_READER=auto).
+it refused a photo given as an image (PHOTO_READING=auto).
 Every run with that endpoint's client reads and updates its `EndpointMemory`
 (`ModelClient.memory`); the bot keeps it in its store, so a restart does not make a class
 wait through the same lesson again (bot/store/endpoints.py).
@@ -77,7 +77,7 @@ class EndpointMemory:
     """Whether to ask for `stream_options: {"include_usage": true}`; False once the endpoint
     refused it (its token counts are then estimated, agent/model/model_client.py)."""
     takes_images: bool = True
-    """Whether a question's photos go to the model as images (PHOTO_READER=auto); False once
+    """Whether a question's photos go to the model as images (PHOTO_READING=auto); False once
     the endpoint refused them and took the same question as text (agent/inputs/photo_calls.py):
     a model that cannot see does not learn to, so one run teaches it."""
     seen: dict[str, list[str]] = field(default_factory=dict)

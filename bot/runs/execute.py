@@ -21,6 +21,8 @@ from agent.classroom.compare_judge import Side, ToolUses, judge, judge_sides
 from agent.classroom.confirm import Gate
 from agent.events import Event, InputRead, RunFinished, RunStarted, Usage
 from agent.inputs.ocr import OcrLimits
+from agent.inputs.photo_calls import GivenPhotos
+from agent.inputs.photo_route import PhotoReading, model_reads
 from agent.inputs.question import with_reads
 from agent.lang import detect_lang
 from agent.loop import run_plain, run_react
@@ -36,6 +38,7 @@ from bot.runs.admission import Admission
 from bot.runs.ask import Ask, Busy, Front, Refusal
 from bot.runs.chat_settings_applied import run_settings, run_tools
 from bot.runs.listeners import Listeners
+from bot.runs.photo_handoff import PhotoHandoff
 from bot.runs.photo_reading import PhotoReader
 from bot.runs.quiz_votes import OpenVotes
 from bot.runs.quota import OverBudget, RateLimited, refusal
@@ -347,33 +350,54 @@ class Runs:
         """What was heard in a voice message and the photos' readings first (the chain's
         lane), then the lanes' events, the model given the question with what was read from
         photos (what was heard is the question itself); RunStarted keeps the question as
-        asked."""
+        asked. Photos the model reads itself are given to it with the question; the steps
+        Glassbox makes when its endpoint refuses them come before the next event."""
         reads: list[InputRead] = []
         chain = list(Lane.of(q.mode))[-1]
         for heard in q.heard:
             yield chain, heard
-        if q.photos:
+        handoff = self._handoff(q)
+        if handoff is not None:
+            for step in handoff.steps():
+                yield chain, step
+        elif q.photos:
             async for read in self.photo_reader.read(q.conversation, q.photos):
                 reads.append(read)
                 yield chain, read
                 if active.cancel.is_set():
                     break
         asked = with_reads(q.text, reads)
-        async for lane, event in _merged(self._lanes(q, asked, active, gate)):
+        photos = handoff.photos if handoff is not None else None
+        async for lane, event in _merged(self._lanes(q, asked, active, gate, photos)):
+            for step in handoff.due() if handoff is not None else ():
+                yield chain, step
             if isinstance(event, RunStarted) and reads:
                 event = replace(event, question=q.text)
             yield lane, event
 
-    def _lanes(self, q: Question, asked: str, active: Active,
-               gate: Gate | None) -> dict[str, AsyncIterator[Event]]:
-        """Each lane's events for the question `asked` (as the model is given it)."""
+    def _handoff(self, q: Question) -> PhotoHandoff | None:
+        """The question's photos for the model to read itself, if PHOTO_READING and what its
+        endpoint can do say so; None: Glassbox reads them (or there are none)."""
+        reading = self.settings.photo_reading
+        clients = ([self.models.get(name) or self.model_of(q) for name in q.models]
+                   if q.mode == RunMode.MODELS else [self.model_of(q)])
+        if not q.photos or not all(model_reads(reading, c.memory, c.model) for c in clients):
+            return None
+        return PhotoHandoff(self.photo_reader, q.conversation, q.photos, q.text,
+                            self.model_label(q), q.run_lang,
+                            fallback=reading is PhotoReading.AUTO)
+
+    def _lanes(self, q: Question, asked: str, active: Active, gate: Gate | None,
+               photos: GivenPhotos | None = None) -> dict[str, AsyncIterator[Event]]:
+        """Each lane's events for the question `asked` (as the model is given it), with
+        `photos` for the model to read itself."""
         settings, tools = self.settings, self.tools
         if q.chat is not None:
             settings, tools = (run_settings(settings, q.chat),
                                run_tools(tools, q.chat, q.conversation))
         client = self.model_of(q)
         common = {"client": client, "settings": settings, "history": q.history,
-                  "cancel": active.cancel, "lang": q.run_lang}
+                  "cancel": active.cancel, "lang": q.run_lang, "photos": photos}
         lanes: dict[str, AsyncIterator[Event]] = {}
         if q.mode == RunMode.MODELS:  # each named model with tools, its own answer
             for lane, name in zip(Lane.of(q.mode), q.models, strict=True):

@@ -486,11 +486,19 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "chain_round_limit": ("已达到轮数上限", "Round limit reached"),
     "chain_working": ("⏳ 正在思考…", "⏳ Working…"),
     # --- What Glassbox read or heard from what was sent (bot/view/read_view.py): {engine} is
-    # "OCR", or what heard a voice message ("Whisper", a transcription server's model) ---
+    # "OCR", or what heard a voice message ("Whisper", a transcription server's model); or a
+    # photo given to the model itself, {engine} the model's name ---
     "read_photo": ("📷 从照片中读出的文字（Glassbox，{engine}）",
                    "📷 Read from the photo (Glassbox, {engine})"),
     "read_photo_of": ("📷 从第 {n}/{of} 张照片中读出的文字（Glassbox，{engine}）",
                       "📷 Read from photo {n} of {of} (Glassbox, {engine})"),
+    "read_photo_model": ("📷 照片交给了模型（{engine}）自己看",
+                         "📷 Photo given to the model ({engine})"),
+    "read_photo_model_of": ("📷 第 {n}/{of} 张照片交给了模型（{engine}）自己看",
+                            "📷 Photo {n} of {of} given to the model ({engine})"),
+    "read_by_model": ("照片由模型自己看：Glassbox 没有读它，这里也就没有读出的文字。",
+                      "The model looks at the photo itself: Glassbox did not read it, so no "
+                      "text read is shown here."),
     "read_voice": ("🎤 从语音中听到的话（Glassbox，{engine}）",
                    "🎤 Heard in the voice message (Glassbox, {engine})"),
     "read_unsure": ("❓ 标出的是 Glassbox 没有把握的地方，可能读错了。",
@@ -554,6 +562,9 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "learned_usage_estimated": ("{model}：服务不接受 stream_options，用量按文字长度估算",
                                 "{model}: the endpoint refused stream_options, so its token "
                                 "counts are estimated"),
+    "learned_no_images": ("{model}：服务拒绝了照片，照片由 Glassbox 的 OCR 读",
+                          "{model}: the endpoint refused a photo, so Glassbox's OCR reads its "
+                          "photos"),
     "settings_forget_learned": ("♻️ 忘掉自动模式学到的", "♻️ Forget what auto mode learned"),
     "settings_forgot_learned": ("已忘掉：每个聊天重新从函数调用开始",
                                 "Forgotten: every chat starts with function calling again"),

@@ -1,6 +1,7 @@
 """What Glassbox read from what the student sent (InputRead steps), as every front end words
 it: a heading that says it is Glassbox's reading and by what engine, never the model's; the
 text line by line, each segment the reader was unsure of marked ❓; or why nothing was read.
+A photo given to the model itself is headed as the model's, with no text: Glassbox read none.
 Telegram's spans here; the board and the export build their HTML from the same pieces."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 
-from agent.events import InputKind, InputRead, ReadFailure, ReadSegment
+from agent.events import InputKind, InputRead, Reader, ReadFailure, ReadSegment
 from bot.view.i18n import phrase
 from bot.view.spans import QUOTE, B, I, Span, squeeze
 
@@ -16,13 +17,18 @@ UNSURE = "❓"
 
 
 def heading(read: InputRead, lang: str) -> str:
-    """'📷 Read from the photo (Glassbox, OCR)', or 'from photo 2 of 3' in an album."""
-    key = f"read_{read.kind.value}" + ("_of" if read.of > 1 else "")
+    """'📷 Read from the photo (Glassbox, OCR)', or 'from photo 2 of 3' in an album; '📷 Photo
+    given to the model (qwen-vl-max)' when the model reads it."""
+    by_model = "_model" if read.by is Reader.MODEL else ""
+    key = f"read_{read.kind.value}{by_model}" + ("_of" if read.of > 1 else "")
     return phrase(lang, key, engine=read.engine, n=read.number, of=read.of)
 
 
 def failure_line(read: InputRead, lang: str) -> str:
-    """Why nothing was read ('' when something was)."""
+    """Why no text is shown: nothing was read, or the model reads the photo itself ('' when
+    Glassbox read something)."""
+    if read.by is Reader.MODEL:
+        return phrase(lang, "read_by_model")
     return "" if read.failure is ReadFailure.NONE else phrase(lang, f"read_{read.failure.value}")
 
 
@@ -44,9 +50,10 @@ def read_spans(reads: Sequence[InputRead], lang: str) -> list[Span]:
     for read in reads:
         out.append(("\n\n", ()))
         out.append((heading(read, lang), (B,)))
-        if read.failure is not ReadFailure.NONE:
+        why = failure_line(read, lang)
+        if why:
             out.append(("\n", ()))
-            out.append((failure_line(read, lang), (I,)))
+            out.append((why, (I,)))
             continue
         out.append(("\n", ()))
         for n, line in enumerate(lines(read)):
@@ -75,13 +82,15 @@ def reads_html(reads: Sequence[InputRead], lang: str,
             url = _e(photo_url(read.number))
             picture = (f'<a class="photo" href="{url}" target="_blank" rel="noopener">'
                        f'<img src="{url}" alt="{_e(heading(read, lang))}"></a>')
-        if read.failure is ReadFailure.NONE:
+        why = failure_line(read, lang)
+        if why:
+            body = f"<i>{_e(why)}</i>"
+        else:
             body = "<br>".join(" ".join(
                 f'<mark class="unsure">{_e(s.text)}{UNSURE}</mark>' if s.unsure else _e(s.text)
                 for s in line) for line in lines(read))
-        else:
-            body = f"<i>{_e(failure_line(read, lang))}</i>"
-        figures.append(f'<figure class="read" data-kind="{read.kind.value}">{picture}'
+        figures.append(f'<figure class="read" data-kind="{read.kind.value}" '
+                       f'data-by="{read.by.value}">{picture}'
                        f'<figcaption><div class="label">{_e(heading(read, lang))}</div>'
                        f'<div class="text">{body}</div></figcaption></figure>')
     if not figures:

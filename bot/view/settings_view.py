@@ -53,7 +53,8 @@ def _line(field: str, chat: ChatSettings, lang: str, tools: Sequence[str]) -> st
 
 def learned_lines(memories: Sequence[EndpointMemory], lang: str) -> list[str]:
     """What auto mode learned about each endpoint, in words: a line for each lesson
-    learned or on its way, one for a refused `stream_options`, else that nothing was."""
+    learned or on its way, one for a refused `stream_options`, one for refused images, else
+    that nothing was."""
     out = []
     for memory in memories:
         model = memory.endpoint.rpartition(" ")[2]
@@ -71,6 +72,8 @@ def learned_lines(memories: Sequence[EndpointMemory], lang: str) -> list[str]:
                                     need=LEARN_AFTER_RUNS, chats_needed=LEARN_AFTER_CHATS))
         if not memory.usage_option:
             lines.append(phrase(lang, "learned_usage_estimated", model=model))
+        if not memory.takes_images:
+            lines.append(phrase(lang, "learned_no_images", model=model))
         out.extend(lines or [phrase(lang, "learned_nothing", model=model)])
     return out
 

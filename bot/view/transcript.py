@@ -22,6 +22,7 @@ from agent.events import (
     AnswerDelta,
     Decided,
     Event,
+    InputKind,
     InputRead,
     Judgement,
     Observation,
@@ -306,7 +307,10 @@ class Transcript:
         elif isinstance(event, Origin):
             self.origin = event
         elif isinstance(event, InputRead):
+            self.reads = [r for r in self.reads
+                          if (r.kind, r.number) != (event.kind, event.number)]
             self.reads.append(event)
+            self.reads.sort(key=lambda r: (r.kind != InputKind.VOICE, r.number))
         elif isinstance(event, VoteOpened):
             self._round(event.round).vote = RoundVote(event.choices)
         elif isinstance(event, VoteCount):

@@ -1,0 +1,141 @@
+"""Photos the model reads itself, through the real Application against the fake Bot API and
+the fake model server (which takes images as a vision model decodes them, or refuses them
+as OpenAI, DashScope and llama.cpp do), the real store and, where the photo falls back to
+it, the real OCR. The chain says whose reading it shows: the model's ('📷 Photo given to the
+model (…)'), never as Glassbox's OCR, and the other way round."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, running
+from tests.fakes.model import FakeModel, Sight, image_urls, text_reply
+from tests.fakes.telegram import FakeTelegram, Message
+from tests.photokit import PAGES, sample
+from tests.test_bot_photos import READ_S, photos_kept
+
+EQUATION = next(p for p in PAGES if p.name == "equation")
+GIVEN = "📷 Photo given to the model"
+READ = "📷 Read from the photo (Glassbox, OCR)"
+
+pytestmark = pytest.mark.xdist_group("ocr")  # the fallbacks read with the real OCR
+
+
+@pytest.fixture
+def vision_model() -> Iterator[FakeModel]:
+    with FakeModel(sight=Sight.SEES) as server:
+        yield server
+
+
+async def shown_by(gb: Glassbox, chat: int, command: str, user: int = ALICE) -> Message:
+    asked = gb.tg.send(chat, user, command)
+    await gb.tg.wait(lambda: bool(gb.replies_to(chat, asked)))
+    return gb.replies_to(chat, asked)[0]
+
+
+def learned(db: Path) -> dict[str, object]:
+    with sqlite3.connect(db) as conn:
+        return {endpoint: json.loads(value) for endpoint, value in
+                conn.execute("SELECT endpoint, learned FROM endpoint_memory")}
+
+
+async def test_a_model_that_sees_reads_the_photo_itself_and_the_chain_says_so(
+        fake_telegram: FakeTelegram, vision_model: FakeModel, tmp_path: Path) -> None:
+    db = tmp_path / "g.sqlite3"
+    vision_model.push(text_reply("The photo shows 3x + 7 = 25, so x = 6."),
+                      text_reply("照片上是 3x + 7 = 25，所以 x = 6。"))
+    async with running(fake_telegram, vision_model, db, llm_model="qwen-vl-max") as gb:
+        asked = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data,
+                                 caption="/ask solve this")
+        final = await gb.answer_to(GROUP, asked)
+        run = await gb.parts.store.by_message(GROUP, final.message_id)
+        assert run is not None
+        replay = await shown_by(gb, GROUP, f"/show {run.n}")
+        exported = await shown_by(gb, GROUP, f"/export {run.n}")
+        private = gb.tg.send_photo(BOB, BOB, sample(EQUATION).data)  # Bob's Telegram: Chinese
+        zh = await gb.answer_to(BOB, private)
+    for chain in (final.text, replay.text):
+        assert f"{GIVEN} (qwen-vl-max)\nThe model looks at the photo itself" in chain, chain
+        assert "Glassbox, OCR" not in chain
+        assert chain.index(GIVEN) < chain.index("so x = 6.")
+    assert exported.document is not None
+    page = exported.document.content.decode("utf-8")
+    assert f"{GIVEN} (qwen-vl-max)" in page and 'data-by="model"' in page
+    assert "📷 照片交给了模型（qwen-vl-max）自己看" in zh.text
+    assert "照片由模型自己看：Glassbox 没有读它" in zh.text
+    first = vision_model.bodies[0]
+    [url] = image_urls(first)
+    assert url.startswith("data:image/jpeg;base64,")
+    assert first["messages"][-1]["content"][0]["text"].startswith("solve this\n\n[The student "
+                                                                  "sent a photo")
+    assert vision_model.images[0] == photos_kept(db)[0]  # the kept copy, as decoded
+    assert learned(db) == {}
+
+
+@pytest.mark.parametrize("sight", [Sight.DASHSCOPE, Sight.OPENAI])
+async def test_a_refused_photo_is_read_by_glassbox_and_the_refusal_is_remembered(
+        sight: Sight, fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """qwen3.7-max is no model Glassbox knows to be text-only: the first photo is sent, its
+    refusal shown and remembered; the second goes straight to the OCR, no image sent."""
+    db = tmp_path / "g.sqlite3"
+    with FakeModel(sight=sight) as model:
+        model.push(text_reply("x = 6"), text_reply("x = 6 again"))
+        async with running(fake_telegram, model, db, llm_model="qwen3.7-max",
+                           ocr_timeout_s=READ_S) as gb:
+            asked = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data,
+                                     caption="/ask solve this")
+            first = await gb.answer_to(GROUP, asked, timeout=READ_S)
+            sent = len(model.bodies)
+            again = gb.tg.send_photo(GROUP, BOB, sample(EQUATION).data,
+                                     caption="/ask and this?")
+            second = await gb.answer_to(GROUP, again, timeout=READ_S)
+            settings = await shown_by(gb, GROUP, "/settings", ADMIN)
+    assert "qwen3.7-max: the endpoint refused a photo, so Glassbox's OCR reads its photos" \
+        in settings.text
+    assert READ in first.text and GIVEN not in first.text
+    assert "qwen3.7-max takes no images (its service refused the photo), so Glassbox read " \
+           "the photo with OCR" in first.text
+    assert first.text.index(READ) < first.text.index("x = 6")
+    refused, asked_again = model.bodies[:sent]
+    assert image_urls(refused)
+    assert "[Text read from the photo by OCR" in asked_again["messages"][-1]["content"]
+    [memory] = learned(db).values()
+    assert memory == {"takes_images": False}
+    assert READ in second.text and "takes no images" not in second.text
+    assert len(model.bodies) == sent + 1
+    assert not image_urls(model.bodies[-1])  # the second photo: no image request
+
+
+async def test_photo_reading_model_gives_the_photo_even_to_a_text_model_and_says_so_when_refused(
+        fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    with FakeModel(sight=Sight.OPENAI) as model:
+        async with running(fake_telegram, model, tmp_path / "g.sqlite3",
+                           llm_model="gpt-3.5-turbo", photo_reading="model") as gb:
+            asked = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data,
+                                     caption="/ask solve this")
+            final = await gb.answer_to(GROUP, asked)
+    assert "This model takes no images (its service refused the photo), and " \
+           "PHOTO_READING=model gives photos to the model only." in final.text
+    assert f"{GIVEN} (gpt-3.5-turbo)" in final.text and "Glassbox, OCR" not in final.text
+    [body] = model.bodies
+    assert image_urls(body)
+
+
+async def test_photo_reading_ocr_reads_the_photo_even_for_a_model_that_sees(
+        fake_telegram: FakeTelegram, vision_model: FakeModel, tmp_path: Path) -> None:
+    vision_model.push(text_reply("x = 6"))
+    async with running(fake_telegram, vision_model, tmp_path / "g.sqlite3",
+                       llm_model="qwen-vl-max", photo_reading="ocr",
+                       ocr_timeout_s=READ_S) as gb:
+        asked = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data,
+                                 caption="/ask solve this")
+        final = await gb.answer_to(GROUP, asked, timeout=READ_S)
+    assert READ in final.text and GIVEN not in final.text
+    [body] = vision_model.bodies
+    assert not image_urls(body)
+    assert "[Text read from the photo by OCR" in body["messages"][-1]["content"]
