@@ -66,8 +66,7 @@ SLOW = (
     "tests/test_bot_photos.py::test_quiz_as_a_reply_to_a_photo_has_the_class_predict_first",
     "tests/test_bot_photos.py::test_an_album_is_asked_about_together",
     "tests/test_bot_photos.py::test_a_photo_without_text_says_so_and_answers_from_the_capt",
-    "tests/test_bot_vision.py::test_a_refused_photo_is_read_by_glassbox_and_the_refusal_is_re"
-    "membered[openai]",
+    "tests/test_bot_vision.py::test_a_refused_photo_is_read_by_glassbox_and_the_refusal_is_re",
     "tests/test_bot_vision.py::test_photo_reading_ocr_reads_the_photo_even_for_a_model_that_s",
     # Pages of a 40-character limit over long texts.
     "tests/test_paginate.py::test_every_page_shows_something_within_the_limit_and_nothing_v",
