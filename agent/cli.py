@@ -209,8 +209,8 @@ async def _main(args: argparse.Namespace, settings: AgentSettings) -> int:
     toolbox = await Toolbox.open(settings)
     try:
         confirm = settings.agent_confirm_tools
-        gate = Gate(TerminalConfirmer(lang), every=args.step, tools=confirm) if (
-            args.step or confirm) else None
+        gate = Gate(TerminalConfirmer(lang), every=args.walkthrough, tools=confirm) if (
+            args.walkthrough or confirm) else None
 
         def react() -> AsyncIterator[Event]:
             return run_react(question, client=client, settings=settings, tools=toolbox.tools,
@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--plain", action="store_true", help="the model alone, no tools")
     mode.add_argument("--compare", action="store_true", help="plain and ReAct at once")
-    parser.add_argument("--step", action="store_true",
+    parser.add_argument("--step", action="store_true", dest="walkthrough",
                         help="pause before every action: run, edit, skip or stop it")
     parser.add_argument("--json", action="store_true", help="one JSON object per event and line")
     parser.add_argument("--no-color", action="store_true", help="no ANSI colours")

@@ -115,7 +115,7 @@ class ObservationFailure(StrEnum):
     """A service the tool relies on failed, sent nothing usable or could not be reached in
     time (an UpstreamError), as opposed to the tool itself refusing."""
     SKIPPED = "skipped"
-    """A person skipped the call in step mode (agent/classroom/confirm.py): it never ran."""
+    """A person skipped the call in walkthrough mode (agent/classroom/confirm.py): it never ran."""
     NOT_RUN = "not_run"
     """The call was past AGENT_MAX_CALLS_PER_ROUND and was not run. One Observation of this
     kind stands for all of a round's calls not run (its `call_id` is the first of them)."""
@@ -136,7 +136,7 @@ class Observation(Event):
 
 @dataclass(frozen=True, slots=True)
 class Proposed(Event):
-    """A call waiting for a person's decision before it runs (step mode,
+    """A call waiting for a person's decision before it runs (walkthrough mode,
     agent/classroom/confirm.py); a Decided event for the same call follows."""
 
     type: ClassVar[str] = "proposed"

@@ -72,7 +72,7 @@ def run_react(
 ) -> AsyncIterator[Event]:
     """Answer `question` with tools, yielding every step as it happens. `planner` makes
     a plan first (None: the AGENT_PLANNER setting); `gate` asks a person before the calls
-    it says need it (step mode, AGENT_CONFIRM_TOOLS); `answer_client` (LLM_ANSWER_MODEL)
+    it says need it (walkthrough mode, AGENT_CONFIRM_TOOLS); `answer_client` (LLM_ANSWER_MODEL)
     writes the final answer from the chain. `lang` is the language of Glassbox's own words
     in the run (None: the question's, see agent.lang.run_lang). `source` names the chat
     asking: what auto mode learns counts chats (agent/model/endpoint_memory.py). `photos`

@@ -72,7 +72,7 @@ class AgentSettings(BaseSettings):
     """Names of the tools to turn on (a comma list in the environment); empty means all."""
     agent_confirm_tools: Annotated[frozenset[str], NoDecode] = frozenset()
     """Tools whose every call waits for a person's confirmation, in every mode (a comma
-    list); empty: none (step mode still confirms every call)."""
+    list); empty: none (walkthrough mode still confirms every call)."""
     default_timezone: str = "Asia/Shanghai"
     open_meteo_geocoding_url: str = "https://geocoding-api.open-meteo.com/v1/search"
     open_meteo_forecast_url: str = "https://api.open-meteo.com/v1/forecast"

@@ -1,4 +1,4 @@
-"""Step mode in a terminal (`python -m agent --step`): each proposed action waits for
+"""Walkthrough mode in a terminal (`python -m agent --step`): each proposed action waits for
 run / edit / skip / stop, typed on stdin; prompts go to stderr, so `--json` output stays
 one event per line."""
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import NoDecode
 
 from agent.inputs.photo_route import PhotoReading
@@ -73,8 +73,10 @@ class BotSettings(AgentSettings):
     one. Every instance's, together, must fit the server's connection limit."""
     transcript_retention_days: int | None = Field(default=None, ge=1)
     """Runs older than this are deleted once a day; empty keeps them forever."""
-    step_timeout_s: float = Field(default=300.0, gt=0)
-    """Step mode: a pause nobody decides within this many seconds stops the run."""
+    pause_timeout_s: float = Field(default=300.0, gt=0, validation_alias=AliasChoices(
+        "PAUSE_TIMEOUT_S", "STEP_TIMEOUT_S", "pause_timeout_s"))
+    """A pause for a person's decision (/step, AGENT_CONFIRM_TOOLS) that nobody decides
+    within this many seconds stops the run. STEP_TIMEOUT_S, its earlier name, is read too."""
     quiz_timeout_s: float = Field(default=90.0, gt=0, le=3600)
     """Quiz mode: a class vote nobody reveals within this many seconds is closed, and the
     round goes on."""

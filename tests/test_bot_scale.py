@@ -137,7 +137,7 @@ async def test_a_lone_run_in_a_group_shows_its_first_message_after_a_short_wait(
     assert tg.too_many == 0
 
 
-async def test_step_modes_choice_shows_in_a_busy_group(tg: FakeTelegram, bot: Bot) -> None:
+async def test_walkthrough_choice_shows_in_a_busy_group(tg: FakeTelegram, bot: Bot) -> None:
     """Buttons a run waits on the asker for are not a draft: in a group where drafts are
     off, they still reach the screen."""
     pacer = Pacer(Limits().scaled(SCALE))

@@ -3,6 +3,7 @@ in place (admins only), each change says what changed, and the chat's next run u
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -119,6 +120,23 @@ async def test_language_mode_and_step_by_default_apply_to_the_next_run(gb: Glass
     gb.tg.tap(ALICE, ALICE, live.message_id, live.button_data("▶ 执行"))
     final = await gb.answer_to(ALICE, asked)
     assert "第 1 轮" in final.text and "Alice 确认执行" in final.text and "4" in final.text
+
+
+async def test_settings_stored_under_earlier_names_still_apply(gb: Glassbox) -> None:
+    """A row an earlier Glassbox wrote ({"step": …, "notes": …}) reads as the walkthrough
+    and the remarks; the next change writes it again under the names of now."""
+    db = gb.parts.store.db
+    await db.execute("INSERT INTO chat_settings (conversation_kind, chat_id, settings,"
+                     " updated_at, updated_by) VALUES (?, ?, ?, ?, ?)",
+                     ("telegram", GROUP, '{"step": true, "notes": false}', NOON.isoformat(),
+                      ADMIN))
+    shown = await menu(gb, GROUP, ADMIN)
+    assert "⏸ Step mode by default: on" in shown.text
+    assert "📝 Glassbox's notes when a model gives no reasoning: off" in shown.text
+    await tap(gb, GROUP, ADMIN, shown, "⏸")
+    assert "✅ Changed ⏸ Step mode by default: on → off" in shown.text
+    rows = await db.fetch("SELECT settings FROM chat_settings WHERE chat_id = ?", (GROUP,))
+    assert json.loads(rows[0][0]) == {"remarks": False}
 
 
 async def test_glassbox_notes_can_be_hidden_when_a_model_gives_no_reasoning(

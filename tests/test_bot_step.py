@@ -124,7 +124,7 @@ async def test_a_pause_nobody_answers_stops_the_run_saying_why(
         fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
     fake_model.push(tool_reply(("add", {"a": 2, "b": 2})))
     async with running(fake_telegram, fake_model, tmp_path / "g.sqlite3", tools=[Add()],
-                       step_timeout_s=0.3) as gb:
+                       pause_timeout_s=0.3) as gb:
         asked = gb.tg.send(GROUP, BOB, "/step 2+2")
         final = await gb.answer_to(GROUP, asked)
     assert "0.3 秒内无人决定，运行已停止。" in final.text

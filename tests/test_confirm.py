@@ -1,4 +1,4 @@
-"""Step mode in the agent: proposed calls wait for a decision (run, edit, skip, stop), the
+"""Walkthrough mode in the agent: proposed calls wait for a decision (run, edit, skip, stop), the
 decisions are events, and the model sees what really ran; parse_edit's three forms."""
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def test_failure_values_are_the_stored_strings() -> None:
         "not_run"]
 
 
-def test_step_mode_events_round_trip() -> None:
+def test_walkthrough_events_round_trip() -> None:
     proposed = Proposed(round=1, call_id="c1", tool="calculate", arguments={"expression": "1"})
     decided = Decided(round=1, call_id="c1", tool="calculate", decision="edit", by="Alice",
                       arguments={"expression": "2"})

@@ -52,7 +52,7 @@ async def populate(where: Target, notes: Path) -> None:
         await store.start_run(chat_id=ALICE, user_id=ALICE, user_name="Alice", mode="plain",
                               question="hello", model="m")
         defaults = ChatSettings()
-        await store.chats.put(telegram_chat(GROUP), defaults.changed(lang="zh", step=True),
+        await store.chats.put(telegram_chat(GROUP), defaults.changed(lang="zh", walkthrough=True),
                               defaults, by=7)
         await store.boards.token(GROUP)
         api = await store.api.scope("token-1")
@@ -108,7 +108,7 @@ async def read_back(where: Target, notes: Path) -> None:
         assert await store.threads.summaries([second.id]) == {second.id: "问了杭州天气"}
         assert [r.n for r in (await store.history(Scope(GROUP), keyword="杭州")).runs] == [1]
         chat = await store.chats.get(telegram_chat(GROUP), ChatSettings())
-        assert (chat.lang, chat.step) == ("zh", True)
+        assert (chat.lang, chat.walkthrough) == ("zh", True)
         assert await store.boards.chat(await store.boards.token(GROUP)) == GROUP
         api = await store.api.scope("token-1")
         assert [r.question for r in await store.api.session_runs(api, "s1")] == ["via api"]

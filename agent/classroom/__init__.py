@@ -1,3 +1,3 @@
 """What a class sees besides the answer: the comparison's judge and its check, quiz votes,
-the planner, the step-mode confirm gate, history summaries, Glassbox's remarks and run
+the planner, the confirm gate (/step), history summaries, Glassbox's remarks and run
 summaries."""

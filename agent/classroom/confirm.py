@@ -1,10 +1,10 @@
 """A human in the loop: the actions a person confirms, edits, skips or stops before they run.
 
-The loop hands each tool call that needs a confirmation (every call in step mode, and the
+The loop hands each tool call that needs a confirmation (every call in walkthrough mode, and the
 AGENT_CONFIRM_TOOLS always) to a `Confirmer`, one by one in the model's order, before any
 of the round's calls runs. What was proposed and what was decided are events (Proposed,
 Decided), so every front end shows and stores them. A front end asks in its own way: the
-terminal (agent/terminal_confirm.py), Telegram's buttons (bot/runs/step_mode.py).
+terminal (agent/terminal_confirm.py), Telegram's buttons (bot/runs/pauses.py).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class Gate:
 
     confirmer: Confirmer | None
     every: bool = False
-    """Step mode: every call pauses."""
+    """Walkthrough mode: every call pauses."""
     tools: frozenset[str] = frozenset()
     """AGENT_CONFIRM_TOOLS: these always pause."""
     poller: Poller | None = None

@@ -36,7 +36,7 @@ def _mode(view: View, main: Transcript) -> CourseMode:
     if any(rnd.vote is not None for rnd in main.rounds):
         return CourseMode.QUIZ
     if any(step.decision for rnd in main.rounds for step in rnd.steps):
-        return CourseMode.STEP
+        return CourseMode.WALKTHROUGH
     return CourseMode.ASK
 
 

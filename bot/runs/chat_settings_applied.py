@@ -1,5 +1,5 @@
 """A chat's settings applied: what a tap in the /settings menu changes, and how a chat's
-settings shape its next run (the run's settings, the tools on offer, step mode)."""
+settings shape its next run (the run's settings, the tools on offer, walkthrough mode)."""
 
 from __future__ import annotations
 
@@ -47,8 +47,10 @@ def apply(chat: ChatSettings, action: str,
         return _set(chat, "lang", _next(LANGS, chat.lang))
     if name == "mode":
         return _set(chat, "agent_mode", _next(AGENT_MODES, chat.agent_mode))
-    if name in ("planner", "step"):
-        return _set(chat, name, not getattr(chat, name))
+    if name == "planner":
+        return _set(chat, "planner", not chat.planner)
+    if name == "step":  # the walkthrough's button, named as in the messages already sent
+        return _set(chat, "walkthrough", not chat.walkthrough)
     if name == "notes":  # the remarks' button, named as in the messages already sent
         return _set(chat, "remarks", not chat.remarks)
     if name == "tool" and value in TOOL_NAMES:

@@ -38,11 +38,11 @@ from bot.runs.admission import Admission
 from bot.runs.ask import Ask, Busy, Front, Refusal
 from bot.runs.chat_settings_applied import run_settings, run_tools
 from bot.runs.listeners import Listeners
+from bot.runs.pauses import Pauses
 from bot.runs.photo_handoff import PhotoHandoff
 from bot.runs.photo_reading import PhotoReader
 from bot.runs.quiz_votes import OpenVotes
 from bot.runs.quota import OverBudget, RateLimited, refusal
-from bot.runs.step_mode import Pauses
 from bot.runs.thread_history import thread_history
 from bot.store.db import StoreUnavailable
 from bot.store.kinds import Lane, RefusalReason, RunMode, RunStatus
@@ -263,7 +263,7 @@ class Runs:
                    gate: Gate | None = None) -> str:
         """Run `q` as `record`: each event folded into `view`, told to the listeners and
         `stepped`, and stored; the record finished whatever happens. The status it ended with.
-        `gate`: who confirms actions (step mode, AGENT_CONFIRM_TOOLS)."""
+        `gate`: who confirms actions (walkthrough mode, AGENT_CONFIRM_TOOLS)."""
         self.listeners.run_started(record, view.remarks)
         steps = RoundWriter(self.store, record.id, saving=record.saved)
         try:

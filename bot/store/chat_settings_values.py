@@ -27,7 +27,7 @@ class ChatSettings:
     tools_off: tuple[str, ...] = ()
     planner: bool = False
     agent_mode: AgentMode = "auto"
-    step: bool = False
+    walkthrough: bool = False
     """Every /ask pauses before each action, as /step does."""
     remarks: bool = True
     """Glassbox's own remarks show when a model gives no reasoning (synthesised thoughts)."""
@@ -67,7 +67,7 @@ def _json(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-STORED_AS = {"notes": "remarks"}
+STORED_AS = {"notes": "remarks", "step": "walkthrough"}
 """Settings whose stored key is an earlier name of the field (rows are never rewritten)."""
 
 

@@ -57,14 +57,14 @@ class ConversationKind(StrEnum):
 
 class CourseMode(StrEnum):
     """How a run was asked, as the class saw it (`runs.course_mode`, what the course's
-    figures split questions by): a quiz and a step run are ReAct runs (RunMode.ASK) that the
-    class voted before, or that paused before each action."""
+    figures split questions by): a quiz and a walkthrough (/step) are ReAct runs
+    (RunMode.ASK) that the class voted before, or that paused before each action."""
 
     ASK = "ask"
     PLAIN = "plain"
     COMPARE = "compare"
     QUIZ = "quiz"
-    STEP = "step"
+    WALKTHROUGH = "step"
 
 
 class RefusalReason(StrEnum):

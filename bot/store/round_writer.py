@@ -16,7 +16,7 @@ from bot.store.transcripts import Store
 
 WRITE_AFTER = (Observation, Proposed, RunFinished)
 """The steps that end a stretch worth keeping: a round's tool result, the run's end, and an
-action proposed in step mode (the run may then wait minutes for the asker)."""
+action proposed in walkthrough mode (the run may then wait minutes for the asker)."""
 
 
 class RoundWriter:

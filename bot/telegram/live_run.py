@@ -15,11 +15,11 @@ from bot.runs.execute import Runs
 from bot.store.chat_settings_values import ChatSettings
 from bot.store.records import RunRecord
 from bot.store.retry import retried
+from bot.telegram.chat_gate import chat_gate
 from bot.telegram.delivery.live_message import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
 from bot.telegram.delivery.typing_indicator import Typing
 from bot.telegram.quiz_poller import ChatPoller
-from bot.telegram.step_gate import chat_gate
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import text
 from bot.view.render import render_view
@@ -34,10 +34,11 @@ class ChatRun:
     """The run service's `Front` for one question asked in a chat, replying to `reply_to`."""
 
     def __init__(self, runs: Runs, outbox: Outbox, typing: Typing, chat_id: int,
-                 reply_to: int, asker_name: str, *, step: bool, quiz: bool = False) -> None:
+                 reply_to: int, asker_name: str, *, walkthrough: bool, quiz: bool = False) -> None:
         self.runs, self.outbox, self.typing = runs, outbox, typing
-        self.chat_id, self.reply_to, self.asker_name, self.step = (chat_id, reply_to,
-                                                                    asker_name, step)
+        self.chat_id, self.reply_to, self.asker_name = chat_id, reply_to, asker_name
+        self.walkthrough = walkthrough
+        """/step: every action pauses for the asker's decision."""
         self.quiz = quiz
         """Quiz mode: the class votes before each round."""
         self._tasks: list[asyncio.Task[None]] = []
@@ -63,8 +64,8 @@ class ChatRun:
                             self.live, self.outbox, self.reply_to,
                             settings.quiz_timeout_s) if self.quiz else None
         return chat_gate(self.runs.pauses, self.run, self.asker_name, self.live,
-                         every=self.step, tools=settings.agent_confirm_tools,
-                         timeout_s=settings.step_timeout_s, poller=poller)
+                         every=self.walkthrough, tools=settings.agent_confirm_tools,
+                         timeout_s=settings.pause_timeout_s, poller=poller)
 
     def stepped(self, lane: str, event: Event | None) -> None:
         self.live.show(lambda: render_view(self.view, live=True))

@@ -31,10 +31,10 @@ from bot.view.i18n import (
     status_label,
 )
 from bot.view.markdown import md_to_html
+from bot.view.pause_view import decision_spans
 from bot.view.quiz_view import class_record, predicted, vote_html, voting_now
 from bot.view.read_view import reads_html
 from bot.view.spans import to_html
-from bot.view.step_view import decision_spans
 from bot.view.transcript import RoundView, Transcript, View
 
 

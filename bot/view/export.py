@@ -36,9 +36,9 @@ from bot.view.i18n import (
     status_label,
 )
 from bot.view.markdown import md_to_html
+from bot.view.pause_view import decision_spans
 from bot.view.quiz_view import vote_html
 from bot.view.read_view import reads_html
-from bot.view.step_view import decision_spans
 from bot.view.textlen import shorten
 from bot.view.transcript import RoundView, ToolStep, Transcript, without_glassbox_remarks
 from bot.view.when import local_time

@@ -238,12 +238,12 @@ _HTML: dict[str, tuple[str, str]] = {
     "notes_not_found": ("这里没有名为 “{name}” 的文件。用 /notes 查看列表。",
                         "There is no file named “{name}” here. /notes lists them."),
     # --- Step mode ---
-    "step_edit_prompt": (
+    "pause_edit_prompt": (
         "✏️ 修改 <code>{call}</code> 的参数：请<b>回复这条消息</b>，写 JSON、key=value"
         "（{fields}），只有一个参数时也可以直接写值。",
         "✏️ New arguments for <code>{call}</code>: <b>reply to this message</b> with JSON, "
         "key=value pairs ({fields}), or, for a tool of one argument, just the value."),
-    "step_edit_invalid": ("⚠️ {error}", "⚠️ {error}"),
+    "pause_edit_invalid": ("⚠️ {error}", "⚠️ {error}"),
     # --- Quiz mode ---
     "quiz_private": (
         "🗳 /quiz 是给课堂用的：在<b>群里</b>，每一轮开始前，我会发一个投票"
@@ -257,7 +257,7 @@ _HTML: dict[str, tuple[str, str]] = {
         "with the run (/show, /export, the board).\n\n"
         "Add me to your class group and send <code>/quiz your question</code> there. "
         "To go one step at a time here, try <code>/step your question</code>."),
-    "step_edit_not_yours": ("只有 {name} 或管理员可以修改这一步。",
+    "pause_edit_not_yours": ("只有 {name} 或管理员可以修改这一步。",
                             "Only {name} or an admin can edit this step."),
     "stopped_by": ("由 {name} 停止。", "Stopped by {name}."),
     "stopped_forgotten": ("已停止：这个问题已被删除。", "Stopped: this question was deleted."),
@@ -519,7 +519,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "settings_model": ("🤖 模型", "🤖 Model"),
     "settings_planner": ("📋 先列计划", "📋 Plan first"),
     "settings_agent_mode": ("🧠 调用方式", "🧠 Agent mode"),
-    "settings_step": ("⏸ 默认逐步确认", "⏸ Step mode by default"),
+    "settings_walkthrough": ("⏸ 默认逐步确认", "⏸ Step mode by default"),
     "settings_remarks": ("📝 模型不写思考时显示 Glassbox 的说明",
                        "📝 Glassbox's notes when a model gives no reasoning"),
     "settings_lang_auto": ("自动（每人的 Telegram 语言）",
@@ -574,13 +574,13 @@ _PLAIN: dict[str, tuple[str, str]] = {
                             "The database is unavailable, so nothing was changed; please try "
                             "again later."),
     # --- Step mode: the chain's lines, the buttons, the answers to a tap ---
-    "step_waiting": ("等待决定：▶ 执行、✏️ 修改、⏭ 跳过 或 ⏹ 停止",
+    "pause_waiting": ("等待决定：▶ 执行、✏️ 修改、⏭ 跳过 或 ⏹ 停止",
                      "Waiting for a decision: ▶ Run, ✏️ Edit, ⏭ Skip or ⏹ Stop"),
-    "step_ran": ("{by} 确认执行", "Run by {by}"),
-    "step_skipped": ("{by} 跳过了这一步", "Skipped by {by}"),
-    "step_stopped": ("{by} 在这里停止了运行", "Stopped here by {by}"),
-    "step_timed_out": ("无人决定，运行在这里停止", "No one decided in time; the run stopped here"),
-    "step_edited": ("{by} 修改了参数；模型原本提议 ", "Edited by {by}; the model proposed "),
+    "pause_ran": ("{by} 确认执行", "Run by {by}"),
+    "pause_skipped": ("{by} 跳过了这一步", "Skipped by {by}"),
+    "pause_stopped": ("{by} 在这里停止了运行", "Stopped here by {by}"),
+    "pause_timed_out": ("无人决定，运行在这里停止", "No one decided in time; the run stopped here"),
+    "pause_edited": ("{by} 修改了参数；模型原本提议 ", "Edited by {by}; the model proposed "),
     "quiz_poll": ("第 {n} 轮：模型下一步会调用哪个工具？", "Round {n}: which tool will the "
                   "model call next?"),
     "quiz_answer_choice": ("直接回答（不调用工具）", "answer directly (no tool)"),
@@ -606,19 +606,19 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "quiz_answer_reveal": ("👁 揭晓", "👁 Revealing"),
     "quiz_not_yours": ("只有 {name} 或管理员可以揭晓。", "Only {name} or an admin can reveal."),
     "quiz_stale": ("这一轮已经揭晓了。", "This round has already been revealed."),
-    "step_button_run": ("▶ 执行", "▶ Run"),
-    "step_button_edit": ("✏️ 修改", "✏️ Edit"),
-    "step_button_skip": ("⏭ 跳过", "⏭ Skip"),
-    "step_button_stop": ("⏹ 停止", "⏹ Stop"),
-    "step_answer_run": ("▶ 执行", "▶ Running it"),
-    "step_answer_edit": ("✏️ 请回复新的参数", "✏️ Reply with the new arguments"),
-    "step_answer_skip": ("⏭ 已跳过", "⏭ Skipped"),
-    "step_answer_stop": ("⏹ 正在停止", "⏹ Stopping"),
-    "step_not_yours": ("只有 {name} 或管理员可以决定。", "Only {name} or an admin can decide."),
-    "step_stale": ("这一步已经决定过了。", "This step has already been decided."),
-    "step_timeout_reason": ("{s} 秒内无人决定，运行已停止。",
+    "pause_button_run": ("▶ 执行", "▶ Run"),
+    "pause_button_edit": ("✏️ 修改", "✏️ Edit"),
+    "pause_button_skip": ("⏭ 跳过", "⏭ Skip"),
+    "pause_button_stop": ("⏹ 停止", "⏹ Stop"),
+    "pause_answer_run": ("▶ 执行", "▶ Running it"),
+    "pause_answer_edit": ("✏️ 请回复新的参数", "✏️ Reply with the new arguments"),
+    "pause_answer_skip": ("⏭ 已跳过", "⏭ Skipped"),
+    "pause_answer_stop": ("⏹ 正在停止", "⏹ Stopping"),
+    "pause_not_yours": ("只有 {name} 或管理员可以决定。", "Only {name} or an admin can decide."),
+    "pause_stale": ("这一步已经决定过了。", "This step has already been decided."),
+    "pause_timeout_reason": ("{s} 秒内无人决定，运行已停止。",
                             "No decision within {s} s, so the run stopped."),
-    "step_stopped_reason": ("由 {name} 停止。", "Stopped by {name}."),
+    "pause_stopped_reason": ("由 {name} 停止。", "Stopped by {name}."),
     # --- A run as an HTML file (/export) ---
     "export_title": ("Glassbox 记录 #{n}", "Glassbox transcript #{n}"),
     "export_footer": ("由 Glassbox 导出", "Exported from Glassbox"),

@@ -29,6 +29,7 @@ from bot.view.i18n import (
     sides_text,
 )
 from bot.view.markdown import md_spans
+from bot.view.pause_view import decision_spans
 from bot.view.quiz_view import class_record, vote_spans, voting_now
 from bot.view.read_view import read_spans
 from bot.view.spans import (
@@ -43,7 +44,6 @@ from bot.view.spans import (
     squeeze,
     to_html,
 )
-from bot.view.step_view import decision_spans
 from bot.view.transcript import RoundView, ToolStep, Transcript, View
 
 _NEVER_RAN = (ObservationFailure.SKIPPED, ObservationFailure.NOT_RUN)

@@ -22,12 +22,13 @@ from bot.view.i18n import phrase, plural, text
 ZONES = ("Asia/Shanghai", "Asia/Hong_Kong", "Asia/Singapore", "Asia/Tokyo", "Europe/London",
          "Europe/Berlin", "America/New_York", "America/Los_Angeles", "UTC")
 """The zones the menu offers; `/settings timezone Area/City` sets any other."""
-FIELDS = ("lang", "timezone", "model", "tools_off", "planner", "agent_mode", "step", "remarks")
+FIELDS = ("lang", "timezone", "model", "tools_off", "planner", "agent_mode", "walkthrough",
+          "remarks")
 FORGET_LEARNED = "cfg:learned:forget"
 """The button that resets what auto mode learned (bot admins only)."""
 _ACTION = {"lang": "lang", "timezone": "menu:tz", "tools_off": "menu:tools",
-           "planner": "planner", "agent_mode": "mode", "step": "step", "remarks": "notes",
-           "model": "menu:models"}
+           "planner": "planner", "agent_mode": "mode", "walkthrough": "step",
+           "remarks": "notes", "model": "menu:models"}
 
 
 def value_text(field: str, value: object, lang: str,

@@ -90,9 +90,9 @@ class ToolStep:
     failure: str | None = None
     """Why it gave no result (an ObservationFailure value); None if it worked or is unknown."""
     awaiting: bool = False
-    """Step mode: proposed, waiting for a person's decision."""
+    """Walkthrough mode: proposed, waiting for a person's decision."""
     decision: str = ""
-    """Step mode: what a person decided (run, edit, skip, stop); empty: no one was asked."""
+    """Walkthrough mode: what a person decided (run, edit, skip, stop); empty: no one was asked."""
     decided_by: str = ""
     model_arguments: dict[str, Any] | str | None = None
     """What the model proposed, when a person edited the arguments."""

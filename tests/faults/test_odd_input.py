@@ -1,4 +1,4 @@
-"""Odd input to the HTTP server and to step mode, over real HTTP against the bot (tests/web/
+"""Odd input to the HTTP server and to walkthrough mode, over real HTTP against the bot (tests/web/
 kit.py): a new API token's first requests all at once, JSON nested thousands deep, numbers
 out of range or in odd digits, Last-Event-IDs no board was ever sent: each is a 4xx with
 the JSON error (or a fresh start of the stream), never a 500. /metrics names Bot API

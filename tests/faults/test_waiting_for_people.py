@@ -20,7 +20,7 @@ from tests.test_bot_quiz import voting
 from tests.test_bot_step import paused
 
 PEOPLE_S = 120
-"""QUIZ_TIMEOUT_S and STEP_TIMEOUT_S: far longer than the test waits."""
+"""QUIZ_TIMEOUT_S and PAUSE_TIMEOUT_S: far longer than the test waits."""
 
 
 def model(body: dict[str, Any]) -> Reply:
@@ -35,7 +35,7 @@ def model(body: dict[str, Any]) -> Reply:
 async def test_a_vote_and_a_pause_leave_their_places_to_another_question(
         tmp_path: Path) -> None:
     async with glassbox(tmp_path, max_concurrent_runs=2, quiz_timeout_s=PEOPLE_S,
-                        step_timeout_s=PEOPLE_S) as gb:
+                        pause_timeout_s=PEOPLE_S) as gb:
         gb.model.default = model
         gb.tg.user(CAROL, "Carol", "en")
         quiz = gb.tg.send(GROUP, ALICE, "/quiz what is 2+2?")

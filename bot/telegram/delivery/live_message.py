@@ -106,7 +106,7 @@ class LiveMessage:
         self.bot, self.pacer, self.chat_id, self.reply_to = bot, pacer, chat_id, reply_to
         self.button = button
         self._run_button = button
-        """The buttons a running run shows (the ⏹); others (step mode's) await the asker."""
+        """The buttons a running run shows (the ⏹); others (walkthrough's) await the asker."""
         self.notice = notice
         """The bot's own message (a reply to a command), not a run's: it waits behind runs."""
         self.on_gone = on_gone
@@ -152,7 +152,7 @@ class LiveMessage:
         self._wake()
 
     def set_button(self, button: Keyboard | None) -> None:
-        """Change the buttons under the last page while the run runs (step mode's choices
+        """Change the buttons under the last page while the run runs (walkthrough's choices
         while it waits for a decision, the ⏹ again after); sent in the chat's next turn."""
         self.button = button
         self._wake()
@@ -204,7 +204,7 @@ class LiveMessage:
 
     def _priority(self) -> Priority:
         """A run's final state goes first (and buttons the run waits on the asker for, as
-        step mode's: nothing else would show them), then its first message, its later
+        walkthrough's: nothing else would show them), then its first message, its later
         drafts next, the bot's notices last."""
         if self.notice:
             return Priority.NOTICE

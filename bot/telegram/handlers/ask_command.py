@@ -78,7 +78,7 @@ class Command:
         return True if self.name == "plan" else None
 
     @property
-    def step(self) -> bool:
+    def walkthrough(self) -> bool:
         return self.name == "step"
 
     @property
@@ -105,7 +105,7 @@ async def ask_command(update: Update, context: Context) -> None:
             await models_refused(update, context, msg, named)
             return
     await start_question(update, context, asked.mode, asked.typed, msg,
-                         planner=asked.planner, command=asked.name, step=asked.step)
+                         planner=asked.planner, command=asked.name, walkthrough=asked.walkthrough)
 
 
 async def models_refused(update: Update, context: Context, msg: Message,
@@ -148,13 +148,13 @@ async def group_reply(update: Update, context: Context) -> None:
 async def start_question(update: Update, context: Context, mode: RunMode, typed: str,
                          msg: Message, *, replies_count: bool = True,
                          planner: bool | None = None, command: str = "",
-                         step: bool = False, quiz: bool = False,
+                         walkthrough: bool = False, quiz: bool = False,
                          spoken: Lang | None = None, heard: tuple[InputRead, ...] = (),
                          photos: tuple[Picture, ...] = (),
                          models: tuple[str, ...] = ()) -> Active | None:
     """Check the question and start its run (replying to `msg`), or say why not.
     `replies_count`: whether the message `msg` replies to gives context; `planner`: plan
-    first (/plan), or None for the AGENT_PLANNER setting; `step`: pause before every action
+    first (/plan), or None for the AGENT_PLANNER setting; `walkthrough`: pause before every action
     (/step); `quiz`: the class predicts each round first (/quiz); `spoken`: the language
     the question was heard in (a voice message), which the run speaks unless the chat set
     one, and `heard`, what was heard in it, the run's first step; `photos`: read first, as
@@ -179,7 +179,8 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
         return None
     question = question.strip()
     chat_run = ChatRun(context.runs, context.outbox, context.parts.typing, msg.chat_id,
-                       reply_to, sender.name, step=step or chat.step, quiz=quiz)
+                       reply_to, sender.name, walkthrough=walkthrough or chat.walkthrough,
+                       quiz=quiz)
     # The run's message speaks one language: the chat's if set, else the question's if clear.
     started = await context.runs.ask(Ask(
         mode=mode, text=question, conversation=telegram_chat(msg.chat_id), user_id=sender.id,

@@ -126,7 +126,7 @@ async def ask_about(update: Update, context: Context, album: list[Message],
     await start_question(update, context, RunMode.ASK if name in ("plan", "step", "quiz")
                          else RunMode(name), question, said, replies_count=False,
                          planner=True if name == "plan" else None, command=name,
-                         step=name == "step", quiz=name == "quiz", photos=tuple(pictures))
+                         walkthrough=name == "step", quiz=name == "quiz", photos=tuple(pictures))
 
 
 async def _picture(context: Context, msg: Message,

@@ -117,7 +117,7 @@ async def _ask_heard(update: Update, context: Context, msg: Message, sounded: Me
         question = asked.typed.strip() + "\n\n" + "\n".join(
             f"> {line}" for line in heard.text.splitlines())
     await start_question(update, context, asked.mode, question, msg, replies_count=False,
-                         planner=asked.planner, command=asked.name, step=asked.step,
+                         planner=asked.planner, command=asked.name, walkthrough=asked.walkthrough,
                          quiz=asked.quiz, spoken=heard.lang,
                          heard=(heard_step(heard, voice.engine),))
 

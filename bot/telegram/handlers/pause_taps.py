@@ -1,4 +1,4 @@
-"""Step mode's updates: a tap on ▶ Run, ✏️ Edit, ⏭ Skip or ⏹ Stop under a paused run, and
+"""Walkthrough's updates: a tap on ▶ Run, ✏️ Edit, ⏭ Skip or ⏹ Stop under a paused run, and
 the reply that gives an edited action its new arguments. Only the asker or an admin decides;
 anyone else gets a short alert (or, for a reply, a notice)."""
 
@@ -10,12 +10,12 @@ from telegram import Message, Update
 from telegram.ext import Application, BaseHandler, CallbackQueryHandler, MessageHandler, filters
 
 from agent.classroom.confirm import Decision, EditError, parse_edit
-from bot.runs.step_mode import Pause
+from bot.runs.pauses import Pause
 from bot.telegram.context import BotData, Context
 from bot.telegram.delivery.outbox import Notice
 from bot.telegram.handlers.common import is_admin, lang_of, sender_of
 from bot.view.i18n import phrase, text
-from bot.view.step_view import CHOICES, edit_prompt
+from bot.view.pause_view import CHOICES, edit_prompt
 
 
 class _EditReply(filters.MessageFilter):
@@ -34,7 +34,7 @@ class _EditReply(filters.MessageFilter):
 def handlers(app: Application[Any, Any, Any, Any, BotData, Any]) -> list[BaseHandler]:  # type: ignore[type-arg]
     """Before the question handlers: a reply to an edit question is not a follow-up."""
     return [
-        CallbackQueryHandler(step_tapped, pattern=rf"^step:\d+:\d+:({'|'.join(CHOICES)})$"),
+        CallbackQueryHandler(pause_tapped, pattern=rf"^step:\d+:\d+:({'|'.join(CHOICES)})$"),
         MessageHandler(filters.TEXT & ~filters.COMMAND & _EditReply(app.bot_data), edit_reply),
     ]
 
@@ -43,27 +43,27 @@ async def _may_decide(context: Context, pause: Pause, user_id: int) -> bool:
     return user_id == pause.asker_id or await context.admins.check(pause.chat_id, user_id)
 
 
-async def step_tapped(update: Update, context: Context) -> None:
+async def pause_tapped(update: Update, context: Context) -> None:
     query = update.callback_query
     assert query is not None and query.data is not None
     _, key, number, choice = query.data.split(":")
     user, lang = query.from_user, lang_of(query.from_user)
     pause = context.runs.pauses.of_run(int(key))
     if pause is None or pause.number != int(number) or not pause.open:
-        await query.answer(phrase(lang, "step_stale"))
+        await query.answer(phrase(lang, "pause_stale"))
         return
     if not await _may_decide(context, pause, user.id):
-        await query.answer(phrase(lang, "step_not_yours", name=pause.asker_name),
+        await query.answer(phrase(lang, "pause_not_yours", name=pause.asker_name),
                            show_alert=True)
         return
-    await query.answer(phrase(lang, f"step_answer_{choice}"))
+    await query.answer(phrase(lang, f"pause_answer_{choice}"))
     if choice == "edit":
         reply_to = query.message.message_id if isinstance(query.message, Message) else None
         ids = await context.outbox.say(pause.chat_id, reply_to, edit_prompt(
             lang, pause.proposed.tool, pause.proposed.arguments, pause.fields()))
         context.runs.pauses.ask(pause, ids)
         return
-    reason = phrase(pause.run_lang, "step_stopped_reason", name=user.full_name) \
+    reason = phrase(pause.run_lang, "pause_stopped_reason", name=user.full_name) \
         if choice == "stop" else ""
     pause.resolve(Decision(choice, user.full_name, reason=reason))  # type: ignore[arg-type]
 
@@ -78,7 +78,7 @@ async def edit_reply(update: Update, context: Context) -> None:
         return
     if not (sender.id == pause.asker_id or await is_admin(context, msg.chat_id, sender)):
         await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(
-            sender.lang, "step_edit_not_yours", name=pause.asker_name), Notice.NOT_YOURS,
+            sender.lang, "pause_edit_not_yours", name=pause.asker_name), Notice.NOT_YOURS,
             "step")
         return
     try:

@@ -1,5 +1,5 @@
-"""Step mode's gate in a chat: the run's live message shows the proposed action and the
-buttons (bot/runs/step_mode.py keeps the pauses; bot/telegram/handlers/step_taps.py takes
+"""Walkthrough's gate in a chat: the run's live message shows the proposed action and the
+buttons (bot/runs/pauses.py keeps the pauses; bot/telegram/handlers/pause_taps.py takes
 the taps)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from agent.classroom.quiz_vote import Poller
 from agent.events import Proposed
 from agent.tool import Tool
 from bot.runs.active import Active
-from bot.runs.step_mode import Pause, Pauses
+from bot.runs.pauses import Pause, Pauses
 from bot.telegram.delivery.live_message import LiveMessage
 from bot.view.i18n import phrase
-from bot.view.step_view import pause_buttons
+from bot.view.pause_view import pause_buttons
 
 
 class ChatConfirmer:
@@ -36,7 +36,7 @@ class ChatConfirmer:
             async with active.away():
                 return await asyncio.wait_for(pause.decision, self.timeout_s)
         except TimeoutError:
-            return Decision("stop", reason=phrase(active.run_lang, "step_timeout_reason",
+            return Decision("stop", reason=phrase(active.run_lang, "pause_timeout_reason",
                                                   s=f"{self.timeout_s:g}"))
         finally:
             self.pauses.remove(pause)
@@ -46,7 +46,7 @@ class ChatConfirmer:
 def chat_gate(pauses: Pauses, active: Active, asker_name: str, live: LiveMessage, *,
               every: bool, tools: frozenset[str], timeout_s: float,
               poller: Poller | None = None) -> Gate | None:
-    """The run's gate: every call pauses in step mode, the AGENT_CONFIRM_TOOLS always, and in
+    """The run's gate: every call pauses in walkthrough mode, the AGENT_CONFIRM_TOOLS always, and in
     quiz mode `poller` asks the class before each round; None when nothing would pause."""
     if not every and not tools and poller is None:
         return None

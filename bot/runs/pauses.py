@@ -1,7 +1,7 @@
-"""Step mode in a chat: a run pauses at each proposed action until the asker or an admin
+"""Walkthrough mode in a chat: a run pauses at each proposed action until the asker or an admin
 taps ▶ Run, ✏️ Edit (and replies with new arguments), ⏭ Skip or ⏹ Stop under its message.
 
-A pause that nobody answers within STEP_TIMEOUT_S ends the run as stopped, saying why.
+A pause that nobody answers within PAUSE_TIMEOUT_S ends the run as stopped, saying why.
 The buttons carry the run's key and the pause's number, so a tap on an earlier pause's
 buttons is stale rather than a decision about this one.
 """

@@ -1,4 +1,4 @@
-"""Step mode as the chat shows it: the decision line under a proposed action, the buttons of
+"""Walkthrough mode as the chat shows it: the decision line under a proposed action, the buttons of
 a pause, and the question that asks for new arguments. Pure, like every view."""
 
 from __future__ import annotations
@@ -16,20 +16,20 @@ CHOICES: tuple[Choice, ...] = ("run", "edit", "skip", "stop")
 
 
 def decision_spans(step: ToolStep, lang: str) -> list[Span]:
-    """The line under a step-mode action: waiting, or who decided what (empty otherwise)."""
+    """The line under a walkthrough action: waiting, or who decided what (empty otherwise)."""
     if step.awaiting:
-        return [("⏸ ", ()), (phrase(lang, "step_waiting"), (B,))]
+        return [("⏸ ", ()), (phrase(lang, "pause_waiting"), (B,))]
     by = squeeze(step.decided_by)
     if step.decision == "run":
-        return [("▶ ", ()), (phrase(lang, "step_ran", by=by), (I,))]
+        return [("▶ ", ()), (phrase(lang, "pause_ran", by=by), (I,))]
     if step.decision == "skip":
-        return [("⏭ ", ()), (phrase(lang, "step_skipped", by=by), (I,))]
+        return [("⏭ ", ()), (phrase(lang, "pause_skipped", by=by), (I,))]
     if step.decision == "stop":
-        key = "step_stopped" if by else "step_timed_out"
+        key = "pause_stopped" if by else "pause_timed_out"
         return [("⏹ ", ()), (phrase(lang, key, by=by), (I,))]
     if step.decision == "edit":
         proposed = "" if step.model_arguments is None else args_text(step.model_arguments)
-        return [("✏️ ", ()), (phrase(lang, "step_edited", by=by), (I,)),
+        return [("✏️ ", ()), (phrase(lang, "pause_edited", by=by), (I,)),
                 (f"{step.tool}({squeeze(proposed)})", (CODE,))]
     return []
 
@@ -37,7 +37,7 @@ def decision_spans(step: ToolStep, lang: str) -> list[Span]:
 def pause_buttons(lang: str, key: int, pause: int) -> Keyboard:
     """▶ Run, ✏️ Edit, ⏭ Skip, ⏹ Stop under a paused run: `step:<run>:<pause>:<choice>`,
     so a tap on an earlier pause's buttons is stale, not a decision about this one."""
-    return (tuple(Button(phrase(lang, f"step_button_{choice}"), f"step:{key}:{pause}:{choice}")
+    return (tuple(Button(phrase(lang, f"pause_button_{choice}"), f"step:{key}:{pause}:{choice}")
                   for choice in CHOICES),)
 
 
@@ -45,6 +45,6 @@ def edit_prompt(lang: str, tool: str, arguments: dict[str, Any] | str, fields: l
                 error: str = "") -> str:
     """The question for new arguments (HTML), after the exact error of a reply that did
     not fit, if any."""
-    ask = text(lang, "step_edit_prompt", call=f"{tool}({args_text(arguments)})",
+    ask = text(lang, "pause_edit_prompt", call=f"{tool}({args_text(arguments)})",
                fields=", ".join(fields) or "-")
-    return (text(lang, "step_edit_invalid", error=error) + "\n\n" + ask) if error else ask
+    return (text(lang, "pause_edit_invalid", error=error) + "\n\n" + ask) if error else ask
