@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from agent.model.named import Endpoint, ModelSpec, check_name
+from agent.named_models import Endpoint, ModelSpec, check_name
 from agent.tool_names import TOOL_NAMES
 from wire.wire_errors import GlassboxError
 
@@ -36,7 +36,7 @@ class AgentSettings(BaseSettings):
     """The default model: one of LLM_MODELS' names, or a model at OPENAI_BASE_URL (then also
     a name, its own)."""
     llm_models: dict[str, ModelSpec] = Field(default_factory=dict)
-    """Named endpoints (agent/model/named.py): LLM_MODELS__LOCAL__BASE_URL=… in `.env`."""
+    """Named endpoints (agent/named_models.py): LLM_MODELS__LOCAL__BASE_URL=… in `.env`."""
     llm_timeout_s: float = Field(default=60.0, gt=0)
     """Seconds to wait for the model's reply, per read of the stream (and to send, and to get
     a pooled connection)."""

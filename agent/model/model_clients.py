@@ -1,4 +1,4 @@
-"""The model clients of a process, one for each named endpoint (agent/model/named.py): the
+"""The model clients of a process, one for each named endpoint (agent/named_models.py): the
 default model's, LLM_ANSWER_MODEL's, and the others a chat may choose or /compare may set
 side by side. Names that lead to the same model at the same endpoint with the same key
 share one client, so what auto mode learns about an endpoint is kept once."""

@@ -60,7 +60,7 @@ class Ask:
     """What Glassbox heard in a voice message (`text` is what was heard): the run's first
     step, before any photo's."""
     models: tuple[str, ...] = ()
-    """Names of the models asked (agent/model/named.py): the two sides of a MODELS run;
+    """Names of the models asked (agent/named_models.py): the two sides of a MODELS run;
     one for another mode, the model it goes to instead of the chat's; none: the chat's."""
 
 

@@ -1,8 +1,8 @@
 """The class board in a real headless Chromium at 1280×720, its defaults: `/compare 1 2`
 puts two stored runs side by side, each answer under its run's label with the differing
-digits marked, both inside the viewport with the cost line; opened, the chains are aligned
-round by round, the first differing action marked on both sides and the missing round
-shown as a gap. Screenshots go to GALLERY (as tests/web/test_board_browser.py's do)."""
+digits marked, both inside the viewport with the judgement and the cost line; opened, the
+chains are aligned round by round, the first differing action marked on both sides and the
+missing round shown as a gap. Screenshots go to GALLERY (as tests/web/test_board_browser.py's do)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ async def test_two_stored_runs_side_by_side_on_the_projector(tmp_path: Path,
             calls = len(model.bodies)
             asked = tg.send(GROUP, ADMIN, "/compare 1 2")
             await tg.wait(lambda: bool(web.gb.replies_to(GROUP, asked)))
-            assert len(model.bodies) == calls
+            assert len(model.bodies) == calls + 1  # asked nothing again; one judgement
 
             for lang, labels in (("en", ("#1 · Alice · ", "#2 · Bob · ")),
                                  ("zh", ("#1 · Alice · ", "#2 · Bob · "))):
@@ -44,7 +44,7 @@ async def test_two_stored_runs_side_by_side_on_the_projector(tmp_path: Path,
                 await page.evaluate("window.scrollTo(0, 0)")
                 boxes = await page.evaluate("""() => [
                     '.answers [data-lane="left"] .step.answer',
-                    '.answers [data-lane="right"] .step.answer', '.difference']
+                    '.answers [data-lane="right"] .step.answer', '.judgement', '.difference']
                     .map(s => { const r = document.querySelector(s).getBoundingClientRect();
                                 return [r.left, r.top, r.bottom]; })""")
                 assert all(top >= 0 and bottom <= 720 for _, top, bottom in boxes), boxes
