@@ -2,7 +2,8 @@
 puts two stored runs side by side, each answer under its run's label with the differing
 digits marked, both inside the viewport with the judgement and the cost line; opened, the
 chains are aligned round by round, the first differing action marked on both sides and the
-missing round shown as a gap. Screenshots go to GALLERY (as tests/web/test_board_browser.py's do)."""
+missing round shown as a gap. Screenshots go to GALLERY (as tests/web/test_board_browser.py's
+do)."""
 
 from __future__ import annotations
 
