@@ -160,9 +160,10 @@ ALICE_RUNS = {"runs": 4, "askers": 1,
 """What Alice alone sees of them."""
 
 
-async def seed_course(store: Store) -> None:
-    """COURSE and FORGOTTEN, stored as runs of their own; FORGOTTEN is then forgotten. Run
-    n of the group is COURSE's n-th (the forgotten one numbered after)."""
+async def seed_course(store: Store, *, keep_facts: bool = True) -> None:
+    """COURSE and FORGOTTEN, stored as runs of their own, their facts made from their steps
+    (`keep_facts`; else left to make, as a run ended before Glassbox kept them); FORGOTTEN
+    is then forgotten. Run n of the group is COURSE's n-th (the forgotten one after)."""
     for i, seed in enumerate((*COURSE, FORGOTTEN), start=1):
         record = await store.start_run(chat_id=seed.chat, user_id=seed.user,
                                        user_name=NAMES[seed.user], mode=seed.mode,
@@ -175,7 +176,8 @@ async def seed_course(store: Store) -> None:
                                (datetime.fromisoformat(seed.at + "+00:00").astimezone(UTC)
                                 .isoformat(timespec="milliseconds"), record.id))
     group = telegram_chat(GROUP)
-    await Course(store, None).fill(Scope.of(group), PERIOD)  # the forgotten run's too
+    if keep_facts:
+        await Course(store, None).fill()  # the forgotten run's too
     assert await store.forget(Scope.of(group), len([s for s in COURSE if s.chat == GROUP]) + 1)
     at = datetime(2026, 9, 1, 3, 10, tzinfo=UTC)
     for reason in (RefusalReason.RATE, RefusalReason.RATE, RefusalReason.BUDGET):

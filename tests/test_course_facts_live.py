@@ -26,7 +26,7 @@ async def test_a_finished_run_keeps_its_facts_and_a_refusal_counts(tmp_path: Pat
             chat = Scope.of(telegram_chat(42))
             period = parse_period("1d", "UTC", today_in("UTC", datetime.now(UTC)))
             assert not isinstance(period, PeriodProblem)
-            assert await runs.store.course.unrecorded(chat, *period.bounds(), 10) == []
+            assert await runs.store.course.unkept(0, 10) == []
             data = (await Course(runs.store, None).figures(chat, period)).data()
             assert data["modes"]["ask"] == 1 and data["runs"] == 1
             assert data["tools"] == [{"tool": "add", "calls": 1, "failed": 0}]

@@ -300,7 +300,7 @@ class Runs:
 
     async def _keep_facts(self, record: RunRecord, view: View) -> None:
         """The run's facts for the course's figures; while the database cannot take them,
-        the figures make them from the stored steps later (bot.course.service)."""
+        they are made from the stored steps as the bot next starts (bot.course.service)."""
         try:
             await self.store.course.record(record.id, facts_of(view))
         except StoreUnavailable as err:

@@ -40,6 +40,8 @@ class Services:
     """The course-notes index (search_notes); None when search_notes is off."""
     toolbox: Toolbox | None = None
     pruning: asyncio.Task[None] | None = field(default=None, compare=False)
+    filling: asyncio.Task[None] | None = field(default=None, compare=False)
+    """The facts of earlier runs made for the course's figures (bot.course.service)."""
     drawing: Drawing = field(default_factory=Drawing, compare=False)
     """The course's pictures, drawn in a process of their own."""
     voice: Transcriber | None = field(default=None, compare=False)
@@ -99,7 +101,9 @@ class Shared:
         if settings.transcript_retention_days:
             pruning = asyncio.create_task(_prune_daily(store, self.hub, runs,
                                                        settings.transcript_retention_days))
-        self.services = Services(settings, store, runs, notes, toolbox, pruning,
+        filling = asyncio.create_task(
+            Course(store, settings.chat_daily_token_budget).fill_in_background())
+        self.services = Services(settings, store, runs, notes, toolbox, pruning, filling,
                                  voice=transcriber(settings), cut_short=cut_short)
         self.services.drawing.warm_up()
         return self.services
@@ -113,6 +117,9 @@ class Shared:
             services.pruning.cancel()
             # Let a prune that is mid-transaction roll back before the store closes under it.
             await asyncio.gather(services.pruning, return_exceptions=True)
+        if services.filling is not None:
+            services.filling.cancel()
+            await asyncio.gather(services.filling, return_exceptions=True)
         await services.drawing.close()
         if services.voice is not None:
             await services.voice.close()

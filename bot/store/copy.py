@@ -7,7 +7,7 @@ or run twice finishes the job without doubling anything. It refuses a target tha
 runs the source does not (another class's database): their ids would collide. The course
 notes' own index (NOTES_DIR's passages) is a cache, rebuilt at the first search; the files
 uploaded with /notes are copied with their passages. What the course's figures keep of each
-run (bot/store/course_stats.py) is made again from its steps at the first count.
+run (bot/store/course_stats.py) is made again from its steps as the bot next starts.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """The course's figures from the store: each run's facts kept as it ends (`record`), the
-questions refused (`refused`), and a scope's counts over a period in a few queries, each an
-index range by conversation and start time (or conversation, asker and start time).
+questions refused (`refused`), and a scope's counts over a period in a few queries.
 
-Each count reads one index (the runs' own carry what is counted of them; a tool call and a
-quiz round carry their run's conversation, asker and start): no run's row is read but the
-few the lists name. A scope is a conversation (a group's figures never hold a private
-chat's runs, which are another conversation), or one asker in it (what a student sees).
-Forgotten runs take their facts with them (ON DELETE CASCADE).
+A class's counts add up the tallies triggers keep per quarter hour (bot/store/tallies.py),
+and read one by one only the runs whose facts are not kept yet (an index of their own);
+a student's read their own runs by an index of conversation, asker and start time, which
+carries what is counted of a run. A scope is a conversation (a group's figures never hold
+a private chat's runs, which are another conversation), or one asker in it. Forgotten runs
+take their facts and their tallies with them.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from bot.store.course_records import CourseCounts, Listed, RunFacts, RunLine
 from bot.store.db import Db
 from bot.store.kinds import CourseMode, RefusalReason
 from bot.store.records import Conversation, Scope
+from bot.store.tallies import RUNS, TOOL_CALLS, Tally, quarter_hour
 
 LISTED = 20
 """Runs each of the figures' lists names."""
@@ -27,12 +28,17 @@ MAX_LINES = 100_000
 """Runs one CSV holds at most (the oldest of the period first)."""
 _RUN_KEYS = "conversation_kind, chat_id, user_id, started_at"
 """What a tool call and a quiz round carry of their run, to be counted by index alone."""
-BUCKET = {
-    False: "substr(r.started_at, 1, 13)",
-    True: "substr(r.started_at, 1, 14) || substr('00153045', 1 + 2 * (CAST(substr(r.started_at,"
-          " 15, 2) AS INTEGER) / 15), 2)",
-}
-"""The UTC hour a run started in ('2026-09-01T16'), or its quarter hour ('…T16:45')."""
+BUCKET = {False: "substr(at, 1, 13)", True: "at"}
+"""Of a quarter hour `at` ('2026-09-01T16:45'): its UTC hour ('2026-09-01T16'), or itself."""
+_PER_RUN = (
+    f"SELECT {quarter_hour('r.started_at')} AS at, coalesce(r.course_mode, r.mode) AS course_mode,"
+    " r.status, coalesce(r.error_kind, '') AS error_kind, 1 AS runs,"
+    " CASE WHEN r.differs IS NULL THEN 0 ELSE 1 END AS compared,"
+    " coalesce(r.differs, 0) AS differed, r.total_tokens AS tokens,"
+    " coalesce(r.quiz_rounds, 0) AS quiz_rounds, coalesce(r.quiz_right, 0) AS quiz_right"
+    " FROM runs r")
+"""A run as a tally of its own (bot/store/tallies.RUNS), for the runs the tallies do not
+hold or a scope they do not key (an asker)."""
 
 
 class CourseStats:
@@ -60,8 +66,10 @@ class CourseStats:
                 await db.executemany(
                     f"INSERT INTO tool_calls (run_id, seq, {_RUN_KEYS}, tool, ok, failure)"
                     f" SELECT id, ?, {_RUN_KEYS}, ?, ?, ? FROM runs WHERE id = ?",
-                    [(i, c.tool, int(c.ok), c.failure, run_id)
-                     for i, c in enumerate(facts.tool_calls)])
+                    # in the tools' order: each takes its tally's row lock, and runs
+                    # ending at once take them in one order (no deadlock on PostgreSQL)
+                    sorted(((i, c.tool, int(c.ok), c.failure, run_id)
+                            for i, c in enumerate(facts.tool_calls)), key=lambda c: c[1]))
             if facts.quiz:
                 await db.executemany(
                     f"INSERT INTO quiz_rounds (run_id, round, {_RUN_KEYS}, voters, right_votes,"
@@ -79,39 +87,35 @@ class CourseStats:
             " reason) DO UPDATE SET times = refusals.times + 1",
             (conversation.kind, conversation.id, user_id or 0, reason, _hour(at)))
 
-    async def unrecorded(self, scope: Scope, start: datetime, end: datetime,
-                         most: int) -> list[tuple[int, int]]:
-        """(id, n) of up to `most` ended runs in scope and period whose facts are not kept
-        (ended before they were kept, or while the database was down)."""
-        where, params = _where(scope, start, end)
+    async def unkept(self, after: int, most: int) -> list[int]:
+        """The ids after `after` of up to `most` ended runs whose facts are not kept (ended
+        before they were kept, or while the database was down, or copied from another
+        database), in order."""
         rows = await self.db.fetch(
-            f"SELECT r.id, r.n FROM runs r {where} AND r.course_mode IS NULL"
-            f" AND r.status != 'running' {NOT_ASKED} ORDER BY r.id LIMIT ?", (*params, most))
-        return [(row[0], row[1]) for row in rows]
+            "SELECT r.id FROM runs r WHERE r.course_mode IS NULL AND r.status != 'running'"
+            f" {NOT_ASKED} AND r.id > ? ORDER BY r.id LIMIT ?", (after, most))
+        return [row[0] for row in rows]
 
     # --- reading ---------------------------------------------------------------------
 
     async def counts(self, scope: Scope, start: datetime, end: datetime,
                      zone: str) -> CourseCounts:
-        """The scope's counts for runs started in [start, end), by day in time zone `zone`.
-        The runs' own in one pass, by the UTC hour (or quarter hour, in a zone whose offset
-        is not whole hours) they started in, mode and ending: text cut from the stored
-        time, cheaper per run than a date function; each hour is then the zone's day."""
+        """The scope's counts for runs started in [start, end), by day in time zone `zone`:
+        summed in SQL by the UTC hour (or quarter hour, in a zone whose offset is not whole
+        hours) and mode, each hour then the zone's day; and by ending over the period."""
         where, params = _where(scope, start, end)
         bucket = BUCKET[_quartered(start, end, zone)]
-        runs = await self.db.fetch(
-            f"SELECT {bucket}, coalesce(r.course_mode, r.mode), r.status,"
-            " coalesce(r.error_kind, ''), r.differs, count(*), sum(r.total_tokens)"
-            f" FROM runs r {where} {NOT_ASKED} GROUP BY 1, 2, 3, 4, 5", params)
-        tools = await self.db.fetch(
-            f"SELECT r.tool, count(*), sum(1 - r.ok) FROM tool_calls r {where}"
-            " GROUP BY 1 ORDER BY 2 DESC, 1", params)
+        source, source_params = self._runs(scope, start, end)
+        by_day = await self.db.fetch(
+            f"SELECT {bucket}, course_mode, sum(runs), sum(tokens), sum(quiz_rounds),"
+            f" sum(quiz_right) FROM ({source}) s GROUP BY 1, 2", source_params)
+        by_end = await self.db.fetch(
+            "SELECT course_mode, status, error_kind, sum(runs), sum(compared), sum(differed)"
+            f" FROM ({source}) s GROUP BY 1, 2, 3", source_params)
+        tools = await self.db.fetch(*self._tools(scope, start, end))
         differing = await self.db.fetch(
             f"SELECT r.n, r.question FROM runs r {where} AND r.course_mode = 'compare'"
             " AND r.differs = 1 ORDER BY r.started_at DESC LIMIT ?", (*params, LISTED))
-        quiz = await self.db.fetch(
-            f"SELECT {bucket}, count(*), sum(r.top_right) FROM quiz_rounds r {where}"
-            " GROUP BY 1", params)
         missed = await self.db.fetch(
             "SELECT runs.n, runs.question, q.round, q.right_votes, q.voters FROM"
             " (SELECT r.run_id, r.round, r.right_votes, r.voters, r.started_at"
@@ -120,35 +124,36 @@ class CourseStats:
             " LIMIT ?) q JOIN runs ON runs.id = q.run_id"
             " ORDER BY CAST(q.right_votes AS REAL) / q.voters, q.started_at DESC, q.round",
             (*params, LISTED))
-        askers = await self.db.fetch(
-            f"SELECT count(DISTINCT r.user_id) FROM runs r {where} {NOT_ASKED}", params)
         day = _days(ZoneInfo(zone))
         per_day: dict[tuple[date, CourseMode], list[int]] = {}
-        endings: dict[tuple[str, str], int] = {}
-        compared = differed = 0
-        for when, mode, status, kind, differs, n, used in runs:
+        quiz_days: dict[date, list[int]] = {}
+        for when, mode, n, used, rounds, right in by_day:
             tally = per_day.setdefault((day(when), CourseMode(mode)), [0, 0])
             tally[0] += n
-            tally[1] += int(used)
+            tally[1] += used
+            if rounds:
+                quiz = quiz_days.setdefault(day(when), [0, 0])
+                quiz[0] += rounds
+                quiz[1] += right
+        endings: dict[tuple[str, str], int] = {}
+        compared = differed = 0
+        for mode, status, kind, n, compares, differs in by_end:
             endings[status, kind] = endings.get((status, kind), 0) + n
-            if mode == CourseMode.COMPARE and differs is not None:
-                compared += n
-                differed += n * differs
-        quiz_days: dict[date, list[int]] = {}
-        for when, rounds, right in quiz:
-            tally = quiz_days.setdefault(day(when), [0, 0])
-            tally[0] += rounds
-            tally[1] += int(right)
+            if mode == CourseMode.COMPARE:
+                compared += compares
+                differed += differs
         return CourseCounts(
-            runs=tuple((d, m, n, used) for (d, m), (n, used) in sorted(per_day.items())),
-            endings=tuple((status, kind, n) for (status, kind), n in endings.items()),
-            tools=tuple((row[0], row[1], int(row[2])) for row in tools),
-            compared=compared, differed=differed,
+            runs=tuple((d, m, int(n), int(used))
+                       for (d, m), (n, used) in sorted(per_day.items())),
+            endings=tuple((status, kind, int(n)) for (status, kind), n in endings.items()),
+            tools=tuple((row[0], int(row[1]), int(row[2])) for row in tools),
+            compared=int(compared), differed=int(differed),
             differing=tuple(Listed(row[0], row[1]) for row in differing),
-            quiz=tuple((d, rounds, right) for d, (rounds, right) in sorted(quiz_days.items())),
+            quiz=tuple((d, int(rounds), int(right))
+                       for d, (rounds, right) in sorted(quiz_days.items())),
             missed=tuple(Listed(*row) for row in missed),
             refused=await self._refused(scope, start, end),
-            askers=askers[0][0])
+            askers=await self._askers(scope, start, end))
 
     async def lines(self, scope: Scope, start: datetime, end: datetime) -> list[RunLine]:
         """The period's runs in scope, oldest first (at most MAX_LINES), for the CSV: the
@@ -168,6 +173,46 @@ class CourseStats:
             tools.setdefault(run_id, []).append(tool)
         return [RunLine(row[1], datetime.fromisoformat(row[2]), row[3], row[4], row[5],
                         row[6], tuple(tools.get(row[0], ())), *tuple(row)[7:]) for row in rows]
+
+    @staticmethod
+    def _runs(scope: Scope, start: datetime, end: datetime) -> tuple[str, Sequence[Any]]:
+        """SQL of the scope's runs in [start, end) as tallies (bot/store/tallies.RUNS): a
+        class's kept tallies and its runs whose facts are not, or an asker's runs."""
+        where, params = _where(scope, start, end)
+        if scope.user_id is not None:
+            return f"{_PER_RUN} {where} {NOT_ASKED}", params
+        tallies, tally_params = _tallies(RUNS, scope, start, end)
+        return (f"{tallies} UNION ALL {_PER_RUN} {where} AND r.course_mode IS NULL"
+                f" {NOT_ASKED}", (*tally_params, *params))
+
+    @staticmethod
+    def _tools(scope: Scope, start: datetime, end: datetime) -> tuple[str, Sequence[Any]]:
+        """SQL of (tool, calls, failed) in the scope and period, most called first."""
+        if scope.user_id is None:
+            source, params = _tallies(TOOL_CALLS, scope, start, end)
+        else:
+            where, params = _where(scope, start, end)
+            source = f"SELECT r.tool, 1 AS calls, 1 - r.ok AS failed FROM tool_calls r {where}"
+        return (f"SELECT tool, sum(calls), sum(failed) FROM ({source}) s"
+                " GROUP BY 1 ORDER BY 2 DESC, 1", params)
+
+    async def _askers(self, scope: Scope, start: datetime, end: datetime) -> int:
+        """How many asked in the scope and period: each asker the conversation ever had is
+        found by one step along the index by asker (a handful, where counting distinct
+        askers over the period's runs reads every run), then asked for a run in the period."""
+        where, params = _where(scope, start, end)
+        keys = "r.conversation_kind = ? AND r.chat_id = ?"
+        key_params: tuple[Any, ...] = (scope.kind, scope.chat_id)
+        if scope.user_id is not None:
+            keys, key_params = keys + " AND r.user_id = ?", (*key_params, scope.user_id)
+        rows = await self.db.fetch(
+            f"WITH RECURSIVE asker (id) AS (SELECT min(r.user_id) FROM runs r WHERE {keys}"
+            f" UNION ALL SELECT (SELECT min(r.user_id) FROM runs r WHERE {keys}"
+            " AND r.user_id > asker.id) FROM asker WHERE asker.id IS NOT NULL)"
+            " SELECT count(*) FROM asker WHERE asker.id IS NOT NULL AND EXISTS"
+            f" (SELECT 1 FROM runs r {where} AND r.user_id = asker.id {NOT_ASKED})",
+            (*key_params, *key_params, *params))
+        return int(rows[0][0])
 
     async def _refused(self, scope: Scope, start: datetime, end: datetime) -> dict[str, int]:
         sql = ("SELECT reason, sum(times) FROM refusals WHERE conversation_kind = ?"
@@ -191,6 +236,21 @@ def _where(scope: Scope, start: datetime, end: datetime) -> tuple[str, Sequence[
         params.append(scope.user_id)
     return (where + " AND r.started_at >= ? AND r.started_at < ?",
             (*params, _iso(start), _iso(end)))
+
+
+def _tallies(tally: Tally, scope: Scope, start: datetime,
+             end: datetime) -> tuple[str, Sequence[Any]]:
+    """SQL of a conversation's tallies of the quarter hours in [start, end) (bounds the
+    period's midnights, so whole quarter hours)."""
+    return (f"SELECT quarter_hour AS at, {', '.join(tally.columns)} FROM {tally.table}"
+            " WHERE conversation_kind = ? AND chat_id = ? AND quarter_hour >= ?"
+            " AND quarter_hour < ?", (scope.kind, scope.chat_id, _quarter(start), _quarter(end)))
+
+
+def _quarter(moment: datetime) -> str:
+    """The UTC quarter hour `moment` falls in, as the tallies key it ('2026-09-01T16:45')."""
+    utc = moment.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:") + f"{utc.minute // 15 * 15:02d}"
 
 
 def _iso(moment: datetime) -> str:

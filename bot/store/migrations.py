@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 
 import aiosqlite
 
+from bot.store.tallies import COUNT, TALLIES
+
 Migration = Callable[[aiosqlite.Connection], Awaitable[None]]
 MIGRATIONS: list[Migration] = []
 
@@ -536,3 +538,19 @@ async def m016_run_photos(db: aiosqlite.Connection) -> None:
             PRIMARY KEY (run_id, number)
         )
     """)
+
+
+@migration
+async def m017_course_tallies(db: aiosqlite.Connection) -> None:
+    """The class's counts add up tallies per quarter hour, kept by triggers
+    (bot/store/tallies.py), instead of reading each of its runs and tool calls; the runs
+    whose facts are not kept yet (running, or to be made from their steps) are found by an
+    index of their own."""
+    types = {"conversation_kind": "TEXT", "chat_id": "INTEGER", "quarter_hour": "TEXT",
+             "course_mode": "TEXT", "status": "TEXT", "error_kind": "TEXT", "tool": "TEXT",
+             COUNT: "INTEGER"}
+    await _script(db, ";".join((
+        "CREATE INDEX runs_unkept ON runs (conversation_kind, chat_id, started_at)"
+        " WHERE course_mode IS NULL",
+        *(statement for tally in TALLIES for statement in (
+            tally.create(types, "WITHOUT ROWID"), tally.fill(), tally.sqlite_triggers())))))

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.store.migrations import COURSE_COLUMNS, OLD_API_CHAT_BASE
+from bot.store.tallies import COUNT, TALLIES
 
 MIGRATION_LOCK = 0x61A55B0C
 """The advisory lock id migrations hold (any constant: only Glassbox takes it)."""
@@ -41,6 +42,10 @@ def _keyed_by_conversation(table: str) -> str:
         ALTER TABLE {table} ALTER COLUMN conversation_kind DROP DEFAULT;
         ALTER TABLE {table} ADD PRIMARY KEY (conversation_kind, chat_id);"""
 
+
+_TALLY_TYPES = {"conversation_kind": "TEXT", "chat_id": "BIGINT", "quarter_hour": "TEXT",
+                "course_mode": "TEXT", "status": "TEXT", "error_kind": "TEXT", "tool": "TEXT",
+                COUNT: "BIGINT"}
 
 PG_MIGRATIONS: list[tuple[str, str]] = [
     ("m001_runs_and_steps", """
@@ -298,6 +303,11 @@ PG_MIGRATIONS: list[tuple[str, str]] = [
             PRIMARY KEY (run_id, number)
         )
     """),
+    ("m017_course_tallies", ";".join((
+        "CREATE INDEX runs_unkept ON runs (conversation_kind, chat_id, started_at)"
+        " WHERE course_mode IS NULL",
+        *(statement for tally in TALLIES for statement in (
+            tally.create(_TALLY_TYPES), tally.fill(), tally.postgres_trigger()))))),
 ]
 
 
