@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from agent.events import InputKind, InputRead, Reader, ReadFailure, ReadSegment
 from bot.view.i18n import phrase
@@ -69,6 +70,17 @@ def read_spans(reads: Sequence[InputRead], lang: str) -> list[Span]:
         out.append(("\n", ()))
         out.append((phrase(lang, "read_unsure"), (I,)))
     return out
+
+
+def read_dict(read: InputRead, lang: str) -> dict[str, Any]:
+    """One read step for the HTTP API, worded as the chat shows it: its heading, the text
+    read (each segment with its confidence and whether it is marked unsure), or the line
+    saying why there is none (nothing read; the model reads the photo itself)."""
+    return {"kind": read.kind.value, "by": read.by.value, "engine": read.engine,
+            "number": read.number, "of": read.of, "heading": heading(read, lang),
+            "text": read.text or None, "note": failure_line(read, lang) or None,
+            "segments": [{"text": s.text, "confidence": round(s.confidence, 3),
+                          "line": s.line, "unsure": s.unsure} for s in read.segments]}
 
 
 def reads_html(reads: Sequence[InputRead], lang: str,

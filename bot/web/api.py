@@ -25,6 +25,7 @@ from starlette.routing import BaseRoute, Route
 
 from agent.classroom.confirm import Gate
 from agent.events import Event, RunFinished
+from agent.inputs.images import Picture
 from agent.lang import detect_lang
 from agent.model.model_errors import ModelErrorKind
 from bot.bot_settings import BotSettings
@@ -41,6 +42,7 @@ from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.records import Conversation, RunRecord, Scope
 from bot.view.transcript import View, replay, without_glassbox_remarks
 from bot.view.when import wait_text
+from bot.web.api_images import pictures_of
 from bot.web.bodies import MAX_STORED_ID, PAGE, ApiError, ChatBody, chat_body
 from bot.web.openapi import OPENAPI
 from bot.web.shapes import STORED_MODES, api_mode, run_json, sse
@@ -74,7 +76,7 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
 
     async def chat(request: Request) -> Response:
         parts, scope = await authorised(request)
-        body = await chat_body(request)
+        body = await chat_body(request, settings.album_max_photos)
         if body.runs is not None:
             refused = await refusal(parts.store, parts.settings, scope, None)
             if refused is not None:  # a comparison is a run of the token's, and judged
@@ -85,7 +87,7 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
 
     async def chat_stream(request: Request) -> Response:
         parts, scope = await authorised(request)
-        body = await chat_body(request)
+        body = await chat_body(request, settings.album_max_photos)
         run = await _start(parts, scope, body, stream=True)
 
         async def stream() -> AsyncIterator[str]:
@@ -208,16 +210,26 @@ async def _start(parts: Services, scope: Conversation, body: ChatBody, *,
     session_id = body.sessionId or secrets.token_urlsafe(12)
     earlier = await api.session_runs(scope, session_id)
     models = tuple(_model_names(parts, body.models)) if body.models else ()
+    photos = await _photos(parts.runs.settings, body.images)
     run = _ApiRun(api, session_id, RunMode.MODELS if models else STORED_MODES[body.mode],
                   stream=stream)
     started = await parts.runs.ask(Ask(
         mode=run.mode, text=body.message.strip(), conversation=scope, user_id=None,
         user_name=f"API {scope.id}", run_lang=detect_lang(body.message),
         follows=earlier[-1] if earlier else None, planner=True if body.plan else None,
-        chat=await parts.chat_settings(scope), models=models), run)  # the scope's settings
+        chat=await parts.chat_settings(scope), models=models, photos=photos),
+        run)  # the scope's settings
     if not isinstance(started, Active):
         raise _refused(started)
     return run
+
+
+async def _photos(settings: BotSettings, images: list[str]) -> tuple[Picture, ...]:
+    """The body's images as the chat's photos are read; a 400 when photos are off."""
+    if images and not settings.photo_ocr:
+        raise ApiError(400, "photos_off", "images: this Glassbox reads no photos (PHOTO_OCR "
+                       "is off); ask in words.")
+    return await pictures_of(images, settings.album_max_photos)
 
 
 def _model_names(parts: Services, asked: list[str]) -> list[str]:

@@ -21,7 +21,10 @@ from bot.runs.ask import MAX_QUESTION_CHARS
 from wire.wire_errors import GlassboxError
 
 MAX_BODY_BYTES = 64 * 1024
-"""A request body longer than this is refused unread (413)."""
+"""A request body longer than this, besides its images, is refused unread (413)."""
+MAX_IMAGE_BYTES = 4 * 1024 * 1024
+"""The most bytes one image of a body may have, decoded (a 12 MP phone photo as a JPEG
+fits); its base64 takes a third more (bot/web/api_images.py reads them)."""
 MAX_STORED_ID = 2**63 - 1
 """The largest id the store can hold (SQLite's integer); a larger one names nothing."""
 PAGE = re.compile(r"[0-9]{1,9}")
@@ -43,6 +46,12 @@ class ChatBody(BaseModel):
     showSteps: bool = Field(default=False,
                             description="Include each step (round, thought, tool, ...).")
     plan: bool = Field(default=False, description="Make a plan first (as /plan).")
+    images: list[str] = Field(
+        default_factory=list,
+        description="Photos the question is about, as the chat's photos are read: each a "
+                    "data URL (data:image/jpeg;base64,…) or bare base64 of a JPEG, PNG or "
+                    f"WebP of at most {MAX_IMAGE_BYTES // 2**20} MB; at most ALBUM_MAX_PHOTOS "
+                    "(4 unless set).")
     runs: list[Annotated[int, Field(ge=1, le=MAX_STORED_ID)]] | None = Field(
         default=None, min_length=2, max_length=2,
         description='mode "compare": two runIds of this token\'s, side by side, no model '
@@ -60,6 +69,8 @@ class ChatBody(BaseModel):
             raise ValueError('message: required (or runs, two runIds with mode "compare")')
         if self.runs is not None and (self.message or self.mode != "compare"):
             raise ValueError('runs: two runIds with mode "compare" and no message')
+        if self.runs is not None and self.images:
+            raise ValueError("images: they come with a message, not with runs")
         if self.models is not None and self.mode != "compare":
             raise ValueError('models: two model names with mode "compare"')
         return self
@@ -82,11 +93,12 @@ class ApiError(GlassboxError):
                             status_code=self.status, headers=headers)
 
 
-async def chat_body(request: Request) -> ChatBody:
-    """The request's body as a ChatBody, or an ApiError saying what is wrong with it."""
-    raw = await capped_body(request, MAX_BODY_BYTES)
+async def chat_body(request: Request, images: int = 0) -> ChatBody:
+    """The request's body as a ChatBody, or an ApiError saying what is wrong with it; it
+    may carry `images` images besides the rest."""
+    raw = await capped_body(request, MAX_BODY_BYTES + images * _ENCODED_IMAGE)
     if raw is None:
-        raise _too_long()
+        raise _too_long(images)
     try:
         data: Any = json.loads(raw)
     except (UnicodeDecodeError, ValueError):
@@ -95,6 +107,8 @@ async def chat_body(request: Request) -> ChatBody:
         raise ApiError(400, "invalid_json", "The body's JSON is nested too deeply.") from None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_body", "The body must be a JSON object.")
+    if len(raw) - _images_length(data.get("images")) > MAX_BODY_BYTES:
+        raise _too_long(0)  # all but the images fits in MAX_BODY_BYTES
     try:
         body = ChatBody.model_validate(data)
     except ValidationError as err:
@@ -131,7 +145,23 @@ def _problem(error: Any) -> str:
     return f"{where}: {error['msg']}"
 
 
-def _too_long() -> ApiError:
+def _images_length(images: Any) -> int:
+    """The characters a body's `images` take (0 when they are not a list of strings)."""
+    if not isinstance(images, list):
+        return 0
+    return sum(len(image) for image in images if isinstance(image, str))
+
+
+_ENCODED_IMAGE = -(-MAX_IMAGE_BYTES // 3) * 4 + 100
+"""The most characters one image takes in a body: its base64, and a data URL's head."""
+
+
+def _too_long(images: int) -> ApiError:
+    most = MAX_BODY_BYTES + images * _ENCODED_IMAGE
+    size = f"{most / 2**20:.1f} MB" if images else f"{most // 1024} KB"
+    pictures = (f", and at most {images} images of {MAX_IMAGE_BYTES // 2**20} MB each"
+                if images else "")
+    besides = "" if images else " (besides its images)"
     return ApiError(413, "body_too_long",
-                    f"The body is longer than {MAX_BODY_BYTES // 1024} KB; a message may have "
-                    f"at most {MAX_QUESTION_CHARS:,} characters.")
+                    f"The body{besides} is longer than {size}; a message may have at most "
+                    f"{MAX_QUESTION_CHARS:,} characters{pictures}.")

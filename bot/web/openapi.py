@@ -15,6 +15,16 @@ _STEP = {"type": "object", "properties": {
     "tool": {"type": ["string", "null"]}, "input": {},
     "output": {"type": ["string", "null"]}, "ok": {"type": ["boolean", "null"]},
     "durationMs": {"type": ["integer", "null"]}}}
+_READ = {"type": "object", "description": (
+    "What was read or heard from what the question came with, before round 1, as the chat "
+    "shows it: by glassbox (its OCR, its transcription: the text, each segment's confidence, "
+    "the unsure ones marked) or by the model (a photo given to it as an image: no text)"),
+    "properties": {
+        "kind": {"enum": ["photo", "voice"]}, "by": {"enum": ["glassbox", "model"]},
+        "engine": {"type": "string"}, "number": {"type": "integer"},
+        "of": {"type": "integer"}, "heading": {"type": "string"},
+        "text": {"type": ["string", "null"]}, "note": {"type": ["string", "null"]},
+        "segments": {"type": "array"}}}
 _RUN = {"type": "object", "properties": {
     "sessionId": {"type": "string"}, "runId": {"type": "integer"},
     "question": {"type": "string"},
@@ -27,6 +37,7 @@ _RUN = {"type": "object", "properties": {
         "promptTokens": {"type": "integer"}, "completionTokens": {"type": "integer"},
         "totalTokens": {"type": "integer"}, "estimated": {"type": "boolean"}}},
     "plan": {"type": ["array", "null"]},
+    "reads": {"type": "array", "items": {"$ref": "#/components/schemas/Read"}},
     "steps": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/Step"}},
     "answers": {"type": "object",
                 "description": "compare: plain and react; runs: left and right; models: "
@@ -43,7 +54,8 @@ _RUN = {"type": "object", "properties": {
 
 def _errors(*statuses: int) -> dict[str, Any]:
     why = {400: "bad body", 401: "no or a wrong token", 404: "not found, or no API",
-           413: "too long", 429: "too soon (see Retry-After)", 503: "model unavailable"}
+           413: "too long, or too many or too large images", 429: "too soon (see Retry-After)",
+           503: "model unavailable"}
     return {str(s): {"description": why[s], "content": {"application/json": {
         "schema": {"$ref": "#/components/schemas/Error"}}}} for s in statuses}
 
@@ -60,7 +72,7 @@ OPENAPI: dict[str, Any] = {
     "components": {
         "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         "schemas": {"ChatBody": ChatBody.model_json_schema(), "Run": _RUN, "Step": _STEP,
-                    "Error": _ERROR},
+                    "Read": _READ, "Error": _ERROR},
     },
     "security": [{"bearer": []}],
     "paths": {

@@ -12,6 +12,7 @@ from bot.store.kinds import RunMode
 from bot.store.records import RunRecord
 from bot.view.alignment import align, moves
 from bot.view.i18n import sides_text
+from bot.view.read_view import read_dict
 from bot.view.transcript import Transcript, View
 
 API_MODES: dict[RunMode, str] = {RunMode.ASK: "react", RunMode.PLAIN: "plain",
@@ -47,6 +48,7 @@ def run_json(record: RunRecord, view: View, status: str, session_id: str, *,
         "usage": _usage(record.usage if usage is None else usage),
         "plan": [{"tool": s.tool, "why": s.why, "done": done}
                  for s, done in main.checklist()] if main.plan else None,
+        "reads": _reads(view),
         "steps": _steps(main) if steps else None,
     }
     if view.mode == "compare":
@@ -63,6 +65,12 @@ def run_json(record: RunRecord, view: View, status: str, session_id: str, *,
     return out
 
 
+def _reads(view: View) -> list[dict[str, Any]]:
+    """What was read or heard from what the question came with, before round 1, as the
+    chat shows it (in the run's language)."""
+    return [read_dict(read, view.lang) for lane in view.lanes.values() for read in lane.reads]
+
+
 def _models_json(record: RunRecord, view: View, status: str, session_id: str,
                  steps: bool) -> dict[str, Any]:
     """Two named models on one question: each side's model, how it ended (its error, when
@@ -73,7 +81,7 @@ def _models_json(record: RunRecord, view: View, status: str, session_id: str,
     return {
         "runId": record.id, "sessionId": session_id, "question": record.question,
         "mode": "models", "status": status, "answer": "", "durationMs": end.duration_ms,
-        "model": record.model, "usage": _usage(end.usage),
+        "model": record.model, "usage": _usage(end.usage), "reads": _reads(view),
         "sides": [{"model": t.model, "status": done.status if done else "running",
                    "error": done.reason if done and done.status != "done" else None,
                    "steps": _steps(t) if steps else None}
