@@ -38,6 +38,8 @@ class Stage:
     lang: Lang
     delay: float
     """Seconds between streamed chunks (0: as fast as the fakes go)."""
+    local: FakeModel | None = None
+    """A second model endpoint, named `local` (LLM_MODELS), for /compare local qwen-plus."""
     board_url: str = ""
     """The class group's board, as the teacher's /board link opens it."""
     users: dict[str, int] = field(default_factory=dict)
@@ -88,7 +90,8 @@ class Stage:
 @contextlib.asynccontextmanager
 async def stage(lang: Lang, workdir: Path, delay: float) -> AsyncIterator[Stage]:
     """A running bot for one language's scenarios; its database under `workdir`."""
-    with FakeTelegram(scale=SCALE) as tg, FakeModel() as model, FakeOpenMeteo() as meteo:
+    with (FakeTelegram(scale=SCALE) as tg, FakeModel() as model, FakeModel() as local,
+          FakeOpenMeteo() as meteo):
         tg.group(GROUP, pick(lang, "三年级一班", "Class 3A"))
         tg.user(TEACHER, pick(lang, "陈老师", "Ms Chen"), lang)
         tg.admin(GROUP, TEACHER)
@@ -97,8 +100,10 @@ async def stage(lang: Lang, workdir: Path, delay: float) -> AsyncIterator[Stage]
                            open_meteo_geocoding_url=meteo.geocoding_url,
                            open_meteo_forecast_url=meteo.forecast_url,
                            user_rate_limit="off", history_rate_limit="off",
+                           llm_models={"local": {"base_url": local.base_url,
+                                                 "model": "qwen2.5-1.5b"}},
                            request_timeout_s=30) as web:
-            s = Stage(tg, model, web.gb, lang, delay)
+            s = Stage(tg, model, web.gb, lang, delay, local)
             s.board_url = await board_link(s)
             yield s
 

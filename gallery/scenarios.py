@@ -287,10 +287,26 @@ def _reveal(s: Stage, asked: int) -> str:
                  if b["callback_data"].startswith("quiz:")), "")
 
 
+async def compare_models(s: Stage) -> Shot:
+    """/compare local qwen-plus in the class group, by the teacher: the school's small local
+    model guesses a percentage (and guesses the same again when sent back to calculate it);
+    the cloud model calculates it; both answers side by side, then the judgement."""
+    assert s.local is not None
+    guess = s.said(s.t("2,480 的 17% 大约是 **400**。", "17% of 2,480 is roughly **400**."))
+    s.local.push(guess, guess)
+    s.model.push(s.called(("calculate", {"expression": "2480 * 0.17"}), content=s.t(
+        "百分比我用计算器算。", "I will work the percentage out with the calculator.")),
+        s.said(s.t("2,480 的 17% 正好是 **421.6**。", "17% of 2,480 is exactly **421.6**.")))
+    since = _mark(s)
+    await s.ask(GROUP, TEACHER, "/compare local qwen-plus " + s.t(
+        "2,480 的 17% 是多少？", "What is 17% of 2,480?"))
+    return Shot(GROUP, ("local", "qwen-plus", "421.6", "400", "⚖️", "📊"), since=since)
+
+
 async def compare_runs(s: Stage) -> Shot:
     """/compare N M in the class group, by the teacher: a student's run beside the teacher's
-    on one question, no model called; the student's model guessed (and, sent back once to
-    calculate it, guessed the same again), the teacher's calculated."""
+    on one question, not asked again (one call judges them); the student's model guessed
+    (and, sent back once to calculate it, guessed the same again), the teacher's calculated."""
     question = "/ask " + s.t("2,480 的 17% 是多少？", "What is 17% of 2,480?")
     s.model.push(s.called(("calculate", {"expression": "2480 * 0.17"}), content=s.t(
         "百分比我用计算器算。", "I will work the percentage out with the calculator.")),
@@ -383,4 +399,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("compare-runs", ("/compare 3 5：两条记录并排", "/compare 3 5: two stored runs"),
              compare_runs, board=True),
     Scenario("rerun", ("/rerun：再问一次", "/rerun: asked again"), rerun, board=True),
+    Scenario("compare-models", ("/compare local qwen-plus：两个模型并排",
+                                "/compare local qwen-plus: two models"), compare_models,
+             board=True),
 )

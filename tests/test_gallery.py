@@ -137,10 +137,13 @@ def test_the_course_page_after_the_lecture(played: list[Played], lang: str) -> N
 
 
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("key", ["compare-runs", "rerun"])
-def test_the_board_shows_two_stored_runs_side_by_side(played: list[Played], key: str,
-                                                      lang: str) -> None:
+@pytest.mark.parametrize("key", ["compare-runs", "rerun", "compare-models"])
+def test_the_board_shows_two_runs_side_by_side(played: list[Played], key: str,
+                                               lang: str) -> None:
     board = board_of(played, key, lang)
     assert board.outside == ()  # both answers inside 1280×720
     assert {lane for lane, _ in board.marked} == {"left", "right"}  # digits marked in both
-    assert "📊 #" in board.text and "⚡" not in board.text  # the chains folded at the end
+    assert "📊 " in board.text and "⚡" not in board.text  # the chains folded at the end
+    if key == "compare-models":
+        assert "📊 local → qwen-plus" in board.text and "⚖️" in board.text
+        assert ("🤖 local · with tools" if lang == "en" else "🤖 local · 使用工具") in board.text
