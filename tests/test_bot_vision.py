@@ -139,3 +139,25 @@ async def test_photo_reading_ocr_reads_the_photo_even_for_a_model_that_sees(
     [body] = vision_model.bodies
     assert not image_urls(body)
     assert "[Text read from the photo by OCR" in body["messages"][-1]["content"]
+
+
+async def test_an_album_goes_to_the_model_in_one_request_and_a_compare_gives_it_both_lanes(
+        fake_telegram: FakeTelegram, vision_model: FakeModel, tmp_path: Path) -> None:
+    receipt = next(p for p in PAGES if p.name == "receipt-en")
+    vision_model.default = lambda body: text_reply("Both: x = 6 and 16.50.")
+    async with running(fake_telegram, vision_model, tmp_path / "g.sqlite3",
+                       llm_model="qwen-vl-max") as gb:
+        album = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data,
+                                 caption="/ask compare these", media_group_id="1388701632841")
+        gb.tg.send_photo(GROUP, ALICE, sample(receipt).data, media_group_id="1388701632841")
+        final = await gb.answer_to(GROUP, album)
+        asked = len(vision_model.bodies)
+        compared = gb.tg.send_photo(GROUP, BOB, sample(EQUATION).data,
+                                    caption="/compare solve this")
+        both = await gb.answer_to(GROUP, compared)
+    assert f"{GIVEN.replace('Photo', 'Photo 1 of 2')} (qwen-vl-max)" in final.text
+    assert f"{GIVEN.replace('Photo', 'Photo 2 of 2')} (qwen-vl-max)" in final.text
+    assert asked == 1 and len(image_urls(vision_model.bodies[0])) == 2
+    lanes = [b for b in vision_model.bodies[asked:] if image_urls(b)]
+    assert len(lanes) == 2  # the model alone and the model with tools each see the photo
+    assert both.text.count("📷 照片交给了模型") + both.text.count(GIVEN) == 1, both.text
