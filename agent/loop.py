@@ -85,7 +85,7 @@ def run_react(
     steps = _react(question, client.given(photos) if photos else client, settings, tools,
                    history, lang, stats, plan_first, gate, writer, source)
     shown = no_errors_as_answers(no_protocol_shown(steps, lang), lang)
-    return drive(grounded(shown, question, history, lang), stats, lang, cancel)
+    return drive(grounded(shown, question, history, lang, photos), stats, lang, cancel)
 
 
 def run_plain(
@@ -103,7 +103,7 @@ def run_plain(
     stats = RunStats()
     steps = _plain(question, client.given(photos) if photos else client, settings, history,
                    lang, stats)
-    return drive(grounded(steps, question, history, lang), stats, lang, cancel)
+    return drive(grounded(steps, question, history, lang, photos), stats, lang, cancel)
 
 
 async def _plain(
@@ -153,7 +153,8 @@ async def _react(
                 yield plan
 
         sides = Sides(question)
-        check = FigureCheck(question, history, tuple(toolmap))
+        check = FigureCheck(question, history, tuple(toolmap),
+                            sends_back=client.photos is None)
 
         def text_rounds() -> TextRounds:
             system = text_system(tools, lang) + remark

@@ -161,3 +161,18 @@ async def test_an_album_goes_to_the_model_in_one_request_and_a_compare_gives_it_
     lanes = [b for b in vision_model.bodies[asked:] if image_urls(b)]
     assert len(lanes) == 2  # the model alone and the model with tools each see the photo
     assert both.text.count("📷 照片交给了模型") + both.text.count(GIVEN) == 1, both.text
+
+
+async def test_a_figure_the_model_read_off_the_photo_is_marked_but_not_sent_back(
+        fake_telegram: FakeTelegram, vision_model: FakeModel, tmp_path: Path) -> None:
+    """No tool gives what a photo says: the figure keeps its mark, and the model is not
+    asked to look it up (convert_currency is offered)."""
+    vision_model.default = lambda body: text_reply("The total is ¥16.50.")
+    async with running(fake_telegram, vision_model, tmp_path / "g.sqlite3",
+                       llm_model="qwen-vl-max", tools=None) as gb:
+        asked = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data,
+                                 caption="/ask what is the total?")
+        final = await gb.answer_to(GROUP, asked)
+    assert "The total is ¥16.50ⁱ." in final.text
+    assert "asked the model to look it up" not in final.text
+    assert len(vision_model.bodies) == 1

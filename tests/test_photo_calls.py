@@ -174,3 +174,19 @@ def test_who_reads_the_photos() -> None:
     assert model_reads(PhotoReading.MODEL, refused, "qwen-plus")
     assert not model_reads(PhotoReading.OCR, fresh, "qwen-vl-max")
     assert EndpointMemory.restored("x", refused.learned()).takes_images is False
+
+
+async def test_what_glassbox_read_after_a_refusal_backs_the_answer_s_figures(
+        settings: AgentSettings) -> None:
+    """As when Glassbox read the photo first: a figure of the text read is no unbacked one."""
+    with FakeModel(sight=Sight.DASHSCOPE) as model:
+        client = ModelClient(agent_settings(model.base_url, llm_model="local"))
+        model.push(text_reply("The total is ¥16.50."))
+        reading = Reading("total?\n\n[Text read from the photo by OCR]\nTotal ¥16.50")
+        try:
+            events = await events_of(run_plain("total?", client=client, settings=settings,
+                                               photos=GivenPhotos([jpeg()], reading)))
+        finally:
+            await client.close()
+    [answer] = of(events, Answer)
+    assert answer.text == "The total is ¥16.50." and answer.unfounded == ()

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Sequence
 from agent.events import Action, Answer, Event, Observation, Remark
 from agent.grounding.backing import ledger, unfounded
 from agent.grounding.sides import not_looked_up
+from agent.inputs.photo_calls import GivenPhotos
 from agent.prompts import Turn, args_text
 from agent.words import count, say
 
@@ -35,8 +36,10 @@ def lookups_failed_remark(lang: str, calls: Sequence[str], unfounded: Sequence[s
 
 
 async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence[Turn],
-                   lang: str) -> AsyncIterator[Event]:
-    """`steps`, with the Answer's unfounded figures listed and failed lookups noted."""
+                   lang: str, photos: GivenPhotos | None = None) -> AsyncIterator[Event]:
+    """`steps`, with the Answer's unfounded figures listed and failed lookups noted. What
+    Glassbox read from `photos` after the model's endpoint refused them backs figures as the
+    question does, as it does when Glassbox read them first."""
     observations: list[str] = []
     actions: dict[str, Action] = {}
     failed: dict[str, list[str]] = {}  # tool -> its failed calls since its last success
@@ -54,7 +57,8 @@ async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence
                     failed[event.tool].append(call)
         elif isinstance(event, Answer):
             calls = [call for tool_calls in failed.values() for call in tool_calls]
-            entries = ledger(event.text, observations, question, history)
+            asked = photos.text if photos is not None and photos.text else question
+            entries = ledger(event.text, observations, asked, history)
             event = dataclasses.replace(event, unfounded=unfounded(entries), ledger=entries)
             if calls:
                 yield Remark(round=event.round, kind=REMARK_KIND,

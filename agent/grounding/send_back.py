@@ -60,6 +60,9 @@ class FigureCheck:
     """Tools whose last call in the run failed: asking again would fail again, and the
     answer's remark says what could not be looked up (agent/grounding/lookups.py)."""
     sent: bool = False
+    sends_back: bool = True
+    """False for a run whose model was given photos: any figure may have been read off a
+    photo, which no tool gives, so none is sent back (it is still marked as unbacked)."""
 
     def observed(self, tool: str, text: str, ok: bool) -> None:
         self.observations.append(text)
@@ -71,7 +74,8 @@ class FigureCheck:
     def possible(self) -> bool:
         """Whether an answer may still be sent back: once a run, with a lookup tool offered.
         While it may, the answer streams as text whose role is not known yet."""
-        return not self.sent and any(tool in self.tools for tool in LOOKUP_TOOLS)
+        return self.sends_back and not self.sent and any(
+            tool in self.tools for tool in LOOKUP_TOOLS)
 
     def unbacked(self, answer: str) -> list[tuple[str, str]]:
         """The answer's figures nothing backs that an offered tool gives, with that tool."""
