@@ -14,7 +14,7 @@ from typing import Any
 from PIL import Image
 
 from tests.botkit import ALICE, GROUP, Add, people
-from tests.fakes.model import DashScope, FakeModel, Reply, sse, text_reply
+from tests.fakes.model import DashScope, FakeModel, Reply, Sight, sse, text_reply
 from tests.fakes.telegram import FakeTelegram
 from tests.photokit import smudged_receipt
 from tests.web.kit import serving
@@ -83,3 +83,37 @@ async def test_the_board_shows_the_photo_and_what_was_read_above_the_first_round
             assert (await web.http.get(href)).status_code == 404
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT count(*) FROM run_photos").fetchone() == (0,)
+
+
+async def test_a_photo_the_model_reads_itself_is_the_model_s_step_on_the_board(
+        tmp_path: Path, browser: Any) -> None:
+    """A model that sees: the board shows the photo large-able and says the model was given
+    it, never that Glassbox read it; no text read is shown."""
+    with FakeTelegram(scale=0.02) as tg, FakeModel(sight=Sight.SEES) as model:
+        people(tg)
+        model.default = lambda body: text_reply("The items add up to 16.50; the receipt says "
+                                                "15.50.")
+        async with serving(tg, model, tmp_path / "g.sqlite3", llm_model="qwen-vl-max") as web:
+            path = await board_path(web)
+            page = await browser.new_page(viewport={"width": 1280, "height": 720})
+            await page.goto(web.base_url + path)
+            await page.wait_for_selector(".waiting")
+            asked = tg.send_photo(GROUP, ALICE, smudged_receipt(),
+                                  caption="/ask does the total add up?")
+            await web.gb.answer_to(GROUP, asked)
+            await page.wait_for_function(
+                '() => document.querySelector("article.run")?.dataset.status === "done"',
+                timeout=30000)
+            await page.wait_for_function(
+                '() => document.querySelector("figure.read img")?.naturalWidth > 0')
+            await page.evaluate("() => window.scrollTo(0, 0)")
+            read = await page.inner_text("figure.read")
+            by = await page.get_attribute("figure.read", "data-by")
+            img_bottom, round_top = await page.evaluate("""() => [
+                document.querySelector('figure.read img').getBoundingClientRect().bottom,
+                document.querySelector('.lane .round').getBoundingClientRect().top]""")
+            await page.screenshot(path=str(GALLERY / "board-photo-model-en.png"))
+    assert "📷 Photo given to the model (qwen-vl-max)" in read and by == "model"
+    assert "The model looks at the photo itself" in read
+    assert "Glassbox, OCR" not in read and "TOTAL" not in read
+    assert img_bottom <= min(round_top, 720)
