@@ -69,6 +69,7 @@ SLOW = (
     "tests/test_bot_vision.py::test_a_refused_photo_is_read_by_glassbox_and_the_refusal_is_re",
     "tests/test_bot_vision.py::test_photo_reading_ocr_reads_the_photo_even_for_a_model_that_s",
     "tests/web/test_api_images.py::test_bare_base64_is_read_by_the_ocr_and_the_run_json_has_",
+    "tests/test_endpoint_memory.py::test_an_endpoint_that_refused_a_photo_reads_the_next_by_o",
     # Pages of a 40-character limit over long texts.
     "tests/test_paginate.py::test_every_page_shows_something_within_the_limit_and_nothing_v",
 )

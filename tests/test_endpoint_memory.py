@@ -1,14 +1,19 @@
 """What auto mode learns about an endpoint is one named memory (agent/model/endpoint_memory.py),
 kept in the store: after a restart, a model known to write its calls as text is asked in
-the text format from the first question, on both backends."""
+the text format from the first question, and an endpoint that refused a photo gets the
+next one read by Glassbox, on both backends."""
 
 from __future__ import annotations
+
+import pytest
+from PIL import Image
 
 from agent.model.endpoint_memory import EndpointMemory, endpoint_key
 from tests.botkit import ADMIN, ALICE, Add, people, running
 from tests.dbkit import Target
-from tests.fakes.model import FakeModel, text_reply
+from tests.fakes.model import FakeModel, Sight, image_urls, text_reply
 from tests.fakes.telegram import FakeTelegram
+from tests.photokit import png
 
 CALL_AS_TEXT = '<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 2}}\n</tool_call>'
 
@@ -68,3 +73,30 @@ def test_the_key_keeps_no_secret_and_a_newer_versions_keys_are_left_out() -> Non
     assert memory.learned() == {"calls_as_text": True, "usage_option": False,
                                 "seen": {"tools_rejected": ["a", "b"]},
                                 "since_probe": {"calls_as_text": 4}}
+
+
+@pytest.mark.xdist_group("ocr")
+async def test_an_endpoint_that_refused_a_photo_reads_the_next_by_ocr_after_a_restart(
+        fake_telegram: FakeTelegram, db_target: Target) -> None:
+    """One refusal teaches it (a model does not learn to see); kept in the store, so the
+    restarted bot sends the next photo to its OCR without an image request."""
+    people(fake_telegram)
+    blank = png(Image.new("RGB", (320, 240), "white"))
+    with FakeModel(sight=Sight.DASHSCOPE) as model:
+        model.default = lambda body: text_reply("There is nothing written on it.")
+        async with running(fake_telegram, model, db_target, llm_model="qwen3.7-max",
+                           ocr_timeout_s=600) as gb:
+            first = await gb.answer_to(ALICE, gb.tg.send_photo(ALICE, ALICE, blank),
+                                       timeout=600)
+        assert "qwen3.7-max takes no images" in first.text
+        assert [bool(image_urls(body)) for body in model.bodies] == [True, False]
+        async with running(fake_telegram, model, db_target, llm_model="qwen3.7-max",
+                           ocr_timeout_s=600) as gb:
+            again = await gb.answer_to(ALICE, gb.tg.send_photo(ALICE, ALICE, blank),
+                                       timeout=600)
+            key = endpoint_key(model.base_url, "qwen3.7-max")
+            kept = await gb.parts.store.endpoints.get(key)
+    assert "📷 Read from the photo (Glassbox, OCR)" in again.text
+    assert "takes no images" not in again.text
+    assert [bool(image_urls(body)) for body in model.bodies] == [True, False, False]
+    assert kept == EndpointMemory(key, takes_images=False)
