@@ -122,3 +122,14 @@ async def test_images_past_a_cap_are_413_and_what_is_no_picture_400(tmp_path: Pa
                                         "images": [photo]}))[:2]
             assert code == (400, "invalid_body")
     assert model.bodies == []  # nothing refused reached the model
+
+
+async def test_images_are_refused_where_photos_are_off(tmp_path: Path) -> None:
+    photo = data_url(png(Image.new("RGB", (40, 30), "white")))
+    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+        async with serving(tg, model, tmp_path / "g.sqlite3", api_tokens="teacher-token-1",
+                           photo_ocr=False) as web:
+            assert await refused(web, {"message": "what is this?", "images": [photo]}) == (
+                400, "photos_off", "images: this Glassbox reads no photos (PHOTO_OCR is off); "
+                                   "ask in words.")
+    assert model.bodies == []
