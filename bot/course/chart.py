@@ -18,8 +18,11 @@ from enum import StrEnum
 import matplotlib
 from matplotlib import font_manager
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
+from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator, PercentFormatter
+from matplotlib.font_manager import FontProperties
+from matplotlib.ticker import FixedLocator, MaxNLocator, PercentFormatter
 
 from bot.course.course_figures import MODES, CourseFigures
 from bot.course.course_words import word, word_for
@@ -28,17 +31,29 @@ CJK_FAMILY = "Noto Sans CJK SC"
 """Debian's fonts-noto-cjk: the Chinese labels' font (its Latin letters are fine too)."""
 FONTS = [CJK_FAMILY, "Noto Sans CJK JP", "DejaVu Sans"]
 STYLE = {"font.family": "sans-serif", "font.sans-serif": FONTS, "font.size": 12,
-         "axes.titlesize": 14, "axes.titleweight": "bold", "axes.spines.top": False,
-         "axes.spines.right": False, "svg.fonttype": "path", "svg.hashsalt": "glassbox"}
+         "axes.titlesize": "large", "axes.titleweight": "bold", "axes.labelsize": "medium",
+         "xtick.labelsize": "medium", "ytick.labelsize": "medium", "legend.fontsize": "small",
+         "axes.spines.top": False, "axes.spines.right": False, "svg.fonttype": "path",
+         "svg.hashsalt": "glassbox"}
+"""Every other size is relative to font.size ('small', 'large'), which each output sets."""
 MODE_COLOURS = {"ask": "#0072B2", "plain": "#E69F00", "compare": "#009E73",
                 "quiz": "#CC79A7", "step": "#56B4E9"}
 """Okabe and Ito's colours: told apart with every common colour blindness."""
-PAGE_TYPE = {"font.size": 14, "axes.titlesize": 16}
+PAGE_TYPE = {"font.size": 14}
 """The page's charts are shown some 600 px wide on a projector: larger type than the PNG's."""
+PHONE_TYPE = 0.031
+"""The PNG's type, as a share of its width: a phone shows the picture some 360 to 430 px
+wide, so its labels are 11 to 13 px there (at 8 px, as a 12 pt label at 1080 px is, they
+could not be read without zooming in)."""
 OK, FAILED, BUDGET = "#009E73", "#D55E00", "#D55E00"
 MOST_BARS = 40
 """Lectures drawn as bars; a longer period shows its last MOST_BARS (the page lists all)."""
-MOST_TICKS = 12
+TICK_EMS = 4.5
+"""The room a day's label ('09-01') takes on the axis, in ems of the type: the days are
+labelled as often as that leaves them apart, at any size."""
+MOST_LABELLED = 12
+"""The quiz's points that are each labelled with their count: more would overlap."""
+BAR_WIDTH = 0.8
 
 
 class Chart(StrEnum):
@@ -58,18 +73,33 @@ def cjk_font() -> tuple[str, str]:
     return str(path), font_manager.get_font(path).family_name
 
 
+def warm() -> tuple[str, str]:
+    """Load what every picture needs, once for the drawing process, before its first: the
+    CJK font's faces and glyphs, the text layout and the PNG encoder. The CJK font
+    (cjk_font)."""
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(2, 1), dpi=72)
+        fig.text(0.5, 0.5, "课程 Course 0123456789", ha="center", fontweight="bold")
+        fig.text(0.5, 0.1, "问题 questions", ha="center")
+        fig.savefig(io.BytesIO(), format="png", pil_kwargs={"compress_level": 1})
+    return cjk_font()
+
+
 def picture(figures: CourseFigures, lang: str, *, width_px: int = 1080, dpi: int = 150) -> bytes:
     """Every chart, one under another, under a title: a PNG `width_px` wide."""
-    with matplotlib.rc_context(STYLE):
+    points = PHONE_TYPE * width_px * 72 / dpi
+    with matplotlib.rc_context({**STYLE, "font.size": points}):
         width = width_px / dpi
-        fig = Figure(figsize=(width, width * 1.9), dpi=dpi, layout="constrained")
+        fig = Figure(figsize=(width, width * 2.1), dpi=dpi, layout="constrained")
         fig.suptitle(f"{word(lang, 'title')} · {period_words(figures, lang)}\n"
-                     f"{headline(figures, lang)}", fontsize=15, fontweight="bold")
+                     f"{headline(figures, lang)}", fontsize="large", fontweight="bold")
         axes = fig.subplots(len(Chart), 1, height_ratios=[1.3, 1, 1, 0.45, 1, 1])
         for ax, chart in zip(axes, Chart, strict=True):
             DRAW[chart](ax, figures, lang)
         out = io.BytesIO()
-        fig.savefig(out, format="png", dpi=dpi)
+        # zlib's fastest level: the picture is flat colour, a few KiB larger, in a tenth
+        # of the time of the default level
+        fig.savefig(out, format="png", dpi=dpi, pil_kwargs={"compress_level": 1})
     return out.getvalue()
 
 
@@ -99,44 +129,43 @@ def period_words(figures: CourseFigures, lang: str) -> str:
 
 
 def _lectures(ax: Axes, figures: CourseFigures, lang: str) -> None:
-    ax.set_title(word(lang, "per_lecture"), loc="left")
+    _title(ax, word(lang, "per_lecture"))
     days = figures.days[-MOST_BARS:]
     if not days:
         return _empty(ax, word(lang, "nothing"))
-    xs = range(len(days))
     bottom = [0] * len(days)
     for mode in MODES:
         heights = [d.runs.get(mode, 0) for d in days]
         if any(heights):
-            ax.bar(xs, heights, bottom=bottom, color=MODE_COLOURS[mode],
-                   label=word(lang, f"mode_{mode}"))
+            _bars(ax, heights, bottom, MODE_COLOURS[mode], word(lang, f"mode_{mode}"))
             bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     _day_ticks(ax, [d.day.strftime("%m-%d") for d in days])
     ax.set_ylabel(word(lang, "questions"))
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.legend(loc="upper left", ncols=5, fontsize=10, frameon=False,
-              bbox_to_anchor=(0, -0.18))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))
+    ax.yaxis.set_major_formatter(_thousands)
+    ax.legend(loc="upper left", ncols=3, frameon=False, bbox_to_anchor=(0, -0.2),
+              handlelength=1, columnspacing=1)
 
 
 def _tools(ax: Axes, figures: CourseFigures, lang: str) -> None:
-    ax.set_title(word(lang, "tools"), loc="left")
+    _title(ax, word(lang, "tools"))
     tools = figures.tools[:10]
     if not tools:
         return _empty(ax, word(lang, "no_tools"))
     ys = range(len(tools))
     worked = [t.calls - t.failed for t in tools]
-    ax.barh(ys, worked, color=OK, label=word(lang, "calls_ok"))
-    ax.barh(ys, [t.failed for t in tools], left=worked, color=FAILED,
-            label=word(lang, "calls_failed"))
+    _bars(ax, worked, [0] * len(tools), OK, word(lang, "calls_ok"), across=True)
+    _bars(ax, [t.failed for t in tools], worked, FAILED, word(lang, "calls_failed"),
+          across=True)
     ax.set_yticks(list(ys), [t.tool for t in tools])
     ax.invert_yaxis()
     for y, t in zip(ys, tools, strict=True):
-        failed = f" · {word(lang, 'calls_failed')} {t.failed}" if t.failed else ""
-        ax.annotate(f" {t.calls}{failed}",
-                    (t.calls, y), va="center", fontsize=11)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.margins(x=0.15)
-    ax.legend(loc="lower right", fontsize=10, frameon=False)
+        failed = f" · {word(lang, 'calls_failed')} {t.failed:,}" if t.failed else ""
+        ax.annotate(f" {t.calls:,}{failed}", (t.calls, y), va="center", fontsize="small")
+    _counts_axis(ax.xaxis)
+    ax.set_xlim(0, max(t.calls for t in tools) * 1.6)
+    ax.legend(loc="upper left", ncols=2, frameon=False, bbox_to_anchor=(0, -0.18),
+              handlelength=1)
 
 
 def ending_rows(figures: CourseFigures, lang: str) -> list[tuple[str, int, str]]:
@@ -155,50 +184,52 @@ def ending_rows(figures: CourseFigures, lang: str) -> list[tuple[str, int, str]]
 
 
 def _endings(ax: Axes, figures: CourseFigures, lang: str) -> None:
-    ax.set_title(word(lang, "endings"), loc="left")
+    _title(ax, word(lang, "endings"))
     rows = ending_rows(figures, lang)
     if not rows:
         return _empty(ax, word(lang, "nothing"))
     ys = range(len(rows))
-    ax.barh(ys, [n for _, n, _ in rows], color=[c for _, _, c in rows])
+    _bars(ax, [n for _, n, _ in rows], [0] * len(rows), [c for _, _, c in rows], across=True)
     ax.set_yticks(list(ys), [label for label, _, _ in rows])
     ax.invert_yaxis()
     for y, (_, n, _) in zip(ys, rows, strict=True):
-        ax.annotate(f" {n}", (n, y), va="center", fontsize=11)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.margins(x=0.12)
+        ax.annotate(f" {n:,}", (n, y), va="center", fontsize="small")
+    _counts_axis(ax.xaxis)
+    ax.set_xlim(0, max(n for _, n, _ in rows) * 1.25)
 
 
 def _compare(ax: Axes, figures: CourseFigures, lang: str) -> None:
-    ax.set_title(word(lang, "compare"), loc="left")
+    _title(ax, word(lang, "compare"))
     if not figures.compared:
         return _empty(ax, word(lang, "no_compare"))
     same = figures.compared - figures.differed
-    ax.barh([0], [same], color=OK, label=word(lang, "compare_same"))
-    ax.barh([0], [figures.differed], left=[same], color=FAILED,
-            label=word(lang, "compare_differ"))
+    _bars(ax, [same], [0], OK, word(lang, "compare_same"), across=True)
+    _bars(ax, [figures.differed], [same], FAILED, word(lang, "compare_differ"), across=True)
     ax.set_yticks([])
     ax.set_xlim(0, figures.compared)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.annotate(f"{figures.differed} / {figures.compared}", (figures.compared, 0),
+    _counts_axis(ax.xaxis)
+    ax.annotate(f"{figures.differed:,} / {figures.compared:,}", (figures.compared, 0),
                 xytext=(-6, 0), textcoords="offset points", ha="right", va="center",
                 color="white", fontweight="bold")
-    ax.legend(loc="upper left", ncols=2, fontsize=10, frameon=False,
-              bbox_to_anchor=(0, -0.35))
+    ax.legend(loc="upper left", ncols=2, frameon=False, bbox_to_anchor=(0, -0.45),
+              handlelength=1)
 
 
 def _quiz(ax: Axes, figures: CourseFigures, lang: str) -> None:
-    ax.set_title(word(lang, "quiz"), loc="left")
+    _title(ax, word(lang, "quiz"))
     days = [d for d in figures.days if d.quiz_rounds][-MOST_BARS:]
     if not days:
         return _empty(ax, word(lang, "no_quiz"))
     xs = list(range(len(days)))
     ax.plot(xs, [d.quiz_right / d.quiz_rounds for d in days], marker="o", linewidth=2.5,
             color=MODE_COLOURS["quiz"])
-    for x, d in zip(xs, days, strict=True):
-        ax.annotate(f"{d.quiz_right}/{d.quiz_rounds}", (x, d.quiz_right / d.quiz_rounds),
-                    xytext=(0, 8), textcoords="offset points", ha="center", fontsize=10)
+    if len(days) <= MOST_LABELLED:
+        for x, d in zip(xs, days, strict=True):
+            ax.annotate(f"{d.quiz_right}/{d.quiz_rounds}", (x, d.quiz_right / d.quiz_rounds),
+                        xytext=(0, 8), textcoords="offset points", ha="center",
+                        fontsize="small")
     ax.set_ylim(-0.05, 1.15)
+    ax.yaxis.set_major_locator(FixedLocator([0, 0.5, 1]))
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_ylabel(word(lang, "quiz_share"))
     ax.set_xlim(-0.5, len(days) - 0.5)
@@ -206,31 +237,69 @@ def _quiz(ax: Axes, figures: CourseFigures, lang: str) -> None:
 
 
 def _tokens(ax: Axes, figures: CourseFigures, lang: str) -> None:
-    ax.set_title(word(lang, "tokens"), loc="left")
+    _title(ax, word(lang, "tokens"))
     days = figures.days[-MOST_BARS:]
     if not days:
         return _empty(ax, word(lang, "nothing"))
     budget = figures.budget
     colours = [FAILED if budget is not None and d.tokens >= budget else MODE_COLOURS["ask"]
                for d in days]
-    ax.bar(range(len(days)), [d.tokens for d in days], color=colours)
+    _bars(ax, [d.tokens for d in days], [0] * len(days), colours)
+    top = max(d.tokens for d in days)
     if budget is not None:
         ax.axhline(budget, color=BUDGET, linestyle="--", linewidth=1.5,
                    label=word(lang, "budget", budget=budget))
-        ax.legend(loc="upper left", fontsize=10, frameon=False)
-        ax.set_ylim(0, max(budget, *(d.tokens for d in days)) * 1.15)
-    ax.yaxis.set_major_formatter(lambda v, _: f"{v:,.0f}")
+        ax.legend(loc="upper left", frameon=False, bbox_to_anchor=(0, -0.2), handlelength=2)
+        top = max(budget, top)
+    ax.set_ylim(0, top * 1.15)
+    _counts_axis(ax.yaxis)
     _day_ticks(ax, [d.day.strftime("%m-%d") for d in days])
 
 
+def _title(ax: Axes, words: str) -> None:
+    """A chart's title over its left edge, wrapped where the picture ends: at a phone's
+    type a long title is wider than the chart."""
+    ax.set_title(words, loc="left", wrap=True)
+
+
+def _bars(ax: Axes, lengths: list[int], starts: list[int], colour: str | list[str],
+          label: str | None = None, *, across: bool = False) -> None:
+    """Bars at 0, 1, 2… of `lengths` from `starts` (up; `across`: to the right), as one
+    artist rather than one per bar: a course's bars are many, and each artist costs its
+    own layout and drawing."""
+    half = BAR_WIDTH / 2
+    boxes = []
+    for at, (length, start) in enumerate(zip(lengths, starts, strict=True)):
+        box = [(at - half, start), (at + half, start), (at + half, start + length),
+               (at - half, start + length)]
+        boxes.append([(y, x) for x, y in box] if across else box)
+    bars = PolyCollection(boxes, facecolors=colour, edgecolors="none", label=label)
+    (bars.sticky_edges.x if across else bars.sticky_edges.y).append(0)  # no margin below 0
+    ax.add_collection(bars)
+    ax.autoscale_view()
+
+
+def _counts_axis(axis: Axis) -> None:
+    """A few whole numbers on `axis`, with thousands separated."""
+    axis.set_major_locator(MaxNLocator(nbins=4, integer=True))
+    axis.set_major_formatter(_thousands)
+
+
+def _thousands(value: float, _: int) -> str:
+    return f"{value:,.0f}"
+
+
 def _day_ticks(ax: Axes, labels: list[str]) -> None:
-    step = max(1, -(-len(labels) // MOST_TICKS))
+    """Days along the bottom, as many as fit apart at the type's size."""
+    width_pt = ax.get_position().width * ax.get_figure().get_figwidth() * 72
+    fit = max(2, int(width_pt / (TICK_EMS * FontProperties(size="medium").get_size_in_points())))
+    step = max(1, -(-len(labels) // fit))
     ax.set_xticks(list(range(0, len(labels), step)), labels[::step])
 
 
 def _empty(ax: Axes, words: str) -> None:
     ax.set_axis_off()
-    ax.text(0.5, 0.5, words, ha="center", va="center", transform=ax.transAxes, fontsize=13,
+    ax.text(0.5, 0.5, words, ha="center", va="center", transform=ax.transAxes, fontsize="large",
             color="#666666")
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from bot.course import chart
 from bot.worker_process import serve
 
-DRAWERS = {"picture": chart.picture, "svgs": chart.svgs, "cjk_font": chart.cjk_font}
+DRAWERS = {"picture": chart.picture, "svgs": chart.svgs, "cjk_font": chart.cjk_font,
+           "warm": chart.warm}
 
 if __name__ == "__main__":
     serve(DRAWERS)

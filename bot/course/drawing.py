@@ -49,14 +49,15 @@ class Drawing:
 
     def warm_up(self) -> None:
         """Start the drawing process now, in the background, and have it load matplotlib and
-        its fonts: the first import after an install builds matplotlib's font cache, which
-        with Noto CJK takes seconds; paid at start, it never holds up the first /stats."""
+        its fonts and draw a first small picture (chart.warm): the first import after an
+        install builds matplotlib's font cache, which with Noto CJK takes seconds; paid at
+        start, it never holds up the first /stats."""
         if self._warming is None:
             self._warming = asyncio.create_task(self._warm())
 
     async def _warm(self) -> None:
         with contextlib.suppress(DrawingFailed):  # logged; the first picture starts anew
-            await self.font()
+            await self._draw("warm")
 
     @contextmanager
     def turn(self, key: Hashable) -> Iterator[None]:
