@@ -12,8 +12,8 @@ from typing import Any
 
 _HOMES = {
     "agent.events": ("Action", "Answer", "AnswerDelta", "Delta", "Event", "Judgement", "Remark",
-                     "Observation", "Plan", "PlanStep", "RunFinished", "RunStarted", "TextDelta",
-                     "Thought", "ThoughtDelta", "Usage"),
+                     "Observation", "Plan", "PlannedAction", "RunFinished", "RunStarted",
+                     "TextDelta", "Thought", "ThoughtDelta", "Usage"),
     "agent.classroom.compare_judge": ("judge",),
     "agent.loop": ("run_plain", "run_react"),
     "agent.model.model_client": ("ModelClient",),

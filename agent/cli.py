@@ -51,7 +51,7 @@ class Printer:
 
     The same rules as every front end: text whose role is not known yet streams as neutral
     ✍️ text and is labelled (↑ 💭 Thought or ↑ 💬 Answer) once it is known; Glassbox's own
-    notes are labelled as Glassbox's; 💬 marks the answer, ✅/⚠️ only whether a step worked.
+    notes are labelled as Glassbox's; 💬 marks the answer, ✅/⚠️ only whether a call worked.
     """
 
     def __init__(self, out: TextIO, *, as_json: bool, color: bool, lang: str) -> None:
@@ -126,9 +126,9 @@ class Printer:
     def _show_step(self, event: Event, lane: str, streamed: set[str]) -> None:
         if isinstance(event, Plan):
             self.line(self.paint("heading", say(self.lang, "cli_plan")), lane)
-            for number, step in enumerate(event.steps, 1):
-                why = f" — {step.why}" if step.why else ""
-                self.line(self.paint("dim", f"  {number}. {step.tool}{why}"), lane)
+            for number, action in enumerate(event.actions, 1):
+                why = f" — {action.why}" if action.why else ""
+                self.line(self.paint("dim", f"  {number}. {action.tool}{why}"), lane)
         elif isinstance(event, Remark) or (isinstance(event, Thought) and event.synthesized):
             label = say(self.lang, "cli_remark", label=remark_label(self.lang))
             self.line(self.paint("dim", label + event.text), lane)

@@ -203,9 +203,9 @@ class Answer(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class PlanStep:
+class PlannedAction:
     tool: str
-    """A tool name, or "finish" for the step that answers."""
+    """A tool name, or "finish" for the action that answers."""
     why: str = ""
 
 
@@ -214,7 +214,14 @@ class Plan(Event):
     """The plan made before acting (round 0); front ends show it as a checklist."""
 
     type: ClassVar[str] = "plan"
-    steps: tuple[PlanStep, ...] = ()
+    actions: tuple[PlannedAction, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """As Event's, its actions under "steps": the key every stored plan, `--json` line
+        and API event has."""
+        data = Event.to_dict(self)
+        data["steps"] = data.pop("actions")
+        return data
 
 
 class InputKind(StrEnum):
@@ -403,9 +410,9 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         values["segments"] = tuple(s if isinstance(s, ReadSegment) else ReadSegment(**s)
                                    for s in values.get("segments", ()))
     if cls is Plan:
-        values["steps"] = tuple(
-            step if isinstance(step, PlanStep) else PlanStep(**step)
-            for step in values.get("steps", ())
+        values["actions"] = tuple(
+            action if isinstance(action, PlannedAction) else PlannedAction(**action)
+            for action in values.pop("steps", ())
         )
     names = {f.name for f in dataclasses.fields(cls)}
     return cls(**{k: v for k, v in values.items() if k in names})

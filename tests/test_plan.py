@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent import AgentSettings, Answer, ModelClient, RunStarted
-from agent.events import Plan, PlanStep, event_from_dict
+from agent.events import Plan, PlannedAction, event_from_dict
 from tests.fakes.model import FakeModel, error, text_reply, tool_reply
 from tests.kit import agent_settings
 from tests.test_loop import Weather, events_of, of, react
@@ -32,8 +32,8 @@ async def test_plan_opens_the_run_and_guides_the_loop(
     assert [e.type for e in events[:3]] == ["run_started", "plan", "note"]
     plan = events[1]
     assert isinstance(plan, Plan) and plan.round == 0
-    assert plan.steps == (PlanStep("get_weather", "Need the current weather in Paris."),
-                          PlanStep("finish", "Answer with the temperature."))
+    assert plan.actions == (PlannedAction("get_weather", "Need the current weather in Paris."),
+                          PlannedAction("finish", "Answer with the temperature."))
     asked = fake_model.bodies[0]
     assert asked["temperature"] == 0
     assert asked["response_format"] == {"type": "json_object"}
@@ -69,7 +69,7 @@ async def test_endpoint_refusing_response_format_is_asked_again_without(
     fake_model.push(error(refused, 400), plan_reply("```json\n" + json.dumps(PLAN) + "\n```"),
                     text_reply("Done."))
     events = await events_of(react("Paris?", client, settings, [Weather()], planner=True))
-    assert len(of(events, Plan)[0].steps) == 2
+    assert len(of(events, Plan)[0].actions) == 2
     assert "response_format" in fake_model.bodies[0]
     assert "response_format" not in fake_model.bodies[1]
     assert fake_model.bodies[1]["temperature"] == 0
@@ -120,7 +120,7 @@ async def test_plan_in_text_mode(fake_model: FakeModel) -> None:
 
 
 def test_plan_event_round_trips_through_json() -> None:
-    plan = Plan(round=0, steps=(PlanStep("get_weather", "why"), PlanStep("finish")))
+    plan = Plan(round=0, actions=(PlannedAction("get_weather", "why"), PlannedAction("finish")))
     data = json.loads(json.dumps(plan.to_dict(), ensure_ascii=False))
     assert data["type"] == "plan" and data["steps"][1] == {"tool": "finish", "why": ""}
     assert event_from_dict(data) == plan

@@ -7,7 +7,7 @@ from agent.events import (
     Answer,
     Observation,
     Plan,
-    PlanStep,
+    PlannedAction,
     RunFinished,
     RunStarted,
     Thought,
@@ -18,10 +18,10 @@ from bot.view.spans import to_plain
 from bot.view.transcript import Transcript
 from tests.fakes.telegram_html import parse_html
 
-PLAN = Plan(round=0, steps=(
-    PlanStep("get_weather", "today's weather in <Paris>"),
-    PlanStep("get_weather", "and in Berlin"),
-    PlanStep("finish", "compare them"),
+PLAN = Plan(round=0, actions=(
+    PlannedAction("get_weather", "today's weather in <Paris>"),
+    PlannedAction("get_weather", "and in Berlin"),
+    PlannedAction("finish", "compare them"),
 ))
 
 

@@ -147,10 +147,10 @@ async def test_event_types_from_the_future_are_kept(
 
 
 async def test_plan_events_round_trip(store: Store) -> None:
-    from agent.events import Plan, PlanStep
+    from agent.events import Plan, PlannedAction
 
     run = await new_run(store)
-    plan = Plan(round=0, steps=(PlanStep("get_weather", "need it"), PlanStep("finish")))
+    plan = Plan(round=0, actions=(PlannedAction("get_weather", "need it"), PlannedAction("finish")))
     await store.append(run.id, plan)
     assert (await store.events(run.id))["main"] == [plan]
 

@@ -14,7 +14,7 @@ from agent.protocols.embedded_calls import extract_calls
 from agent.protocols.text_protocol import (
     Act,
     Final,
-    Step,
+    ParsedReply,
     Unparsed,
     answer_start,
     arguments_for,
@@ -74,7 +74,7 @@ class Optional1st(Tool):
         return f"{args.amount} {args.base} = {args.amount * 7} {args.to}"
 
 
-PARSES: list[tuple[str, str, Step]] = [
+PARSES: list[tuple[str, str, ParsedReply]] = [
     ("classic", "Thought: I need the weather.\nAction: get_weather[Paris]",
      Act("I need the weather.", "get_weather", "Paris")),
     ("numbered labels", "Thought 2: Now Berlin.\nAction 2: get_weather[Berlin]",
@@ -134,7 +134,7 @@ PARSES: list[tuple[str, str, Step]] = [
 
 @pytest.mark.parametrize(("text", "expected"), [(t, e) for _, t, e in PARSES],
                          ids=[name for name, _, _ in PARSES])
-def test_parse_reply(text: str, expected: Step) -> None:
+def test_parse_reply(text: str, expected: ParsedReply) -> None:
     assert parse_reply(text) == expected
 
 

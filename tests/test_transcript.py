@@ -21,7 +21,7 @@ from agent.events import (
     Usage,
     event_from_dict,
 )
-from bot.view.transcript import ToolStep, Transcript
+from bot.view.transcript import CallView, Transcript
 
 
 def weather_run() -> list[Event]:
@@ -52,9 +52,9 @@ def test_a_whole_run_folds_into_rounds_steps_and_the_answer() -> None:
     assert [r.number for r in t.rounds] == [1, 2]
     assert t.rounds[0].thought == "I need the current weather."
     assert not t.rounds[0].synthesized
-    assert t.rounds[0].steps == [
-        ToolStep("call_a", "weather", {"city": "Hangzhou"}, "Sunny, 25 °C", True, 420),
-        ToolStep("call_b", "calculator", {"expr": "25*9/5+32"}, "77", True, 3),
+    assert t.rounds[0].calls == [
+        CallView("call_a", "weather", {"city": "Hangzhou"}, "Sunny, 25 °C", True, 420),
+        CallView("call_b", "calculator", {"expr": "25*9/5+32"}, "77", True, 3),
     ]
     assert t.rounds[1].remarks == [
         "the model wrote no reasoning; it answered after the observations above."]
@@ -85,7 +85,7 @@ def test_a_draft_followed_by_tool_calls_becomes_the_rounds_thought() -> None:
     assert t.rounds[0].thought == "Let me check the weather first."
     assert t.rounds[0].draft == ""
     assert t.answer == ""
-    assert [s.tool for s in t.rounds[0].steps] == ["weather"]
+    assert [s.tool for s in t.rounds[0].calls] == ["weather"]
 
 
 def test_reasoning_grows_into_the_thought_as_it_streams() -> None:
@@ -117,10 +117,10 @@ def test_observations_attach_to_their_action_by_call_id_within_the_round() -> No
                     duration_ms=2),
     ])
 
-    assert [s.observation for s in t.rounds[0].steps] == ["cold"]
-    assert [(s.observation, s.ok) for s in t.rounds[1].steps] == [("warm", True),
+    assert [s.observation for s in t.rounds[0].calls] == ["cold"]
+    assert [(s.observation, s.ok) for s in t.rounds[1].calls] == [("warm", True),
                                                                    ("bad arguments", False)]
-    assert t.rounds[1].steps[1].arguments == "not json"
+    assert t.rounds[1].calls[1].arguments == "not json"
 
 
 def test_a_call_id_used_twice_in_a_round_matches_its_actions_in_order() -> None:
@@ -131,7 +131,7 @@ def test_a_call_id_used_twice_in_a_round_matches_its_actions_in_order() -> None:
         Observation(round=1, call_id="", tool="add", text="second", ok=True, duration_ms=1),
     ])
 
-    assert [(s.arguments, s.observation) for s in t.rounds[0].steps] == [
+    assert [(s.arguments, s.observation) for s in t.rounds[0].calls] == [
         ({"a": 1}, "first"), ({"a": 2}, "second")]
 
 
@@ -144,7 +144,7 @@ def test_the_observation_for_calls_not_run_is_a_step_of_its_own() -> None:
         Observation(round=1, call_id="c0", tool="add", text="2", ok=True, duration_ms=1),
     ])
 
-    assert [(s.call_id, s.observation, s.failure) for s in t.rounds[0].steps] == [
+    assert [(s.call_id, s.observation, s.failure) for s in t.rounds[0].calls] == [
         ("c0", "2", None), ("c0", "3 more calls not run", "not_run")]
 
 
@@ -153,7 +153,7 @@ def test_an_observation_without_its_action_is_kept_not_lost() -> None:
         Observation(round=1, call_id="x", tool="wiki", text="text", ok=True, duration_ms=5),
     ])
 
-    assert t.rounds[0].steps == [ToolStep("x", "wiki", {}, "text", True, 5)]
+    assert t.rounds[0].calls == [CallView("x", "wiki", {}, "text", True, 5)]
 
 
 def test_unknown_future_event_types_are_ignored() -> None:

@@ -64,7 +64,7 @@ class AutoRounds:
         self.text: TextRounds | None = None
         self._switch_after_record = False
         self._done: set[tuple[str, str]] = set()
-        self._steps: list[tuple[str, Sequence[ParsedCall], Sequence[str]]] = []
+        self._native_rounds: list[tuple[str, Sequence[ParsedCall], Sequence[str]]] = []
         self._thought = ""
         self._why: Why = "repeated"
         """Why this run left native calling: "repeated" unless an answer or a call says
@@ -120,8 +120,8 @@ class AutoRounds:
         numbers in code."""
         if not isinstance(item, Answer) or self._done:
             return None
-        step = parse_reply(item.text)
-        if isinstance(step, Act) and step.tool in self.native.tools:
+        reading = parse_reply(item.text)
+        if isinstance(reading, Act) and reading.tool in self.native.tools:
             return "as_text"
         if named_as_code(item.text, self.native.tools) and not asks_about_tools(
                 self.question, self.native.tools):
@@ -134,7 +134,7 @@ class AutoRounds:
         self._current.record(calls, results)
         if self.text is None:
             self._done.update(p.key for p in calls)
-            self._steps.append((self._thought, calls, results))
+            self._native_rounds.append((self._thought, calls, results))
             if self._switch_after_record:
                 self.text = self._text_with_history()
 
@@ -159,7 +159,7 @@ class AutoRounds:
     def _text_with_history(self) -> TextRounds:
         """Text rounds that carry the native rounds so far, written in the text format."""
         text = self.make_text()
-        for thought, calls, results in self._steps:
+        for thought, calls, results in self._native_rounds:
             for i, (parsed, result) in enumerate(zip(calls, results, strict=True)):
                 said = f"Thought: {thought}\n" if thought and not i else ""
                 text.messages.append({"role": "assistant", "content":

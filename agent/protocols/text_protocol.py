@@ -71,7 +71,7 @@ class Unparsed:
     problem: str
 
 
-Step = Act | Final | Unparsed
+ParsedReply = Act | Final | Unparsed
 
 
 def _kind(match: re.Match[str]) -> str:
@@ -152,7 +152,7 @@ def _thought(text: str, labels: Iterable[re.Match[str]]) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def parse_reply(text: str) -> Step:
+def parse_reply(text: str) -> ParsedReply:
     """Read one reply of the text protocol."""
     text = cut_observation(text).strip()
     if not text:
@@ -167,9 +167,9 @@ def parse_reply(text: str) -> Step:
             thought = _thought(text[: match.start()], labels[:i])
             return Final(thought, answer) if answer else Unparsed("empty Final Answer")
         if kind == "action":
-            step = _action(text, labels, i)
-            if step is not None:
-                return step
+            reading = _action(text, labels, i)
+            if reading is not None:
+                return reading
     return Unparsed("no Action and no Final Answer")
 
 
@@ -178,8 +178,8 @@ def _section(text: str, labels: list[re.Match[str]], i: int) -> str:
     return text[labels[i].end(): end].strip()
 
 
-def _action(text: str, labels: list[re.Match[str]], i: int) -> Step | None:
-    """The step an action label at `labels[i]` makes; None for `Action: None`."""
+def _action(text: str, labels: list[re.Match[str]], i: int) -> ParsedReply | None:
+    """The reading of the action label at `labels[i]`; None for `Action: None`."""
     thought = _thought(text[: labels[i].start()], labels[:i])
     body = _section(text, labels, i).strip("`").strip()
     if body.lower().rstrip(".") in _NONE:

@@ -31,7 +31,7 @@ from agent.protocols.text_protocol import (
     STOP,
     Act,
     Final,
-    Step,
+    ParsedReply,
     Unparsed,
     answer_start,
     arguments_for,
@@ -54,7 +54,7 @@ class _Reply:
     text: str
     """The model's text, cut at a model-written Observation."""
     reasoning: str
-    step: Step
+    reading: ParsedReply
     streamed: str
     """The part of the answer already sent as AnswerDeltas."""
     thought_sent: bool
@@ -72,23 +72,23 @@ class TextRounds(ProtocolState):
                     reply = item
                 else:
                     yield item
-            if not isinstance(reply.step, Unparsed) or attempt == 2:
+            if not isinstance(reply.reading, Unparsed) or attempt == 2:
                 break
-            log.info("text-mode reply not parsed (%s); asking once more", reply.step.problem)
+            log.info("text-mode reply not parsed (%s); asking once more", reply.reading.problem)
             self.messages.append({"role": "assistant", "content": reply.text or "…"})
             self.messages.append({"role": "user", "content": correction(self.lang)})
-        step = reply.step
-        if isinstance(step, Act):
-            tool = self.tools.get(step.tool)
-            args = arguments_for(step.input, tool)
+        reading = reply.reading
+        if isinstance(reading, Act):
+            tool = self.tools.get(reading.tool)
+            args = arguments_for(reading.input, tool)
             wire = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
-            parsed = parse_call(ToolCall(f"call_text_{rnd}", step.tool, wire), self.lang)
+            parsed = parse_call(ToolCall(f"call_text_{rnd}", reading.tool, wire), self.lang)
             problem = _problem(args, tool, self.lang) if tool is not None else ""
             if problem:
                 assert tool is not None
-                parsed = ParsedCall(parsed.call, args, mend(tool, step.input, problem,
+                parsed = ParsedCall(parsed.call, args, mend(tool, reading.input, problem,
                                                              self.lang))
-            text = step.thought or reply.reasoning
+            text = reading.thought or reply.reasoning
             if text:
                 yield Thought(round=rnd, text=text)
             self.messages.append({"role": "assistant", "content": reply.text})
@@ -120,9 +120,9 @@ class TextRounds(ProtocolState):
 
     async def _finish(self, rnd: int, reply: _Reply) -> AsyncIterator[Event]:
         """The answer events for a reply that ends the run (read or not)."""
-        step = reply.step
-        if isinstance(step, Final):
-            answer, unparsed, thought = step.answer, False, step.thought
+        reading = reply.reading
+        if isinstance(reading, Final):
+            answer, unparsed, thought = reading.answer, False, reading.thought
         else:
             answer, unparsed, thought = reply.text, True, ""
         if not answer:
@@ -167,20 +167,20 @@ class TextRounds(ProtocolState):
         text = cut_observation(done.content).strip()
         yield _Reply(text, done.reasoning.strip(), self._read(text), sent, start is not None)
 
-    def _read(self, text: str) -> Step:
-        """The reply's step; an answer that is a tool call's JSON (as models used to
+    def _read(self, text: str) -> ParsedReply:
+        """The reply's reading; an answer that is a tool call's JSON (as models used to
         native calling write) is that call, or, restated with its result, unreadable."""
-        step = parse_reply(text)
-        if not isinstance(step, Final):
-            return step
-        found = extract_calls(step.answer, self.tools)
+        reading = parse_reply(text)
+        if not isinstance(reading, Final):
+            return reading
+        found = extract_calls(reading.answer, self.tools)
         if found.calls:
             call = found.calls[0]
-            return Act(step.thought or found.rest, call.name, call.arguments)
+            return Act(reading.thought or found.rest, call.name, call.arguments)
         if found.restated:
-            return Final(step.thought, found.rest) if found.rest else Unparsed(
+            return Final(reading.thought, found.rest) if found.rest else Unparsed(
                 "a tool call restated with its result")
-        return step
+        return reading
 
 
 def _problem(args: dict[str, Any] | str, tool: Tool, lang: str) -> str:

@@ -127,9 +127,9 @@ def _round(x: Number, digits: Number | None = None) -> Number:
     places = digits or 0
     if (isinstance(x, int) and places >= 0) or places > 15:
         return x  # nothing to round: floats carry no more than ~15 digits
-    step = Decimal(1).scaleb(-max(places, -MAX_INT_BITS))
+    unit = Decimal(1).scaleb(-max(places, -MAX_INT_BITS))
     with localcontext(prec=MAX_INT_BITS):
-        rounded = Decimal(repr(x)).quantize(step, rounding=ROUND_HALF_UP)
+        rounded = Decimal(repr(x)).quantize(unit, rounding=ROUND_HALF_UP)
     return int(rounded) if digits is None or isinstance(x, int) else float(rounded)
 
 

@@ -20,9 +20,9 @@ def facts_of(view: View) -> RunFacts:
     last = list(view.lanes)[-1]  # a compare's chain is its last lane
     main = view.lanes.get(last) or Transcript()
     end = view.finished.get(last)
-    calls = tuple(ToolCall(step.tool, bool(step.ok), step.failure)
-                  for lane in view.lanes.values() for rnd in lane.rounds for step in rnd.steps
-                  if step.ok is not None and step.failure not in NEVER_RAN)
+    calls = tuple(ToolCall(call.tool, bool(call.ok), call.failure)
+                  for lane in view.lanes.values() for rnd in lane.rounds for call in rnd.calls
+                  if call.ok is not None and call.failure not in NEVER_RAN)
     return RunFacts(mode=_mode(view, main), rounds=end.rounds if end else 0,
                     error_kind=end.error_kind if end else "", differs=_differs(view),
                     tool_calls=calls, quiz=_quiz(main))
@@ -35,7 +35,7 @@ def _mode(view: View, main: Transcript) -> CourseMode:
         return CourseMode(view.mode)
     if any(rnd.vote is not None for rnd in main.rounds):
         return CourseMode.QUIZ
-    if any(step.decision for rnd in main.rounds for step in rnd.steps):
+    if any(call.decision for rnd in main.rounds for call in rnd.calls):
         return CourseMode.WALKTHROUGH
     return CourseMode.ASK
 

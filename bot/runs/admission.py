@@ -61,7 +61,7 @@ class Ticket:
         if not self.holding or self._released:
             yield
             return
-        self.admission.step_out(self)
+        self.admission.leave(self)
         stopped = False
         try:
             yield
@@ -70,7 +70,7 @@ class Ticket:
             raise
         finally:
             if not stopped:
-                await self.admission.step_in(self)
+                await self.admission.rejoin(self)
 
 
 class Admission:
@@ -120,13 +120,13 @@ class Admission:
                     del self._queues[ticket.chat]
         self._admit()
 
-    def step_out(self, ticket: Ticket) -> None:
-        """`ticket`'s run waits for people: its place is free until it steps in again."""
+    def leave(self, ticket: Ticket) -> None:
+        """`ticket`'s run waits for people: its place is free until it rejoins."""
         ticket.holding = False
         self.running -= 1
         self._admit()
 
-    async def step_in(self, ticket: Ticket) -> None:
+    async def rejoin(self, ticket: Ticket) -> None:
         """`ticket`'s run goes on: until it has a place again."""
         if self.running < self.limit and not self._returning:
             self._hold(ticket)

@@ -43,7 +43,7 @@ class RunStatus(StrEnum):
     DONE = "done"
     MAX_ROUNDS = "max_rounds"  # it ran out of rounds before an answer
     ERROR = "error"
-    CANCELLED = "cancelled"  # stopped: ⏹, /stop, or a step nobody decided in time
+    CANCELLED = "cancelled"  # stopped: ⏹, /stop, or a pause nobody decided in time
     INTERRUPTED = "interrupted"  # stopped by a shutdown or a restart, not by a person
 
 

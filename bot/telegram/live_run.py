@@ -1,6 +1,6 @@
 """A run asked in a Telegram chat, as the chat sees it: its live message (queued, then each
-step, then the final state), "typing…" until that message is on screen, the ⏹ button, step
-mode's buttons; and, at start-up, the messages of runs a restart cut short."""
+step, then the final state), "typing…" until that message is on screen, the ⏹ button, the
+walkthrough's buttons; and, at start-up, the messages of runs a restart cut short."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ def moves(rnd: RoundView | None) -> tuple[str, ...]:
     """A round's moves as the chain shows them; () for a round a side does not have."""
     if rnd is None:
         return ()
-    calls = tuple(f"{s.tool}({args_text(s.arguments)})" for s in rnd.steps)
+    calls = tuple(f"{s.tool}({args_text(s.arguments)})" for s in rnd.calls)
     return calls or (ANSWERING,)
 
 

@@ -148,9 +148,9 @@ def _lane(lane: str, t: Transcript, lang: str, running: bool,
     """Round headings as HTML; steps as pieces, numbered below."""
     if t.plan:
         items = "".join(
-            f"<li>{'☑' if done else '☐'} {_e(_plan_name(step.tool, lang))}"
-            f"{_e(' — ' + step.why) if step.why else ''}</li>"
-            for step, done in t.checklist())
+            f"<li>{'☑' if done else '☐'} {_e(_plan_name(action.tool, lang))}"
+            f"{_e(' — ' + action.why) if action.why else ''}</li>"
+            for action, done in t.checklist())
         steps.append(("plan", f"📋 {_e(phrase(lang, 'chain_plan'))}",
                       f"<ul>{items}</ul>"))
     for rnd in t.rounds:
@@ -189,7 +189,7 @@ def _round_pieces(t: Transcript, rnd: RoundView, lang: str, flag: int | None = N
         label = f"💭 {_e(phrase(lang, 'chain_thought'))}"
         steps.append(("thought", label, f'<div class="text">{_e(rnd.model_thought)}</div>'))
     first = f'<b class="first-differs">{_e(phrase(lang, "compare_first_differs"))}</b> '
-    for i, call in enumerate(rnd.steps):
+    for i, call in enumerate(rnd.calls):
         code = f"{call.tool}({args_text(call.arguments)})"
         decided = decision_spans(call, lang)
         decision = f'<div class="decision">{to_html(decided)}</div>' if decided else ""
@@ -210,8 +210,8 @@ def _round_pieces(t: Transcript, rnd: RoundView, lang: str, flag: int | None = N
     if rnd.glassbox_remark:  # one quiet line after the model's own words
         steps.append(("note", f"📝 {_e(remark_label(lang))}{_e(phrase(lang, 'chain_colon'))}",
                       f'<span class="text">{_e(rnd.glassbox_remark)}</span>'))
-    if flag is not None and flag >= len(rnd.steps):
-        why = phrase(lang, "compare_no_more" if rnd.steps else "compare_answered")
+    if flag is not None and flag >= len(rnd.calls):
+        why = phrase(lang, "compare_no_more" if rnd.calls else "compare_answered")
         steps.append(("note first-differs", first, f'<span class="text">{_e(why)}</span>'))
     return steps
 

@@ -40,7 +40,7 @@ from bot.view.pause_view import decision_spans
 from bot.view.quiz_view import vote_html
 from bot.view.read_view import reads_html
 from bot.view.textlen import shorten
-from bot.view.transcript import RoundView, ToolStep, Transcript, without_glassbox_remarks
+from bot.view.transcript import CallView, RoundView, Transcript, without_glassbox_remarks
 from bot.view.when import local_time
 
 _CSS = """
@@ -171,9 +171,9 @@ def _lane(lane: str, t: Transcript, events: Sequence[Event], lang: str, drawn: D
         out += _lane_answer(t, lang, drawn)
         return "\n".join(out)
     if t.plan:
-        items = "".join(f"<li>{'☑' if done else '☐'} {_e(step.tool)}"
-                        f"{_e(' — ' + step.why) if step.why else ''}</li>"
-                        for step, done in t.checklist())
+        items = "".join(f"<li>{'☑' if done else '☐'} {_e(action.tool)}"
+                        f"{_e(' — ' + action.why) if action.why else ''}</li>"
+                        for action, done in t.checklist())
         out.append(f'<section class="round"><h3>📋 {_e(phrase(lang, "chain_plan"))}</h3>'
                    f"<ul>{items}</ul></section>")
     out += [_round(t, view, lang) for view in t.rounds]
@@ -219,7 +219,7 @@ def _round(t: Transcript, view: RoundView, lang: str) -> str:
     if view.model_thought:
         out.append(f'<div class="step"><span class="label">💭 {_e(phrase(lang, "chain_thought"))}'
                    f"</span><pre>{_e(view.model_thought)}</pre></div>")
-    out += [_step(step, lang) for step in view.steps]
+    out += [_call(call, lang) for call in view.calls]
     if view.glassbox_remark:  # one quiet line, after the model's own words
         label = remark_label(lang) + phrase(lang, "chain_colon")
         out.append(f'<p class="note glassbox">📝 {_e(label)}{_e(view.glassbox_remark)}</p>')
@@ -227,25 +227,25 @@ def _round(t: Transcript, view: RoundView, lang: str) -> str:
     return "\n".join(out)
 
 
-def _step(step: ToolStep, lang: str) -> str:
+def _call(call: CallView, lang: str) -> str:
     """A tool call as the chat writes it, `get_weather(city="Berlin")`, and what it returned,
     kept together on a printed page."""
-    if step.failure == ObservationFailure.NOT_RUN:  # stands for all the calls not run
+    if call.failure == ObservationFailure.NOT_RUN:  # stands for all the calls not run
         return (f'<div class="step failed"><span class="label">⏭ '
-                f'{_e(step.observation or "")}</span></div>')
-    call = f"{step.tool}({args_text(step.arguments)})"
+                f'{_e(call.observation or "")}</span></div>')
+    code = f"{call.tool}({args_text(call.arguments)})"
     out = [f'<div class="step"><span class="label">🔧 {_e(phrase(lang, "chain_action"))}: '
-           f"<code>{_e(call)}</code></span>"]
-    if decided := decision_spans(step, lang):
+           f"<code>{_e(code)}</code></span>"]
+    if decided := decision_spans(call, lang):
         out.append(f'<div class="note">{_e("".join(text for text, _ in decided))}</div>')
-    if step.observation is not None:
-        why = f" ({failure_label(step.failure, lang)})" if step.failure else ""
-        mark = "" if step.ok else " ⚠️ " + phrase(lang, "export_failed") + why
-        kind = "observation" if step.ok else "observation failed"
+    if call.observation is not None:
+        why = f" ({failure_label(call.failure, lang)})" if call.failure else ""
+        mark = "" if call.ok else " ⚠️ " + phrase(lang, "export_failed") + why
+        kind = "observation" if call.ok else "observation failed"
         out.append(f'<div class="{kind}"><span class="label">👀 '
                    f"{_e(phrase(lang, 'chain_observation'))}{_e(mark)}</span> "
-                   f'<span class="note">{_e(seconds(step.duration_ms, lang))}</span>'
-                   f"<pre>{_e(step.observation)}</pre></div>")
+                   f'<span class="note">{_e(seconds(call.duration_ms, lang))}</span>'
+                   f"<pre>{_e(call.observation)}</pre></div>")
     out.append("</div>")
     return "".join(out)
 

@@ -25,9 +25,9 @@ QUESTION_CHARS = 60
 RUNS_PER_ROW = 5
 SHOW_PAGES = 4
 """/show sends at most this many messages; the last then says the rest is in /export."""
-SHOW_STEPS = 800
-"""A longer run is drawn only as far as this many tool steps for /show: at 35 characters or
-more a step, well past the pages it sends (drawing 10,000 steps takes seconds)."""
+SHOW_CALLS = 800
+"""A longer run is drawn only as far as this many tool calls for /show: at 35 characters or
+more a call, well past the pages it sends (a run of thousands drawn whole takes seconds)."""
 _MARK = {"running": "⏳", "done": "🏁", "max_rounds": "⚠️", "error": "❌", "cancelled": "⏹",
          "interrupted": "⚡"}
 
@@ -83,10 +83,10 @@ def show_pages(record: RunRecord, lanes: dict[str, list[Event]], lang: Lang,
 
 
 def _first_pages(view: View) -> list[str] | None:
-    """A run of thousands of steps drawn only as far as its first SHOW_STEPS steps: pages
+    """A run of thousands of calls drawn only as far as its first SHOW_CALLS calls: pages
     that begin exactly as the whole run's do, and enough of them (one more than /show sends
     besides the header) that the cut lies past every page sent. None: draw the run whole."""
-    clipped = view.clipped(SHOW_STEPS)
+    clipped = view.clipped(SHOW_CALLS)
     if clipped is None:
         return None
     pages = render_view(clipped, live=False, marks=False)

@@ -237,7 +237,7 @@ _HTML: dict[str, tuple[str, str]] = {
     "notes_forgotten": ("已删除 {name}。", "Removed {name}."),
     "notes_not_found": ("这里没有名为 “{name}” 的文件。用 /notes 查看列表。",
                         "There is no file named “{name}” here. /notes lists them."),
-    # --- Step mode ---
+    # --- Walkthrough (/step) ---
     "pause_edit_prompt": (
         "✏️ 修改 <code>{call}</code> 的参数：请<b>回复这条消息</b>，写 JSON、key=value"
         "（{fields}），只有一个参数时也可以直接写值。",
@@ -573,7 +573,7 @@ _PLAIN: dict[str, tuple[str, str]] = {
     "settings_store_down": ("数据库暂时不可用，什么也没有改；请稍后再试。",
                             "The database is unavailable, so nothing was changed; please try "
                             "again later."),
-    # --- Step mode: the chain's lines, the buttons, the answers to a tap ---
+    # --- Walkthrough (/step): the chain's lines, the buttons, the answers to a tap ---
     "pause_waiting": ("等待决定：▶ 执行、✏️ 修改、⏭ 跳过 或 ⏹ 停止",
                      "Waiting for a decision: ▶ Run, ✏️ Edit, ⏭ Skip or ⏹ Stop"),
     "pause_ran": ("{by} 确认执行", "Run by {by}"),

@@ -9,28 +9,28 @@ from agent.prompts import args_text
 from bot.view.buttons import Button, Keyboard
 from bot.view.i18n import phrase, text
 from bot.view.spans import CODE, B, I, Span, squeeze
-from bot.view.transcript import ToolStep
+from bot.view.transcript import CallView
 
 Choice = Literal["run", "edit", "skip", "stop"]
 CHOICES: tuple[Choice, ...] = ("run", "edit", "skip", "stop")
 
 
-def decision_spans(step: ToolStep, lang: str) -> list[Span]:
+def decision_spans(call: CallView, lang: str) -> list[Span]:
     """The line under a walkthrough action: waiting, or who decided what (empty otherwise)."""
-    if step.awaiting:
+    if call.awaiting:
         return [("⏸ ", ()), (phrase(lang, "pause_waiting"), (B,))]
-    by = squeeze(step.decided_by)
-    if step.decision == "run":
+    by = squeeze(call.decided_by)
+    if call.decision == "run":
         return [("▶ ", ()), (phrase(lang, "pause_ran", by=by), (I,))]
-    if step.decision == "skip":
+    if call.decision == "skip":
         return [("⏭ ", ()), (phrase(lang, "pause_skipped", by=by), (I,))]
-    if step.decision == "stop":
+    if call.decision == "stop":
         key = "pause_stopped" if by else "pause_timed_out"
         return [("⏹ ", ()), (phrase(lang, key, by=by), (I,))]
-    if step.decision == "edit":
-        proposed = "" if step.model_arguments is None else args_text(step.model_arguments)
+    if call.decision == "edit":
+        proposed = "" if call.model_arguments is None else args_text(call.model_arguments)
         return [("✏️ ", ()), (phrase(lang, "pause_edited", by=by), (I,)),
-                (f"{step.tool}({squeeze(proposed)})", (CODE,))]
+                (f"{call.tool}({squeeze(proposed)})", (CODE,))]
     return []
 
 

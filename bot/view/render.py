@@ -2,7 +2,7 @@
 
 A pure function of the transcript, so the live message, `/show` and the tests draw a run
 the same way. Marks mean one thing each: 💭 the model's Thought, 📝 Glassbox's own remark,
-✍️ text whose role is not known yet, 💬 the Answer, ✅/⚠️ whether a step worked. A finished
+✍️ text whose role is not known yet, 💬 the Answer, ✅/⚠️ whether a call worked. A finished
 run in the chat folds its chain into one expandable quote under a one-line summary, so the
 question, the summary and the answer fit on a screen; `/show` keeps the chain open.
 
@@ -44,7 +44,7 @@ from bot.view.spans import (
     squeeze,
     to_html,
 )
-from bot.view.transcript import RoundView, ToolStep, Transcript, View
+from bot.view.transcript import CallView, RoundView, Transcript, View
 
 _NEVER_RAN = (ObservationFailure.SKIPPED, ObservationFailure.NOT_RUN)
 
@@ -278,11 +278,11 @@ def chain_summary(t: Transcript, lang: str) -> str:
     calls: dict[str, int] = {}
     failed = 0
     for view in t.rounds:
-        for step in view.steps:
-            if step.failure in _NEVER_RAN:
+        for call in view.calls:
+            if call.failure in _NEVER_RAN:
                 continue
-            calls[step.tool] = calls.get(step.tool, 0) + 1
-            failed += step.ok is False
+            calls[call.tool] = calls.get(call.tool, 0) + 1
+            failed += call.ok is False
     parts += [f"{tool} ×{n}" if n > 1 else tool for tool, n in calls.items()]
     if not calls:
         parts.append(phrase(lang, "chain_no_tools"))
@@ -316,12 +316,12 @@ def _rounds(out: list[Span], t: Transcript, lang: str, live: bool, running: bool
 def _plan(out: list[Span], t: Transcript, lang: str) -> None:
     out.append(("\n\n📋 ", ()))
     out.append((phrase(lang, "chain_plan"), (B,)))
-    for step, done in t.checklist():
-        name = phrase(lang, "chain_plan_answer") if step.tool == "finish" else step.tool
+    for action, done in t.checklist():
+        name = phrase(lang, "chain_plan_answer") if action.tool == "finish" else action.tool
         out.append(("\n☑ " if done else "\n☐ ", ()))
-        out.append((name, (CODE,) if step.tool != "finish" else (B,)))
-        if step.why:
-            out.append((f" — {squeeze(step.why)}", ()))
+        out.append((name, (CODE,) if action.tool != "finish" else (B,)))
+        if action.why:
+            out.append((f" — {squeeze(action.why)}", ()))
 
 
 def _round(out: list[Span], t: Transcript, view: RoundView, lang: str, live: bool,
@@ -339,12 +339,12 @@ def _round(out: list[Span], t: Transcript, view: RoundView, lang: str, live: boo
         out.append((phrase(lang, "chain_thought"), (B,)))
         _thought(out, view.model_thought, lang)
         lines += 1
-    for i, step in enumerate(view.steps):
+    for i, call in enumerate(view.calls):
         if lines:
             out.append(("\n", ()))
         if i == flag:
             out.append((phrase(lang, "compare_first_differs") + "\n", (B,)))
-        _step(out, step, lang, live, running)
+        _call(out, call, lang, live, running)
         lines += 1
     if view.draft:
         if lines:
@@ -355,10 +355,10 @@ def _round(out: list[Span], t: Transcript, view: RoundView, lang: str, live: boo
     if view.glassbox_remark:  # after the model's own words: a fold's preview shows those
         _remark(out, view.glassbox_remark, lang, lines)
         lines += 1
-    if flag is not None and flag >= len(view.steps):
+    if flag is not None and flag >= len(view.calls):
         out.append(("\n" if lines else "", ()))
         out.append((phrase(lang, "compare_first_differs") + " · ", (B,)))
-        out.append((phrase(lang, "compare_answered" if not view.steps else "compare_no_more"),
+        out.append((phrase(lang, "compare_answered" if not view.calls else "compare_no_more"),
                     (I,)))
 
 
@@ -370,27 +370,27 @@ def _remark(out: list[Span], text: str, lang: str, lines: int) -> None:
     out.append(("📝 " + remark_label(lang) + phrase(lang, "chain_colon") + squeeze(text), (I,)))
 
 
-def _step(out: list[Span], step: ToolStep, lang: str, live: bool, running: bool) -> None:
-    if step.failure == ObservationFailure.NOT_RUN:  # stands for all the calls not run
-        out.append((f"⏭ {squeeze(step.observation or '')}", (I,)))
+def _call(out: list[Span], call: CallView, lang: str, live: bool, running: bool) -> None:
+    if call.failure == ObservationFailure.NOT_RUN:  # stands for all the calls not run
+        out.append((f"⏭ {squeeze(call.observation or '')}", (I,)))
         return
     out.append(("🔧 ", ()))
     out.append((phrase(lang, "chain_action"), (B,)))
     out.append((" ", ()))
-    out.append((f"{step.tool}({squeeze(args_text(step.arguments))})", (CODE,)))
-    if decided := decision_spans(step, lang):
+    out.append((f"{call.tool}({squeeze(args_text(call.arguments))})", (CODE,)))
+    if decided := decision_spans(call, lang):
         out.append(("\n", ()))
         out.extend(decided)
-    if step.awaiting or step.decision == "stop":
+    if call.awaiting or call.decision == "stop":
         return
     out.append(("\n👀 ", ()))
     out.append((phrase(lang, "chain_observation"), (B,)))
-    if step.observation is None:
+    if call.observation is None:
         out.append((" ⏳" if running else " —", ()))
         return
-    mark = "✅" if step.ok else "⚠️"
-    out.append((f" {mark} {seconds(step.duration_ms, lang)}", ()))
-    text = squeeze(step.observation)
+    mark = "✅" if call.ok else "⚠️"
+    out.append((f" {mark} {seconds(call.duration_ms, lang)}", ()))
+    text = squeeze(call.observation)
     if not text:
         out.append(("\n", ()))
         out.append((phrase(lang, "chain_empty"), (I,)))

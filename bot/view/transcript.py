@@ -29,7 +29,7 @@ from agent.events import (
     ObservationFailure,
     Origin,
     Plan,
-    PlanStep,
+    PlannedAction,
     Proposed,
     Remark,
     RunFinished,
@@ -78,7 +78,7 @@ def grow(obj: object, name: str, piece: str) -> None:
 
 
 @dataclass
-class ToolStep:
+class CallView:
     """One tool call of a round and, once it came back, its observation."""
 
     call_id: str
@@ -97,7 +97,7 @@ class ToolStep:
     model_arguments: dict[str, Any] | str | None = None
     """What the model proposed, when a person edited the arguments."""
     acted: bool = False
-    """Its Action came (after a decision); a later Action of the same id is another step."""
+    """Its Action came (after a decision); a later Action of the same id is another call."""
 
 
 @dataclass
@@ -127,7 +127,7 @@ class RoundView:
     thought_done: bool = False
     synthesized: bool = False
     """The Thought was written by Glassbox (runs stored before Notes): shown as a note."""
-    steps: list[ToolStep] = field(default_factory=list)
+    calls: list[CallView] = field(default_factory=list)
     remarks: list[str] = field(default_factory=list)
     """Glassbox's own remarks in this round (Remark events), shown labelled as Glassbox's."""
     draft: str = Streamed()  # type: ignore[assignment]
@@ -158,7 +158,7 @@ class RoundView:
     @property
     def shows(self) -> bool:
         """Whether the round has anything to show."""
-        return bool(self.thought or self.steps or self.remarks or self.draft or self.vote)
+        return bool(self.thought or self.calls or self.remarks or self.draft or self.vote)
 
 
 @dataclass
@@ -181,7 +181,7 @@ class Transcript:
     finished: RunFinished | None = None
     notice: str = ""
     """Set by the bot (e.g. the run was interrupted by a restart); shown as the footer."""
-    plan: tuple[PlanStep, ...] = ()
+    plan: tuple[PlannedAction, ...] = ()
     answer_model: str = ""
     """The model that writes the answer when it is not `model` (LLM_ANSWER_MODEL)."""
     judgement: str = ""
@@ -192,9 +192,9 @@ class Transcript:
     """A compare run's difference line, the model's judgement (kept with the ReAct lane)."""
     reads: list[InputRead] = field(default_factory=list)
     """What Glassbox read from the photos the question came with (shown before round 1)."""
-    _waiting: dict[tuple[int, str], deque[ToolStep]] = field(
+    _waiting: dict[tuple[int, str], deque[CallView]] = field(
         default_factory=dict, repr=False, compare=False)
-    """Steps still waiting for their Observation, by round and call id, oldest first: an
+    """Calls still waiting for their Observation, by round and call id, oldest first: an
     Observation finds its Action at once, so folding a run is linear in its steps."""
 
     @property
@@ -205,36 +205,36 @@ class Transcript:
             return f"#{self.origin.n}"
         return self.model if self.named_side else ""
 
-    def checklist(self) -> list[tuple[PlanStep, bool]]:
-        """The plan's steps, each ticked once a matching tool has run: the k-th step that
+    def checklist(self) -> list[tuple[PlannedAction, bool]]:
+        """The plan's actions, each ticked once a matching tool has run: the k-th action that
         names a tool needs k successful calls of it; `finish` needs the final answer."""
         ok_calls: dict[str, int] = {}
         for view in self.rounds:
-            for step in view.steps:
-                if step.ok:
-                    ok_calls[step.tool] = ok_calls.get(step.tool, 0) + 1
+            for call in view.calls:
+                if call.ok:
+                    ok_calls[call.tool] = ok_calls.get(call.tool, 0) + 1
         seen: dict[str, int] = {}
         ticked = []
-        for step in self.plan:
-            seen[step.tool] = seen.get(step.tool, 0) + 1
-            done = self.answer_final if step.tool == "finish" else (
-                ok_calls.get(step.tool, 0) >= seen[step.tool])
-            ticked.append((step, done))
+        for action in self.plan:
+            seen[action.tool] = seen.get(action.tool, 0) + 1
+            done = self.answer_final if action.tool == "finish" else (
+                ok_calls.get(action.tool, 0) >= seen[action.tool])
+            ticked.append((action, done))
         return ticked
 
-    def clipped(self, most_steps: int) -> Transcript | None:
-        """This run's chain cut after its first `most_steps` tool steps, without the answer;
-        None if it has no more steps than that (or has a plan, whose ticks count every
-        step). Drawn, it begins exactly as the whole run does: /show draws a run of
-        thousands of steps from this to send its first pages."""
-        if self.plan or sum(len(view.steps) for view in self.rounds) <= most_steps:
+    def clipped(self, most_calls: int) -> Transcript | None:
+        """This run's chain cut after its first `most_calls` tool calls, without the answer;
+        None if it has no more calls than that (or has a plan, whose ticks count every
+        call). Drawn, it begins exactly as the whole run does: /show draws a run of
+        thousands of calls from this to send its first pages."""
+        if self.plan or sum(len(view.calls) for view in self.rounds) <= most_calls:
             return None
-        rounds, left = [], most_steps
+        rounds, left = [], most_calls
         for view in self.rounds:
             if left <= 0:
                 break
-            rounds.append(dataclasses.replace(view, steps=view.steps[:left]))
-            left -= len(view.steps)
+            rounds.append(dataclasses.replace(view, calls=view.calls[:left]))
+            left -= len(view.calls)
         return dataclasses.replace(self, rounds=rounds, answer="", answer_final=False,
                                    _waiting={})
 
@@ -274,25 +274,25 @@ class Transcript:
             self.unfounded = event.unfounded
             self.ledger = event.ledger
         elif isinstance(event, Proposed):
-            self._round(event.round).steps.append(
-                ToolStep(event.call_id, event.tool, event.arguments, awaiting=True))
+            self._round(event.round).calls.append(
+                CallView(event.call_id, event.tool, event.arguments, awaiting=True))
         elif isinstance(event, Decided):
             self._decide(event)
         elif isinstance(event, Action):
             self._round(event.round).draft = ""  # the round's text turned out to be a call
-            decided = self._decided_step(event.round, event.call_id)
+            decided = self._decided_call(event.round, event.call_id)
             if decided is None:
-                decided = ToolStep(event.call_id, event.tool, event.arguments)
-                self._round(event.round).steps.append(decided)
+                decided = CallView(event.call_id, event.tool, event.arguments)
+                self._round(event.round).calls.append(decided)
             else:
                 decided.arguments, decided.acted = event.arguments, True
             self._waiting.setdefault((event.round, event.call_id), deque()).append(decided)
         elif isinstance(event, Observation):
-            step = self._step_for(event)
-            step.observation = event.text
-            step.ok = event.ok
-            step.failure = event.failure
-            step.duration_ms = event.duration_ms
+            call = self._call_for(event)
+            call.observation = event.text
+            call.ok = event.ok
+            call.failure = event.failure
+            call.duration_ms = event.duration_ms
         elif isinstance(event, RunStarted):
             self.mode = event.mode
             self.question = event.question
@@ -301,7 +301,7 @@ class Transcript:
         elif isinstance(event, RunFinished):
             self.finished = event
         elif isinstance(event, Plan):
-            self.plan = event.steps
+            self.plan = event.actions
         elif isinstance(event, Judgement):
             self.judgement = event.text
         elif isinstance(event, Origin):
@@ -326,7 +326,7 @@ class Transcript:
         directly" in the round that answered; None while that is not known yet."""
         if view.vote is None:
             return None
-        tools = [s.tool for s in view.steps if s.failure != ObservationFailure.NOT_RUN]
+        tools = [s.tool for s in view.calls if s.failure != ObservationFailure.NOT_RUN]
         if tools:
             return taken(view.vote.choices, tools)
         if self.answer_final and view is self.rounds[-1]:
@@ -346,32 +346,32 @@ class Transcript:
         return view
 
     def _decide(self, event: Decided) -> None:
-        step = next((s for s in self._round(event.round).steps
+        call = next((s for s in self._round(event.round).calls
                      if s.call_id == event.call_id and s.awaiting), None)
-        if step is None:  # a damaged stored run: the decision alone
-            step = ToolStep(event.call_id, event.tool, {})
-            self._round(event.round).steps.append(step)
-        step.awaiting, step.decision, step.decided_by = False, event.decision, event.by
+        if call is None:  # a damaged stored run: the decision alone
+            call = CallView(event.call_id, event.tool, {})
+            self._round(event.round).calls.append(call)
+        call.awaiting, call.decision, call.decided_by = False, event.decision, event.by
         if event.decision == "edit" and event.arguments is not None:
-            step.model_arguments, step.arguments = step.arguments, event.arguments
+            call.model_arguments, call.arguments = call.arguments, event.arguments
 
-    def _decided_step(self, number: int, call_id: str) -> ToolStep | None:
-        """The step a person decided to run or skip whose Action has not come yet."""
-        return next((s for s in self._round(number).steps if s.call_id == call_id
+    def _decided_call(self, number: int, call_id: str) -> CallView | None:
+        """The call a person decided to run or skip whose Action has not come yet."""
+        return next((s for s in self._round(number).calls if s.call_id == call_id
                      and s.decision in ("run", "edit", "skip") and not s.acted), None)
 
-    def _step_for(self, obs: Observation) -> ToolStep:
+    def _call_for(self, obs: Observation) -> CallView:
         """The Action an Observation answers: same round and call id, still waiting.
 
         Some servers reuse call ids across rounds, so the round is matched first. An
         Observation with no Action (a damaged stored run) and the one that stands for a
-        round's calls not run (NOT_RUN) get a step of their own."""
+        round's calls not run (NOT_RUN) get a view of their own."""
         waiting = self._waiting.get((obs.round, obs.call_id))
         if waiting and obs.failure != ObservationFailure.NOT_RUN:
             return waiting.popleft()
-        step = ToolStep(obs.call_id, obs.tool, {})
-        self._round(obs.round).steps.append(step)
-        return step
+        call = CallView(obs.call_id, obs.tool, {})
+        self._round(obs.round).calls.append(call)
+        return call
 
 
 class View:
@@ -412,11 +412,11 @@ class View:
             lane in self.answers and self.finished.get(lane, _UNFINISHED).status == "done"
             for lane in self.lanes)
 
-    def clipped(self, most_steps: int) -> View | None:
+    def clipped(self, most_calls: int) -> View | None:
         """The view with its last lane (where the chain ends) `Transcript.clipped`; None if
         that lane is short enough to draw whole."""
         last = list(self.lanes)[-1]
-        lane = self.lanes[last].clipped(most_steps)
+        lane = self.lanes[last].clipped(most_calls)
         if lane is None:
             return None
         view = copy.copy(self)

@@ -128,10 +128,10 @@ def _steps(t: Transcript) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for rnd in t.rounds:
         thought = rnd.model_thought or None
-        if not rnd.steps:
+        if not rnd.calls:
             out.append({"round": rnd.number, "thought": thought, "tool": None,
                         "input": None, "output": None, "ok": None, "durationMs": None})
-        for i, call in enumerate(rnd.steps):
+        for i, call in enumerate(rnd.calls):
             out.append({"round": rnd.number, "thought": thought if i == 0 else None,
                         "tool": call.tool, "input": call.arguments, "output": call.observation,
                         "ok": call.ok, "durationMs": call.duration_ms

@@ -45,7 +45,7 @@ from bot.view.markdown import md_spans
 from bot.view.render import render_run
 from bot.view.spans import QUOTE_EXPANDABLE, paginate
 from bot.view.textlen import utf16_len
-from bot.view.transcript import RoundView, ToolStep, Transcript
+from bot.view.transcript import CallView, RoundView, Transcript
 from tests.botkit import ALICE, BOB, Glassbox
 from tests.fakes.model import DashScope, Reply, sse, text_reply
 from tests.fakes.telegram_html import parse_html
@@ -92,8 +92,8 @@ def hostile(n: int) -> list[str]:
 
 def transcript(text: str) -> Transcript:
     """A finished run whose thought, observation and answer are all `text`."""
-    step = ToolStep("c1", "add", {"a": 1}, observation=text, ok=True, duration_ms=3)
-    return Transcript(question="?", rounds=[RoundView(1, thought=text, steps=[step])],
+    call = CallView("c1", "add", {"a": 1}, observation=text, ok=True, duration_ms=3)
+    return Transcript(question="?", rounds=[RoundView(1, thought=text, calls=[call])],
                       answer=text, answer_final=True,
                       finished=RunFinished(round=1, status="done", usage=Usage(1, 1, 2),
                                            duration_ms=10, rounds=1, tool_calls=1))

@@ -217,7 +217,7 @@ class LiveMessage:
             return self._pages[index], None
         return self._pages[index], self.button if self._running else self._final_buttons
 
-    def _next_step(self) -> int | None:
+    def _next_page(self) -> int | None:
         """The first page whose message does not show what it should, if any. A page whose
         send lost its reply, or was refused, holds the running states back (see the module's
         docstring)."""
@@ -258,7 +258,7 @@ class LiveMessage:
                     continue
                 if self._stale:
                     self._pages, self._stale = self._source(), False
-                index = self._next_step()
+                index = self._next_page()
                 if index is not None:
                     await turn.use()
                     with contextlib.suppress(RetryAfter):  # the chat waits; then the newest
