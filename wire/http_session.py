@@ -24,8 +24,8 @@ Proxy = tuple[URL | None, aiohttp.BasicAuth | None]
 class EnvProxies:
     """The proxy HTTP(S)_PROXY / NO_PROXY name for each origin (where a school's network
     reaches the world only through one), looked up once per origin: aiohttp's own lookup
-    (`trust_env`) reads the environment and ~/.netrc again for every request, 0.3 ms a
-    request. Pass it as a request's `proxy`, `proxy_auth`."""
+    (`trust_env`) reads the environment and ~/.netrc again for every request. Pass it as a
+    request's `proxy`, `proxy_auth`."""
 
     def __init__(self) -> None:
         self._found: dict[str, Proxy] = {}
@@ -45,7 +45,7 @@ class EnvProxies:
 @cache
 def ssl_context() -> ssl.SSLContext:
     """httpx's trust store (certifi, or SSL_CERT_FILE / SSL_CERT_DIR), not the system's;
-    loaded once a process (each load parses the whole bundle: some 20 ms)."""
+    loaded once a process (each load parses the whole bundle)."""
     return httpx.create_ssl_context()
 
 

@@ -60,10 +60,10 @@ TOOLS_CONNECT_S = 5.0
 TOOLS_KEEPALIVE_S = 60.0
 """Idle connections to the tools' services stay open this long (the model's and Telegram's
 close after 5 s), so a class's lookups a minute apart do not each pay a new TCP and TLS
-handshake (about 2.5 ms of CPU against 1 ms a lookup, and two round trips to a service
-abroad). A tool only GETs, which aiohttp sends again on a new connection when a kept one
-turns out closed by the server; it stays under the 75 s after which nginx, by default,
-closes idle connections itself."""
+handshake (more CPU than the lookup itself, and two round trips to a service abroad). A
+tool only GETs, which aiohttp sends again on a new connection when a kept one turns out
+closed by the server; it stays under the 75 s after which nginx, by default, closes idle
+connections itself."""
 
 
 def client_timeout(read_s: float | None, connect_s: float | None,

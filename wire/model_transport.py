@@ -5,9 +5,9 @@ httpx-aiohttp (the openai SDK's `aiohttp` extra) carries httpx over aiohttp too,
 body chunk by chunk: a model sending a token a chunk, 40 a second, then walks the whole chain
 (httpx's body, the SSE reader, the loop's generators, the fold, the listeners) 40 times a
 second per run, where _Body gathers what comes in 0.2 s and lets the body's end through at
-once. Gathering above httpx-aiohttp (sleeping after each read) held each stream's last
-piece back up to 0.2 s: a 3-round answer's overhead went from 1.02 to 1.08-1.09 for about
-the same CPU (docs/scaling.md, "One wire"). Failures are aiohttp's own: the SDK wraps them
+once. Gathering above httpx-aiohttp (sleeping after each read) would hold each stream's
+last piece back up to 0.2 s, a slower answer for no CPU saved (docs/scaling.md, "One
+wire"). Failures are aiohttp's own: the SDK wraps them
 (APIConnectionError, raised from them) and agent/model/model_errors.py reads them in
 Glassbox's words (wire/wire_errors.py).
 """

@@ -3,8 +3,8 @@ Wikipedia), with bounded timeouts, an honest User-Agent, no cookies, and redirec
 only where they stay on the service's own scheme, host and port.
 
 The client is aiohttp itself, not httpx over aiohttp as for the model and Telegram: a tool
-only GETs, and httpx's request building, cookies and response layers on top of aiohttp cost
-about 0.6 ms of the 1 ms a lookup took (four lookups an answer). What a failure means for
+only GETs, and httpx's request building, cookies and response layers on top of aiohttp
+would cost more CPU than the lookup itself (docs/scaling.md). What a failure means for
 the tool that asked is agent/tools/upstream.py's business.
 """
 

@@ -3,8 +3,8 @@ of `python -m agent`, in a small file in the user's cache directory.
 
 Each terminal run is a new process: without this, every question started natively, a small
 model behind a server without a tool parser wrote its call as text, and the run switched to
-the text format, reading a second full prompt (about 80 s on 2 cores) before its first
-useful token.
+the text format, reading a second full prompt (on a CPU-only server the longest wait of
+the run) before its first useful token.
 
 The bot's memory learns only from several runs of several chats, because a lesson there
 changes every student's runs. This file is one person's: a lesson changes only their own

@@ -1,4 +1,9 @@
-"""Store: what the bot keeps, in SQLite or PostgreSQL behind one interface (db): transcripts
-(transcripts.Store), what it hands out (records, pure data), the numbered migrations of each
-database, each chat's settings, board links and API sessions, the course's figures, and the
-course-notes index kept in the same database (course_notes)."""
+"""Store: what the bot keeps, in SQLite or PostgreSQL behind one interface (db,
+database_url): runs and their steps (transcripts.Store, written a round at a time by
+round_writer; retry and backlog carry a run's writes over a moment's lock or an outage,
+breaker fails them fast while PostgreSQL is down), what it hands out (records, kinds: pure
+data), the numbered migrations of each database, each chat's settings (chat_settings and
+chat_settings_values), board links, API sessions, reply threads, the photos a run was asked
+about, what auto mode learned of each endpoint, the course's figures (course_stats,
+course_records), the course-notes index (course_notes, pg_notes), deleting runs
+(forgetting) and moving a class to another database (copy, `python -m bot.store copy`)."""
