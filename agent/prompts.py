@@ -71,15 +71,15 @@ def language_line(lang: str) -> str:
     return say(lang, "language_line")
 
 
-def history_messages(history: Sequence[Turn], budget_chars: int) -> list[dict[str, Any]]:
-    """The newest turns that fit in `budget_chars`, as chat messages, oldest first; a
+def history_messages(history: Sequence[Turn], max_chars: int) -> list[dict[str, Any]]:
+    """The newest turns that fit in `max_chars`, as chat messages, oldest first; a
     summary of earlier turns always goes first, marked as a summary."""
     summaries = [turn for turn in history if turn.summary]
     kept: list[Turn] = []
     used = 0
     for turn in reversed([turn for turn in history if not turn.summary]):
         size = len(turn.question) + len(turn.answer)
-        if used + size > budget_chars:
+        if used + size > max_chars:
             break
         kept.append(turn)
         used += size

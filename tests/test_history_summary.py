@@ -10,10 +10,10 @@ TURNS = [Turn(f"question {n}?", "answer " * n) for n in range(1, 8)]
 
 
 def test_the_summarised_turns_are_the_ones_the_history_drops() -> None:
-    for budget in range(0, sum(len(t.question) + len(t.answer) for t in TURNS) + 10, 7):
-        older, recent = split_history(TURNS, budget)
+    for max_chars in range(0, sum(len(t.question) + len(t.answer) for t in TURNS) + 10, 7):
+        older, recent = split_history(TURNS, max_chars)
         assert older + recent == TURNS
-        shown = [m["content"] for m in history_messages(TURNS, budget)]
+        shown = [m["content"] for m in history_messages(TURNS, max_chars)]
         assert shown == [text for turn in recent for text in (turn.question, turn.answer)]
 
 

@@ -17,11 +17,11 @@ INPUT_CHARS = 20000
 """The text a summary call reads is cut to its last this many characters."""
 
 
-def split_history(history: Sequence[Turn], budget_chars: int) -> tuple[list[Turn], list[Turn]]:
-    """(older, recent): the turns `history_messages` keeps in `budget_chars` (the newest
+def split_history(history: Sequence[Turn], max_chars: int) -> tuple[list[Turn], list[Turn]]:
+    """(older, recent): the turns `history_messages` keeps in `max_chars` (the newest
     that fit), and those before them, which it would drop. Its cut, not a copy of it, so a
     summary covers exactly the turns the model would not see. `history` holds no summary."""
-    kept = len(history_messages(history, budget_chars)) // 2  # a question and an answer each
+    kept = len(history_messages(history, max_chars)) // 2  # a question and an answer each
     cut = len(history) - kept
     return list(history[:cut]), list(history[cut:])
 

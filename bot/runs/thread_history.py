@@ -29,16 +29,16 @@ class ThreadHistory:
     """The stored runs whose text the turns hold, word for word or summarised."""
 
 
-async def thread_history(store: Store, client: ModelClient, last: RunRecord, budget: int,
+async def thread_history(store: Store, client: ModelClient, last: RunRecord, max_chars: int,
                          lang: str) -> tuple[ThreadHistory | None, Usage]:
     """The thread ending with `last` as history, older turns summarised when it does not
-    fit in `budget` characters (None if a run of it was deleted while the summary was
+    fit in `max_chars` characters (None if a run of it was deleted while the summary was
     made); the tokens a new summary took. A failed summary call leaves the history to be
     cut as before."""
     runs = [run for run in await store.threads.runs(last) if run.answer]
     thread = frozenset(run.id for run in runs)
     turns = [Turn(run.question, run.answer) for run in runs]
-    older, recent = split_history(turns, budget)
+    older, recent = split_history(turns, max_chars)
     if not older:
         return ThreadHistory(tuple(recent), thread), Usage()
     ids = [run.id for run in runs[:len(older)]]
