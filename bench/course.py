@@ -2,7 +2,7 @@
 pictures for a class with many runs, on SQLite and (with a server) PostgreSQL.
 
 One group's course of `--runs` runs over 120 days (60 lecture days, 60 askers; ask, plain,
-compare, quiz and step runs; one to three tool calls a run, a tenth failing; two voted
+compare, quiz and walkthrough runs; one to three tool calls a run, a tenth failing; two voted
 rounds a quiz), beside another group's half as many and a private chat's, so the queries
 must find the class's runs by index. The runs go in with their course facts as the run
 service keeps them (their steps are not needed by the figures and are left out). Then:
