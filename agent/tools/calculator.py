@@ -5,7 +5,7 @@ functions and constants get through; everything else is refused by name. Percent
 (`12.5% of 3840`, `3840 * (1 + 5%)`, `20% off 150`) are rewritten first (agent/tools/
 percent.py); `100 - 20%`, which a calculator key and a maths book read differently, is
 refused with both ways to write it. A refusal of what cannot be read says how to write it,
-so a model's next round can mend its call. Integers stay exact; every step is bounded
+so a model's next round can mend its call. Integers stay exact; every operation is bounded
 before it runs, so `9**9**9` or `factorial(10**6)` is refused at once instead of eating
 the CPU.
 """
@@ -31,7 +31,7 @@ from wire.wire_errors import GlassboxError
 
 MAX_CHARS = 500
 MAX_INT_BITS = 3400
-"""About 1,000 decimal digits: the largest integer a step may produce."""
+"""About 1,000 decimal digits: the largest integer an operation may produce."""
 MAX_FACTORIAL = 1000
 
 Number = int | float

@@ -43,7 +43,7 @@ class Active:
     """Its place among the runs running at once, once it has asked for one."""
 
     def away(self) -> contextlib.AbstractAsyncContextManager[None]:
-        """For a wait on people (a vote, a step's decision): the run's place among those
+        """For a wait on people (a vote, a pause's decision): the run's place among those
         running is another question's meanwhile (Ticket.away)."""
         return contextlib.nullcontext() if self.ticket is None else self.ticket.away()
 

@@ -3,7 +3,7 @@ Telegram renderer (render.py) and with the same labels, so the board shows what 
 
 Nothing is cut for length (a projector has no 4,096-unit limit). Every step is its own
 element numbered in its lane (`data-step`), so the board's script can hold back the next
-step in reveal mode; Glassbox's own notes are marked as Glassbox's, never as a Thought.
+step in reveal mode; Glassbox's own remarks are marked as Glassbox's, never as a Thought.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ stays balanced: in a draft, a `**` or backtick not closed yet is left out until 
 comes (a finished answer shows it as written); an unclosed fence opens a code block that
 runs to the end.
 
-Every step is linear in the text: the live message converts the growing answer on every
+Every stage is linear in the text: the live message converts the growing answer on every
 edit, on the event loop, and the model or a user can make it write anything. So every regex
 here that sees model text is possessive where a backtrack could rescan (`*+`, `++`), and the
 inline parser never searches forward from each opener: closers and link ends are found once
