@@ -133,6 +133,16 @@ async def test_two_models_answer_one_question_side_by_side(gb: Glassbox,
     replayed = await reply(gb, GROUP, ALICE, "/show 1")
     await in_order(replayed.text, ["📜 #1 · Alice · ", "🤖 local · with tools", "Roughly 100.",
                                    "🤖 cloud · with tools", "Exactly 123.", "They differ:"])
+    # Asked of both again: the new compare is itself side by side, with no third message.
+    the_models_answer(gb.model, cloud, "Roughly 100.", "Exactly 123.")
+    again = gb.tg.send(GROUP, BOB, "/rerun 1")
+    rerun = await gb.answer_to(GROUP, again)
+    await in_order(rerun.text, ["🤖 local · with tools", "Roughly 100.", "🤖 cloud · with tools",
+                                "Exactly 123.", "#2 · /show 2"])
+    assert len(gb.replies_to(GROUP, again)) == 1
+    record = await gb.parts.store.get(Scope(GROUP), 2)
+    assert record is not None and record.model == "local ↔ cloud"
+
     page = await exported(gb, GROUP, ALICE, 1)
     top = page[:page.index("⚡")]
     await in_order(top, ['class="answers two"', "🤖 local · with tools",

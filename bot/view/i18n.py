@@ -658,9 +658,11 @@ _PLAIN: dict[str, tuple[str, str]] = {
     # --- The command menus Telegram shows (bot/telegram/handlers/commands.py) ---
     "command_ask": ("用工具一步步回答问题", "Answer step by step, with tools"),
     "command_plain": ("只用模型回答，不用工具", "Answer with the model alone, no tools"),
-    "command_compare": ("两种方式同时回答并对比", "Both at once, side by side"),
-    "command_rerun": ("用现在的设置重问一次，与原来的并排：/rerun 编号",
-                      "Ask run n again with today's settings, beside it: /rerun n"),
+    "command_compare": ("并排对比：有无工具、两个模型（/compare A B 问题）或两条记录",
+                        "Side by side: with and without tools, two models (/compare A B q), "
+                        "two runs"),
+    "command_rerun": ("重问一次，与原来的并排：/rerun 编号 [模型]",
+                      "Ask run n again, beside it: /rerun n [model]"),
     "command_plan": ("先列计划，再一步步回答", "Make a plan first, then answer step by step"),
     "command_step": ("每次行动前暂停，由你决定", "Pause before every action: you decide"),
     "command_quiz": ("全班先猜模型下一步，再揭晓", "The class predicts each step, then sees it"),

@@ -56,6 +56,8 @@ async def rerun_command(update: Update, context: Context) -> None:
     if active is None:
         return
     await active.ended()
+    if record.mode == RunMode.MODELS:  # asked of both models again: itself side by side
+        return
     rerun = None if active.run_id is None else await context.store.by_id(active.run_id)
     if rerun is not None:  # None: the store was down, so there is nothing to set beside it
         await compare_runs(update, context, msg, (record.n, rerun.n))
