@@ -45,7 +45,7 @@ from agent.protocols.echoed_errors import no_errors_as_answers
 from agent.protocols.native import NativeRounds
 from agent.protocols.protocol_guard import no_protocol_shown
 from agent.protocols.rounds import CallsToRun, Rounds
-from agent.protocols.text_protocol import text_system
+from agent.protocols.text_protocol import native_system, text_system
 from agent.protocols.text_rounds import TextRounds
 from agent.protocols.tool_calls import Batch, ParsedCall, ToolRunner, act, names_of
 from agent.run_task import RunStats, drive
@@ -164,9 +164,10 @@ async def _react(
         mode = settings.agent_mode
         if mode == "auto" and client.memory.starts_in_text(Lesson.TOOLS_REJECTED):
             mode = "text"
+        # auto's native rounds begin as the text format's do: a switch reads no second prompt
+        native = native_system(tools, lang) if mode == "auto" else system_react(lang, toolmap)
         rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
-            client, _opening(system_react(lang, toolmap) + remark, question, history, settings,
-                             client.photos),
+            client, _opening(native + remark, question, history, settings, client.photos),
             toolmap, lang, stats, sides)
         if mode == "auto":
             assert isinstance(rounds, NativeRounds)

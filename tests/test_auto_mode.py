@@ -244,3 +244,21 @@ async def test_an_action_line_answered_natively_is_a_call_written_as_text(
     assert [a.text for a in of(events, Answer)] == ["Lima is 21°C."]
     assert ["tools" in body for body in fake_model.bodies] == [True, False, False]
     assert len(client.memory.seen["calls_as_text"]) == 1 and not client.memory.calls_as_text
+
+
+async def test_the_switch_to_text_reads_only_the_prompts_tail_anew(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    """A local server reuses the longest prefix it has read: the native request and the
+    text one after a switch share everything but their last lines (instructions, tools
+    with their schemas, format, worked examples), so the switch does not read the prompt
+    twice."""
+    fake_model.push(text_reply(FENCED),
+                    text_reply("Thought: I have it.\nFinal Answer: Lima is 21°C and clear."))
+    await events_of(react("Weather in Lima?", client, settings, [Weather(), Convert()]))
+    native, text = (body["messages"][0]["content"] for body in fake_model.bodies)
+    shared = next(i for i, (a, b) in enumerate(zip(native, text, strict=False)) if a != b)
+    assert "- convert:" in text[:shared] and "Example without a tool, in Chinese" in (
+        text[:shared])
+    assert text[shared:] == "This conversation is in English: answer in English."
+    assert native[shared:].startswith("Here the tools are also offered to you as functions")

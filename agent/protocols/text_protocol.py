@@ -402,13 +402,33 @@ Thought: 问候不需要工具。
 Final Answer: 你好！我是 Glassbox，课堂的助教。可以问我天气、时间、汇率、计算或课程笔记。"""
 
 
-def text_system(tools: Sequence[Tool], lang: str = "en") -> str:
-    """The text protocol's system prompt: who we are, the tools with their argument
-    schemas, the format and its worked examples, the same for every question; then the
-    question's language."""
+_NATIVE = ("Here the tools are also offered to you as functions: call one with a function "
+           "call, not an Action line, and write your answer as plain text, without the "
+           "labels.")
+
+
+def shared_prefix(tools: Sequence[Tool]) -> str:
+    """Who we are, the tools with their argument schemas, the format and its worked
+    examples: the same for every question and both protocols of auto mode, so that after
+    a switch to the text format a local server reads only what follows it (llama.cpp keeps
+    the longest prefix it has read)."""
     listing = "\n".join(_describe(tool) for tool in tools) or "(none)"
-    return (react_instructions([tool.name for tool in tools]) + "\n\n"
-            + _FORMAT.format(tools=listing) + "\n\n" + language_tail(lang))
+    return react_instructions([tool.name for tool in tools]) + "\n\n" + _FORMAT.format(
+        tools=listing)
+
+
+def text_system(tools: Sequence[Tool], lang: str = "en") -> str:
+    """The text protocol's system prompt: the shared prefix, then the question's
+    language."""
+    return shared_prefix(tools) + "\n\n" + language_tail(lang)
+
+
+def native_system(tools: Sequence[Tool], lang: str = "en") -> str:
+    """The system prompt of auto mode's native rounds: the text format's prefix, then
+    that the tools are functions here, then the language. The format costs a native run
+    its tokens, but a model that writes its calls as text switches without a second full
+    prompt read."""
+    return shared_prefix(tools) + "\n\n" + _NATIVE + "\n\n" + language_tail(lang)
 
 
 def _describe(tool: Tool) -> str:
