@@ -1,8 +1,8 @@
 """The immutable step events a run yields, in the order they happen.
 
-A run is: RunStarted, then what Glassbox read from a photo the student sent (InputRead),
-then (with planning) a Plan, then rounds (round numbers start at
-1), then RunFinished.
+A run is: RunStarted, then what Glassbox read or heard from what the student sent, or the
+photos given to the model as they are (InputRead), then (with planning) a Plan, then rounds
+(round numbers start at 1), then RunFinished.
 A round that uses tools is Thought, Action(s), Observation(s). The final round is
 (Thought), Answer. While a round streams, its text comes as `Delta`s, each saying what is
 known of its role: a ThoughtDelta is the model's reasoning, an AnswerDelta text known to be

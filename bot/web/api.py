@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from agent.classroom.confirm import Gate
-from agent.events import Event, RunFinished
+from agent.events import Event, InputRead, RunFinished
 from agent.inputs.images import Picture
 from agent.lang import detect_lang
 from agent.model.model_errors import ModelErrorKind
@@ -40,6 +40,7 @@ from bot.runs.services import Services, Shared
 from bot.store.api_sessions import ApiSessions
 from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.records import Conversation, RunRecord, Scope
+from bot.view.read_view import read_dict
 from bot.view.transcript import View, replay, without_glassbox_remarks
 from bot.view.when import wait_text
 from bot.web.api_images import pictures_of
@@ -99,6 +100,8 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
                 if isinstance(event, RunFinished) and not two:
                     continue  # the run's own run_finished closes the stream
                 data = event.to_dict()
+                if isinstance(event, InputRead):  # worded as the chat and `reads` word it
+                    data.update(read_dict(event, run.view.lang))
                 if two:
                     data["lane"] = lane
                 number += 1

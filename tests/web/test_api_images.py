@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,15 @@ async def test_an_image_goes_to_a_model_that_sees_and_the_run_says_so(
             run = answer.json()
             stored = (await web.http.get(f"/api/v1/runs/{run['runId']}",
                                          headers=TEACHER)).json()
+            model.push(text_reply("x = 6"))
+            stream = web.http.stream("POST", "/api/v1/chat/stream", headers=TEACHER, json={
+                "message": "and this?", "images": [data_url(sample(EQUATION).data)]})
+            async with stream as streamed:
+                lines = [line async for line in streamed.aiter_lines()]
+    events = [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
+    [step] = [e for e in events if e["type"] == "input_read"]
+    assert step["by"] == "model" and step["heading"] == "📷 Photo given to the model " \
+                                                         "(qwen-vl-max)"
     assert run["answer"] == "It reads 3x + 7 = 25, so x = 6."
     expected = [{"kind": "photo", "by": "model", "engine": "qwen-vl-max", "number": 1, "of": 1,
                  "heading": "📷 Photo given to the model (qwen-vl-max)", "text": None,
