@@ -39,8 +39,9 @@ STYLE = {"font.family": "sans-serif", "font.sans-serif": FONTS, "font.size": 12,
 MODE_COLOURS = {"ask": "#0072B2", "plain": "#E69F00", "compare": "#009E73",
                 "quiz": "#CC79A7", "step": "#56B4E9"}
 """Okabe and Ito's colours: told apart with every common colour blindness."""
-PAGE_TYPE = {"font.size": 14}
-"""The page's charts are shown some 600 px wide on a projector: larger type than the PNG's."""
+PAGE_TYPE = {"font.size": 16}
+"""The page's charts are 7 in (504 pt) wide, shown some 600 px wide on a projector and 370 px
+on a phone: 16 pt type is 19 and 12 px there."""
 PHONE_TYPE = 0.031
 """The PNG's type, as a share of its width: a phone shows the picture some 360 to 430 px
 wide, so its labels are 11 to 13 px there (at 8 px, as a 12 pt label at 1080 px is, they
@@ -108,7 +109,7 @@ def svgs(figures: CourseFigures, lang: str) -> dict[Chart, str]:
     out: dict[Chart, str] = {}
     with matplotlib.rc_context({**STYLE, **PAGE_TYPE}):
         for chart in Chart:
-            fig = Figure(figsize=(7, 2.2 if chart == Chart.COMPARE else 3.8),
+            fig = Figure(figsize=(7, 2.8 if chart == Chart.COMPARE else 4.2),
                          layout="constrained")
             DRAW[chart](fig.subplots(), figures, lang)
             buf = io.StringIO()
@@ -143,8 +144,7 @@ def _lectures(ax: Axes, figures: CourseFigures, lang: str) -> None:
     ax.set_ylabel(word(lang, "questions"))
     ax.yaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))
     ax.yaxis.set_major_formatter(_thousands)
-    ax.legend(loc="upper left", ncols=3, frameon=False, bbox_to_anchor=(0, -0.2),
-              handlelength=1, columnspacing=1)
+    _legend_below(ax, ncols=3)
 
 
 def _tools(ax: Axes, figures: CourseFigures, lang: str) -> None:
@@ -164,8 +164,7 @@ def _tools(ax: Axes, figures: CourseFigures, lang: str) -> None:
         ax.annotate(f" {t.calls:,}{failed}", (t.calls, y), va="center", fontsize="small")
     _counts_axis(ax.xaxis)
     ax.set_xlim(0, max(t.calls for t in tools) * 1.6)
-    ax.legend(loc="upper left", ncols=2, frameon=False, bbox_to_anchor=(0, -0.18),
-              handlelength=1)
+    _legend_below(ax, ncols=2)
 
 
 def ending_rows(figures: CourseFigures, lang: str) -> list[tuple[str, int, str]]:
@@ -211,8 +210,7 @@ def _compare(ax: Axes, figures: CourseFigures, lang: str) -> None:
     ax.annotate(f"{figures.differed:,} / {figures.compared:,}", (figures.compared, 0),
                 xytext=(-6, 0), textcoords="offset points", ha="right", va="center",
                 color="white", fontweight="bold")
-    ax.legend(loc="upper left", ncols=2, frameon=False, bbox_to_anchor=(0, -0.45),
-              handlelength=1)
+    _legend_below(ax, ncols=2)
 
 
 def _quiz(ax: Axes, figures: CourseFigures, lang: str) -> None:
@@ -249,7 +247,7 @@ def _tokens(ax: Axes, figures: CourseFigures, lang: str) -> None:
     if budget is not None:
         ax.axhline(budget, color=BUDGET, linestyle="--", linewidth=1.5,
                    label=word(lang, "budget", budget=budget))
-        ax.legend(loc="upper left", frameon=False, bbox_to_anchor=(0, -0.2), handlelength=2)
+        _legend_below(ax, ncols=1, handlelength=2)
         top = max(budget, top)
     ax.set_ylim(0, top * 1.15)
     _counts_axis(ax.yaxis)
@@ -260,6 +258,13 @@ def _title(ax: Axes, words: str) -> None:
     """A chart's title over its left edge, wrapped where the picture ends: at a phone's
     type a long title is wider than the chart."""
     ax.set_title(words, loc="left", wrap=True)
+
+
+def _legend_below(ax: Axes, ncols: int, handlelength: float = 1) -> None:
+    """The chart's legend under its axis' labels: set off in ems of the type, not in a share
+    of the chart's height (which the layout is still working out)."""
+    ax.legend(loc="upper left", bbox_to_anchor=(0, 0), borderaxespad=2.2, ncols=ncols,
+              frameon=False, handlelength=handlelength, columnspacing=1)
 
 
 def _bars(ax: Axes, lengths: list[int], starts: list[int], colour: str | list[str],
