@@ -8,8 +8,9 @@ must find the class's runs by index. The runs go in with their course facts as t
 service keeps them (their steps are not needed by the figures and are left out). Then:
 the whole course's figures (the teacher's /stats over the period), one student's, the
 CSV's lines, and the picture and the page's charts drawn in the drawing process. Prints
-one Markdown table: the median of REPEATS of each, and the first picture (the drawing
-process starting)."""
+one Markdown table: the median of REPEATS of each, wall and CPU time (the pictures' CPU
+time drawn in this process, as the drawing process draws them), beside the load average
+as each was measured; and the drawing process's first answer (it starting)."""
 
 from __future__ import annotations
 
@@ -22,10 +23,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.course import chart
 from bot.course.drawing import Drawing
 from bot.course.period import Period
 from bot.course.service import Course
@@ -111,57 +114,131 @@ async def seed(store: Store, runs: int) -> int:
     return len(run_rows)
 
 
-async def timed(step: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
+@dataclass(frozen=True, slots=True)
+class Timing:
+    wall_ms: float
+    cpu_ms: float | None
+    """CPU time spent on it: this process's (its SQLite thread's included) and, with a
+    PostgreSQL server on this machine, the server's processes'. A shared machine's load
+    stretches the wall time by the time others' processes are given the cores; the CPU
+    time much less."""
+    load: float
+    """The 1-minute load average as it was measured."""
+
+    def wall_ms_cell(self) -> str:
+        return f"{self.wall_ms:,.0f} ms"
+
+    def cells(self) -> tuple[str, str, str]:
+        cpu = "—" if self.cpu_ms is None else f"{self.cpu_ms:,.0f} ms"
+        return f"{self.wall_ms:,.0f} ms", cpu, f"{self.load:.1f}"
+
+
+class CpuClock:
+    """CPU seconds used so far by this process and, where it runs on this machine, the
+    PostgreSQL server's processes (the postmaster's children, read from /proc)."""
+
+    def __init__(self, postmaster: int | None = None) -> None:
+        self.postmaster = postmaster
+
+    @classmethod
+    async def of(cls, store: Store) -> CpuClock:
+        if store.path is not None:
+            return cls()
+        [row] = await store.db.fetch("SHOW data_directory")
+        try:
+            first = (Path(row[0]) / "postmaster.pid").read_text().split("\n", 1)[0]
+        except OSError:  # a server elsewhere: its CPU is not ours to read
+            return cls(-1)
+        return cls(int(first))
+
+    def seconds(self) -> float | None:
+        if self.postmaster == -1:
+            return None
+        used = time.process_time()
+        if self.postmaster is not None:
+            ticks = os.sysconf("SC_CLK_TCK")
+            for stat in Path("/proc").glob("[0-9]*/stat"):
+                try:
+                    fields = stat.read_text().rsplit(")", 1)[1].split()
+                except OSError:  # ended meanwhile
+                    continue
+                if int(fields[1]) == self.postmaster:
+                    used += (int(fields[11]) + int(fields[12])) / ticks
+        return used
+
+
+async def timed(step: Callable[[], Awaitable[Any]], clock: CpuClock) -> tuple[Timing, Any]:
+    cpu = clock.seconds()
     start = time.perf_counter()
     result = await step()
-    return (time.perf_counter() - start) * 1000, result
+    wall = (time.perf_counter() - start) * 1000
+    after = clock.seconds()
+    used = None if cpu is None or after is None else (after - cpu) * 1000
+    return Timing(wall, used, os.getloadavg()[0]), result
 
 
-async def median_ms(step: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
-    await step()  # warm: the first reads the pages into the cache
-    times, result = [], None
+async def median(step: Callable[[], Awaitable[Any]], clock: CpuClock) -> tuple[Timing, Any]:
+    """The median of REPEATS after one warm-up (the first reads the pages into the cache):
+    wall and CPU time each, and the load at the middle repetition."""
+    await step()
+    timings, result = [], None
     for _ in range(REPEATS):
-        ms, result = await timed(step)
-        times.append(ms)
-    return statistics.median(times), result
+        timing, result = await timed(step, clock)
+        timings.append(timing)
+    cpus = [t.cpu_ms for t in timings if t.cpu_ms is not None]
+    return Timing(statistics.median(t.wall_ms for t in timings),
+                  statistics.median(cpus) if cpus else None,
+                  timings[REPEATS // 2].load), result
+
+
+async def drawn_here(draw: Callable[[], object]) -> object:
+    """`draw` in this process, for its CPU time (the drawing process runs the same code)."""
+    return draw()
 
 
 async def measure(where: Path | str, runs: int, backend: str,
-                  drawing: Drawing) -> list[tuple[str, str, str]]:
+                  drawing: Drawing) -> list[tuple[str, ...]]:
     store = await Store.open(where)
     try:
         started = time.perf_counter()
         total = await seed(store, runs)
         seeded_s = time.perf_counter() - started
+        clock, here = await CpuClock.of(store), CpuClock()
         course = Course(store, 1_000_000)
         period = Period(FIRST_DAY, FIRST_DAY + timedelta(days=DAYS - 1), ZONE)
-        whole, figures = await median_ms(lambda: course.figures(Scope(GROUP), period))
+        whole, figures = await median(lambda: course.figures(Scope(GROUP), period), clock)
         assert figures.runs == runs, figures.runs
-        student, _ = await median_ms(lambda: course.figures(Scope(GROUP, 1007), period))
-        lines_ms, lines = await median_ms(lambda: course.lines(Scope(GROUP), period))
-        png_ms, png = await median_ms(lambda: drawing.picture(figures, "zh"))
-        svg_ms, _ = await median_ms(lambda: drawing.svgs(figures, "zh"))
+        student, _ = await median(lambda: course.figures(Scope(GROUP, 1007), period), clock)
+        lines_t, lines = await median(lambda: course.lines(Scope(GROUP), period), clock)
+        png_t, png = await median(lambda: drawing.picture(figures, "zh"), here)
+        png_cpu, _ = await median(lambda: drawn_here(lambda: chart.picture(figures, "zh")),
+                                  here)
+        svg_t, _ = await median(lambda: drawing.svgs(figures, "zh"), here)
+        svg_cpu, _ = await median(lambda: drawn_here(lambda: chart.svgs(figures, "zh")), here)
     finally:
         await store.close()
     print(f"{backend}: {total:,} runs seeded in {seeded_s:.1f} s", file=sys.stderr)
     return [
         (backend, f"the class's figures ({runs:,} runs, {len(figures.days)} lectures)",
-         f"{whole:.0f} ms"),
-        (backend, "one student's figures", f"{student:.0f} ms"),
-        (backend, f"the CSV's lines ({len(lines):,})", f"{lines_ms:.0f} ms"),
-        (backend, f"the picture (PNG, {len(png) // 1024} KiB, zh)", f"{png_ms:.0f} ms"),
-        (backend, "the page's six charts (SVG, zh)", f"{svg_ms:.0f} ms"),
+         *whole.cells()),
+        (backend, "one student's figures", *student.cells()),
+        (backend, f"the CSV's lines ({len(lines):,})", *lines_t.cells()),
+        (backend, f"the picture (PNG, {len(png) // 1024} KiB, zh)",
+         png_t.wall_ms_cell(), png_cpu.cells()[1], png_t.cells()[2]),
+        (backend, "the page's six charts (SVG, zh)", svg_t.wall_ms_cell(), svg_cpu.cells()[1],
+         svg_t.cells()[2]),
     ]
 
 
 async def main(runs: int, postgres: str) -> None:
-    print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the start; median of"
-          f" {REPEATS} after one warm-up\n\n| Store | What | Time |\n|---|---|---:|", flush=True)
+    print(f"{os.cpu_count()} cores; median of {REPEATS} after one warm-up; the load is the"
+          " 1-minute load average at the middle repetition\n\n| Store | What | Time | CPU time"
+          " | Load |\n|---|---|---:|---:|---:|", flush=True)
     drawing = Drawing()
     try:
-        first_ms, _ = await timed(drawing.font)
+        first, _ = await timed(drawing.font, CpuClock())
         rows = [("—", "the drawing process's first answer (it starts, imports matplotlib)",
-                 f"{first_ms:.0f} ms")]
+                 first.wall_ms_cell(), "—", first.cells()[2])]
         with tempfile.TemporaryDirectory() as tmp:
             rows += await measure(Path(tmp) / "course.sqlite3", runs, "SQLite", drawing)
         _print(rows)
@@ -173,10 +250,9 @@ async def main(runs: int, postgres: str) -> None:
                 await drop_database(url)
     finally:
         await drawing.close()
-    print(f"\nload {os.getloadavg()[0]:.1f} at the end")
 
 
-def _print(rows: list[tuple[str, str, str]]) -> None:
+def _print(rows: list[tuple[str, ...]]) -> None:
     for row in rows:
         print("| " + " | ".join(row) + " |", flush=True)
 
