@@ -18,6 +18,8 @@ ANSWERS = ('.answers [data-lane="plain"] .step.answer',
            '.answers [data-lane="left"] .step.answer',
            '.answers [data-lane="right"] .step.answer')
 """What a /compare's end must show on the one screen (two stored runs: both answers)."""
+READS = ("section.reads",)
+"""What the board at a run's top must show on the one screen: what was read or heard."""
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,8 @@ class BoardShot:
     marked: tuple[tuple[str, str], ...]
     """The differing digits marked: (lane, digits), in page order."""
     outside: tuple[str, ...]
-    """Of a /compare's answers and judgement, those not wholly inside the screen."""
+    """Of a /compare's answers and judgement (or, at a run's top, what was read or heard),
+    those not wholly inside the screen."""
 
 
 class Camera:
@@ -37,8 +40,10 @@ class Camera:
     def __init__(self, browser: Any, out: Path) -> None:
         self._browser, self.out = browser, out
 
-    async def shoot(self, url: str, name: str) -> BoardShot:
-        """The board at `url` once its run on screen is over (and a /compare judged)."""
+    async def shoot(self, url: str, name: str, top: bool = False) -> BoardShot:
+        """The board at `url` once its run on screen is over (and a /compare judged);
+        `top`: scrolled back to the run's top, as a teacher shows what was asked, where the
+        board keeps to the run's newest step."""
         page = await self._browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
         try:
             await page.goto(url)
@@ -49,6 +54,8 @@ class Camera:
                                    || document.querySelector(".judgement")); }""",
                 timeout=20000)
             await page.wait_for_timeout(300)  # the last frame drawn and scrolled
+            if top:
+                await page.evaluate("window.scrollTo(0, 0)")
             path = self.out / f"{name}-board.png"
             await page.screenshot(path=str(path))
             outside = await page.evaluate(
@@ -57,7 +64,8 @@ class Camera:
                        if (!e) return false;
                        const r = e.getBoundingClientRect();
                        return r.top < 0 || r.bottom > h; })""",
-                [list(ANSWERS) if await page.query_selector(".answers") else [], HEIGHT])
+                [list(ANSWERS) if await page.query_selector(".answers")
+                 else list(READS) if top else [], HEIGHT])
             marked = await page.eval_on_selector_all(
                 ".answers mark.differs",
                 "ms => ms.map(m => [m.closest('[data-lane]').dataset.lane, m.textContent])")

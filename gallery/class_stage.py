@@ -18,6 +18,7 @@ from tests.fakes.server import Reply
 from tests.fakes.telegram import FakeTelegram, Message
 from tests.fakes.telegram_objects import Frame
 from tests.fakes.upstreams import FakeOpenMeteo
+from tests.voicekit import whisper_base
 from tests.web.kit import serving
 
 SCALE = 0.02
@@ -25,6 +26,9 @@ SCALE = 0.02
 GROUP = -1001234567890
 TEACHER = 900
 """The class group's administrator, who asks for the board and runs the lecture's examples."""
+READ_S = 300.0
+"""Time enough to read a photo or hear a voice message on a machine shared with others
+(the first message also waits for Whisper's model to load)."""
 LINK = re.compile(r"https?://\S+/board/\S+")
 
 
@@ -102,7 +106,8 @@ async def stage(lang: Lang, workdir: Path, delay: float) -> AsyncIterator[Stage]
                            user_rate_limit="off", history_rate_limit="off",
                            llm_models={"local": {"base_url": local.base_url,
                                                  "model": "qwen2.5-1.5b"}},
-                           request_timeout_s=30) as web:
+                           request_timeout_s=30, whisper_model=str(whisper_base()),
+                           ocr_timeout_s=READ_S) as web:
             s = Stage(tg, model, web.gb, lang, delay, local)
             s.board_url = await board_link(s)
             yield s

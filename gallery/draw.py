@@ -13,9 +13,15 @@ import html
 import re
 from typing import Any
 
+import numpy as np
+
 from agent.lang import pick
+from bot.voice.audio import decode
 from gallery.run import Played
-from tests.fakes.telegram_objects import Frame
+from tests.fakes.telegram_objects import Frame, Sound
+
+VOICE_BARS = 36
+"""The bars a voice note's loudness is drawn in."""
 
 _CSS = """
 :root { --bubble: #fff; --mine: #effdde; --chat: #cfdcc1; --accent: #3a8bd1; }
@@ -79,6 +85,13 @@ figcaption { font-size: 11px; color: #345; margin: 0 0 2px 4px; }
 .poll { white-space: pre-wrap; min-width: 260px; }
 .photo { display: block; width: 100%; max-width: 100%; border-radius: 8px; margin-bottom: 6px; }
 .poll small { display: block; color: #888; margin: 2px 0 4px; }
+.voice { display: flex; gap: 8px; align-items: center; white-space: normal; }
+.voice b { width: 40px; height: 40px; border-radius: 50%; background: var(--accent);
+           color: #fff; display: flex; align-items: center; justify-content: center;
+           flex: none; font-weight: normal; }
+.voice span { display: flex; gap: 2px; align-items: flex-end; height: 22px; }
+.voice span i { width: 3px; background: var(--accent); border-radius: 2px; opacity: .8; }
+.voice small { color: #5a8f5a; }
 .poll .option { margin: 6px 0; position: relative; padding-bottom: 5px; }
 .poll .option i { position: absolute; left: 0; bottom: 0; height: 3px; background: var(--accent);
                   border-radius: 2px; }
@@ -157,6 +170,8 @@ def _bubble(frame: Frame) -> str:
     elif frame.photo is not None:  # inline, so the page still fetches nothing
         data = base64.b64encode(frame.photo.content).decode()
         body = f'<img class="photo" alt="" src="data:image/png;base64,{data}">{_text(frame)}'
+    elif frame.sound is not None:
+        body = _voice(frame.sound) + _text(frame)
     elif frame.document is not None:
         size = f"{len(frame.document.content) / 1024:,.1f} KB"
         body = (f'<div class="file"><i>📄</i><span><b>{_e(frame.document.file_name)}</b>'
@@ -169,6 +184,18 @@ def _bubble(frame: Frame) -> str:
     buttons = f'<div class="buttons">{rows}</div>' if rows else ""
     mine = "" if frame.from_bot else " mine"
     return f'<div class="msg{mine}"><div class="bubble">{sender}{body}</div>{buttons}</div>'
+
+
+def _voice(sound: Sound) -> str:
+    """A voice note as Telegram draws it: a play button, the loudness of its sound over time
+    as bars, and its length."""
+    samples = decode(sound.content, sound.duration + 1)
+    loud = [float(np.sqrt(np.mean(part ** 2))) if part.size else 0.0
+            for part in np.array_split(samples, VOICE_BARS)]
+    top = max(loud) or 1.0
+    bars = "".join(f'<i style="height:{3 + round(17 * level / top)}px"></i>' for level in loud)
+    return (f'<div class="voice"><b>▶</b><span>{bars}</span>'
+            f"<small>{sound.duration // 60}:{sound.duration % 60:02d}</small></div>")
 
 
 def _poll(poll: dict[str, Any]) -> str:

@@ -47,7 +47,8 @@ async def play_all(delay: float = 0.03, boards: Path | None = None,
                         chat = s.tg.chats[shot.chat]
                         board = None
                         if cam is not None and scenario.board:
-                            board = await cam.shoot(s.board_url, f"{scenario.key}-{lang}")
+                            board = await cam.shoot(s.board_url, f"{scenario.key}-{lang}",
+                                                    top=scenario.board_top)
                         if cam is not None and scenario.course:
                             board = await cam.shoot_course(s.board_url, f"{scenario.key}-{lang}")
                         played.append(Played(scenario, lang, shot,

@@ -11,9 +11,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.store.records import Scope
-from gallery.class_stage import GROUP, TEACHER, Stage, routed
+from bot.voice.audio import RATE, decode
+from gallery.class_stage import GROUP, READ_S, TEACHER, Stage, routed
 from tests.fakes.model import error
 from tests.fakes.telegram import Message
+from tests.fakes.telegram_objects import Sound, SoundKind
+from tests.photokit import PAGES, sample
+from tests.voicekit import speech
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,9 @@ class Scenario:
     """A run of the teacher's in the class group, which the projector's board shows too."""
     course: bool = False
     """The class group's course page (1280×720) is pictured after it."""
+    board_top: bool = False
+    """The board is pictured at the run's top (what was read or heard from what the student
+    sent, above the first round), not at its newest step."""
 
 
 def berlin(s: Stage) -> str:
@@ -376,6 +383,45 @@ async def stats(s: Stage) -> Shot:
     return Shot(GROUP, ("📊", "/compare", "/quiz"), since=since)
 
 
+async def photo(s: Stage) -> Shot:
+    """A phone photo of the exercise in the book, sent by the teacher to the class group with
+    /ask as its caption: what Glassbox read from it is the chain's first step, its own and
+    not the model's, before the model's first round (on the board beside the photo)."""
+    page = next(p for p in PAGES if p.name == s.t("exercise-zh", "exercise-en"))
+    s.model.push(
+        s.called(("calculate", {"expression": "240 / 3"}), content=s.t(
+            "平均速度等于路程除以时间。", "Average speed is the distance over the time.")),
+        s.said(s.t("平均速度是 **80 千米每小时**（240 千米 ÷ 3 小时）。",
+                   "Its average speed is **80 km/h** (240 km ÷ 3 h).")))
+    since = _mark(s)
+    asked = s.tg.send_photo(GROUP, TEACHER, sample(page, "photographed").data,
+                            caption="/ask " + s.t("请解这道题。", "Solve this one, please."))
+    await s.gb.answer_to(GROUP, asked, READ_S)
+    return Shot(GROUP, ("📷", "240", "calculate", s.t("80 千米每小时", "80 km/h")),
+                since=since)
+
+
+async def voice(s: Stage) -> Shot:
+    """A student's voice message in the class group (spoken by espeak-ng, sent as Telegram
+    sends a voice note), and the teacher's /ask replying to it: what the embedded Whisper
+    heard is the chain's first step, marked as heard by Glassbox."""
+    said = s.t("上海明天会下雨吗", "Is it raining in Shanghai right now?")
+    s.model.push(
+        s.called(("get_weather", {"city": s.t("上海", "Shanghai")}), content=s.t(
+            "我先查一下上海的天气。", "I will look up the weather in Shanghai.")),
+        s.said(s.t("上海现在下着小雨，21.4 °C，今天降水概率 70%，明天出门最好带伞。",
+                   "Yes: light rain in Shanghai right now, 21.4 °C, with a 70% chance of "
+                   "rain today.")))
+    clip = speech(said, s.lang)
+    seconds = -(-decode(clip, 60).size // RATE)
+    student = s.user("voice", name=s.t("小红", "Sam"))
+    since = _mark(s)
+    sent = s.tg.send_sound(GROUP, student, Sound(SoundKind.VOICE, clip, seconds))
+    asked = s.tg.send(GROUP, TEACHER, "/ask", reply_to=sent)
+    await s.gb.answer_to(GROUP, asked, READ_S)
+    return Shot(GROUP, ("🎤", "Whisper", said[:6], "get_weather", "21.4 °C"), since=since)
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("ask", ("/ask：三轮", "/ask in 3 rounds"), ask),
     Scenario("mixed", ("界面是中文，问题是英文", "English Telegram, Chinese question"), mixed),
@@ -402,4 +448,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("compare-models", ("/compare local qwen-plus：两个模型并排",
                                 "/compare local qwen-plus: two models"), compare_models,
              board=True),
+    Scenario("photo", ("拍照提问", "A photo of the exercise"), photo, board=True,
+             board_top=True),
+    Scenario("voice", ("语音提问", "A voice question"), voice, board=True, board_top=True),
 )

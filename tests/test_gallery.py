@@ -128,6 +128,22 @@ def test_the_board_shows_a_quiz_with_the_class_votes(played: list[Played], lang:
 
 
 @pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize(("key", "shown"), [
+    ("photo", {"en": ("📷 Read from the photo (Glassbox, OCR)", "average speed"),
+               "zh": ("📷 从照片中读出的文字（Glassbox，OCR）", "平均速度")}),
+    ("voice", {"en": ("🎤 Heard in the voice message (Glassbox, Whisper)",
+                      "Is it raining in Shanghai"),
+               "zh": ("🎤 从语音中听到的话（Glassbox，Whisper）", "上海明天会下雨")})])
+def test_the_board_shows_what_was_read_or_heard_above_the_first_round(
+        played: list[Played], key: str, shown: dict[str, tuple[str, str]], lang: str) -> None:
+    board = board_of(played, key, lang)
+    assert board.outside == ()  # what was read or heard inside 1280×720
+    label, words = shown[lang]
+    first_round = board.text.index("ROUND 1" if lang == "en" else "第 1 轮")
+    assert board.text.index(words, board.text.index(label)) < first_round
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_the_course_page_after_the_lecture(played: list[Played], lang: str) -> None:
     """The course page at 1280×720 once the lecture's examples ran: the class's figures."""
     page = board_of(played, "stats", lang)

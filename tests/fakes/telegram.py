@@ -550,7 +550,7 @@ class FakeTelegram(FakeServer):
                                  msg.sender.get("first_name", ""), msg.raw, msg.parse_mode,
                                  msg.reply_to, rows, msg.document, msg.changed_at,
                                  None if msg.poll is None else msg.poll.json(), msg.deleted,
-                                 msg.photo))
+                                 msg.photo, msg.sound))
 
     def _store(self, chat_id: int, sender: dict[str, Any], shown: str, raw: str,
                reply_to: int | None) -> Message:

@@ -181,6 +181,8 @@ class Frame:
     """The message was deleted: from here on it is not in the chat."""
     photo: Photo | None = None
     """A photo message's picture (`raw` is then its caption)."""
+    sound: Sound | None = None
+    """A voice message's or audio file's sound (`raw` is then its caption)."""
 
 
 @dataclass

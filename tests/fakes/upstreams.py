@@ -88,9 +88,12 @@ OSAKA = _place("Osaka", 34.69374, 135.50218, "Japan", "Osaka",
                country_code="JP", timezone="Asia/Tokyo")
 HANGZHOU_ZH = _place("杭州市", 30.29365, 120.16142, "中国", "浙江省")
 HANGZHOU = _place("Hangzhou", 30.29365, 120.16142, "China", "Zhejiang")
+SHANGHAI_ZH = _place("上海市", 31.22222, 121.45806, "中国", "上海市")
+SHANGHAI = _place("Shanghai", 31.22222, 121.45806, "China", "Shanghai")
 PLACES: dict[str, list[dict[str, Any]]] = {
     "北京": [BEIJING_ZH], "Paris": [PARIS_FR, PARIS_TX], "Osaka": [OSAKA],
     "杭州": [HANGZHOU_ZH], "杭州市": [HANGZHOU_ZH], "Hangzhou": [HANGZHOU],
+    "上海": [SHANGHAI_ZH], "Shanghai": [SHANGHAI],
 }
 
 FULL_FORECAST: dict[str, Any] = {
