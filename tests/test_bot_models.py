@@ -71,6 +71,9 @@ async def test_an_admin_chooses_the_class_model_and_the_next_question_goes_to_it
         gb: Glassbox, cloud: FakeModel) -> None:
     shown = await menu(gb, ADMIN)
     assert "🤖 Model: local" in shown.text
+    # What auto mode learned is kept per endpoint: a bot admin sees each model's.
+    assert "qwen2.5-1.5b: function calling, nothing learned" in shown.text
+    assert "qwen-plus: function calling, nothing learned" in shown.text
     await tap(gb, ADMIN, shown, "🤖 Model")
     assert shown.buttons[:2] == ["• local", "cloud"] and "◀ Back" in shown.buttons
     await tap(gb, ADMIN, shown, "cloud")
@@ -162,6 +165,12 @@ async def test_two_models_in_chinese(gb: Glassbox, cloud: FakeModel) -> None:
         "两条过程，逐轮对齐", "⚡ 第一个不同的动作"])
     history = await reply(gb, GROUP, BOB, "/history")
     assert "⚖️ 模型对比 local ↔ cloud" in history.text
+    replayed = await reply(gb, GROUP, BOB, "/show 1")
+    await in_order(replayed.text, ["📜 #1 · Bob · ", "🤖 local · 使用工具", "大约是100。",
+                                   "🤖 cloud · 使用工具", "正好是123。", "两个回答不同"])
+    page = await exported(gb, GROUP, BOB, 1)
+    await in_order(page, ['<html lang="zh"', 'class="answers two"', "🤖 local · 使用工具",
+                          "🤖 cloud · 使用工具", "两个回答不同", "两条过程，逐轮对齐"])
 
 
 async def test_a_side_whose_endpoint_is_down_answers_with_the_error(
