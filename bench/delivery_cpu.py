@@ -17,6 +17,7 @@ then this checkout's, alternating. Prints one Markdown table."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import statistics
@@ -43,6 +44,7 @@ STEP = " The weather in Berlin is 2.3 °C <b>now</b>, and in Osaka 27.3 °C;"
 
 async def _client(at_once: str, rounds: str, tg_url: str, workdir: str) -> dict[str, float]:
     from bot.bot_settings import BotSettings
+    from bot.runs.metrics import Metrics
     from bot.telegram.app import build_app
     from bot.telegram.delivery.live_message import LiveMessage
     from bot.telegram.delivery.pacer import Limits, Pacer
@@ -51,7 +53,10 @@ async def _client(at_once: str, rounds: str, tg_url: str, workdir: str) -> dict[
 
     os.environ.update(TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg_url,
                       OPENAI_API_KEY=TEST_KEY, DATABASE_PATH=str(Path(workdir) / "b.sqlite3"))
-    app = build_app(BotSettings(_env_file=None))  # type: ignore[call-arg]
+    settings = BotSettings(_env_file=None)  # type: ignore[call-arg]
+    # A ref from before the composition root made the metrics builds its own.
+    metrics = () if "metrics" not in inspect.signature(build_app).parameters else (Metrics(),)
+    app = build_app(settings, *metrics)
     bot = app.bot
     await bot.initialize()
     pacer = Pacer(Limits())

@@ -70,7 +70,7 @@ def _render_seconds(text: str) -> float:
 
 async def _measure(tg: FakeTelegram, model: FakeModel, db: Path, rounds: int) -> list[Figure]:
     async with running(tg, model, db) as gb:
-        n = await store_huge_run(gb.parts.store, GROUP, ALICE, rounds=rounds)
+        n = await store_huge_run(gb.services.store, GROUP, ALICE, rounds=rounds)
         steps = rounds * (2 * CALLS + 1) + 3
         before_show, pages = await _on_the_loop(gb, n, "show")
         before_export, _ = await _on_the_loop(gb, n, "export")
@@ -99,7 +99,7 @@ def _stall(name: str, seconds: float, target: bool = True) -> Figure:
 
 async def _on_the_loop(gb: Glassbox, n: int, what: str) -> tuple[float, int]:
     """The stall while run `n`'s steps are parsed and drawn on the loop; and the pages."""
-    store = gb.parts.store
+    store = gb.services.store
     record = await store.get(Scope(GROUP), n)
     assert record is not None
     rows = await query(store.path,  # the rows Store.events reads

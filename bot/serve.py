@@ -1,12 +1,12 @@
-"""The composition root: the run service's side of the process, and over it python-telegram-
+"""The composition root: the services every front end reads, and over them python-telegram-
 bot's Application (long polling, or a webhook) and the HTTP server (uvicorn) side by side in
 one event loop, until SIGTERM or SIGINT stops both.
 
 This is `Application.run_polling` taken apart (python-telegram-bot documents doing so for a
-custom webhook server): start the Application, then the server; on a stop signal, stop the
-server, then updates, then the Application, with the same post_init/post_stop/post_shutdown
-hooks. The listening socket is bound first, so a port in use is reported before anything
-else starts.
+custom webhook server): initialize the Application, open the services, serve the chat front
+end over them and start the Application, then the server; on a stop signal, stop the
+server, then updates, then the Application, the chat front end's runs, the services. The
+listening socket is bound first, so a port in use is reported before anything else starts.
 """
 
 from __future__ import annotations
@@ -16,18 +16,22 @@ import contextlib
 import logging
 import signal
 import socket
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 
 import uvicorn
 import uvloop
+from starlette.routing import BaseRoute
 from telegram import Update
 from telegram.error import TelegramError
 
+from agent.tool import Tool
 from bot.bot_settings import BotSettings
-from bot.runs.services import Shared
-from bot.telegram.app import App, build_app
+from bot.runs.metrics import Metrics
+from bot.runs.services import Services
+from bot.telegram.app import App, build_app, serving
 from bot.telegram.delivery.pacer import Limits
 from bot.telegram.webhook import webhook_path, webhook_routes
+from bot.web.board import Leads
 from bot.web.connection_cap import (
     ConnectionCap,
     ConnectionLimits,
@@ -46,15 +50,16 @@ class PortInUse(GlassboxError):
 
 
 def run(settings: BotSettings, *, limits: Limits | None = None) -> None:
-    """Build the run service's side of the process, then the Telegram front end and the HTTP
-    front end over it, and serve until stopped (blocking); errors from Telegram at start-up
+    """Build the Telegram front end, open the services under it, and serve it and the HTTP
+    front end over them until stopped (blocking); errors from Telegram at start-up
     propagate. `limits`: only for the benchmark's faster clock. On uvloop: the same asyncio,
     less CPU per call and per event."""
     sock = bind(settings)
-    app = build_app(settings, limits=limits, shared=Shared())
+    metrics = Metrics()
+    app = build_app(settings, metrics, limits=limits)
     try:
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-            runner.run(serve(app, settings, sock))
+            runner.run(serve(app, settings, metrics, sock))
     finally:
         if sock is not None:
             sock.close()
@@ -79,16 +84,19 @@ def bind(settings: BotSettings) -> socket.socket | None:
     return sock
 
 
-async def serve(app: App, settings: BotSettings, sock: socket.socket | None, *,
-                stopping: asyncio.Event | None = None, poll_timeout_s: int = 10) -> None:
+async def serve(app: App, settings: BotSettings, metrics: Metrics, sock: socket.socket | None,
+                *, tools: Sequence[Tool] | None = None, stopping: asyncio.Event | None = None,
+                poll_timeout_s: int = 10) -> None:
     """Run until `stopping` is set (by default: until SIGTERM or SIGINT), serving HTTP on
-    `sock` (None: no HTTP server)."""
+    `sock` (None: no HTTP server). The services, counted in the `metrics` the Application
+    was built with, open once Telegram took the token, so a bot that cannot start leaves
+    the store as it was; `tools`: None opens the toolbox AGENT_TOOLS chooses."""
     if stopping is None:
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stopping.set)
-    assert app.post_init and app.post_stop and app.post_shutdown and app.updater
+    assert app.updater
     try:
         await app.initialize()
     except Exception:
@@ -96,8 +104,9 @@ async def serve(app: App, settings: BotSettings, sock: socket.socket | None, *,
         # (aiohttp sessions) would stay open and be reported at exit.
         await app.bot.shutdown()
         raise
-    async with app:  # (initialized already) … shutdown
-        await app.post_init(app)
+    async with (app,  # (initialized already) … shutdown
+                Services.opened(settings, metrics, tools) as services,
+                serving(app, services) as parts):
         if settings.webhook_url:
             await app.bot.set_webhook(
                 settings.webhook_url, allowed_updates=Update.ALL_TYPES,
@@ -108,7 +117,8 @@ async def serve(app: App, settings: BotSettings, sock: socket.socket | None, *,
                                             error_callback=_polling_error(app))
         await app.start()
         try:
-            async with _http(app, settings, sock) as server:
+            async with _http(services, sock, webhook_routes(app, settings, metrics),
+                             leads=parts.admins.of_chat) as server:
                 stop = asyncio.ensure_future(stopping.wait())
                 await asyncio.wait({stop, *server}, return_when=asyncio.FIRST_COMPLETED)
                 stop.cancel()
@@ -116,8 +126,6 @@ async def serve(app: App, settings: BotSettings, sock: socket.socket | None, *,
             if app.updater.running:
                 await app.updater.stop()
             await app.stop()
-            await app.post_stop(app)
-    await app.post_shutdown(app)
 
 
 def _polling_error(app: App) -> Callable[[TelegramError], None]:
@@ -136,19 +144,21 @@ class _Server(uvicorn.Server):
 
 
 @contextlib.asynccontextmanager
-async def _http(app: App, settings: BotSettings,
-                sock: socket.socket | None) -> AsyncIterator[set[asyncio.Task[None]]]:
-    """The HTTP server running in the background (its task; none when HTTP_LISTEN is off);
-    stopped on leaving: the boards' streams end at once, others get two seconds."""
+async def _http(services: Services, sock: socket.socket | None, others: Sequence[BaseRoute],
+                leads: Leads) -> AsyncIterator[set[asyncio.Task[None]]]:
+    """The HTTP server (web_app, with `others`' routes) running in the background (its
+    task; none when HTTP_LISTEN is off); stopped on leaving: the boards' streams end at
+    once, others get two seconds."""
     if sock is None:
         yield set()
         return
+    settings = services.settings
     descriptors = raise_descriptor_limit()
     reserved = ["/healthz", *([webhook_path(settings)] if settings.webhook_url else [])]
     limits = ConnectionLimits.of(connection_cap(descriptors, settings.max_concurrent_runs),
                                  reserved)
-    http = web_app(app.bot_data.shared, settings, webhook_routes(app, settings))
-    server = _Server(server_config(http, ConnectionCap(limits)))
+    server = _Server(server_config(web_app(services, others, leads=leads),
+                                   ConnectionCap(limits)))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     host, port = sock.getsockname()[:2]
     log.info("HTTP server on http://%s:%s (links use %s; at most %d connections of %d open "
@@ -158,7 +168,7 @@ async def _http(app: App, settings: BotSettings,
     try:
         yield {task}
     finally:
-        app.bot_data.hub.close()  # the boards' streams end now
+        services.hub.close()  # the boards' streams end now
         server.should_exit = True
         await asyncio.wait({task}, timeout=5)
         if task.done() and not task.cancelled() and task.exception() is not None:

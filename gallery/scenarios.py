@@ -282,7 +282,7 @@ def _polls(s: Stage) -> list[Message]:
 
 def _counted(s: Stage, poll: Message) -> int:
     """Votes the bot has counted for `poll` (0 until it knows the poll)."""
-    vote = s.gb.parts.runs.votes.of_poll(poll.poll.poll_id)
+    vote = s.gb.services.runs.votes.of_poll(poll.poll.poll_id)
     return 0 if vote is None else sum(vote.counts())
 
 
@@ -348,7 +348,7 @@ async def rerun(s: Stage) -> Shot:
 
 async def _newest(s: Stage) -> int:
     """The number of the class group's newest run."""
-    page = await s.gb.parts.store.history(Scope(GROUP), per_page=1)
+    page = await s.gb.services.store.history(Scope(GROUP), per_page=1)
     return page.runs[0].n
 
 

@@ -10,8 +10,10 @@ from typing import Any
 
 from agent.tool import Tool
 from bot.bot_settings import BotSettings
+from bot.runs.metrics import Metrics
+from bot.runs.services import Services
 from bot.store.records import telegram_chat
-from bot.telegram.app import App, build_app
+from bot.telegram.app import App, build_app, serving
 from bot.telegram.context import Parts
 from bot.telegram.delivery.pacer import Limits
 from tests.fakes.model import FakeModel
@@ -31,8 +33,13 @@ class Glassbox:
     app: App
 
     @property
+    def services(self) -> Services:
+        assert self.app.bot_data.services is not None, "the bot is not serving"
+        return self.app.bot_data.services
+
+    @property
     def parts(self) -> Parts:
-        assert self.app.bot_data.parts is not None, "the bot has not started"
+        assert self.app.bot_data.parts is not None, "the bot was not built by build_app"
         return self.app.bot_data.parts
 
     def replies_to(self, chat_id: int, message_id: int) -> list[Message]:
@@ -57,7 +64,7 @@ class Glassbox:
 
     def running(self, chat_id: int) -> bool:
         return any(a.conversation == telegram_chat(chat_id)
-                   for a in self.parts.runs.active._by_key.values())
+                   for a in self.services.runs.active._by_key.values())
 
 
 def bot_settings(tg: FakeTelegram, model: FakeModel, db: Path | str,
@@ -75,28 +82,24 @@ def bot_settings(tg: FakeTelegram, model: FakeModel, db: Path | str,
 async def running(tg: FakeTelegram, model: FakeModel, db: Path | str, *,
                   tools: Sequence[Tool] | None = (), request_timeout_s: float = 5.0,
                   **extra: Any) -> AsyncIterator[Glassbox]:
-    """Start the bot as `run_polling` does (hooks included), and stop it the same way,
-    whatever the test did: a failed assertion in the block still closes the store, whose
-    aiosqlite thread would otherwise keep the test process from ever exiting.
+    """Start the bot as `python -m bot` does (bot/serve.py, without its HTTP server), and stop
+    it the same way, whatever the test did: a failed assertion in the block still closes the
+    store, whose aiosqlite thread would otherwise keep the test process from ever exiting.
     `tools=None`: the real toolbox, as AGENT_TOOLS and the upstream URLs in `extra` say."""
-    app = build_app(bot_settings(tg, model, db, **extra), tools=tools,
-                    limits=Limits().scaled(SCALE), poll_timeout_s=1,
+    settings = bot_settings(tg, model, db, **extra)
+    metrics = Metrics()
+    app = build_app(settings, metrics, limits=Limits().scaled(SCALE), poll_timeout_s=1,
                     request_timeout_s=request_timeout_s)
-    assert app.post_init and app.post_stop and app.post_shutdown
-    try:
-        async with app:
-            await app.post_init(app)
-            assert app.updater
-            await app.updater.start_polling(poll_interval=0.0, timeout=1)
-            await app.start()
-            try:
-                yield Glassbox(tg, model, app)
-            finally:
-                await app.updater.stop()
-                await app.stop()
-                await app.post_stop(app)
-    finally:
-        await app.post_shutdown(app)
+    async with (app, Services.opened(settings, metrics, tools) as services,
+                serving(app, services)):
+        assert app.updater
+        await app.updater.start_polling(poll_interval=0.0, timeout=1)
+        await app.start()
+        try:
+            yield Glassbox(tg, model, app)
+        finally:
+            await app.updater.stop()
+            await app.stop()
 
 
 def people(tg: FakeTelegram) -> None:

@@ -55,9 +55,9 @@ async def test_the_chain_names_the_answer_model_and_the_store_keeps_both(
         final = await gb.answer_to(ALICE, asked)
         assert "💬 Answer (written by qwen-max)\nThe sum is 4." in final.text
         assert "Four." in final.text  # the reasoning model's words, as its last thought
-        run = await gb.parts.store.by_message(ALICE, final.message_id)
+        run = await gb.services.store.by_message(ALICE, final.message_id)
         assert run is not None
-        events = (await gb.parts.store.events(run.id))["main"]
+        events = (await gb.services.store.events(run.id))["main"]
         started = events[0]
         assert isinstance(started, RunStarted) and started.answer_model == "qwen-max"
         assert any(isinstance(e, Answer) and e.model == "qwen-max" for e in events)

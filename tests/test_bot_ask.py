@@ -38,7 +38,7 @@ async def test_a_private_question_grows_live_into_the_chain_and_answer(gb: Glass
     methods = gb.tg.methods(ALICE)
     assert "sendChatAction" not in methods  # the first message went at once: no "typing…"
     assert methods.index("sendMessage") < methods.index("editMessageText")
-    run = await gb.parts.store.by_message(ALICE, final.message_id)
+    run = await gb.services.store.by_message(ALICE, final.message_id)
     assert run is not None and run.status == "done" and "4" in run.answer
 
 
@@ -82,8 +82,8 @@ async def test_a_reply_to_an_answer_is_a_follow_up_with_that_run_as_history(
     sent = [(m["role"], m["content"]) for m in gb.model.bodies[1]["messages"][1:]]
     assert sent == [("user", "What is the capital of France?"), ("assistant", "Paris."),
                     ("user", "How many people live there?")]
-    parent = await gb.parts.store.by_message(GROUP, first.message_id)
-    child = await gb.parts.store.by_message(GROUP, second.message_id)
+    parent = await gb.services.store.by_message(GROUP, first.message_id)
+    child = await gb.services.store.by_message(GROUP, second.message_id)
     assert parent is not None and child is not None and child.parent_id == parent.id
 
 
@@ -127,10 +127,10 @@ async def test_compare_shows_both_answers_in_one_message(gb: Glassbox) -> None:
     assert judge["temperature"] == 0 and "tools" not in judge
     assert "Roughly 100." in judge["messages"][1]["content"]
     assert "Exactly 123." in judge["messages"][1]["content"]
-    run = await gb.parts.store.by_message(GROUP, final.message_id)
+    run = await gb.services.store.by_message(GROUP, final.message_id)
     assert run is not None and run.mode == "compare"
     assert run.usage.total_tokens >= 150  # the judge's 150 tokens count too
-    lanes = await gb.parts.store.events(run.id)
+    lanes = await gb.services.store.events(run.id)
     assert set(lanes) == {"plain", "react"}
     assert lanes["react"][-1].type == "judgement"  # /show and /export replay it
 
@@ -185,9 +185,9 @@ async def test_plan_opens_the_message_as_a_checklist(gb: Glassbox) -> None:
     assert "📋 Plan\n☑ add — add the numbers\n☑ answer — say the sum" in final.text
     assert final.text.index("📋 Plan") < final.text.index("Round 1")
     assert gb.model.bodies[0]["response_format"] == {"type": "json_object"}
-    run = await gb.parts.store.by_message(ALICE, final.message_id)
+    run = await gb.services.store.by_message(ALICE, final.message_id)
     assert run is not None and run.mode == "ask"
-    stored = (await gb.parts.store.events(run.id))["main"]
+    stored = (await gb.services.store.events(run.id))["main"]
     assert [e.type for e in stored][:2] == ["run_started", "plan"]
 
 

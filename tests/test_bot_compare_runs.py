@@ -114,7 +114,7 @@ async def test_a_comparison_in_chinese(gb: Glassbox) -> None:
 
 
 async def test_runs_of_another_chat_or_unfit_are_refused_politely(gb: Glassbox) -> None:
-    store = gb.parts.store
+    store = gb.services.store
     for i in range(3):
         await seed(store, OTHER_GROUP, ALICE, "Alice", f"elsewhere {i}", "There.")
     await seed(store, GROUP, ALICE, "Alice", "here", "Here.")
@@ -136,7 +136,7 @@ async def test_runs_of_another_chat_or_unfit_are_refused_politely(gb: Glassbox) 
 
 
 async def test_forgetting_a_run_forgets_the_comparisons_made_from_it(gb: Glassbox) -> None:
-    store = gb.parts.store
+    store = gb.services.store
     for user, name in ((ALICE, "Alice"), (BOB, "Bob"), (ALICE, "Alice")):
         await seed(store, GROUP, user, name, "what is 2+2?", "4.")
     for command in ("/compare 1 2", "/compare 1 3"):
@@ -175,7 +175,7 @@ async def test_rerun_asks_again_and_sets_the_new_run_beside_the_original(gb: Gla
 
 
 async def test_a_run_of_thousands_of_steps_is_copied_whole(gb: Glassbox) -> None:
-    store = gb.parts.store
+    store = gb.services.store
     long = await seed(store, GROUP, ALICE, "Alice", "count up", "Done.")
     steps = [("main", Thought(round=i, text=f"step {i}")) for i in range(2, 5002)]
     for start in range(0, len(steps), 500):

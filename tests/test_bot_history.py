@@ -50,7 +50,7 @@ def listed(text: str) -> list[int]:
 
 async def test_history_pages_newest_first_with_buttons(gb: Glassbox) -> None:
     for i in range(1, 26):
-        await seed(gb.parts.store, GROUP, (ALICE, BOB)[i % 2], ("Alice", "Bob")[i % 2],
+        await seed(gb.services.store, GROUP, (ALICE, BOB)[i % 2], ("Alice", "Bob")[i % 2],
                    f"question number {i}")
     page = await reply(gb, GROUP, ALICE, "/history")
     assert "page 1 of 3 · 25 in all (times in Asia/Shanghai)" in page.text
@@ -88,7 +88,7 @@ async def test_history_pages_newest_first_with_buttons(gb: Glassbox) -> None:
 ])
 async def test_history_searches_questions_and_answers(gb: Glassbox, user: int, keyword: str,
                                                       questions: list[str], title: str) -> None:
-    store = gb.parts.store
+    store = gb.services.store
     await seed(store, GROUP, ALICE, "Alice", "杭州今天的天气怎么样？", "杭州今天晴，气温 18 度。")
     await seed(store, GROUP, BOB, "Bob", "What is the capital of France?",
                "Paris is the capital of France.")
@@ -99,7 +99,7 @@ async def test_history_searches_questions_and_answers(gb: Glassbox, user: int, k
 
 
 async def test_a_search_keeps_its_keyword_across_pages(gb: Glassbox) -> None:
-    store = gb.parts.store
+    store = gb.services.store
     await seed(store, GROUP, ALICE, "Alice", "杭州今天的天气怎么样？")
     for i in range(12):
         await seed(store, GROUP, BOB, "Bob", f"天气问题 {i}" if i % 3 else f"other {i}")
@@ -156,7 +156,7 @@ async def test_show_gives_the_observation_the_live_message_shortened(gb: Glassbo
 async def test_show_gives_long_observations_whole_over_several_messages(
         gb: Glassbox) -> None:
     observation = "\n".join(f"observation line {i:04d}" for i in range(500))
-    await seed(gb.parts.store, ALICE, ALICE, "Alice", "Read me the whole file", "Done.", steps=[
+    await seed(gb.services.store, ALICE, ALICE, "Alice", "Read me the whole file", "Done.", steps=[
         Thought(round=1, text="I need the file."),
         Action(round=1, call_id="c1", tool="read", arguments={"path": "notes.txt"}),
         Observation(round=1, call_id="c1", tool="read", text=observation, ok=True,
@@ -174,7 +174,7 @@ async def test_show_gives_long_observations_whole_over_several_messages(
 
 
 async def test_export_sends_a_self_contained_html_document(gb: Glassbox) -> None:
-    await seed(gb.parts.store, GROUP, ALICE, "Alice", "What is 2+2? <b>really</b>", "It is 4.",
+    await seed(gb.services.store, GROUP, ALICE, "Alice", "What is 2+2? <b>really</b>", "It is 4.",
                steps=[Thought(round=1, text="I should add them."),
                       Action(round=1, call_id="c1", tool="add", arguments={"a": 2, "b": 2}),
                       Observation(round=1, call_id="c1", tool="add", text="4", ok=True,

@@ -30,11 +30,11 @@ def fake_telegram(fake_telegram: FakeTelegram) -> FakeTelegram:
 
 
 async def count(gb: Glassbox, chat_id: int) -> int:
-    return (await gb.parts.store.history(Scope(chat_id))).total
+    return (await gb.services.store.history(Scope(chat_id))).total
 
 
 async def test_no_chat_reaches_another_chats_runs(gb: Glassbox) -> None:
-    store = gb.parts.store
+    store = gb.services.store
     await seed(store, GROUP, ALICE, "Alice", "group secret question", "group secret answer")
     await seed(store, GROUP, BOB, "Bob", "another group question")
     await seed(store, OTHER_GROUP, ALICE, "Alice", "other class question")
@@ -58,7 +58,7 @@ async def test_no_chat_reaches_another_chats_runs(gb: Glassbox) -> None:
 
 
 async def test_forged_buttons_reach_nothing_outside_the_chat(gb: Glassbox) -> None:
-    store = gb.parts.store
+    store = gb.services.store
     await seed(store, GROUP, ALICE, "Alice", "group secret question")
     await seed(store, GROUP, BOB, "Bob", "second group question")
     await seed(store, OTHER_GROUP, BOB, "Bob", "other class question")
@@ -89,7 +89,7 @@ async def test_forged_buttons_reach_nothing_outside_the_chat(gb: Glassbox) -> No
 
 
 async def test_members_forget_their_own_runs_admins_any(gb: Glassbox) -> None:
-    store = gb.parts.store
+    store = gb.services.store
     await seed(store, GROUP, ALICE, "Alice", "alice asks")
     for question in ("bob asks", "bob asks again", "bob once more"):
         await seed(store, GROUP, BOB, "Bob", question)
@@ -111,7 +111,7 @@ async def test_members_forget_their_own_runs_admins_any(gb: Glassbox) -> None:
 
 
 async def test_forget_all_needs_an_admin_and_a_confirmation(gb: Glassbox) -> None:
-    store = gb.parts.store
+    store = gb.services.store
     for user, name in ((ALICE, "Alice"), (BOB, "Bob"), (ALICE, "Alice")):
         await seed(store, GROUP, user, name, f"{name}'s question")
     await seed(store, OTHER_GROUP, ALICE, "Alice", "stays")

@@ -58,11 +58,11 @@ async def test_a_run_cut_short_by_a_restart_is_marked_interrupted(db_target: Tar
         gate = threading.Event()
         model.push(lambda _: (gate.wait(30), text_reply("Sunny."))[1])
         async with running(tg, model, db) as gb:
-            assert [r.id for r in gb.parts.services.cut_short] == [run.id]
+            assert [r.id for r in gb.services.cut_short] == [run.id]
             again = tg.send(GROUP, ALICE, "/ask what is the weather now?")
             await tg.wait(lambda: shown.text != "half an answer" and len(model.bodies) == 1)
-            record = await gb.parts.store.by_message(GROUP, shown.message_id)
-            statuses = {r.id: r.status for r in (await gb.parts.store.history(
+            record = await gb.services.store.by_message(GROUP, shown.message_id)
+            statuses = {r.id: r.status for r in (await gb.services.store.history(
                 Scope.of(telegram_chat(GROUP)), per_page=5)).runs}
             gate.set()
             await gb.answer_to(GROUP, again)

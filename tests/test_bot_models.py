@@ -85,7 +85,7 @@ async def test_an_admin_chooses_the_class_model_and_the_next_question_goes_to_it
     answer = await gb.answer_to(GROUP, asked)
     assert "From the cloud." in answer.text
     assert [b["model"] for b in cloud.bodies] == ["qwen-plus"] and gb.model.bodies == []
-    record = await gb.parts.store.by_message(GROUP, answer.message_id)
+    record = await gb.services.store.by_message(GROUP, answer.message_id)
     assert record is not None and record.model == "cloud"
 
     student = await menu(gb, ALICE)  # a student reads it
@@ -143,7 +143,7 @@ async def test_two_models_answer_one_question_side_by_side(gb: Glassbox,
     await in_order(rerun.text, ["🤖 local · with tools", "Roughly 100.", "🤖 cloud · with tools",
                                 "Exactly 123.", "#2 · /show 2"])
     assert len(gb.replies_to(GROUP, again)) == 1
-    record = await gb.parts.store.get(Scope(GROUP), 2)
+    record = await gb.services.store.get(Scope(GROUP), 2)
     assert record is not None and record.model == "local ↔ cloud"
 
     page = await exported(gb, GROUP, ALICE, 1)
@@ -183,7 +183,7 @@ async def test_a_side_whose_endpoint_is_down_answers_with_the_error(
                                 "❌ Could not reach the model service",
                                 "🤖 local · with tools", "It is 123.", "#1 · /show 1"])
     assert "⚖️" not in shown.text  # nothing to judge: one side has no answer
-    record = await gb.parts.store.get(Scope(GROUP), 1)
+    record = await gb.services.store.get(Scope(GROUP), 1)
     assert record is not None and record.status == "done" and record.model == "cloud ↔ local"
 
 
@@ -216,7 +216,7 @@ async def test_rerun_on_another_model_sets_it_beside_the_original(
     await gb.tg.wait(lambda: len(gb.replies_to(GROUP, sent)) == 2 and not gb.running(GROUP))
     live, side_by_side = gb.replies_to(GROUP, sent)
     assert "Exactly 123." in live.text and len(cloud.bodies) >= 2
-    record = await gb.parts.store.get(Scope(GROUP), 2)
+    record = await gb.services.store.get(Scope(GROUP), 2)
     assert record is not None and record.model == "cloud"
     await in_order(side_by_side.text, ["#1 · Alice · ", "Roughly 100.", "#2 · Bob · ",
                                        "Exactly 123.", "#3 · /show 3"])

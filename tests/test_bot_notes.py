@@ -88,7 +88,7 @@ async def test_bad_files_each_get_a_clear_line(gb: Glassbox) -> None:
     assert "notes.docx cannot be indexed" in await reply(gb, ALICE, word)
     assert "getFile" in gb.tg.methods()  # for the two PDFs that were read
     assert gb.tg.methods().count("getFile") == 2
-    assert await gb.parts.notes.uploads(ALICE) == []  # type: ignore[union-attr]
+    assert await gb.services.notes.uploads(ALICE) == []  # type: ignore[union-attr]
 
 
 async def test_only_admins_add_and_a_reply_replaces_lists_and_forgets(gb: Glassbox) -> None:

@@ -38,7 +38,7 @@ async def voting(gb: Glassbox, asked: int, n: int) -> tuple[Message, Message]:
 
 def counted(gb: Glassbox, poll: Message) -> tuple[int, ...] | None:
     """The votes the bot has counted for `poll` (None until it knows the poll)."""
-    vote = gb.parts.runs.votes.of_poll(poll.poll.poll_id)
+    vote = gb.services.runs.votes.of_poll(poll.poll.poll_id)
     return None if vote is None else vote.counts()
 
 
@@ -106,9 +106,9 @@ async def test_a_quiz_polls_before_each_round_and_keeps_the_votes(tmp_path: Path
             assert "answer directly (no tool) 1 ✅" in final.text
             assert "🗳 the class's top pick was right in 2 of 2 rounds" in final.text
 
-            run = await gb.parts.store.by_message(GROUP, final.message_id)
+            run = await gb.services.store.by_message(GROUP, final.message_id)
             assert run is not None and run.mode == "ask" and run.status == "done"
-            steps = (await gb.parts.store.events(run.id))["main"]
+            steps = (await gb.services.store.events(run.id))["main"]
             closed = [e.to_dict() for e in steps if e.type == "vote_closed"]
             assert "vote_count" not in {e.type for e in steps}  # shown live, never stored
             assert [(c["round"], c["choices"], c["counts"], c["by"]) for c in closed] == [

@@ -62,8 +62,8 @@ async def test_a_student_sees_the_settings_read_only_and_cannot_tap(gb: Glassbox
     await gb.tg.wait(lambda: "answerCallbackQuery" in gb.tg.methods())
     refusal = next(c for c in gb.tg.calls if c.method == "answerCallbackQuery")
     assert refusal.params["text"] == "Only an admin of this chat can change its settings."
-    defaults = ChatSettings.defaults(gb.parts.settings)
-    assert await gb.parts.store.chats.get(telegram_chat(GROUP), defaults) == defaults
+    defaults = ChatSettings.defaults(gb.services.settings)
+    assert await gb.services.store.chats.get(telegram_chat(GROUP), defaults) == defaults
 
 
 async def test_a_tool_turned_off_is_not_offered_on_the_next_run(gb: Glassbox) -> None:
@@ -125,7 +125,7 @@ async def test_language_mode_and_step_by_default_apply_to_the_next_run(gb: Glass
 async def test_settings_stored_under_earlier_names_still_apply(gb: Glassbox) -> None:
     """A row an earlier Glassbox wrote ({"step": …, "notes": …}) reads as the walkthrough
     and the remarks; the next change writes it again under the names of now."""
-    db = gb.parts.store.db
+    db = gb.services.store.db
     await db.execute("INSERT INTO chat_settings (conversation_kind, chat_id, settings,"
                      " updated_at, updated_by) VALUES (?, ?, ?, ?, ?)",
                      ("telegram", GROUP, '{"step": true, "notes": false}', NOON.isoformat(),

@@ -36,14 +36,14 @@ async def course(gb: Glassbox) -> Glassbox:
     gb.tg.user(LAOSHI, "老师", "zh-hans")
     gb.tg.admin(GROUP, TEACHER)
     gb.tg.admin(GROUP, LAOSHI)
-    await seed_course(gb.parts.store)
+    await seed_course(gb.services.store)
     return gb
 
 
 async def pictured(gb: Glassbox, chat_id: int, user_id: int, text: str) -> Message:
     """The reply to a /stats that draws: it waits for the drawing process, which has its own
     bound (Drawing.timeout_s), and on a loaded machine takes longer than a chat reply."""
-    return await reply(gb, chat_id, user_id, text, timeout=gb.parts.services.drawing.timeout_s)
+    return await reply(gb, chat_id, user_id, text, timeout=gb.services.drawing.timeout_s)
 
 
 def png_of(message: Message) -> Image.Image:

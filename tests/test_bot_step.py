@@ -34,7 +34,7 @@ async def paused(gb: Glassbox, chat: int, asked: int, pause: int = 1) -> Message
 
 async def asking(gb: Glassbox, chat: int, prompt: Message) -> None:
     """Wait until the bot has learnt the id of its question (a person takes longer)."""
-    await gb.tg.wait(lambda: gb.parts.runs.pauses.asking(chat, prompt.message_id) is not None)
+    await gb.tg.wait(lambda: gb.services.runs.pauses.asking(chat, prompt.message_id) is not None)
 
 
 def tap_answers(tg: FakeTelegram) -> list[tuple[str, str]]:
@@ -110,9 +110,9 @@ async def test_stop_by_the_asker_ends_the_run_as_stopped_and_show_replays_it(
     final = await gb.answer_to(ALICE, asked)
     assert "Stopped here by Alice" in final.text and "⏹ Stopped by Alice." in final.text
     assert final.buttons == []
-    run = await gb.parts.store.by_message(ALICE, final.message_id)
+    run = await gb.services.store.by_message(ALICE, final.message_id)
     assert run is not None and run.status == "cancelled"
-    types = [e.type for e in (await gb.parts.store.events(run.id))["main"]]
+    types = [e.type for e in (await gb.services.store.events(run.id))["main"]]
     assert types[-3:] == ["proposed", "decided", "run_finished"]
 
     show = gb.tg.send(ALICE, ALICE, "/show 1")

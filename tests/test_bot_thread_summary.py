@@ -39,9 +39,9 @@ async def test_a_long_thread_is_summarised_once_and_marked(
         assert seen[0].startswith("[Summary of the earlier conversation, written by Glassbox")
         assert seen[0].endswith("Summary: ReAct is reason+act.")
         assert seen[1:] == ["And CoT?", "Chain of thought. " + LONG, "Which is older?"]
-        stored = await gb.parts.store.by_message(GROUP, third)
+        stored = await gb.services.store.by_message(GROUP, third)
         assert stored is not None
-        finished = (await gb.parts.store.events(stored.id))["main"][-1]
+        finished = (await gb.services.store.events(stored.id))["main"][-1]
         assert stored.usage.total_tokens > finished.usage.total_tokens > 0  # type: ignore[attr-defined]
 
         await ask(BOB, "Why?", second, "Because.")  # another branch from the same turn
@@ -52,9 +52,9 @@ async def test_a_long_thread_is_summarised_once_and_marked(
         again = fake_model.bodies[5]["messages"][0]["content"]
         assert "Summary so far: Summary: ReAct is reason+act." in again  # goes on from it
         assert "Q: And CoT?" in again and "What is ReAct" not in again
-        covered = await gb.parts.store.by_message(GROUP, second)
+        covered = await gb.services.store.by_message(GROUP, second)
         assert covered is not None  # kept under the newest run it covers
-        assert await gb.parts.store.threads.summaries([covered.id, stored.id]) == {
+        assert await gb.services.store.threads.summaries([covered.id, stored.id]) == {
             covered.id: "Summary: ReAct; CoT."}
 
 

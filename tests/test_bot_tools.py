@@ -1,4 +1,4 @@
-"""The bot with its real toolbox (opened in post_init) against fake upstream services, and
+"""The bot with its real toolbox (opened with the services) against fake upstream services, and
 the course notes indexed in its own database."""
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ async def test_a_model_that_sees_reads_the_photo_itself_and_the_chain_says_so(
         asked = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data,
                                  caption="/ask solve this")
         final = await gb.answer_to(GROUP, asked)
-        run = await gb.parts.store.by_message(GROUP, final.message_id)
+        run = await gb.services.store.by_message(GROUP, final.message_id)
         assert run is not None
         replay = await shown_by(gb, GROUP, f"/show {run.n}")
         exported = await shown_by(gb, GROUP, f"/export {run.n}")

@@ -37,7 +37,7 @@ async def test_a_voice_question_in_a_private_chat_is_heard_and_answered(
         sent = tg.send_sound(ALICE, ALICE, voice(
             speech("What is the capital city of Australia?", "en"), 4))
         answer = await gb.answer_to(ALICE, sent, timeout=180)
-        record = await gb.parts.store.by_message(ALICE, answer.message_id)
+        record = await gb.services.store.by_message(ALICE, answer.message_id)
         assert record is not None
         shown = tg.send(ALICE, ALICE, f"/show {record.n}")
         await tg.wait(lambda: bool(gb.replies_to(ALICE, shown)))

@@ -1,6 +1,6 @@
 """The bot harness itself: a test whose assertion fails inside `running(...)` fails, and the
-test process ends. It used to report the failure and then never exit: on that path `running`
-skipped post_shutdown, and the store's aiosqlite thread, left open, kept Python waiting."""
+test process ends: `running` closes the store on that path too, whose aiosqlite thread, left
+open, would keep Python waiting."""
 
 from __future__ import annotations
 

@@ -89,9 +89,9 @@ async def test_earlier_runs_get_their_facts_as_the_bot_starts(migrated_target: T
 
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
         async with running(tg, model, migrated_target) as gb:
-            filling = gb.parts.services.filling
+            filling = gb.services.filling
             assert filling is not None
             await filling
-            assert await gb.parts.store.course.unkept(0, 100) == []
-            after = (await Course(gb.parts.store, None).figures(CLASS, PERIOD)).data()
+            assert await gb.services.store.course.unkept(0, 100) == []
+            after = (await Course(gb.services.store, None).figures(CLASS, PERIOD)).data()
     assert after == {**EXPECTED, "budget": None, "overBudgetDays": 0}

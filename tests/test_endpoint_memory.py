@@ -37,8 +37,8 @@ async def test_a_model_that_writes_calls_as_text_starts_in_text_after_a_restart(
         async with running(fake_telegram, model, db_target, tools=[Add()]) as gb:
             asked = gb.tg.send(ALICE, ALICE, "And 3+3?")
             again = await gb.answer_to(ALICE, asked)
-            key = endpoint_key(model.base_url, gb.parts.runs.client.model)
-            kept = await gb.parts.store.endpoints.get(key)
+            key = endpoint_key(model.base_url, gb.services.runs.client.model)
+            kept = await gb.services.store.endpoints.get(key)
         restarted = model.bodies[6]
         assert "tools" not in restarted and "stop" in restarted  # no native round wasted
         assert "Action: tool_name[input]" in restarted["messages"][0]["content"]
@@ -56,7 +56,7 @@ async def test_an_endpoint_that_taught_nothing_leaves_no_row(
         async with running(fake_telegram, model, db_target, tools=[Add()]) as gb:
             asked = gb.tg.send(ALICE, ALICE, "Hi")
             await gb.answer_to(ALICE, asked)
-            rows = list(await gb.parts.store.db.fetch("SELECT endpoint FROM endpoint_memory"))
+            rows = list(await gb.services.store.db.fetch("SELECT endpoint FROM endpoint_memory"))
     assert rows == []
 
 
@@ -95,7 +95,7 @@ async def test_an_endpoint_that_refused_a_photo_reads_the_next_by_ocr_after_a_re
             again = await gb.answer_to(ALICE, gb.tg.send_photo(ALICE, ALICE, blank),
                                        timeout=600)
             key = endpoint_key(model.base_url, "qwen3.7-max")
-            kept = await gb.parts.store.endpoints.get(key)
+            kept = await gb.services.store.endpoints.get(key)
     assert "📷 Read from the photo (Glassbox, OCR)" in again.text
     assert "takes no images" not in again.text
     assert [bool(image_urls(body)) for body in model.bodies] == [True, False, False]

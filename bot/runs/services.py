@@ -1,12 +1,13 @@
-"""What both front ends stand on, in one process: the run listeners (the class boards' hub,
-the metrics) from the start, and, once opened, the services (the store, the model client,
-the tools with their notes index, the run service), closed in the reverse order."""
+"""What both front ends stand on, in one process: one services object (the store, the model
+client, the tools with their notes index, the run service, its listeners), opened by the
+composition root and closed in the reverse order."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from agent.model.model_clients import ModelClients
@@ -31,15 +32,20 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class Services:
-    """The opened services every front end shares."""
+    """What every front end reads: the store, the run service, the listeners (the class
+    boards' hub, the metrics) and the rest, opened once by the composition root
+    (`Services.opened`) before any front end takes a question."""
 
     settings: BotSettings
     store: Store
     runs: Runs
+    hub: Hub
+    """Runs as they happen, for the class boards."""
+    metrics: Metrics
+    """What /metrics shows."""
     notes: CourseNotes | None = None
     """The course-notes index (search_notes); None when search_notes is off."""
     toolbox: Toolbox | None = None
-    pruning: asyncio.Task[None] | None = field(default=None, compare=False)
     filling: asyncio.Task[None] | None = field(default=None, compare=False)
     """The facts of earlier runs made for the course's figures (bot.course.service)."""
     drawing: Drawing = field(default_factory=Drawing, compare=False)
@@ -61,74 +67,51 @@ class Services:
         nothing."""
         return await self.store.chats.get(conversation, ChatSettings.defaults(self.settings))
 
-
-class Shared:
-    """The run service's side of the process, which every front end holds: the listeners
-    from the start, `services` between `open` and `close` (None before and after: a front
-    end says it is starting)."""
-
-    def __init__(self) -> None:
-        self.hub = Hub()
-        """Runs as they happen, for the class boards."""
-        self.metrics = Metrics()
-        """What /metrics shows."""
-        self.services: Services | None = None
-        self.leads: Callable[[int], Awaitable[frozenset[int]]] | None = None
-        """Whose runs a chat's class board follows besides the link's asker: the chat's
-        admins (co-teachers), as the chat front end knows them; None: nobody else."""
-
-    async def open(self, settings: BotSettings, tools: Sequence[Tool] | None = None
-                   ) -> Services:
-        """Open the store, the tools (None: the toolbox AGENT_TOOLS chooses, its notes index
-        in the store's database) and the run service."""
-        store = await Store.open(settings.database(), pool_size=settings.database_pool_size)
-        notes = toolbox = None
-        try:
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def opened(cls, settings: BotSettings, metrics: Metrics,
+                     tools: Sequence[Tool] | None = None) -> AsyncIterator[Services]:
+        """The services while the block runs: the store, the tools (None: the toolbox
+        AGENT_TOOLS chooses, its notes index in the store's database) and the run service,
+        counted in `metrics` (which the front ends' own requests count into too, so it is
+        made before them); each closed in the reverse order on leaving (the runs stopped
+        already), or as soon as a later one fails to open."""
+        async with contextlib.AsyncExitStack() as opened:
+            store = await Store.open(settings.database(), pool_size=settings.database_pool_size)
+            opened.push_async_callback(store.close)
+            notes = toolbox = None
             if tools is None:
                 notes = await open_notes_index(store, settings.notes_dir)
+                opened.push_async_callback(notes.close)
                 toolbox = await Toolbox.open(settings, notes=notes)
+                opened.push_async_callback(toolbox.aclose)
                 tools = toolbox.tools
-        except BaseException:
-            if notes is not None:
-                await notes.close()
-            await store.close()
-            raise
-        runs = Runs(settings, ModelClients(settings), tools, store,
-                    Listeners(self.metrics, self.hub))
-        await runs.recall()
-        cut_short = tuple(await store.interrupt_running())
-        pruning = None
-        if settings.transcript_retention_days:
-            pruning = asyncio.create_task(_prune_daily(store, self.hub, runs,
-                                                       settings.transcript_retention_days))
-        filling = asyncio.create_task(
-            Course(store, settings.chat_daily_token_budget).fill_in_background())
-        self.services = Services(settings, store, runs, notes, toolbox, pruning, filling,
-                                 voice=transcriber(settings), cut_short=cut_short)
-        self.services.drawing.warm_up()
-        return self.services
+            hub = Hub()
+            runs = Runs(settings, ModelClients(settings), tools, store, Listeners(metrics, hub))
+            opened.push_async_callback(runs.models.close)
+            await runs.recall()
+            cut_short = tuple(await store.interrupt_running())
+            voice = transcriber(settings)
+            if voice is not None:
+                opened.push_async_callback(voice.close)
+            filling = asyncio.create_task(
+                Course(store, settings.chat_daily_token_budget).fill_in_background())
+            opened.push_async_callback(_cancelled, filling)
+            services = cls(settings, store, runs, hub, metrics, notes, toolbox, filling,
+                           voice=voice, cut_short=cut_short)
+            opened.push_async_callback(services.drawing.close)
+            services.drawing.warm_up()
+            if settings.transcript_retention_days:
+                pruning = asyncio.create_task(_prune_daily(
+                    store, hub, runs, settings.transcript_retention_days))
+                opened.push_async_callback(_cancelled, pruning)
+            yield services
 
-    async def close(self) -> None:
-        """Close what `open` opened (the runs stopped already)."""
-        services, self.services = self.services, None
-        if services is None:
-            return
-        if services.pruning is not None:
-            services.pruning.cancel()
-            # Let a prune that is mid-transaction roll back before the store closes under it.
-            await asyncio.gather(services.pruning, return_exceptions=True)
-        if services.filling is not None:
-            services.filling.cancel()
-            await asyncio.gather(services.filling, return_exceptions=True)
-        await services.drawing.close()
-        if services.voice is not None:
-            await services.voice.close()
-        await services.runs.models.close()
-        await services.store.close()
-        if services.toolbox is not None:
-            await services.toolbox.aclose()
-        if services.notes is not None:
-            await services.notes.close()
+
+async def _cancelled(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    # Let a task that is mid-transaction roll back before the store closes under it.
+    await asyncio.gather(task, return_exceptions=True)
 
 
 async def _prune_daily(store: Store, hub: Hub, runs: Runs, days: int) -> None:

@@ -1,26 +1,26 @@
-"""The python-telegram-bot Application: built from settings, with the model client, the
-store and the tools (their notes index in the store's database) opened in `post_init` and
-closed in `post_shutdown`."""
+"""The chat front end: python-telegram-bot's Application, built from settings with its own
+parts, serving over the services the composition root opened."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from telegram import Update
 from telegram.error import Conflict, NetworkError
 from telegram.ext import Application, ApplicationBuilder
 
-from agent.tool import Tool
 from bot.bot_settings import BotSettings
 from bot.examples import load_examples
 from bot.log_limit import RateLimit
+from bot.runs.metrics import Metrics
 from bot.runs.quota import Cooldowns
-from bot.runs.services import Shared
+from bot.runs.services import Services
 from bot.runs.uploads import UploadLimits
 from bot.store import database_url
 from bot.store.db import StoreUnavailable
@@ -43,49 +43,13 @@ log = logging.getLogger(__name__)
 App = Application[Any, Context, Any, Any, BotData, Any]
 
 
-def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
-              limits: Limits | None = None, poll_timeout_s: float = 10.0,
-              request_timeout_s: float = TELEGRAM_TIMEOUT_S,
-              shared: Shared | None = None) -> App:
-    """The Application, ready for `run_polling`/`run_webhook` (or a test's own start).
-    `tools`: None opens the toolbox that AGENT_TOOLS chooses. `request_timeout_s`: how long
-    one Bot API call may take to connect, send or answer. `shared`: the run service's side
-    of the process (the composition root's, which the HTTP front end holds too); its
-    services are opened in `post_init` and closed in `post_shutdown`."""
+def build_app(settings: BotSettings, metrics: Metrics, *, limits: Limits | None = None,
+              poll_timeout_s: float = 10.0,
+              request_timeout_s: float = TELEGRAM_TIMEOUT_S) -> App:
+    """The Application with its own parts, its Bot API calls counted in `metrics`; it
+    answers updates once it serves over the open services (`serving`).
+    `request_timeout_s`: how long one Bot API call may take to connect, send or answer."""
     _durations_as_timedelta()
-    shared = shared or Shared()
-    recovering: list[asyncio.Task[None]] = []
-
-    async def post_init(app: App) -> None:
-        services = await shared.open(settings, tools)
-        pacer = Pacer(limits, on_wait=shared.metrics.waited)
-        outbox = Outbox(app.bot, pacer)
-        searches = settings.history_rate_limit
-        admins = Admins(app.bot, settings.admin_user_ids)
-        shared.leads = admins.of_chat  # the board follows a group's admins too
-        app.bot_data.parts = Parts(services=services, admins=admins,
-                                   outbox=outbox, examples=load_examples(),
-                                   typing=Typing(app.bot, pacer.send_rate),
-                                   searches=searches and Cooldowns(searches.runs,
-                                                                   searches.window_s),
-                                   uploads=UploadLimits.of(settings.notes_upload_rate_limit,
-                                                         settings.notes_readers))
-        await register_commands(app.bot)
-        recovering.append(asyncio.create_task(
-            recover_interrupted(services.runs, outbox, services.cut_short)))
-        _settle_heap()
-
-    async def post_stop(app: App) -> None:
-        if app.bot_data.parts is not None:
-            await app.bot_data.parts.runs.stop_all()
-        while recovering:
-            await recovering.pop()
-
-    async def post_shutdown(app: App) -> None:
-        app.bot_data.parts = None
-        shared.leads = None
-        await shared.close()
-
     app: App = (
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
@@ -93,22 +57,49 @@ def build_app(settings: BotSettings, *, tools: Sequence[Tool] | None = None,
         .base_file_url(settings.telegram_file_base_url)
         .context_types(CONTEXT_TYPES)
         .concurrent_updates(True)
-        .request(MeteredRequest(shared.metrics, connect_timeout=request_timeout_s,
+        .request(MeteredRequest(metrics, connect_timeout=request_timeout_s,
                                 read_timeout=request_timeout_s,
                                 write_timeout=request_timeout_s))
-        .get_updates_request(UpdatesRequest(shared.metrics, connection_pool_size=1,
+        .get_updates_request(UpdatesRequest(metrics, connection_pool_size=1,
                                             connect_timeout=request_timeout_s,
                                             read_timeout=poll_timeout_s + 5,
                                             write_timeout=request_timeout_s))
-        .post_init(post_init)
-        .post_stop(post_stop)
-        .post_shutdown(post_shutdown)
         .build()
     )
-    app.bot_data.shared = shared
+    pacer = Pacer(limits, on_wait=metrics.waited)
+    searches = settings.history_rate_limit
+    app.bot_data.parts = Parts(admins=Admins(app.bot, settings.admin_user_ids),
+                               outbox=Outbox(app.bot, pacer), examples=load_examples(),
+                               typing=Typing(app.bot, pacer.send_rate),
+                               searches=searches and Cooldowns(searches.runs,
+                                                               searches.window_s),
+                               uploads=UploadLimits.of(settings.notes_upload_rate_limit,
+                                                       settings.notes_readers))
     register(app)
     app.add_error_handler(on_error)
     return app
+
+
+@contextlib.asynccontextmanager
+async def serving(app: App, services: Services) -> AsyncIterator[Parts]:
+    """The chat front end over `services` while the block runs (the caller starts and stops
+    the updates and the Application inside it): its commands registered, the messages of
+    the runs a restart cut short edited in the background; on leaving, its runs stopped."""
+    parts = app.bot_data.parts
+    assert parts is not None, "the Application was not made by build_app"
+    app.bot_data.services = services
+    try:
+        await register_commands(app.bot)
+        recovering = asyncio.create_task(
+            recover_interrupted(services.runs, parts.outbox, services.cut_short))
+        _settle_heap()
+        try:
+            yield parts
+        finally:
+            await services.runs.stop_all()
+            await recovering
+    finally:
+        app.bot_data.services = None
 
 
 def _durations_as_timedelta() -> None:
@@ -167,13 +158,13 @@ async def on_error(update: object, context: Context) -> None:
 
 async def _apologise(update: Update, context: Context, key: str) -> None:
     """One polite line to whoever sent `update`: an alert on their button, or a reply."""
-    if update.effective_user is None or context.bot_data.parts is None:
+    if update.effective_user is None:
         return
     line = text(lang_of(update.effective_user), key)
     if update.callback_query is not None:
         await update.callback_query.answer(line, show_alert=True)
     elif update.message is not None:
-        await context.outbox.notice(update.message.chat_id, update.message.message_id,
+        await context.parts.outbox.notice(update.message.chat_id, update.message.message_id,
                                     sender_of(update).id, line, Notice.FAILED)
 
 

@@ -22,6 +22,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from bot.bot_settings import BotSettings
+from bot.runs.metrics import Metrics
 from bot.telegram.app import App
 from bot.telegram.unreadable import read_update, update_id_of
 from bot.web.bodies import capped_body
@@ -54,22 +55,23 @@ class RecentIds:
         return True
 
 
-def webhook_routes(app: App, settings: BotSettings) -> list[BaseRoute]:
-    """The webhook's route, when WEBHOOK_URL is set (none for long polling)."""
+def webhook_routes(app: App, settings: BotSettings, metrics: Metrics) -> list[BaseRoute]:
+    """The webhook's route, when WEBHOOK_URL is set (none for long polling); updates the
+    library cannot read are counted in `metrics`."""
     if not settings.webhook_url:
         return []
-    return [Route(webhook_path(settings), webhook(app, settings), methods=["POST"])]
+    return [Route(webhook_path(settings), webhook(app, settings, metrics), methods=["POST"])]
 
 
 def webhook_path(settings: BotSettings) -> str:
     return "/" + urlsplit(settings.webhook_url).path.lstrip("/")
 
 
-def webhook(app: App, settings: BotSettings) -> Callable[[Request], Awaitable[Response]]:
+def webhook(app: App, settings: BotSettings, metrics: Metrics
+            ) -> Callable[[Request], Awaitable[Response]]:
     """The endpoint at webhook_path."""
     secret = settings.webhook_secret.get_secret_value().encode()
     seen = RecentIds()
-    metrics = app.bot_data.metrics
 
     async def receive(request: Request) -> Response:
         given = request.headers.get(SECRET_HEADER, "").encode()

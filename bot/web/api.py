@@ -36,7 +36,7 @@ from bot.runs.ask import Ask, Busy, Refusal
 from bot.runs.compare_runs import Refused, Unfit, compare_stored
 from bot.runs.model_names import known_name
 from bot.runs.quota import OverBudget, RateLimited, refusal
-from bot.runs.services import Services, Shared
+from bot.runs.services import Services
 from bot.store.api_sessions import ApiSessions
 from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.records import Conversation, RunRecord, Scope
@@ -56,11 +56,12 @@ MODEL_DOWN = frozenset({ModelErrorKind.CONNECTION, ModelErrorKind.TIMEOUT, Model
 """RunFinished.error_kind values that mean the model is unavailable (503), not the question."""
 
 
-def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
+def api_routes(services: Services) -> list[BaseRoute]:
+    settings = services.settings
     tokens = [token.get_secret_value().encode() for token in settings.api_tokens]
 
-    async def authorised(request: Request) -> tuple[Services, Conversation]:
-        """The services and the token's scope of an authorised request."""
+    async def authorised(request: Request) -> Conversation:
+        """The token's scope of an authorised request."""
         if not tokens:
             raise ApiError(404, "not_found", "This Glassbox has no HTTP API (API_TOKENS is "
                            "not set).")
@@ -70,26 +71,23 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
                 hmac.compare_digest(given.encode(), token) for token in tokens):
             raise ApiError(401, "unauthorized",
                            "Send a valid token: Authorization: Bearer <token>.")
-        parts = shared.services
-        if parts is None:
-            raise ApiError(503, "starting", "Glassbox is starting or stopping; try again.", 5)
-        return parts, await parts.store.api.scope(given)
+        return await services.store.api.scope(given)
 
     async def chat(request: Request) -> Response:
-        parts, scope = await authorised(request)
+        scope = await authorised(request)
         body = await chat_body(request, settings.album_max_photos)
         if body.runs is not None:
-            refused = await refusal(parts.store, parts.settings, scope, None)
+            refused = await refusal(services.store, services.settings, scope, None)
             if refused is not None:  # a comparison is a run of the token's, and judged
                 raise _refused(refused)
-            return await _compared(parts, scope, body.runs)
-        run = await _start(parts, scope, body, stream=False)
+            return await _compared(services, scope, body.runs)
+        run = await _start(services, scope, body, stream=False)
         return _answer(run, await run.ended(), body.showSteps)
 
     async def chat_stream(request: Request) -> Response:
-        parts, scope = await authorised(request)
+        scope = await authorised(request)
         body = await chat_body(request, settings.album_max_photos)
-        run = await _start(parts, scope, body, stream=True)
+        run = await _start(services, scope, body, stream=True)
 
         async def stream() -> AsyncIterator[str]:
             assert run.heard is not None
@@ -118,20 +116,20 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
                                  headers={"Cache-Control": "no-store"})
 
     async def one_run(request: Request) -> Response:
-        parts, scope = await authorised(request)
-        api = parts.store.api
+        scope = await authorised(request)
+        api = services.store.api
         run_id = request.path_params["run_id"]
         record = await api.run_by_id(scope, run_id) if run_id <= MAX_STORED_ID else None
         if record is None:
             raise ApiError(404, "no_such_run", "No run of this token has that id.")
-        view = replay(record, await parts.store.events(record.id), detect_lang(record.question),
-                      remarks=(await parts.chat_settings(scope)).remarks)
+        view = replay(record, await services.store.events(record.id), detect_lang(record.question),
+                      remarks=(await services.chat_settings(scope)).remarks)
         return JSONResponse(run_json(record, view, record.status,
                                      await api.session_of(record.id), steps=True))
 
     async def list_runs(request: Request) -> Response:
-        parts, scope = await authorised(request)
-        api = parts.store.api
+        scope = await authorised(request)
+        api = services.store.api
         session = request.query_params.get("sessionId", "")
         if session:
             records = list(reversed(await api.session_runs(scope, session)))
@@ -140,7 +138,7 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
             number = request.query_params.get("page", "1")
             if not PAGE.fullmatch(number) or int(number) < 1:
                 raise ApiError(400, "invalid_query", "page: expected a whole number from 1.")
-            found = await parts.store.history(Scope.of(scope), page=int(number))
+            found = await services.store.history(Scope.of(scope), page=int(number))
             records = list(found.runs)
             page = {"page": found.page, "pages": found.pages, "total": found.total}
         sessions = await api.sessions_of([r.id for r in records])
@@ -152,14 +150,14 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
 
     async def stats(request: Request) -> Response:
         """The course's figures of the token's own runs over `from`..`to`."""
-        parts, scope = await authorised(request)
-        zone = (await parts.chat_settings(scope)).timezone
+        scope = await authorised(request)
+        zone = (await services.chat_settings(scope)).timezone
         period = from_query(request.query_params.get("from", ""),
                             request.query_params.get("to", ""), zone, today_in(zone))
         if isinstance(period, PeriodProblem):
             raise ApiError(400, "invalid_query", "from, to: " + word(
                 "en", f"period_{period}", most=MAX_DAYS) + " Dates are YYYY-MM-DD.")
-        return JSONResponse((await parts.course.figures(Scope.of(scope), period)).data())
+        return JSONResponse((await services.course.figures(Scope.of(scope), period)).data())
 
     async def openapi(request: Request) -> Response:
         return JSONResponse(OPENAPI)
@@ -178,21 +176,21 @@ def api_routes(shared: Shared, settings: BotSettings) -> list[BaseRoute]:
     ]
 
 
-async def _compared(parts: Services, scope: Conversation, run_ids: list[int]) -> Response:
+async def _compared(services: Services, scope: Conversation, run_ids: list[int]) -> Response:
     """Two stored runs of the token's side by side (bot/runs/compare_runs.py), asked
     nothing again, their answers judged: the comparison, stored as a run of the token's, as
     GET /api/v1/runs/{runId} gives it."""
-    api, found = parts.store.api, []
+    api, found = services.store.api, []
     for run_id in run_ids:
         record = await api.run_by_id(scope, run_id)
         if record is None:
             raise ApiError(404, "no_such_run", f"No run of this token has the id {run_id}.")
         found.append(record)
-    settings = await parts.chat_settings(scope)
-    made = await compare_stored(parts.store, Scope.of(scope), scope, user_id=None,
+    settings = await services.chat_settings(scope)
+    made = await compare_stored(services.store, Scope.of(scope), scope, user_id=None,
                                 user_name=f"API {scope.id}", left=found[0].n,
                                 right=found[1].n, zone=settings.timezone,
-                                client=parts.runs.client, tools=parts.runs.tools)
+                                client=services.runs.client, tools=services.runs.tools)
     if isinstance(made, Refused):
         words = {Unfit.SAME: "runs: two different runs are needed.",
                  Unfit.RUNNING: "runs: one of them is still running; compare it once it ended.",
@@ -200,27 +198,27 @@ async def _compared(parts: Services, scope: Conversation, run_ids: list[int]) ->
                  Unfit.MISSING: "runs: no run of this token has that id."}
         raise ApiError(409 if made.why is Unfit.RUNNING else 400, "cannot_compare",
                        words[made.why])
-    view = replay(made, await parts.store.events(made.id), detect_lang(made.question),
+    view = replay(made, await services.store.events(made.id), detect_lang(made.question),
                   remarks=settings.remarks)
     return JSONResponse(run_json(made, view, made.status, "", steps=False))
 
 
-async def _start(parts: Services, scope: Conversation, body: ChatBody, *,
+async def _start(services: Services, scope: Conversation, body: ChatBody, *,
                  stream: bool) -> _ApiRun:
     """Ask in the token's session, through the run service as every front end does (the
     token asks: no Telegram user); an ApiError when it may not start now."""
-    api = parts.store.api
+    api = services.store.api
     session_id = body.sessionId or secrets.token_urlsafe(12)
     earlier = await api.session_runs(scope, session_id)
-    models = tuple(_model_names(parts, body.models)) if body.models else ()
-    photos = await _photos(parts.runs.settings, body.images)
+    models = tuple(_model_names(services, body.models)) if body.models else ()
+    photos = await _photos(services.runs.settings, body.images)
     run = _ApiRun(api, session_id, RunMode.MODELS if models else STORED_MODES[body.mode],
                   stream=stream)
-    started = await parts.runs.ask(Ask(
+    started = await services.runs.ask(Ask(
         mode=run.mode, text=body.message.strip(), conversation=scope, user_id=None,
         user_name=f"API {scope.id}", run_lang=detect_lang(body.message),
         follows=earlier[-1] if earlier else None, planner=True if body.plan else None,
-        chat=await parts.chat_settings(scope), models=models, photos=photos),
+        chat=await services.chat_settings(scope), models=models, photos=photos),
         run)  # the scope's settings
     if not isinstance(started, Active):
         raise _refused(started)
@@ -235,10 +233,10 @@ async def _photos(settings: BotSettings, images: list[str]) -> tuple[Picture, ..
     return await pictures_of(images, settings.album_max_photos)
 
 
-def _model_names(parts: Services, asked: list[str]) -> list[str]:
+def _model_names(services: Services, asked: list[str]) -> list[str]:
     """The two models `asked` names, as the bot names them; a 400 naming the models there
     are for a name none has, or for one model twice."""
-    known = parts.runs.models.names
+    known = services.runs.models.names
     names = []
     for name in asked:
         found = known_name(name, known)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 
 from agent.lang import Lang
 from bot.runs.hub import Hub
-from bot.runs.services import Services, Shared
+from bot.runs.services import Services
 from bot.store.kinds import ConversationKind
 from bot.store.records import Conversation, RunRecord, Scope, telegram_chat
 from bot.view.board_html import board_page, board_run
@@ -46,6 +46,8 @@ PAGE_HEADERS = {
 """The board page runs only its own script and style, talks only to this server, and is
 shown in no other site's frame."""
 EVENT_NUMBER = re.compile(r"[0-9]{1,18}")
+Leads = Callable[[int], Awaitable[frozenset[int]]]
+"""A chat's id -> its admins' user ids."""
 PING_S = 15.0
 """A comment line this often keeps an idle stream open through proxies."""
 FRAME_S = 0.5
@@ -57,31 +59,29 @@ a board. Two a second still shows the
 chain growing on a projector, and nothing is lost: the next batch has what came meanwhile."""
 
 
-def board_routes(shared: Shared) -> list[BaseRoute]:
-    hub = shared.hub
+def board_routes(services: Services, leads: Leads | None = None) -> list[BaseRoute]:
+    """`leads`: whose runs a chat's class board follows besides the link's asker (the chat's
+    admins, co-teachers, as the chat front end knows them); None: nobody else."""
+    hub = services.hub
 
-    async def chat_of(request: Request) -> tuple[Services, Conversation] | None:
-        parts = shared.services
-        if parts is None:
-            return None
-        chat_id = await parts.store.boards.chat(request.path_params["token"])
-        return None if chat_id is None else (parts, telegram_chat(chat_id))
+    async def chat_of(request: Request) -> Conversation | None:
+        chat_id = await services.store.boards.chat(request.path_params["token"])
+        return None if chat_id is None else telegram_chat(chat_id)
 
     async def page(request: Request) -> Response:
-        found = await chat_of(request)
-        if found is None:
+        chat = await chat_of(request)
+        if chat is None:
             return gone()
-        hub.opened(found[1])
+        hub.opened(chat)
         lead = request.query_params.get("lead", "")
         return HTMLResponse(board_page(request.path_params["token"], _lang(request),
                                        int(lead) if lead.isdigit() and len(lead) < 20 else None),
                             headers={"Cache-Control": "no-store", **PAGE_HEADERS})
 
     async def stored_run(request: Request) -> Response:
-        found = await chat_of(request)
-        if found is None:
+        chat = await chat_of(request)
+        if chat is None:
             return gone()
-        parts, chat = found
         hub.opened(chat)
         n = request.path_params["n"]
         if n > MAX_STORED_ID:
@@ -90,41 +90,40 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
         if live is not None:
             return JSONResponse(_run_data(live.record, live.view, live.status, _lang(request),
                                           request.path_params["token"]))
-        record = await parts.store.get(Scope.of(chat), n)
+        record = await services.store.get(Scope.of(chat), n)
         if record is None:
             return JSONResponse({"error": "no such run"}, status_code=404)
-        remarks = (await parts.chat_settings(chat)).remarks
-        view = replay(record, await parts.store.events(record.id), _lang(request), remarks=remarks)
+        remarks = (await services.chat_settings(chat)).remarks
+        view = replay(record, await services.store.events(record.id), _lang(request),
+                      remarks=remarks)
         return JSONResponse(_run_data(record, view, record.status, _lang(request),
                                       request.path_params["token"]))
 
     async def photo(request: Request) -> Response:
         """A photo a run of the chat was asked about, as kept with it (a JPEG)."""
-        found = await chat_of(request)
-        if found is None:
+        chat = await chat_of(request)
+        if chat is None:
             return gone()
-        parts, chat = found
         n, number = request.path_params["n"], request.path_params["k"]
-        record = None if n > MAX_STORED_ID else await parts.store.get(Scope.of(chat), n)
-        jpeg = None if record is None else await parts.store.photos.get(record.id, number)
+        record = None if n > MAX_STORED_ID else await services.store.get(Scope.of(chat), n)
+        jpeg = None if record is None else await services.store.photos.get(record.id, number)
         if jpeg is None:
             return JSONResponse({"error": "no such photo"}, status_code=404)
         return Response(jpeg, media_type="image/jpeg",
                         headers={"Cache-Control": "private, max-age=3600", **PAGE_HEADERS})
 
     async def events(request: Request) -> Response:
-        found = await chat_of(request)
-        if found is None:
+        chat = await chat_of(request)
+        if chat is None:
             return gone()
-        parts, chat = found
         token = request.path_params["token"]
         lang = _lang(request)
         after = _resume_from(request.headers.get("last-event-id", ""), hub)
 
-        async def leads() -> frozenset[int]:
-            if shared.leads is None or chat.kind != ConversationKind.TELEGRAM:
+        async def chat_leads() -> frozenset[int]:
+            if leads is None or chat.kind != ConversationKind.TELEGRAM:
                 return frozenset()
-            return await shared.leads(chat.id)
+            return await leads(chat.id)
 
         async def stream() -> AsyncIterator[str]:
             with hub.watching(chat) as kept:
@@ -138,13 +137,13 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
             yield "retry: 1000\n\n"
             if after < 0:  # a fresh snapshot: the list, the newest run, every live one
                 after = hub.seq
-                listed = await parts.store.history(Scope.of(chat), per_page=LISTED)
-                yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs, await leads()))
+                listed = await services.store.history(Scope.of(chat), per_page=LISTED)
+                yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs, await chat_leads()))
                 live = {r.record.id: r for r in hub.live(chat)}
                 if listed.runs and listed.runs[0].id not in live:
                     newest = listed.runs[0]
-                    remarks = (await parts.chat_settings(chat)).remarks
-                    events = await parts.store.events(newest.id)
+                    remarks = (await services.chat_settings(chat)).remarks
+                    events = await services.store.events(newest.id)
                     view = replay(newest, events, lang, remarks=remarks)
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(newest, view, newest.status, lang, token))
@@ -161,8 +160,8 @@ def board_routes(shared: Shared) -> list[BaseRoute]:
                     continue
                 after = change.seq
                 if change.listed:
-                    listed = await parts.store.history(Scope.of(chat), per_page=LISTED)
-                    yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs, await leads()))
+                    listed = await services.store.history(Scope.of(chat), per_page=LISTED)
+                    yield sse(f"{hub.boot}:{after}", "runs", _list(listed.runs, await chat_leads()))
                 for run in change.runs:
                     yield sse(f"{hub.boot}:{after}", "run",
                               _run_data(run.record, run.view, run.status, lang, token))

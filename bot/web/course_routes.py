@@ -18,7 +18,7 @@ from bot.course.csv_file import runs_csv
 from bot.course.drawing import AlreadyDrawing, DrawingFailed, TooBusy
 from bot.course.page import course_page
 from bot.course.period import MAX_DAYS, Period, PeriodProblem, from_query, today_in
-from bot.runs.services import Services, Shared
+from bot.runs.services import Services
 from bot.store.records import Scope, telegram_chat
 from bot.view.board_html import board_page
 from bot.web.board import PAGE_HEADERS as BOARD_HEADERS
@@ -35,31 +35,29 @@ PAGE_HEADERS = {
 """No script at all; its own style; the charts as data: images; the picker's form to itself."""
 
 
-def course_routes(shared: Shared) -> list[BaseRoute]:
+def course_routes(services: Services) -> list[BaseRoute]:
 
-    async def opened(request: Request) -> tuple[Services, Scope, Period | PeriodProblem, str]:
-        parts = shared.services
-        chat_id = None if parts is None else await parts.store.boards.chat(
-            request.path_params["token"])
-        if parts is None or chat_id is None:
+    async def opened(request: Request) -> tuple[Scope, Period | PeriodProblem, str]:
+        chat_id = await services.store.boards.chat(request.path_params["token"])
+        if chat_id is None:
             raise _Gone
-        zone = (await parts.chat_settings(telegram_chat(chat_id))).timezone
+        zone = (await services.chat_settings(telegram_chat(chat_id))).timezone
         query = request.query_params
         lang = "zh" if query.get("lang", "").startswith("zh") else "en"
         period = from_query(query.get("from", ""), query.get("to", ""), zone, today_in(zone))
-        return parts, Scope(chat_id), period, lang
+        return Scope(chat_id), period, lang
 
     async def page(request: Request) -> Response:
         try:
-            parts, scope, period, lang = await opened(request)
+            scope, period, lang = await opened(request)
         except _Gone:
             return gone()
         if isinstance(period, PeriodProblem):
             return _problem(period, lang)
         try:
-            with parts.drawing.turn(("course", scope.chat_id)):
-                figures = await parts.course.figures(scope, period)
-                svgs = await parts.drawing.svgs(figures, lang)
+            with services.drawing.turn(("course", scope.chat_id)):
+                figures = await services.course.figures(scope, period)
+                svgs = await services.drawing.svgs(figures, lang)
         except (AlreadyDrawing, TooBusy, DrawingFailed):
             return HTMLResponse(_words_page(word(lang, "drawing_busy")), status_code=503,
                                 headers={**PAGE_HEADERS, "Retry-After": "5"})
@@ -67,25 +65,25 @@ def course_routes(shared: Shared) -> list[BaseRoute]:
 
     async def data(request: Request) -> Response:
         try:
-            parts, scope, period, lang = await opened(request)
+            scope, period, lang = await opened(request)
         except _Gone:
             return JSONResponse({"error": "no such board"}, status_code=404)
         if isinstance(period, PeriodProblem):
             return JSONResponse({"error": word(lang, f"period_{period}", most=MAX_DAYS)},
                                 status_code=400)
-        figures = await parts.course.figures(scope, period)
+        figures = await services.course.figures(scope, period)
         return JSONResponse(figures.data(), headers={"Cache-Control": "no-store"})
 
     async def table(request: Request) -> Response:
         try:
-            parts, scope, period, lang = await opened(request)
+            scope, period, lang = await opened(request)
         except _Gone:
             return gone()
         if isinstance(period, PeriodProblem):
             return _problem(period, lang)
-        lines = await parts.course.lines(scope, period)
+        lines = await services.course.lines(scope, period)
         body = runs_csv(lines, lang, period.zone,
-                        anonymous=parts.settings.course_anonymous_askers)
+                        anonymous=services.settings.course_anonymous_askers)
         name = f"course-{period.first.isoformat()}-{period.last.isoformat()}.csv"
         return Response("\ufeff" + body, media_type="text/csv; charset=utf-8", headers={
             "Content-Disposition": f'attachment; filename="{name}"',
@@ -93,7 +91,7 @@ def course_routes(shared: Shared) -> list[BaseRoute]:
 
     async def run(request: Request) -> Response:
         try:
-            _, _, _, lang = await opened(request)
+            _, _, lang = await opened(request)
         except _Gone:
             return gone()
         n = request.path_params["n"]

@@ -11,11 +11,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bot.bot_settings import BotSettings
 from bot.runs.metrics import CONTENT_TYPE
-from bot.runs.services import Shared
+from bot.runs.services import Services
 from bot.web.api import api_routes
-from bot.web.board import board_routes
+from bot.web.board import Leads, board_routes
 from bot.web.course_routes import course_routes
 
 
@@ -26,23 +25,23 @@ def glassbox_version() -> str:
         return "unknown"
 
 
-def web_app(shared: Shared, settings: BotSettings, others: Sequence[BaseRoute] = ()
-            ) -> Starlette:
-    """The HTTP front end over the run service's `shared` side, with `others`' routes."""
+def web_app(services: Services, others: Sequence[BaseRoute] = (), *,
+            leads: Leads | None = None) -> Starlette:
+    """The HTTP front end over `services`, with `others`' routes; `leads`: the class board's
+    (board_routes)."""
 
     async def healthz(request: Request) -> Response:
-        parts = shared.services
-        readable = parts is not None and await parts.store.readable()
+        readable = await services.store.readable()
         return JSONResponse({"status": "ok" if readable else "unavailable",
                              "version": glassbox_version(),
                              "database": "ok" if readable else "unreadable"},
                             status_code=200 if readable else 503)
 
     async def metrics(request: Request) -> Response:
-        return Response(shared.metrics.exposition(), media_type=CONTENT_TYPE)
+        return Response(services.metrics.exposition(), media_type=CONTENT_TYPE)
 
     routes: list[BaseRoute] = [Route("/healthz", healthz, methods=["GET"]),
                                Route("/metrics", metrics, methods=["GET"]),
-                               *board_routes(shared), *course_routes(shared),
-                               *api_routes(shared, settings), *others]
+                               *board_routes(services, leads), *course_routes(services),
+                               *api_routes(services), *others]
     return Starlette(routes=routes)

@@ -46,4 +46,4 @@ async def still_answers(gb: Glassbox, chat_id: int = ALICE, user_id: int = ALICE
 
 async def runs_of(gb: Glassbox, chat_id: int) -> list[RunRecord]:
     """A chat's stored runs, oldest first."""
-    return list(reversed((await gb.parts.store.history(Scope(chat_id), per_page=100)).runs))
+    return list(reversed((await gb.services.store.history(Scope(chat_id), per_page=100)).runs))

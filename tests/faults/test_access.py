@@ -49,7 +49,7 @@ async def test_a_server_that_sends_no_usage_still_counts_against_the_budget(
         await gb.answer_to(GROUP, gb.tg.send(GROUP, ALICE, "/ask question"))
         [run] = await runs_of(gb, GROUP)
         assert run.usage.total_tokens > 100
-        [end] = [e for e in (await gb.parts.store.events(run.id))["main"]
+        [end] = [e for e in (await gb.services.store.events(run.id))["main"]
                  if isinstance(e, RunFinished)]
         assert end.usage.estimated and end.usage.total_tokens == run.usage.total_tokens
         refused = (await gb.answer_to(GROUP, gb.tg.send(GROUP, ALICE, "/ask and now?"))).text
@@ -72,7 +72,7 @@ async def test_over_the_daily_budget_even_after_a_restart(tmp_path: Path) -> Non
         assert gb.model.bodies == []
         await still_answers(gb, ALICE)  # another chat has its own budget
         tomorrow = datetime.now(UTC).replace(hour=0, minute=1) + timedelta(days=1)
-        assert await refusal(gb.parts.store, gb.parts.settings, telegram_chat(GROUP), ALICE,
+        assert await refusal(gb.services.store, gb.services.settings, telegram_chat(GROUP), ALICE,
                              now=tomorrow) is None
 
 

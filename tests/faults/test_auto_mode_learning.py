@@ -106,8 +106,8 @@ async def ask(gb: Glassbox, chat: int, user: int, question: str = "What is 2+3?"
 
 async def stored(gb: Glassbox) -> EndpointMemory:
     """What the database holds of the endpoint, as a restarted bot would read it."""
-    key = endpoint_key(gb.model.base_url, gb.parts.runs.client.model)
-    return await gb.parts.store.endpoints.get(key)
+    key = endpoint_key(gb.model.base_url, gb.services.runs.client.model)
+    return await gb.services.store.endpoints.get(key)
 
 
 def offered_tools(bodies: list[dict[str, Any]]) -> list[bool]:
@@ -202,8 +202,8 @@ async def test_the_endpoint_switches_after_three_runs_from_two_chats(
 async def learned_before(cls: Class, lesson: str, runs: int) -> None:
     """The store holds `lesson` learned, `runs` runs since native calling was tried."""
     async with cls.bot() as gb:
-        key = endpoint_key(gb.model.base_url, gb.parts.runs.client.model)
-        await gb.parts.store.endpoints.put(EndpointMemory(key, **{lesson: True},
+        key = endpoint_key(gb.model.base_url, gb.services.runs.client.model)
+        await gb.services.store.endpoints.put(EndpointMemory(key, **{lesson: True},
                                                           since_probe={lesson: runs}))
 
 

@@ -45,7 +45,7 @@ async def test_the_hub_keeps_finished_runs_only_of_chats_with_a_board(
     with FakeTelegram(scale=0.02) as tg, FakeModel(default=lambda b: text_reply("Hi.")) as model:
         people(tg)
         async with serving(tg, model, tmp_path / "g.sqlite3") as web:
-            hub = web.gb.app.bot_data.hub
+            hub = web.gb.app.bot_data.services.hub
             for chat in (ALICE, BOB):  # no board
                 await web.gb.answer_to(chat, tg.send(chat, chat, "/ask hello?"))
             assert hub.live(telegram_chat(ALICE)) == [] and hub.live(telegram_chat(BOB)) == []

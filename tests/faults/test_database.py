@@ -75,7 +75,7 @@ async def test_another_instance_holding_five_of_six_connections() -> None:
             async with bot_on(plan) as gb:  # its pool opens the fifth at start
                 others.append(await asyncpg.connect(plan))
                 answers = await the_class_asks_at_once(gb)
-                db = gb.parts.store.db
+                db = gb.services.store.db
                 assert isinstance(db, PostgresDb) and db.pool.get_size() == 1
         finally:
             for conn in others:
@@ -95,7 +95,7 @@ async def test_a_plan_full_of_other_connections_answers_and_says_not_saved() -> 
         other = await asyncpg.connect(plan)
         try:
             async with bot_on(plan) as gb:
-                db = gb.parts.store.db
+                db = gb.services.store.db
                 assert isinstance(db, PostgresDb)
                 await query(url, f'ALTER ROLE "{role}" CONNECTION LIMIT 1')
                 await query(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
@@ -178,7 +178,7 @@ async def test_a_frozen_database_holds_one_answer_at_most_one_timeout() -> None:
     Once the server answers again the breaker's probe closes it and questions are stored."""
     async with fresh_postgres() as url, Cuttable(url) as relay:
         async with bot_on(relay.url) as gb:
-            db = gb.parts.store.db
+            db = gb.services.store.db
             assert isinstance(db, PostgresDb)
             first = gb.tg.send(ALICE, ALICE, "/ask warm up")
             await gb.answer_to(ALICE, first)

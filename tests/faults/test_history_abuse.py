@@ -20,7 +20,7 @@ WORDS = "".join(chr(0x4E00 + n) for n in range(1100))
 
 
 async def stored(gb: Glassbox, question: str, answer: str) -> None:
-    store = gb.parts.store
+    store = gb.services.store
     record = await store.start_run(chat_id=GROUP, user_id=ALICE, user_name="Alice", mode="ask",
                                    question=question, model="m", parent_id=None)
     await store.finish(record.id, status="done", usage=Usage(), duration_ms=10, answer=answer)
@@ -79,6 +79,6 @@ async def test_comparing_stored_runs_again_and_again_is_rate_limited(tmp_path: P
         replies = [m.text for m in gb.tg.bot_messages(GROUP) if m.reply_to in asked]
         assert sum("#1 · Alice · " in r for r in replies) == 2
         assert any(r.startswith("You have looked through the history") for r in replies)
-        page = await gb.parts.store.history(Scope(GROUP))
+        page = await gb.services.store.history(Scope(GROUP))
         assert page.total == 4  # the two runs and two comparisons, no more
         await still_answers(gb, GROUP)

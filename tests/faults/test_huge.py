@@ -45,7 +45,7 @@ async def test_a_reply_with_a_thousand_tool_calls_runs_only_the_first_eight(
                for i in ids[CAP:])
 
     [run] = await runs_of(gb, GROUP)
-    steps = (await gb.parts.store.events(run.id))["main"]
+    steps = (await gb.services.store.events(run.id))["main"]
     assert len(steps) < 30  # it was 2,005
     assert [e.type for e in steps].count("action") == CAP
     shown = await reply(gb, GROUP, ALICE, f"/show {run.n}")
@@ -58,7 +58,7 @@ async def test_a_reply_with_a_thousand_tool_calls_runs_only_the_first_eight(
 
 async def test_show_of_a_ten_thousand_step_run_sends_a_few_messages_and_points_to_export(
         gb: Glassbox) -> None:
-    n = await store_huge_run(gb.parts.store, GROUP, ALICE)
+    n = await store_huge_run(gb.services.store, GROUP, ALICE)
     pages = [m.text for m in await replies(gb, GROUP, BOB, f"/show {n}", SHOW_PAGES)]
     await asyncio.sleep(0.5)  # nothing more comes (it would have been 114 messages)
     assert len(gb.tg.bot_messages(GROUP)) == SHOW_PAGES
@@ -70,7 +70,7 @@ async def test_show_of_a_ten_thousand_step_run_sends_a_few_messages_and_points_t
 
 async def test_other_chats_keep_moving_while_a_huge_run_is_shown_and_exported(
         gb: Glassbox) -> None:
-    n = await store_huge_run(gb.parts.store, GROUP, ALICE)
+    n = await store_huge_run(gb.services.store, GROUP, ALICE)
     await still_answers(gb, ALICE)  # the first model call imports much of openai, on the loop
     for command in (f"/show {n}", f"/export {n}"):
         async with longest_stall() as stall:
@@ -86,10 +86,10 @@ async def test_other_chats_keep_moving_while_a_huge_run_is_shown_and_exported(
 
 async def test_show_of_a_huge_run_begins_exactly_as_the_whole_run_drawn(gb: Glassbox) -> None:
     """/show draws only the first steps of a huge run; its pages are the whole drawing's."""
-    n = await store_huge_run(gb.parts.store, GROUP, ALICE)
-    record = await gb.parts.store.get(Scope(GROUP), n)
+    n = await store_huge_run(gb.services.store, GROUP, ALICE)
+    record = await gb.services.store.get(Scope(GROUP), n)
     assert record is not None
-    lanes = await gb.parts.store.events(record.id)
+    lanes = await gb.services.store.events(record.id)
     shown = show_pages(record, lanes, "en", "UTC")
     whole = render_view(replay(record, lanes, "en"), live=False, marks=False)
     assert len(whole) > 60

@@ -142,7 +142,7 @@ async def test_a_deleted_message_is_sent_again(gb: Glassbox) -> None:
     assert final.message_id != first.message_id
     assert "2 + 2 = 4" in final.text and "Round 1" in final.text
     assert "message to edit not found" in " ".join(c.error for c in gb.tg.calls)
-    record = await gb.parts.store.by_message(GROUP, final.message_id)
+    record = await gb.services.store.by_message(GROUP, final.message_id)
     assert record is not None and record.status == "done"  # a reply to it follows up
     await still_answers(gb, GROUP)
 
@@ -157,7 +157,7 @@ async def test_kicked_from_the_group_the_run_ends_quietly_and_is_stored(gb: Glas
     assert gb.tg.bot_messages(GROUP) == []
     [run] = await runs_of(gb, GROUP)
     assert run.status == "cancelled"  # stopped: no one could see the rest
-    kinds = [e.type for e in (await gb.parts.store.events(run.id))["main"]]
+    kinds = [e.type for e in (await gb.services.store.events(run.id))["main"]]
     assert kinds[0] == "run_started" and kinds[-1] == "run_finished"
     assert len(gb.model.bodies) <= 2
     gb.model.script.clear()  # the answer if the run stopped before asking for it

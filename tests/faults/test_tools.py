@@ -61,7 +61,7 @@ async def observed(gb: Glassbox, tool: str, args: dict[str, Any]) -> tuple[str, 
     final = await gb.answer_to(GROUP, asked)
     run = (await runs_of(gb, GROUP))[-1]
     assert run.status == "done"
-    [obs] = [e for e in (await gb.parts.store.events(run.id))["main"]
+    [obs] = [e for e in (await gb.services.store.events(run.id))["main"]
              if isinstance(e, Observation)]
     sent_back = gb.model.bodies[1]["messages"][-1]
     assert sent_back["role"] == "tool" and sent_back["content"] == obs.text
@@ -120,7 +120,7 @@ async def test_a_redirect_to_another_host_is_refused(tmp_path: Path, upstreams: 
                                     {"amount": 10, "from_currency": "USD", "to_currency": "EUR"})
             assert "Frankfurter answered with a redirect elsewhere; not followed." in obs
             run = (await runs_of(gb, GROUP))[-1]
-            [stored] = [e for e in (await gb.parts.store.events(run.id))["main"]
+            [stored] = [e for e in (await gb.services.store.events(run.id))["main"]
                         if isinstance(e, Observation)]
             assert stored.failure is ObservationFailure.UPSTREAM_ERROR
             await still_answers(gb, GROUP)
@@ -158,7 +158,7 @@ async def test_superscripts_are_powers_and_other_folded_characters_are_refused(
         asked = gb.tg.send(GROUP, ALICE, "/ask powers please")
         final = await gb.answer_to(GROUP, asked)
         run = (await runs_of(gb, GROUP))[-1]
-        observations = [e.text for e in (await gb.parts.store.events(run.id))["main"]
+        observations = [e.text for e in (await gb.services.store.events(run.id))["main"]
                         if isinstance(e, Observation)]
         assert len(observations) == len(CALCULATIONS)
         for (expression, expected), obs in zip(CALCULATIONS, observations, strict=True):

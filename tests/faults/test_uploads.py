@@ -148,8 +148,8 @@ async def test_one_upload_at_a_time_per_chat_and_a_rate_per_user(tmp_path: Path)
                                   caption="/notes")
         assert (await reply(gb, BOB, bob)).startswith("📚 已收录")
         kept = ["hostile.pdf"] if slow_said.startswith("📚 Indexed") else []
-        assert gb.parts.notes is not None
-        assert [u.name for u in await gb.parts.notes.uploads(ALICE)] == [*kept, "week1.md"]
+        assert gb.services.notes is not None
+        assert [u.name for u in await gb.services.notes.uploads(ALICE)] == [*kept, "week1.md"]
 
 
 async def reply(gb: Glassbox, chat: int, message_id: int, timeout: float = 15) -> str:
@@ -161,7 +161,7 @@ async def reply(gb: Glassbox, chat: int, message_id: int, timeout: float = 15) -
 @pytest.mark.usefixtures("short_busy_timeout")
 async def test_a_question_whose_run_cannot_be_stored_is_told_so(tmp_path: Path) -> None:
     async with glassbox(tmp_path) as gb:
-        async with locked(gb.parts.store.path):
+        async with locked(gb.services.store.path):
             asked = gb.tg.send(ALICE, ALICE, "/ask what is 2+2?")
             said = await reply(gb, ALICE, asked, timeout=15)
         assert said == "This question could not be saved, so it was not answered. Please ask again."
@@ -176,7 +176,7 @@ async def test_a_run_whose_end_meets_a_locked_database_is_stored_once_it_is_free
         gb.model.push(sse(DashScope().text("Four."), first_delay=1))
         asked = gb.tg.send(ALICE, ALICE, "/ask what is 2+2?")
         await gb.tg.wait(lambda: len(gb.tg.bot_messages(ALICE)) == 1 and bool(gb.model.bodies))
-        async with locked(gb.parts.store.path):
+        async with locked(gb.services.store.path):
             await gb.tg.wait(lambda: "Four." in gb.tg.bot_messages(ALICE)[0].text)
             # held past the busy timeout: the store has refused the run's end once
             await gb.tg.wait(lambda: any("trying again" in r.getMessage()
@@ -186,7 +186,7 @@ async def test_a_run_whose_end_meets_a_locked_database_is_stored_once_it_is_free
         [run] = await runs_of(gb, ALICE)
         assert run.status == "done" and run.answer == "Four."
         assert list(run.message_ids) == [final.message_id]
-        kinds = [e.to_dict()["type"] for e in (await gb.parts.store.events(run.id))["main"]]
+        kinds = [e.to_dict()["type"] for e in (await gb.services.store.events(run.id))["main"]]
         assert kinds[-2:] == ["answer", "run_finished"]
         await still_answers(gb)
 

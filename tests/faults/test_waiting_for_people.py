@@ -53,7 +53,7 @@ async def test_a_vote_and_a_pause_leave_their_places_to_another_question(
         gb.tg.tap(BOB, BOB, pause.message_id, pause.button_data("▶ Run"))
         assert "Here." in (await gb.answer_to(GROUP, quiz, timeout=10)).text
         assert "It is 6." in (await gb.answer_to(BOB, step, timeout=10)).text
-        assert gb.parts.runs.admission.running == 0
+        assert gb.services.runs.admission.running == 0
 
 
 async def test_a_run_back_from_people_goes_before_new_questions() -> None:

@@ -17,6 +17,7 @@ import httpx
 
 from agent.tool import Tool
 from bot import serve
+from bot.runs.metrics import Metrics
 from bot.telegram.app import build_app
 from bot.telegram.delivery.pacer import Limits
 from tests.botkit import SCALE, Glassbox, bot_settings
@@ -44,11 +45,12 @@ async def serving(tg: FakeTelegram, model: FakeModel, db: Path, *,
     sock.listen(128)
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
     settings = bot_settings(tg, model, db, public_url=base, **extra)
-    app = build_app(settings, tools=tools, limits=Limits().scaled(SCALE), poll_timeout_s=1,
+    metrics = Metrics()
+    app = build_app(settings, metrics, limits=Limits().scaled(SCALE), poll_timeout_s=1,
                     request_timeout_s=request_timeout_s)
     stopping = asyncio.Event()
-    task = asyncio.create_task(serve.serve(app, settings, sock, stopping=stopping,
-                                           poll_timeout_s=1))
+    task = asyncio.create_task(serve.serve(app, settings, metrics, sock, tools=tools,
+                                           stopping=stopping, poll_timeout_s=1))
     try:
         async with httpx.AsyncClient(base_url=base, timeout=10) as http:
             await _until_up(http, task)

@@ -81,7 +81,7 @@ async def test_chat_answers_with_steps_and_a_session_continues(tmp_path: Path) -
             assert (await web.http.get("/api/v1/runs", headers=OTHER)).json()["runs"] == []
             # Stored in a conversation of the token's own, which no Telegram chat is.
             scope = Conversation(ConversationKind.API, 1)
-            record = await web.gb.parts.store.api.run_by_id(scope, run["runId"])
+            record = await web.gb.services.store.api.run_by_id(scope, run["runId"])
             assert record is not None and record.question == "What is 2+2?"
             assert (record.conversation, record.user_id, record.user_name) == (
                 scope, None, "API 1")
@@ -190,14 +190,14 @@ async def test_a_scope_that_hides_glassbox_notes_gets_none_as_a_chat_would(
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
         async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()],
                            api_tokens=TOKENS) as web:
-            parts = web.gb.parts
-            scopes = [await parts.store.api.scope(token)
+            services = web.gb.services
+            scopes = [await services.store.api.scope(token)
                       for token in ("teacher-token-1", "other-token-2")]
-            defaults = ChatSettings.defaults(parts.settings)
-            await parts.store.chats.put(scopes[0], defaults.changed(remarks=False), defaults, 0)
+            defaults = ChatSettings.defaults(services.settings)
+            await services.store.chats.put(scopes[0], defaults.changed(remarks=False), defaults, 0)
             streamed, boards = [], []
             for scope in scopes:  # as a board opened: the hub keeps their finished runs
-                web.gb.app.bot_data.hub.opened(scope)
+                web.gb.app.bot_data.services.hub.opened(scope)
             for who, scope in zip((TEACHER, OTHER), scopes, strict=True):
                 model.push(tool_reply(("add", {"a": 2, "b": 2})), text_reply("4."))  # no why
                 stream = web.http.stream("POST", "/api/v1/chat/stream", headers=who,
@@ -206,7 +206,7 @@ async def test_a_scope_that_hides_glassbox_notes_gets_none_as_a_chat_would(
                     lines = [line async for line in answer.aiter_lines()]
                 events = [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
                 streamed.append([e["type"] for e in events])
-                [live] = web.gb.app.bot_data.hub.live(scope)
+                [live] = web.gb.app.bot_data.services.hub.live(scope)
                 boards.append(render_view(live.view, live=False))
     assert "action" in streamed[0] and "answer" in streamed[0] and "note" not in streamed[0]
     assert "note" in streamed[1]
@@ -219,8 +219,8 @@ async def test_a_thought_glassbox_wrote_is_no_steps_thought(tmp_path: Path) -> N
     gives it as no model's reasoning (the chat shows it as Glassbox's note)."""
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
         async with serving(tg, model, tmp_path / "g.sqlite3", api_tokens=TOKENS) as web:
-            scope = await web.gb.parts.store.api.scope("teacher-token-1")
-            run = await seed(web.gb.parts.store, scope, None, "API 1", "What is 2+2?", "4.",
+            scope = await web.gb.services.store.api.scope("teacher-token-1")
+            run = await seed(web.gb.services.store, scope, None, "API 1", "What is 2+2?", "4.",
                              steps=[Thought(round=1, text="Glassbox: I add them.",
                                             synthesized=True),
                                     Action(round=1, call_id="c1", tool="add",

@@ -114,14 +114,14 @@ async def test_an_old_database_shows_each_token_its_own_runs_after_the_upgrade(
             model.push(text_reply("36."))
             asked = await web.http.post("/api/v1/chat", headers=TEACHER, json={
                 "message": "And times 3 again?", "sessionId": "s1"})
-            store = web.gb.parts.store
+            store = web.gb.services.store
             new = await store.api.run_by_id(Conversation(ConversationKind.API, 1),
                                             asked.json()["runId"])
             private = (await store.history(Scope(1))).runs
             group = (await store.history(Scope(GROUP), keyword="杭州")).runs
             token_3 = await store.api.scope("third-token")
             settings = await store.chats.get(Conversation(ConversationKind.API, 1),
-                                             ChatSettings.defaults(web.gb.parts.settings))
+                                             ChatSettings.defaults(web.gb.services.settings))
 
     assert [(r["runId"], r["sessionId"], r["question"]) for r in listed["runs"]] == [
         (3, "s1", "And times 3?"), (2, "s1", "What is 2+2?")]
@@ -158,7 +158,7 @@ async def test_twelve_first_requests_at_once_each_get_their_tokens_one_scope(
                 first = await asyncio.gather(*(
                     fresh.get("/api/v1/runs", headers={"Authorization": f"Bearer {token}"})
                     for token in tokens for _ in range(2)))
-            scopes = [await web.gb.parts.store.api.scope(token) for token in tokens]
+            scopes = [await web.gb.services.store.api.scope(token) for token in tokens]
     assert [a.status_code for a in first] == [200] * 12, [a.text for a in first]
     assert len(set(scopes)) == 6 and {s.kind for s in scopes} == {ConversationKind.API}
     rows = await query(db_target, "SELECT id, token_sha256 FROM api_scopes")

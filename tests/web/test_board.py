@@ -212,8 +212,8 @@ async def test_a_chat_that_hides_glassbox_notes_has_none_on_its_board(tmp_path: 
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
         people(tg)
         async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
-            defaults = ChatSettings.defaults(web.gb.parts.settings)
-            await web.gb.parts.store.chats.put(telegram_chat(GROUP),
+            defaults = ChatSettings.defaults(web.gb.services.settings)
+            await web.gb.services.store.chats.put(telegram_chat(GROUP),
                                                defaults.changed(remarks=False), defaults, ADMIN)
             path = await board_path(web)
             model.push(tool_reply(("add", {"a": 2, "b": 2})), text_reply("4."))  # no reasoning
@@ -227,7 +227,7 @@ async def test_a_chat_that_hides_glassbox_notes_has_none_on_its_board(tmp_path: 
             assert "add(a=2, b=2)" in drawn[-1] and "4." in drawn[-1]
             assert not any("Written by Glassbox" in html for html in drawn)
             # A run the hub no more holds (a restart): rebuilt from the store, as hidden.
-            await seed(web.gb.parts.store, GROUP, ALICE, "Alice", "And 3+3?", "6.", steps=[
+            await seed(web.gb.services.store, GROUP, ALICE, "Alice", "And 3+3?", "6.", steps=[
                 Remark(round=1, kind="no_reasoning", text="The model gave no reasoning."),
                 Action(round=1, call_id="c1", tool="add", arguments={"a": 3, "b": 3})])
             stored = (await web.http.get(path + "/runs/2")).json()["html"]

@@ -35,16 +35,16 @@ async def web(db_target: Target, request: pytest.FixtureRequest) -> AsyncIterato
             tg.user(user, name)
         async with serving(tg, model, db_target, chat_daily_token_budget="5000",  # type: ignore[arg-type]
                            api_tokens="teacher-token-1", **extra) as served:
-            await seed_course(served.gb.parts.store)
+            await seed_course(served.gb.services.store)
             yield served
 
 
 async def course_path(web: Served) -> str:
-    return f"/board/{await web.gb.parts.store.boards.token(GROUP)}/course"
+    return f"/board/{await web.gb.services.store.boards.token(GROUP)}/course"
 
 
 def secrets_of(web: Served) -> list[str]:
-    settings = web.gb.parts.settings
+    settings = web.gb.services.settings
     where = str(settings.database_path) if not settings.database_url.get_secret_value() \
         else settings.database_url.get_secret_value()
     return [TOKEN, TEST_KEY, "teacher-token-1", where]
@@ -68,7 +68,7 @@ async def test_the_page_shows_the_figures_and_links_each_question(web: Served, l
     path = await course_path(web)
     # The page waits for its charts, drawn within the drawing process's own bound.
     answer = await web.http.get(f"{path}?{WEEK}&lang={lang}",
-                                timeout=web.gb.parts.services.drawing.timeout_s)
+                                timeout=web.gb.services.drawing.timeout_s)
     assert answer.status_code == 200
     page = answer.text
     for said in words:
@@ -107,7 +107,7 @@ async def test_the_csv_lists_the_period_s_runs(web: Served) -> None:
 
 @pytest.mark.parametrize("web", [{"course_anonymous_askers": True}], indirect=True)
 async def test_askers_are_anonymised_by_the_setting(web: Served) -> None:
-    store = web.gb.parts.store
+    store = web.gb.services.store
     record = await store.start_run(chat_id=GROUP, user_id=77, user_name="Mallory",
                                    mode="ask", question="=HYPERLINK(\"http://x\")", model="m")
     await store.finish(record.id, status="done", usage=Usage(), duration_ms=1, answer="")
@@ -126,13 +126,13 @@ async def test_what_the_page_refuses(web: Served) -> None:
     unreadable = await web.http.get(f"{path}.csv?from=yesterday&lang=zh")
     assert unreadable.status_code == 400 and "看不懂" in unreadable.text
     token = path.split("/")[2]
-    await web.gb.parts.store.boards.token(GROUP, renew=True)
+    await web.gb.services.store.boards.token(GROUP, renew=True)
     for tail in ("", ".json", ".csv", "/runs/4"):
         assert (await web.http.get(f"/board/{token}/course{tail}")).status_code == 404
 
 
 async def test_the_api_s_stats_are_the_token_s_own_runs(web: Served) -> None:
-    store = web.gb.parts.store
+    store = web.gb.services.store
     scope = await store.api.scope("teacher-token-1")
     assert scope.kind == ConversationKind.API
     record = await store.start_run(chat_id=scope.id, user_id=None, user_name="API",

@@ -32,8 +32,8 @@ async def test_the_course_page_fits_a_projector_and_a_phone(tmp_path: Path, brow
             tg.user(user, name)
         async with serving(tg, model, tmp_path / "g.sqlite3",
                            chat_daily_token_budget="2200") as web:  # type: ignore[arg-type]
-            await seed_course(web.gb.parts.store)
-            token = await web.gb.parts.store.boards.token(GROUP)
+            await seed_course(web.gb.services.store)
+            token = await web.gb.services.store.boards.token(GROUP)
             url = f"{web.base_url}/board/{token}/course?from=2026-09-01&to=2026-09-07" + (
                 "&lang=zh" if lang == "zh" else "")
             for name, (width, height) in SIZES.items():

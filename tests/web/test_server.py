@@ -21,7 +21,7 @@ async def test_healthz_says_the_version_and_that_the_database_reads(tmp_path: Pa
             ok = await web.http.get("/healthz")
             assert ok.status_code == 200
             assert ok.json()["database"] == "ok" and ok.json()["version"]
-            await web.gb.parts.store.close()  # the database can no longer be read
+            await web.gb.services.store.close()  # the database can no longer be read
             down = await web.http.get("/healthz")
     assert down.status_code == 503
     assert down.json() == {"status": "unavailable", "version": ok.json()["version"],

@@ -51,7 +51,7 @@ async def help_command(update: Update, context: Context) -> None:
     assert msg is not None
     lang = await words_lang(context, msg.chat_id, sender.lang)
     command = (msg.text or "/help").split(maxsplit=1)[0].lstrip("/").split("@", 1)[0]
-    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(lang, "help"),
+    await context.parts.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(lang, "help"),
                                 Notice.HELP, command.lower()[:32])
 
 
@@ -95,7 +95,7 @@ async def ask_command(update: Update, context: Context) -> None:
         await compare_runs(update, context, msg, runs)
         return
     if asked.mode == RunMode.COMPARE:
-        named = two_models(asked.typed, context.runs.models.names)
+        named = two_models(asked.typed, context.services.runs.models.names)
         if isinstance(named, TwoModels):
             await start_question(update, context, RunMode.MODELS, named.question, msg,
                                  command=f"compare {' '.join(named.names)}",
@@ -114,8 +114,8 @@ async def models_refused(update: Update, context: Context, msg: Message,
     sender = sender_of(update)
     lang = await words_lang(context, msg.chat_id, sender.lang)
     why = "unknown" if isinstance(named, UnknownModel) else "same"
-    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
-                                model_refusal(named, context.runs.models.names, lang),
+    await context.parts.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+                                model_refusal(named, context.services.runs.models.names, lang),
                                 Notice.USAGE, f"{command}:model_{why}")
 
 
@@ -168,7 +168,7 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
     reply_to = msg.message_id
 
     async def notice(html: str, kind: Notice) -> None:
-        await context.outbox.notice(msg.chat_id, reply_to, sender.id, html, kind,
+        await context.parts.outbox.notice(msg.chat_id, reply_to, sender.id, html, kind,
                                     command or mode)
 
     if not visible(question):
@@ -178,11 +178,11 @@ async def start_question(update: Update, context: Context, mode: RunMode, typed:
         await notice(text(lang, "too_long", length=len(question)), Notice.TOO_LONG)
         return None
     question = question.strip()
-    chat_run = ChatRun(context.runs, context.outbox, context.parts.typing, msg.chat_id,
-                       reply_to, sender.name, walkthrough=walkthrough or chat.walkthrough,
-                       quiz=quiz)
+    chat_run = ChatRun(context.services.runs, context.parts.outbox, context.parts.typing,
+                       msg.chat_id, reply_to, sender.name,
+                       walkthrough=walkthrough or chat.walkthrough, quiz=quiz)
     # The run's message speaks one language: the chat's if set, else the question's if clear.
-    started = await context.runs.ask(Ask(
+    started = await context.services.runs.ask(Ask(
         mode=mode, text=question, conversation=telegram_chat(msg.chat_id), user_id=sender.id,
         user_name=sender.name, run_lang=chat.run_lang(question, sender.lang, spoken),
         follows=parent, planner=planner, chat=chat, heard=heard, photos=photos,
@@ -215,7 +215,7 @@ async def _resolve(context: Context, msg: Message | None,
     if replied is None:
         return typed, None
     if replied.from_user and replied.from_user.id == context.bot.id:
-        return typed, await context.store.by_message(replied.chat_id, replied.message_id)
+        return typed, await context.services.store.by_message(replied.chat_id, replied.message_id)
     quoted = (replied.text or replied.caption or "").strip()
     if not quoted:
         return typed, None
@@ -229,7 +229,7 @@ async def examples_command(update: Update, context: Context) -> None:
     assert msg is not None
     lang = await words_lang(context, msg.chat_id, lang_of(update.effective_user))
     rows = tuple((Button(ex.in_lang(lang)[0], f"ex:{ex.id}"),) for ex in context.parts.examples)
-    await context.outbox.say(msg.chat_id, msg.message_id, text(lang, "examples"), rows)
+    await context.parts.outbox.say(msg.chat_id, msg.message_id, text(lang, "examples"), rows)
 
 
 async def example_tapped(update: Update, context: Context) -> None:
@@ -249,10 +249,10 @@ async def stop_command(update: Update, context: Context) -> None:
     """/stop: the sender's own running question (a channel's, if posted as a channel)."""
     msg, sender = update.effective_message, sender_of(update)
     assert msg is not None
-    active = context.runs.active.of_user(sender.id)
+    active = context.services.runs.active.of_user(sender.id)
     if active is None:
         lang = await words_lang(context, msg.chat_id, sender.lang)
-        await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+        await context.parts.outbox.notice(msg.chat_id, msg.message_id, sender.id,
                                     text(lang, "nothing_to_stop"), Notice.NOTHING_TO_STOP)
         return
     active.stop()
@@ -263,14 +263,14 @@ async def stop_tapped(update: Update, context: Context) -> None:
     query = update.callback_query
     assert query is not None and query.data is not None
     lang = lang_of(query.from_user)
-    active = context.runs.active.get(int(query.data.split(":", 1)[1]))
+    active = context.services.runs.active.get(int(query.data.split(":", 1)[1]))
     if active is None:
         await query.answer(text(lang, "not_running"))
         return
     user = query.from_user
     if user.id != active.user_id and (
             active.conversation.kind is not ConversationKind.TELEGRAM  # an API token's run
-            or not await context.admins.check(active.conversation.id, user.id)):
+            or not await context.parts.admins.check(active.conversation.id, user.id)):
         await query.answer(text(lang, "not_yours"), show_alert=True)
         return
     notice = "" if user.id == active.user_id else text(active.run_lang, "stopped_by",

@@ -27,23 +27,23 @@ async def board_command(update: Update, context: Context) -> None:
     assert msg is not None and msg.text is not None and chat is not None and user is not None
     sender = sender_of(update)
     lang = await words_lang(context, chat.id, lang_of(user))
-    say = context.outbox.say
-    if context.settings.http_address() is None:
+    say = context.parts.outbox.say
+    if context.services.settings.http_address() is None:
         await say(chat.id, msg.message_id, text(lang, "board_off"))
         return
     private = chat.type == ChatType.PRIVATE
     if not private and not await is_admin(context, chat.id, sender):
-        await context.outbox.notice(chat.id, msg.message_id, sender.id,
+        await context.parts.outbox.notice(chat.id, msg.message_id, sender.id,
                                     text(lang, "board_admins_only"), Notice.ADMINS_ONLY,
                                     "board")
         return
     words = msg.text.split()
     renew = len(words) > 1 and words[1].lower() == "reset"
-    token = await context.store.boards.token(chat.id, renew=renew)
+    token = await context.services.store.boards.token(chat.id, renew=renew)
     if renew:
-        context.hub.reset(telegram_chat(chat.id), token)  # streams of the old link end now
+        context.services.hub.reset(telegram_chat(chat.id), token)  # streams of the old link end now
     query = f"?lead={sender.id}" + ("&lang=zh" if lang == "zh" else "")  # the teacher's runs
-    url = f"{context.settings.base_url()}/board/{token}{query}"
+    url = f"{context.services.settings.base_url()}/board/{token}{query}"
     title = chat.effective_name or str(chat.id)
     link = text(lang, "board_link", title=title, url=url)
     if renew:

@@ -8,6 +8,7 @@ from telegram import Update, User
 
 from agent.lang import Lang
 from bot.store.chat_settings_values import ChatSettings
+from bot.store.records import telegram_chat
 from bot.telegram.context import Context
 
 
@@ -49,7 +50,7 @@ def sender_of(update: Update) -> Sender:
 
 async def is_admin(context: Context, chat_id: int, sender: Sender) -> bool:
     """May `sender` act for everyone in the chat (stop or forget anyone's run)?"""
-    return sender.anonymous_admin or await context.admins.check(chat_id, sender.id)
+    return sender.anonymous_admin or await context.parts.admins.check(chat_id, sender.id)
 
 
 async def words_lang(context: Context, chat_id: int, person: Lang) -> Lang:
@@ -69,4 +70,4 @@ async def tap_lang(update: Update, context: Context) -> Lang:
 
 async def chat_settings(context: Context, chat_id: int) -> ChatSettings:
     """The chat's own settings (/settings), the environment's where it changed nothing."""
-    return await context.parts.chat_settings(chat_id)
+    return await context.services.chat_settings(telegram_chat(chat_id))

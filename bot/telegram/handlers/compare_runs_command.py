@@ -44,28 +44,28 @@ async def compare_runs(update: Update, context: Context, msg: Message,
     lang = settings.words_lang(sender.lang)
     limited = too_often(context, sender.id, lang)
     if limited:
-        await context.outbox.notice(chat.id, msg.message_id, sender.id, limited,
+        await context.parts.outbox.notice(chat.id, msg.message_id, sender.id, limited,
                                     Notice.TOO_OFTEN, "compare")
         return
     made = await compare_stored(
-        context.store, scope_of(chat, user), telegram_chat(chat.id), user_id=sender.id,
+        context.services.store, scope_of(chat, user), telegram_chat(chat.id), user_id=sender.id,
         user_name=sender.name, left=runs[0], right=runs[1], zone=settings.timezone,
-        client=context.runs.client, tools=context.runs.tools)
+        client=context.services.runs.client, tools=context.services.runs.tools)
     if isinstance(made, Refused):
-        await context.outbox.notice(chat.id, msg.message_id, sender.id,
+        await context.parts.outbox.notice(chat.id, msg.message_id, sender.id,
                                     text(lang, _WORDS[made.why], n=made.n), Notice.USAGE,
                                     f"compare:{made.why}")
         return
     pages = await _shown(context, made, settings.run_lang(made.question, sender.lang),
                          settings.remarks)
-    ids = await context.outbox.say(chat.id, msg.message_id, pages)
-    await context.store.add_message_ids(made.id, ids)
+    ids = await context.parts.outbox.say(chat.id, msg.message_id, pages)
+    await context.services.store.add_message_ids(made.id, ids)
 
 
 async def _shown(context: Context, record: RunRecord, lang: Lang, remarks: bool) -> list[str]:
     """The comparison's pages for the chat, after it is put on the chat's board."""
-    lanes = await context.store.events(record.id)
-    hub = context.hub
+    lanes = await context.services.store.events(record.id)
+    hub = context.services.hub
     hub.run_started(record, remarks)
     for lane, events in lanes.items():
         for event in events:

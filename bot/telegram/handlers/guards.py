@@ -65,13 +65,13 @@ async def screen(update: Update, context: Context) -> None:
         await query.answer(text(lang_of(query.from_user), "stale_button"))
         raise ApplicationHandlerStop
     chat = update.effective_chat
-    if chat is None or context.settings.chat_allowed(chat.id):
+    if chat is None or context.services.settings.chat_allowed(chat.id):
         return
     line = text(lang_of(update.effective_user), "not_allowed")
     if query is not None:
         await query.answer(line)
     elif update.message is not None and addressed_to_us(update.message, context.bot.username):
-        await context.outbox.notice(chat.id, update.message.message_id,
+        await context.parts.outbox.notice(chat.id, update.message.message_id,
                                     sender_of(update).id, line, Notice.NOT_ALLOWED)
     raise ApplicationHandlerStop
 
@@ -92,7 +92,7 @@ async def _hint_if_ours(update: Update, context: Context, key: str) -> None:
     assert msg is not None
     if addressed_to_us(msg, context.bot.username):
         sender = sender_of(update)
-        await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+        await context.parts.outbox.notice(msg.chat_id, msg.message_id, sender.id,
                                     text(sender.lang, key), Notice.USAGE, key)
 
 

@@ -91,7 +91,7 @@ async def history_command(update: Update, context: Context) -> None:
     sender = sender_of(update)
     limited = too_often(context, sender.id, lang)
     if limited:
-        await context.outbox.notice(chat.id, msg.message_id, sender.id, limited,
+        await context.parts.outbox.notice(chat.id, msg.message_id, sender.id, limited,
                                     Notice.TOO_OFTEN, "history")
         return
     page, keyword = (int(arg), "") if _PAGE.fullmatch(arg) else (1, arg)
@@ -101,7 +101,7 @@ async def history_command(update: Update, context: Context) -> None:
     html, buttons = await _history(context, scope_of(chat, user), lang, page, keyword, search)
     if len(words) > MAX_SEARCH_WORDS:
         html += "\n\n" + text(lang, "history_words_capped", most=MAX_SEARCH_WORDS)
-    await context.outbox.say(chat.id, msg.message_id, html, buttons)
+    await context.parts.outbox.say(chat.id, msg.message_id, html, buttons)
 
 
 def too_often(context: Context, sender_id: int, lang: Lang) -> str:
@@ -135,7 +135,7 @@ async def history_tapped(update: Update, context: Context) -> None:
 
 async def _history(context: Context, scope: Scope, lang: Lang, page: int, keyword: str,
                    search: int | None) -> tuple[str, Keyboard]:
-    shown = await context.store.history(scope, page=page, keyword=keyword)
+    shown = await context.services.store.history(scope, page=page, keyword=keyword)
     zone = (await chat_settings(context, scope.chat_id)).timezone
     return history_text(shown, lang, keyword, zone), history_keyboard(shown, search)
 
@@ -164,10 +164,11 @@ async def show_command(update: Update, context: Context) -> None:
     msg, chat, user, lang, arg = await _command(update, context)
     n = number_of(arg)
     if n is None:
-        await context.outbox.say(chat.id, msg.message_id, text(lang, "run_usage", command="show"))
+        await context.parts.outbox.say(chat.id, msg.message_id,
+                                       text(lang, "run_usage", command="show"))
         return
     pages = await _replay(context, scope_of(chat, user), n, lang)
-    await context.outbox.say(chat.id, msg.message_id, pages or text(lang, "no_run", n=n))
+    await context.parts.outbox.say(chat.id, msg.message_id, pages or text(lang, "no_run", n=n))
 
 
 async def show_tapped(update: Update, context: Context) -> None:
@@ -185,18 +186,18 @@ async def show_tapped(update: Update, context: Context) -> None:
         await query.answer(text(lang, "no_run", n=n), show_alert=True)
         return
     await query.answer()
-    await context.outbox.say(query.message.chat.id, query.message.message_id, pages)
+    await context.parts.outbox.say(query.message.chat.id, query.message.message_id, pages)
 
 
 async def _replay(context: Context, scope: Scope, n: int, lang: Lang) -> list[str] | None:
     """Run `n`'s /show pages (history_view.show_pages), None if it is not in scope. They are
     built in a thread: a run of thousands of steps takes long enough to stall other chats."""
-    record = await context.store.get(scope, n)
+    record = await context.services.store.get(scope, n)
     if record is None:
         return None
     chat = await chat_settings(context, record.chat_id)
     run_lang = chat.run_lang(record.question, lang)  # as the run's message spoke
-    lanes = await context.store.events(record.id)
+    lanes = await context.services.store.events(record.id)
     return await asyncio.to_thread(show_pages, record, lanes, run_lang, chat.timezone,
                                    remarks=chat.remarks)
 
@@ -208,20 +209,20 @@ async def export_command(update: Update, context: Context) -> None:
     /show's pages are)."""
     msg, chat, user, lang, arg = await _command(update, context)
     n = number_of(arg)
-    record = None if n is None else await context.store.get(scope_of(chat, user), n)
+    record = None if n is None else await context.services.store.get(scope_of(chat, user), n)
     if record is None:
         reply = text(lang, "run_usage", command="export") if n is None else text(
             lang, "no_run", n=n)
-        await context.outbox.say(chat.id, msg.message_id, reply)
+        await context.parts.outbox.say(chat.id, msg.message_id, reply)
         return
     settings = await chat_settings(context, chat.id)
     run_lang = settings.run_lang(record.question, lang)
-    lanes = await context.store.events(record.id)
-    photos = await context.store.photos.all(record.id)
+    lanes = await context.services.store.events(record.id)
+    photos = await context.services.store.photos.all(record.id)
     page = await asyncio.to_thread(export_html, record, lanes, run_lang, settings.timezone,
                                    remarks=settings.remarks, photos=photos)
     caption = text(run_lang, "export_caption", n=record.n, question=shorten(record.question))
-    await context.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
+    await context.parts.outbox.send_document(chat.id, msg.message_id, page.encode("utf-8"),
                                        f"glassbox-{record.n}.html", caption)
 
 
@@ -237,7 +238,7 @@ async def forget_command(update: Update, context: Context) -> None:
         return
     n = number_of(arg)
     scope = scope_of(chat, user)
-    record = None if n is None else await context.store.get(scope, n)
+    record = None if n is None else await context.services.store.get(scope, n)
     if n is None:
         reply = text(lang, "run_usage", command="forget")
     elif record is None:
@@ -245,11 +246,11 @@ async def forget_command(update: Update, context: Context) -> None:
     elif record.user_id != sender.id and not await is_admin(context, chat.id, sender):
         reply = text(lang, "forget_not_yours", n=n)
     else:
-        await context.store.forget(scope, n)
-        context.hub.forgotten(telegram_chat(chat.id), (record.id,))
-        context.runs.forgotten(telegram_chat(chat.id), (record.id,))
+        await context.services.store.forget(scope, n)
+        context.services.hub.forgotten(telegram_chat(chat.id), (record.id,))
+        context.services.runs.forgotten(telegram_chat(chat.id), (record.id,))
         reply = text(lang, "forgotten", n=n)
-    await context.outbox.say(chat.id, msg.message_id, reply)
+    await context.parts.outbox.say(chat.id, msg.message_id, reply)
 
 
 async def _confirm_forget_all(context: Context, msg: Message, chat: Chat, user: User,
@@ -257,11 +258,11 @@ async def _confirm_forget_all(context: Context, msg: Message, chat: Chat, user: 
     """Admins only (in a private chat, its user): a button to confirm, for this user alone.
     An anonymous admin's taps come from their own account, which the bot cannot tie to the
     group's name: their button (owner 0) is for any admin of the group."""
-    say = context.outbox.say
+    say = context.parts.outbox.say
     if chat.type != ChatType.PRIVATE and not await is_admin(context, chat.id, sender):
         await say(chat.id, msg.message_id, text(lang, "forget_all_admins"))
         return
-    total = (await context.store.history(Scope(chat.id), per_page=1)).total
+    total = (await context.services.store.history(Scope(chat.id), per_page=1)).total
     if not total:
         await say(chat.id, msg.message_id, text(lang, "history_empty"))
         return
@@ -286,20 +287,20 @@ async def forget_all_tapped(update: Update, context: Context) -> None:
         return
     chat = query.message.chat
     if (found[1] == "yes" or owner == 0) and chat.type != ChatType.PRIVATE and \
-            not await context.admins.check(chat.id, user.id):
+            not await context.parts.admins.check(chat.id, user.id):
         await query.answer(text(lang, "forget_all_admins"), show_alert=True)
         return
     await query.answer()
     if found[1] == "no":
         await _edit(context, query.message, text(lang, "forget_all_cancelled"))
         return
-    count = await context.store.forget_all(chat.id)
-    context.hub.forgotten(telegram_chat(chat.id))
-    context.runs.forgotten(telegram_chat(chat.id), None)
+    count = await context.services.store.forget_all(chat.id)
+    context.services.hub.forgotten(telegram_chat(chat.id))
+    context.services.runs.forgotten(telegram_chat(chat.id), None)
     await _edit(context, query.message, text(lang, "forget_all_done", count=count))
 
 
 async def _edit(context: Context, message: MaybeInaccessibleMessage, html: str,
                 buttons: Keyboard | None = None) -> None:
     """Rewrite one of the bot's messages in place, paced like every message in the chat."""
-    await context.outbox.edit(message.chat.id, message.message_id, html, buttons)
+    await context.parts.outbox.edit(message.chat.id, message.message_id, html, buttons)

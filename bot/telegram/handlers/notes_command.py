@@ -75,14 +75,14 @@ async def _index(update: Update, context: Context, msg: Message, document: Docum
     lang = await words_lang(context, msg.chat_id, sender.lang)
 
     async def say(html: str) -> None:
-        await context.outbox.say(msg.chat_id, msg.message_id, html)
+        await context.parts.outbox.say(msg.chat_id, msg.message_id, html)
 
-    index = context.parts.notes
+    index = context.services.notes
     if index is None:
         await say(text(lang, "notes_off"))
         return
     if not await _may_change(context, msg, sender):
-        await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+        await context.parts.outbox.notice(msg.chat_id, msg.message_id, sender.id,
                                     text(lang, "notes_admins"), Notice.ADMINS_ONLY, "notes")
         return
     name = document.file_name or "notes.txt"
@@ -93,7 +93,7 @@ async def _index(update: Update, context: Context, msg: Message, document: Docum
     if size > MAX_DOWNLOAD_BYTES:
         await say(text(lang, "notes_too_big", name=name, mb=f"{size / 1024 / 1024:.1f}"))
         return
-    exempt = context.settings.is_admin(sender.id)
+    exempt = context.services.settings.is_admin(sender.id)
     with context.parts.uploads.enter(msg.chat_id, sender.id, exempt) as (refused, wait):
         said = "" if refused else await _read_and_index(context, msg, document, name, lang,
                                                           index)
@@ -104,16 +104,17 @@ async def _index(update: Update, context: Context, msg: Message, document: Docum
                      if refused is Refusal.BUSY else
                      (text(lang, "notes_rate_limited",
                            wait=wait_text(timedelta(seconds=wait), lang)), Notice.TOO_OFTEN))
-    await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, refusal, kind, "notes")
+    await context.parts.outbox.notice(msg.chat_id, msg.message_id, sender.id, refusal, kind,
+                                      "notes")
 
 
 async def _read_and_index(context: Context, msg: Message, document: Document, name: str,
                           lang: Lang, index: CourseNotes) -> str:
     """Download, read and index the file; what to tell the uploader."""
-    limits = upload_limits(context.settings)
+    limits = upload_limits(context.services.settings)
     readers = context.parts.uploads.readers
     if readers.full():
-        await context.outbox.say(msg.chat_id, msg.message_id,
+        await context.parts.outbox.say(msg.chat_id, msg.message_id,
                                  text(lang, "notes_queued", name=name))
     async with readers.turn():  # downloaded in its turn: a waiting file holds no bytes
         read = await _download_and_read(context, msg, document, name, lang, limits)
@@ -175,31 +176,31 @@ def cut_lines(lang: Lang, read: ReadDocument, limits: Limits) -> list[str]:
 
 async def _forget(context: Context, msg: Message, sender: Sender, name: str) -> None:
     lang = await words_lang(context, msg.chat_id, sender.lang)
-    index = context.parts.notes
+    index = context.services.notes
     if index is None:
-        await context.outbox.say(msg.chat_id, msg.message_id, text(lang, "notes_off"))
+        await context.parts.outbox.say(msg.chat_id, msg.message_id, text(lang, "notes_off"))
         return
     if not await _may_change(context, msg, sender):
-        await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+        await context.parts.outbox.notice(msg.chat_id, msg.message_id, sender.id,
                                     text(lang, "notes_admins"), Notice.ADMINS_ONLY, "notes")
         return
     gone = bool(name) and await index.forget_upload(msg.chat_id, name)
     key = "notes_forgotten" if gone else "notes_not_found"
-    await context.outbox.say(msg.chat_id, msg.message_id, text(lang, key, name=name))
+    await context.parts.outbox.say(msg.chat_id, msg.message_id, text(lang, key, name=name))
 
 
 async def _list(context: Context, msg: Message, lang: Lang) -> None:
-    index = context.parts.notes
+    index = context.services.notes
     if index is None:
-        await context.outbox.say(msg.chat_id, msg.message_id, text(lang, "notes_off"))
+        await context.parts.outbox.say(msg.chat_id, msg.message_id, text(lang, "notes_off"))
         return
     files = await index.uploads(msg.chat_id)
     if not files:
-        await context.outbox.say(msg.chat_id, msg.message_id, text(lang, "notes_none"))
+        await context.parts.outbox.say(msg.chat_id, msg.message_id, text(lang, "notes_none"))
         return
     lines = "\n".join(text(lang, "notes_line_pdf" if f.kind == "pdf" else "notes_line_text",
                            f.parts, name=f.name, parts=f.parts, chars=f"{f.chars:,}")
                       for f in files)
-    await context.outbox.say(msg.chat_id, msg.message_id,
+    await context.parts.outbox.say(msg.chat_id, msg.message_id,
                              text(lang, "notes_list") + "\n" + lines + "\n\n"
                              + text(lang, "notes_hint"))

@@ -26,9 +26,9 @@ class _EditReply(filters.MessageFilter):
         self.bot_data = bot_data
 
     def filter(self, message: Message) -> bool:
-        parts, replied = self.bot_data.parts, message.reply_to_message
-        return parts is not None and replied is not None and (
-            parts.runs.pauses.asking(message.chat_id, replied.message_id) is not None)
+        services, replied = self.bot_data.services, message.reply_to_message
+        return services is not None and replied is not None and (
+            services.runs.pauses.asking(message.chat_id, replied.message_id) is not None)
 
 
 def handlers(app: Application[Any, Any, Any, Any, BotData, Any]) -> list[BaseHandler]:  # type: ignore[type-arg]
@@ -40,7 +40,7 @@ def handlers(app: Application[Any, Any, Any, Any, BotData, Any]) -> list[BaseHan
 
 
 async def _may_decide(context: Context, pause: Pause, user_id: int) -> bool:
-    return user_id == pause.asker_id or await context.admins.check(pause.chat_id, user_id)
+    return user_id == pause.asker_id or await context.parts.admins.check(pause.chat_id, user_id)
 
 
 async def pause_tapped(update: Update, context: Context) -> None:
@@ -48,7 +48,7 @@ async def pause_tapped(update: Update, context: Context) -> None:
     assert query is not None and query.data is not None
     _, key, number, choice = query.data.split(":")
     user, lang = query.from_user, lang_of(query.from_user)
-    pause = context.runs.pauses.of_run(int(key))
+    pause = context.services.runs.pauses.of_run(int(key))
     if pause is None or pause.number != int(number) or not pause.open:
         await query.answer(phrase(lang, "pause_stale"))
         return
@@ -59,9 +59,9 @@ async def pause_tapped(update: Update, context: Context) -> None:
     await query.answer(phrase(lang, f"pause_answer_{choice}"))
     if choice == "edit":
         reply_to = query.message.message_id if isinstance(query.message, Message) else None
-        ids = await context.outbox.say(pause.chat_id, reply_to, edit_prompt(
+        ids = await context.parts.outbox.say(pause.chat_id, reply_to, edit_prompt(
             lang, pause.proposed.tool, pause.proposed.arguments, pause.fields()))
-        context.runs.pauses.ask(pause, ids)
+        context.services.runs.pauses.ask(pause, ids)
         return
     reason = phrase(pause.run_lang, "pause_stopped_reason", name=user.full_name) \
         if choice == "stop" else ""
@@ -73,20 +73,20 @@ async def edit_reply(update: Update, context: Context) -> None:
     error and the question again."""
     msg, sender = update.effective_message, sender_of(update)
     assert msg is not None and msg.text is not None and msg.reply_to_message is not None
-    pause = context.runs.pauses.asking(msg.chat_id, msg.reply_to_message.message_id)
+    pause = context.services.runs.pauses.asking(msg.chat_id, msg.reply_to_message.message_id)
     if pause is None:
         return
     if not (sender.id == pause.asker_id or await is_admin(context, msg.chat_id, sender)):
-        await context.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(
+        await context.parts.outbox.notice(msg.chat_id, msg.message_id, sender.id, text(
             sender.lang, "pause_edit_not_yours", name=pause.asker_name), Notice.NOT_YOURS,
             "step")
         return
     try:
         arguments = parse_edit(msg.text, pause.tool, sender.lang)
     except EditError as err:
-        ids = await context.outbox.say(msg.chat_id, msg.message_id, edit_prompt(
+        ids = await context.parts.outbox.say(msg.chat_id, msg.message_id, edit_prompt(
             sender.lang, pause.proposed.tool, pause.proposed.arguments, pause.fields(),
             error=str(err)))
-        context.runs.pauses.ask(pause, ids)
+        context.services.runs.pauses.ask(pause, ids)
         return
     pause.resolve(Decision("edit", sender.name, arguments))

@@ -104,16 +104,16 @@ async def ask_about(update: Update, context: Context, album: list[Message],
     lang = chat.words_lang(sender.lang)
 
     async def notice(key: str, **values: object) -> None:
-        await context.outbox.notice(first.chat_id, said.message_id, sender.id,
+        await context.parts.outbox.notice(first.chat_id, said.message_id, sender.id,
                                     text(lang, key, **values), Notice.USAGE, f"photo_{key}")
 
-    if not context.settings.photo_ocr:
+    if not context.services.settings.photo_ocr:
         await notice("photo_off")
         return
     if name == "quiz" and first.chat.type == ChatType.PRIVATE:
         await notice("quiz_private")
         return
-    cap = context.settings.album_max_photos
+    cap = context.services.settings.album_max_photos
     pictures: list[Picture] = []
     for msg in album[:cap]:
         picture = await _picture(context, msg, notice)

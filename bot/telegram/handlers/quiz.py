@@ -31,7 +31,7 @@ async def quiz_command(update: Update, context: Context) -> None:
     if msg.chat.type == ChatType.PRIVATE:
         sender = sender_of(update)
         lang = await words_lang(context, msg.chat_id, sender.lang)
-        await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+        await context.parts.outbox.notice(msg.chat_id, msg.message_id, sender.id,
                                     text(lang, "quiz_private"), Notice.USAGE, "quiz")
         return
     rest = msg.text.split(maxsplit=1)[1:]
@@ -44,11 +44,11 @@ async def reveal_tapped(update: Update, context: Context) -> None:
     assert query is not None and query.data is not None
     _, key, number = query.data.split(":")
     user, lang = query.from_user, lang_of(query.from_user)
-    vote = context.runs.votes.of_run(int(key))
+    vote = context.services.runs.votes.of_run(int(key))
     if vote is None or vote.number != int(number) or not vote.open:
         await query.answer(phrase(lang, "quiz_stale"))
         return
-    if user.id != vote.asker_id and not await context.admins.check(vote.chat_id, user.id):
+    if user.id != vote.asker_id and not await context.parts.admins.check(vote.chat_id, user.id):
         await query.answer(phrase(lang, "quiz_not_yours", name=vote.asker_name),
                            show_alert=True)
         return
@@ -64,4 +64,4 @@ async def poll_answered(update: Update, context: Context) -> None:
     voter = answer.user.id if answer.user is not None else (
         answer.voter_chat.id if answer.voter_chat is not None else None)
     if voter is not None:
-        context.runs.votes.answered(answer.poll_id, voter, answer.option_ids)
+        context.services.runs.votes.answered(answer.poll_id, voter, answer.option_ids)

@@ -29,9 +29,9 @@ async def rerun_command(update: Update, context: Context) -> None:
     assert msg is not None and msg.text is not None and chat is not None and user is not None
     words = msg.text.split()[1:3]
     n = number_of(words[0] if words else "")
-    record = None if n is None else await context.store.get(scope_of(chat, user), n)
+    record = None if n is None else await context.services.store.get(scope_of(chat, user), n)
     lang = (await chat_settings(context, chat.id)).words_lang(sender.lang)
-    known = context.runs.models.names
+    known = context.services.runs.models.names
     named = known_name(words[1], known) if len(words) > 1 else None
     refusal = ("run_usage" if n is None else "no_run" if record is None
                else "rerun_comparison" if record.mode == RunMode.RUNS
@@ -41,7 +41,7 @@ async def rerun_command(update: Update, context: Context) -> None:
         await models_refused(update, context, msg, UnknownModel(words[1][:40]), "rerun")
         return
     if refusal or record is None:
-        await context.outbox.notice(chat.id, msg.message_id, sender.id,
+        await context.parts.outbox.notice(chat.id, msg.message_id, sender.id,
                                     text(lang, refusal, command="rerun", n=n), Notice.USAGE,
                                     f"rerun:{refusal}")
         return
@@ -58,6 +58,6 @@ async def rerun_command(update: Update, context: Context) -> None:
     await active.ended()
     if record.mode == RunMode.MODELS:  # asked of both models again: itself side by side
         return
-    rerun = None if active.run_id is None else await context.store.by_id(active.run_id)
+    rerun = None if active.run_id is None else await context.services.store.by_id(active.run_id)
     if rerun is not None:  # None: the store was down, so there is nothing to set beside it
         await compare_runs(update, context, msg, (record.n, rerun.n))

@@ -45,16 +45,16 @@ async def settings_command(update: Update, context: Context) -> None:
         zone = words[1] if len(words) == 2 and words[0].lower() in ("timezone", "tz") else ""
         changed = apply(chat, f"tz:{zone}") if zone else None
         if changed is None:
-            await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+            await context.parts.outbox.notice(msg.chat_id, msg.message_id, sender.id,
                                         text(lang, "settings_usage"), Notice.USAGE,
                                         "settings")
             return
         chat, done = changed
-        await context.store.chats.put(telegram_chat(msg.chat_id), chat, _defaults(context),
+        await context.services.store.chats.put(telegram_chat(msg.chat_id), chat, _defaults(context),
                                       sender.id)
         change = (done.field, done.before, done.after)
     tools, learned = _tools(context), _learned(context, sender.id)
-    await context.outbox.say(msg.chat_id, msg.message_id,
+    await context.parts.outbox.say(msg.chat_id, msg.message_id,
                              settings_text(chat, lang, tools, may_change=allowed, change=change,
                                            learned=learned),
                              settings_keyboard(chat, lang, tools, forget=_resettable(learned),
@@ -64,7 +64,7 @@ async def settings_command(update: Update, context: Context) -> None:
 
 def _learned(context: Context, user_id: int) -> list[EndpointMemory]:
     """What auto mode learned, for a bot admin to see; nothing for anyone else."""
-    return context.runs.learned() if context.settings.is_admin(user_id) else []
+    return context.services.runs.learned() if context.services.settings.is_admin(user_id) else []
 
 
 def _resettable(learned: list[EndpointMemory]) -> bool:
@@ -73,16 +73,16 @@ def _resettable(learned: list[EndpointMemory]) -> bool:
 
 def _tools(context: Context) -> list[str]:
     """The tools this bot has (AGENT_TOOLS), in the order they are offered."""
-    return [tool.name for tool in context.runs.tools]
+    return [tool.name for tool in context.services.runs.tools]
 
 
 def _models(context: Context) -> list[str]:
     """The names of the models a chat may choose, the environment's default first."""
-    return context.runs.models.names
+    return context.services.runs.models.names
 
 
 def _defaults(context: Context) -> ChatSettings:
-    return ChatSettings.defaults(context.settings)
+    return ChatSettings.defaults(context.services.settings)
 
 
 async def settings_tapped(update: Update, context: Context) -> None:
@@ -95,7 +95,7 @@ async def settings_tapped(update: Update, context: Context) -> None:
     chat_id = message.chat_id
     chat = await chat_settings(context, chat_id)
     lang = chat.words_lang(lang_of(user))
-    if message.chat.type != ChatType.PRIVATE and not await context.admins.check(chat_id,
+    if message.chat.type != ChatType.PRIVATE and not await context.parts.admins.check(chat_id,
                                                                                  user.id):
         await query.answer(phrase(lang, "settings_not_admin"), show_alert=True)
         return
@@ -106,7 +106,7 @@ async def settings_tapped(update: Update, context: Context) -> None:
     learned = _learned(context, user.id)
     if action.startswith("menu:"):
         await query.answer()
-        await context.outbox.edit(chat_id, message.message_id,
+        await context.parts.outbox.edit(chat_id, message.message_id,
                                   settings_text(chat, lang, _tools(context), may_change=True,
                                                 learned=learned),
                                   settings_keyboard(chat, lang, _tools(context),
@@ -119,13 +119,14 @@ async def settings_tapped(update: Update, context: Context) -> None:
         await query.answer(text(lang, "stale_button"))
         return
     chat, done = changed
-    await context.store.chats.put(telegram_chat(chat_id), chat, _defaults(context), user.id)
+    await context.services.store.chats.put(telegram_chat(chat_id), chat, _defaults(context),
+                                           user.id)
     lang = chat.words_lang(lang_of(user))
     after = value_text(done.field, done.after, lang, _tools(context))
     await query.answer(phrase(lang, "settings_changed_short",
                               what=phrase(lang, f"settings_{done.field}"), after=after))
     menu = _MENUS.get(action.split(":", 1)[0], "main")
-    await context.outbox.edit(chat_id, message.message_id,
+    await context.parts.outbox.edit(chat_id, message.message_id,
                               settings_text(chat, lang, _tools(context), may_change=True,
                                             change=(done.field, done.before, done.after),
                                             learned=learned),
@@ -139,17 +140,17 @@ async def _forget_learned(update: Update, context: Context, chat: ChatSettings,
     """♻️: a bot admin resets what auto mode learned; the menu shows it gone."""
     query = update.callback_query
     assert query is not None and isinstance(query.message, Message)
-    if not context.settings.is_admin(query.from_user.id):
+    if not context.services.settings.is_admin(query.from_user.id):
         await query.answer(phrase(lang, "settings_not_bot_admin"), show_alert=True)
         return
     try:
-        await context.runs.forget_learned(query.from_user.id)
+        await context.services.runs.forget_learned(query.from_user.id)
     except StoreUnavailable:
         await query.answer(phrase(lang, "settings_store_down"), show_alert=True)
         return
     await query.answer(phrase(lang, "settings_forgot_learned"))
-    await context.outbox.edit(query.message.chat_id, query.message.message_id,
+    await context.parts.outbox.edit(query.message.chat_id, query.message.message_id,
                               settings_text(chat, lang, _tools(context), may_change=True,
-                                            learned=context.runs.learned()),
+                                            learned=context.services.runs.learned()),
                               settings_keyboard(chat, lang, _tools(context),
                                                 models=_models(context)))

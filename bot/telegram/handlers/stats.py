@@ -49,34 +49,34 @@ async def stats_command(update: Update, context: Context) -> None:
     _, _, words = msg.text.partition(" ")
     period = parse_period(words, settings.timezone, today_in(settings.timezone))
     if isinstance(period, PeriodProblem):
-        await context.outbox.notice(chat.id, msg.message_id, sender.id,
+        await context.parts.outbox.notice(chat.id, msg.message_id, sender.id,
                                     html.escape(word(lang, f"period_{period}", most=MAX_DAYS)),
                                     Notice.USAGE, "stats")
         return
     private = chat.type == ChatType.PRIVATE
     whole = private or await is_admin(context, chat.id, sender)
     scope = Scope(chat.id) if whole else Scope(chat.id, sender.id)
-    services = context.parts.services
+    services = context.services
     to = chat.id if whole else user.id
     try:
         with services.drawing.turn(chat.id):
             figures = await services.course.figures(scope, period)
             if not figures.runs:
-                await context.outbox.say(chat.id, msg.message_id,
+                await context.parts.outbox.say(chat.id, msg.message_id,
                                          html.escape(word(lang, "nothing")))
                 return
             png = await services.drawing.picture(figures, lang)
     except (AlreadyDrawing, TooBusy, DrawingFailed) as err:
         key = {AlreadyDrawing: "drawing_already", TooBusy: "drawing_busy"}.get(
             type(err), "drawing_failed")
-        await context.outbox.notice(chat.id, msg.message_id, sender.id,
+        await context.parts.outbox.notice(chat.id, msg.message_id, sender.id,
                                     html.escape(word(lang, key)), Notice.BUSY, "stats")
         return
     title = chat.effective_name or str(chat.id)
-    sent = await context.outbox.send_photo(to, msg.message_id if whole else None, png,
+    sent = await context.parts.outbox.send_photo(to, msg.message_id if whole else None, png,
                                            caption(figures, lang, title, own=not whole))
     if not whole:
-        await context.outbox.say(chat.id, msg.message_id,
+        await context.parts.outbox.say(chat.id, msg.message_id,
                                  text(lang, "stats_sent" if sent else "stats_start_private"))
 
 

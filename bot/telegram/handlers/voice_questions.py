@@ -79,10 +79,10 @@ async def _ask_heard(update: Update, context: Context, msg: Message, sounded: Me
     sender = sender_of(update)
     chat = await chat_settings(context, msg.chat_id)
     lang = chat.words_lang(sender.lang)
-    voice = context.parts.services.voice
+    voice = context.services.voice
 
     async def notice(key: str, kind: Notice, about: str = "voice", **values: object) -> None:
-        await context.outbox.notice(msg.chat_id, msg.message_id, sender.id,
+        await context.parts.outbox.notice(msg.chat_id, msg.message_id, sender.id,
                                     text(lang, key, **values), kind, about)
 
     sound = sound_of(sounded)
