@@ -69,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
                              "id (repeatable)")
     parser.add_argument("--remembered", action="store_true",
                         help="with --local-model: start as a restarted bot whose store "
-                             "remembers that the model writes its calls as text")
+                             "remembers that the model writes its calls as text (and the "
+                             "terminal as one whose cache does)")
     parser.add_argument("--set", choices=("class", "untuned", "no_lookup"), default="class",
                         help="with --local-model: the class's twenty questions, the ten "
                              "written for no change to tune to, or the issue's answers with "
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             started_load = load()
             log = ServerLog(args.server_log) if args.server_log else None
             outcomes = asyncio.run(run_terminal(args.local_model, args.question,
-                                                SETS[args.set]))
+                                                SETS[args.set], args.remembered))
             print(terminal_report(outcomes, (started_load, load()),
                                   log.speeds() if log else ""))
         return 0

@@ -47,6 +47,8 @@ from agent.events import (
     event_from_dict,
 )
 from agent.grounding.backing import ledger, unfounded
+from agent.model.endpoint_memory import endpoint_key
+from agent.model.own_memory import FileKeeper, OwnMemory
 from agent.tools import Toolbox
 from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
 
@@ -396,15 +398,21 @@ def terminal_env(url: str, meteo: FakeOpenMeteo, rates: FakeFrankfurter, wiki: F
 
 
 async def run_terminal(url: str, only: list[str] | None = None,
-                       questions: tuple[Question, ...] = QUESTIONS) -> list[Outcome]:
+                       questions: tuple[Question, ...] = QUESTIONS,
+                       remembered: bool = False) -> list[Outcome]:
     """Each question as its own `python -m agent --json` process, one after the other, all
-    with one fresh cache directory."""
+    with one fresh cache directory (`remembered`: one whose memory already holds that the
+    model writes its calls as text, as an earlier run of the terminal left it)."""
     outcomes: list[Outcome] = []
     with ExitStack() as stack, tempfile.TemporaryDirectory() as home:
         meteo = stack.enter_context(FakeOpenMeteo())
         rates = stack.enter_context(FakeFrankfurter())
         wiki = stack.enter_context(FakeWikipedia())
         env = terminal_env(url, meteo, rates, wiki, str(Path(home) / "cache"))
+        if remembered:
+            keeper = FileKeeper(Path(env["XDG_CACHE_HOME"]) / "glassbox" / "endpoints.json")
+            memory = OwnMemory(endpoint_key(url, "local"), calls_as_text=True)
+            await keeper.save(memory)
         for q in questions:
             if only and q.id not in only:
                 continue
