@@ -50,6 +50,7 @@ from agent.grounding.backing import ledger, unfounded
 from agent.model.endpoint_memory import endpoint_key
 from agent.model.own_memory import FileKeeper, OwnMemory
 from agent.tools import Toolbox
+from agent.tools.clock import GetTime
 from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -353,7 +354,7 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None,
                 print(f"{q.id}: {q.text}", file=sys.stderr)
                 first, in_text = len(recorder.bodies), client.memory.calls_as_text
                 clock = datetime.now(UTC).replace(second=0, microsecond=0)
-                outcome = await _one(q, client, settings, box)
+                outcome = await _one(q, client, settings, box, clock if record else None)
                 outcome.prompts = recorder.prompts[first:]
                 outcomes.append(outcome)
                 print(f"  {outcome.status} {outcome.tools} {outcome.seconds:.0f} s "
@@ -369,13 +370,18 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None,
                log.speeds() if log else "")
 
 
-async def _one(q: Question, client: ModelClient, settings: AgentSettings,
-               box: Toolbox) -> Outcome:
+async def _one(q: Question, client: ModelClient, settings: AgentSettings, box: Toolbox,
+               clock: datetime | None = None) -> Outcome:
+    """`clock`: the minute get_time reads for the whole run (a recording's replay reads the
+    minute question.json keeps, however long the model took between its calls)."""
     started = time.monotonic()
+    tools = list(box.tools) if clock is None else [
+        GetTime(settings.default_timezone, clock=lambda: clock) if t.name == GetTime.name
+        else t for t in box.tools]
     # Each question as one student's chat, as a class asks: the endpoint learns what it
     # would learn there (agent/model/endpoint_memory.py counts chats).
     events = [event async for event in run_react(q.text, client=client, settings=settings,
-                                                 tools=box.tools, source=q.id)]
+                                                 tools=tools, source=q.id)]
     return outcome_of(q, events, time.monotonic() - started)
 
 
