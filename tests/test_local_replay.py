@@ -308,3 +308,23 @@ async def test_the_template_s_empty_tools_tag_is_no_thought_and_no_answer(
                       for page in render_run(Transcript.from_events(events), "zh", live=False))
     assert "💬" not in shown and "<tools>" not in shown and "Action:" not in shown
     assert "模型最后写的是又一次工具调用，不是回答" in shown
+
+
+@pytest.mark.parametrize(("folder", "place", "said"), [
+    ("time_tokyo_zh", "东京", "16:17"), ("time_new_york", "New York", "02:19")])
+async def test_the_time_is_looked_up_not_stated(
+    folder: str, place: str, said: str, fake_model: FakeModel,
+    stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """"东京现在几点？" ended at the round cap with the protocol as its answer, and "What time is
+    it in New York now?" was answered "10:30 AM" with no lookup. Recorded again on the real
+    1.5B model (in the text format, as a bot that learned it asks): each looks the clock up
+    once and states what it said; nothing is sent back, so the check costs no round."""
+    events, shown = await replay(RECORDED / folder, fake_model, stage)
+    assert [(e.tool, e.arguments) for e in events if isinstance(e, Action)] == [
+        ("get_time", {"timezone": place})]
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert said in answer.text and not answer.unfounded and MARK not in shown
+    assert not [e for e in events if isinstance(e, Remark) and e.kind == "sent_back"]
+    done = events[-1]
+    assert isinstance(done, RunFinished) and (done.status, done.rounds) == ("done", 2)
