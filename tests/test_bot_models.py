@@ -10,6 +10,7 @@ another model."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -222,3 +223,18 @@ async def test_rerun_on_another_model_sets_it_beside_the_original(
                                        "Exactly 123.", "#3 · /show 3"])
     unknown = await reply(gb, GROUP, BOB, "/rerun 1 gpt9")
     assert unknown.text == "这里没有叫 gpt9 的模型。可以用的模型：local, cloud"
+
+
+async def test_with_one_model_a_question_may_begin_with_its_name(
+        fake_telegram: FakeTelegram, fake_model: FakeModel, tmp_path: Path) -> None:
+    """No names set up: `/compare qwen-plus is …` is a question for the model alone beside
+    it with tools, as before."""
+    fake_model.default = lambda body: text_reply("It is good." if "tools" not in body else
+                                                 "It is good, with tools.")
+    async with running(fake_telegram, fake_model, tmp_path / "g.sqlite3") as gb:
+        sent = gb.tg.send(GROUP, ALICE, "/compare qwen-plus is it good?")
+        shown = await gb.answer_to(GROUP, sent)
+        assert "🧠 Model alone, no tools" in shown.text and "It is good." in shown.text
+        same = await reply(gb, GROUP, ALICE, "/compare qwen-plus qwen-plus is it good?")
+        assert same.text == ("Only one model is set up here (qwen-plus): there is no second "
+                             "one to compare it with.")

@@ -38,7 +38,8 @@ def known_name(word: str, known: Sequence[str]) -> str | None:
 def two_models(typed: str, known: Sequence[str]) -> TwoModels | UnknownModel | SameModel | None:
     """The two models and the question `typed` names; None when it names no model first
     (a question for /compare's model alone beside it with tools). A model's name followed
-    by a word that is none is a name mistyped; so is any word before `vs` and a name."""
+    by a word that is none is a name mistyped (where there are two models to name); so is
+    any word before `vs` and a name."""
     words = typed.split(maxsplit=3)
     joined = len(words) >= 3 and words[1].lower() in JOINING
     words = [words[0], *words[2:]] if joined else typed.split(maxsplit=2)
@@ -46,6 +47,8 @@ def two_models(typed: str, known: Sequence[str]) -> TwoModels | UnknownModel | S
         return None
     first, second = (known_name(word, known) for word in words[:2])
     if first is None and (second is None or not joined):
+        return None
+    if second is None and not joined and len(known) < 2:  # one model: no names are typed
         return None
     if first is None or second is None:
         return UnknownModel(words[1 if second is None else 0][:40])
