@@ -271,7 +271,8 @@ async def _rounds(
         if not reasoned:
             yield no_reasoning_for_calls(rnd, lang, [p.call.name for p in calls])
         if check is not None:
-            calls = tuple(units_kept(p, check.question, lang) for p in calls)
+            calls = tuple(units_kept(p, check.question, lang, check.tools,
+                                     check.observations) for p in calls)
         batch = Batch.of(calls, settings.agent_max_calls_per_round)
         reviewed = Reviewed(list(batch.run))
         if gate is not None:
