@@ -11,7 +11,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -64,8 +64,9 @@ class Request:
 @dataclass
 class Reply:
     status: int = 200
-    body: bytes | list[tuple[float, bytes]] = b""
-    """Whole body, or (delay in s, piece) pairs sent chunked as they come."""
+    body: bytes | list[tuple[float, bytes]] | Iterator[tuple[float, bytes]] = b""
+    """Whole body, or (delay in s, piece) pairs sent chunked as they come (an iterator: as
+    it yields them, e.g. a real server's body passed on)."""
     headers: dict[str, str] = field(default_factory=dict)
     cut: bool = False
     """Close the connection after the pieces, without ending the body."""

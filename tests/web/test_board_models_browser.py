@@ -63,8 +63,8 @@ async def test_two_models_side_by_side_on_the_projector(tmp_path: Path, browser:
                     await on_screen(page, 1)
                 await page.wait_for_selector("article.run .judgement:not(.working)")
                 await page.wait_for_selector("article.run .difference")
-                await page.wait_for_timeout(300)  # the last frame drawn and scrolled
-                await page.evaluate("window.scrollTo(0, 0)")
+                # The board scrolls a comparison's end to its top by itself.
+                await page.wait_for_function("() => window.scrollY === 0")
                 boxes = await page.evaluate(IN_VIEW)
                 assert all(box is not None and box[1] >= 0 and box[2] <= 720
                            for box in boxes), boxes

@@ -14,6 +14,7 @@
   const lead = body.dataset.leadId || "";
   const linked = body.dataset.run ? Number(body.dataset.run) : null;  // from the course page
   const root = document.documentElement;
+  const TWO_SIDED = ["compare", "runs", "models"];  // modes that end with two answers on top
   const state = {
     runs: [],            // the chat's recent runs, newest first: {n, question, mode, status}
     html: new Map(),     // n -> the run drawn whole
@@ -106,8 +107,8 @@
     }
     drawBar();
     const run = main.querySelector("article.run");
-    const ended = run && run.dataset.mode === "compare" && run.dataset.status !== "running";
-    if (ended) {  // a /compare's end: both answers and the judgement, at the top
+    const ended = run && TWO_SIDED.includes(run.dataset.mode) && run.dataset.status !== "running";
+    if (ended) {  // a comparison's end: both answers and the judgement, at the top
       if (was !== run.dataset.n + ":" + run.dataset.status) window.scrollTo(0, 0);
     } else if (follow) window.scrollTo(0, document.documentElement.scrollHeight);
   }
