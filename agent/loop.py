@@ -31,12 +31,12 @@ from agent.events import Answer, AnswerDelta, Event, Observation, RunStarted, Te
 from agent.grounding.lookups import grounded
 from agent.grounding.send_back import FigureCheck
 from agent.grounding.sides import Sides
-from agent.inputs.photo_calls import GivenPhotos
 from agent.lang import Lang, detect_lang, run_lang
 from agent.model.answer_model import AnswerWriter, Drafts
 from agent.model.endpoint_memory import Lesson
 from agent.model.model_client import ModelClient
 from agent.model.model_errors import ModelError, ModelErrorKind
+from agent.model.photo_calls import GivenPhotos
 from agent.model.streamed_round import answer_round
 from agent.prompts import Turn, history_messages, system_plain, system_react
 from agent.protocols.action_units import units_kept
@@ -76,7 +76,7 @@ def run_react(
     writes the final answer from the chain. `lang` is the language of Glassbox's own words
     in the run (None: the question's, see agent.lang.run_lang). `source` names the chat
     asking: what auto mode learns counts chats (agent/model/endpoint_memory.py). `photos`
-    go to the model with the question, as images (agent/inputs/photo_calls.py)."""
+    go to the model with the question, as images (agent/model/photo_calls.py)."""
     lang = lang or run_lang(question, detect_lang(question))
     stats = RunStats()
     plan_first = settings.agent_planner if planner is None else planner

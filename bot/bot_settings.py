@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import NoDecode
 
-from agent.inputs.photo_route import PhotoReading
+from agent.model.photo_route import PhotoReading
 from agent.settings import AgentSettings
 from bot.store import database_url
 from bot.store.db import DEFAULT_POOL_SIZE

@@ -14,11 +14,11 @@ from PIL import Image
 
 from agent import ModelClient, RunFinished
 from agent.events import Answer, Plan
-from agent.inputs.photo_calls import IMAGE_TOKENS, GivenPhotos
-from agent.inputs.photo_route import PhotoReading, known_text_only, model_reads
 from agent.loop import run_plain
 from agent.model.endpoint_memory import EndpointMemory
 from agent.model.model_errors import ModelError, ModelErrorKind
+from agent.model.photo_calls import IMAGE_TOKENS, GivenPhotos
+from agent.model.photo_route import PhotoReading, known_text_only, model_reads
 from agent.settings import AgentSettings
 from tests.fakes.model import DashScope, FakeModel, Sight, error, sse, text_reply
 from tests.kit import agent_settings

@@ -12,16 +12,24 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Sequence
+from typing import Protocol
 
 from agent.events import Action, Answer, Event, Observation, Remark
 from agent.grounding.backing import ledger, unfounded
 from agent.grounding.sides import not_looked_up
-from agent.inputs.photo_calls import GivenPhotos
 from agent.prompts import Turn, args_text
 from agent.words import count, say
 
 REMARK_KIND = "lookups_failed"
 SIDE_REMARK_KIND = "side_not_looked_up"
+
+
+class ReadPhotos(Protocol):
+    """The photos a run gave the model (agent.model.photo_calls.GivenPhotos), as grounding
+    sees them: `text` is the question with what Glassbox read from them, once the model's
+    endpoint refused them, else None."""
+
+    text: str | None
 
 
 def lookups_failed_remark(lang: str, calls: Sequence[str], unfounded: Sequence[str]) -> str:
@@ -36,7 +44,7 @@ def lookups_failed_remark(lang: str, calls: Sequence[str], unfounded: Sequence[s
 
 
 async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence[Turn],
-                   lang: str, photos: GivenPhotos | None = None) -> AsyncIterator[Event]:
+                   lang: str, photos: ReadPhotos | None = None) -> AsyncIterator[Event]:
     """`steps`, with the Answer's unfounded figures listed and failed lookups noted. What
     Glassbox read from `photos` after the model's endpoint refused them backs figures as the
     question does, as it does when Glassbox read them first."""

@@ -78,7 +78,7 @@ class EndpointMemory:
     refused it (its token counts are then estimated, agent/model/model_client.py)."""
     takes_images: bool = True
     """Whether a question's photos go to the model as images (PHOTO_READING=auto); False once
-    the endpoint refused them and took the same question as text (agent/inputs/photo_calls.py):
+    the endpoint refused them and took the same question as text (agent/model/photo_calls.py):
     a model that cannot see does not learn to, so one run teaches it."""
     seen: dict[str, list[str]] = field(default_factory=dict)
     """For each lesson not learned yet, the chats (`_chat_mark`) of the runs that showed it

@@ -18,15 +18,15 @@ import httpx
 import openai
 
 from agent.events import Usage
-from agent.inputs.photo_calls import (
+from agent.model.endpoint_memory import EndpointMemory, Lesson, endpoint_key
+from agent.model.model_errors import ModelError, ModelErrorKind, classify
+from agent.model.photo_calls import (
     IMAGE_TOKENS,
     GivenPhotos,
     images_in,
     photo_stream,
     without_images,
 )
-from agent.model.endpoint_memory import EndpointMemory, Lesson, endpoint_key
-from agent.model.model_errors import ModelError, ModelErrorKind, classify
 from agent.settings import AgentSettings
 from wire.model_transport import ModelHttpClient
 from wire.sse import SSEReader
@@ -170,7 +170,7 @@ class ModelClient:
     def given(self, photos: GivenPhotos) -> ModelClient:
         """This client for one run whose question's photos go to the model as images: a
         call carrying them that the endpoint refuses is made again with the text Glassbox
-        read (agent/inputs/photo_calls.py). It shares the connection pool and the memory."""
+        read (agent/model/photo_calls.py). It shares the connection pool and the memory."""
         run = copy.copy(self)
         run.photos = photos
         return run

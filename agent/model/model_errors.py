@@ -74,7 +74,7 @@ _IMAGES_REFUSED = (
 """How servers whose model takes no images say so (tests/wire/images_refused/ has their
 bodies). DashScope's names neither images nor vision, so a photo's fallback also takes any
 other 400 of a request carrying images for a refusal, and remembers it only once the same
-question as text is accepted (agent/inputs/photo_calls.py)."""
+question as text is accepted (agent/model/photo_calls.py)."""
 
 
 def classify(exc: BaseException, *, answered: bool = False) -> ModelError | None:

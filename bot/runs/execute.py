@@ -21,14 +21,14 @@ from agent.classroom.compare_judge import Side, ToolUses, judge, judge_sides
 from agent.classroom.confirm import Gate
 from agent.events import Event, InputRead, RunFinished, RunStarted, Usage
 from agent.inputs.ocr import OcrLimits
-from agent.inputs.photo_calls import GivenPhotos
-from agent.inputs.photo_route import PhotoReading, model_reads
 from agent.inputs.question import with_reads
 from agent.lang import detect_lang
 from agent.loop import run_plain, run_react
 from agent.model.endpoint_memory import EndpointMemory
 from agent.model.model_client import ModelClient
 from agent.model.model_clients import ModelClients
+from agent.model.photo_calls import GivenPhotos
+from agent.model.photo_route import PhotoReading, model_reads
 from agent.prompts import Turn
 from agent.tool import Tool
 from bot.bot_settings import BotSettings

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 
 from agent.events import Event, InputKind, InputRead, Reader
 from agent.inputs.images import Picture
-from agent.inputs.photo_calls import GivenPhotos, refusal_remark
 from agent.inputs.question import with_reads
 from agent.lang import Lang
 from agent.model.model_errors import ModelError
+from agent.model.photo_calls import GivenPhotos, refusal_remark
 from bot.runs.photo_reading import PhotoReader
 from bot.store.records import Conversation
 
