@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.stage import script
-from tests.fakes.model import FakeModel, Pace
-from tests.fakes.upstreams import FakeOpenMeteo
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.fakes.model import FakeModel, Pace
+from testkit.fakes.upstreams import FakeOpenMeteo
 
 RUNS = 50
 ROUNDS = 5

@@ -34,7 +34,7 @@ from bot.course.period import Period
 from bot.course.service import Course
 from bot.store.records import Scope
 from bot.store.transcripts import Store
-from tests.dbkit import create_database, drop_database
+from testkit.dbkit import create_database, drop_database
 
 GROUP, OTHER_GROUP, PRIVATE = -100_555, -100_777, 4242
 FIRST_DAY = date(2026, 9, 1)

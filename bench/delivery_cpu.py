@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.stage import TELEGRAM_LATENCY_S
-from tests.fakes.telegram import TOKEN, FakeTelegram
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.fakes.telegram import TOKEN, FakeTelegram
 
 RUNS = 30
 ROUNDS = 3

@@ -36,10 +36,11 @@ from pathlib import Path
 import httpx
 
 from bench.scale import checkout
-from tests.botkit import ALICE, people
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.faults.hostile import (
+from testkit.bot_process import ROOT, BotProcess, bot_process, free_port, listening
+from testkit.botkit import ALICE, people
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
+from testkit.hostile_clients import (
     body_head,
     closed_by_the_server,
     half_open,
@@ -47,7 +48,6 @@ from tests.faults.hostile import (
     send_a_byte,
     status_while_sending,
 )
-from tests.faults.process import ROOT, BotProcess, bot_process, free_port, listening
 
 HOOK = "/tg-hook"
 LINK = re.compile(r"/board/[A-Za-z0-9_-]{20,}")

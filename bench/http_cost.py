@@ -22,9 +22,9 @@ import time
 from collections.abc import Awaitable, Callable
 
 from bench.stage import script
-from tests.fakes.model import FakeModel, Pace
-from tests.fakes.telegram import TOKEN, FakeTelegram
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.fakes.model import FakeModel, Pace
+from testkit.fakes.telegram import TOKEN, FakeTelegram
 
 CHATS = 10
 EDITS = 30

@@ -23,12 +23,12 @@ from bot.view.export import export_html
 from bot.view.history_view import SHOW_PAGES
 from bot.view.render import render_view
 from bot.view.transcript import replay
-from tests.botkit import ALICE, BOB, GROUP, SCALE, Glassbox, people, running
-from tests.dbkit import query
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import FakeTelegram
-from tests.faults.huge_run import CALLS, ROUNDS, longest_stall, store_huge_run
-from tests.faults.test_hostile_text import hostile, render_live
+from testkit.botkit import ALICE, BOB, GROUP, SCALE, Glassbox, people, running
+from testkit.dbkit import query
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import FakeTelegram
+from testkit.hostile_text import hostile, render_live
+from testkit.huge_run import CALLS, ROUNDS, longest_stall, store_huge_run
 
 STALL_TARGET_MS = 50.0
 HOSTILE_CHARS = 200_000

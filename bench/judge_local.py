@@ -28,7 +28,7 @@ from agent.grounding.figure_diff import differing
 from agent.lang import detect_lang
 from agent.tool import Source
 from bench.local_model import Recorder, settings_for
-from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
+from testkit.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "tests" / "wire" / "local" / "judge"
 

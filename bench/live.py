@@ -22,7 +22,7 @@ from bench.stage import (
     question_of,
     wait_for,
 )
-from tests.fakes.telegram import LIMITED, Message
+from testkit.fakes.telegram import LIMITED, Message
 
 GROUP_BASE, USER_BASE = -1001000000000, 5000
 OVERHEAD_TARGET = 1.05

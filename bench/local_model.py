@@ -51,7 +51,7 @@ from agent.model.endpoint_memory import endpoint_key
 from agent.model.own_memory import FileKeeper, OwnMemory
 from agent.tools import Toolbox
 from agent.tools.clock import GetTime
-from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
+from testkit.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDINGS = ROOT / "tests" / "wire" / "local"

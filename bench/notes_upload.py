@@ -12,10 +12,10 @@ from pathlib import Path
 
 from agent.tools.documents import read_document
 from bench.bench_figures import Figure
-from tests.botkit import ADMIN, GROUP, SCALE, people, running
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import FakeTelegram
-from tests.pdfkit import make_pdf
+from testkit.botkit import ADMIN, GROUP, SCALE, people, running
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import FakeTelegram
+from testkit.pdfkit import make_pdf
 
 TARGET_S = 5.0
 LINE = "Slide {page}, point {n}: the ReAct loop interleaves thought, action and observation."

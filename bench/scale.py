@@ -27,8 +27,8 @@ from pathlib import Path
 from bench.bench_figures import percentile
 from bench.live import GROUP_BASE, USER_BASE, Asked, ask, delivered, shown_at
 from bench.stage import ROOT, Stage, bot_replies, final_pages, question_of, rss_kib, stage
-from tests.dbkit import create_database, drop_database
-from tests.fakes.telegram import (
+from testkit.dbkit import create_database, drop_database
+from testkit.fakes.telegram import (
     GLOBAL_MAX,
     GROUP_MAX,
     GROUP_WINDOW_S,

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.model import DashScope, FakeModel, Pace, Served, sse
-from tests.fakes.server import Reply
-from tests.fakes.telegram import TOKEN, FakeTelegram, Message
-from tests.fakes.upstreams import FakeOpenMeteo
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.fakes.model import DashScope, FakeModel, Pace, Served, sse
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram import TOKEN, FakeTelegram, Message
+from testkit.fakes.upstreams import FakeOpenMeteo
 
 ROOT = Path(__file__).resolve().parent.parent
 TELEGRAM_LATENCY_S = 0.05

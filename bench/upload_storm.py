@@ -33,12 +33,12 @@ import httpx
 
 from bench.scale import checkout
 from bench.stage import ROOT
-from tests.botkit import ADMIN, ALICE, BOB, people
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.faults.asking import ANSWERED, CAROL, Class
-from tests.kit import TEST_KEY
-from tests.pdfkit import make_shared_stream_pdf
+from testkit.agentkit import TEST_KEY
+from testkit.botkit import ADMIN, ALICE, BOB, people
+from testkit.class_asking import ANSWERED, CAROL, Class
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
+from testkit.pdfkit import make_shared_stream_pdf
 
 LIMIT_S = 300.0
 """The longest an upload is waited for."""

@@ -12,8 +12,15 @@ import time
 from pathlib import Path
 
 from bot.voice.transcriber import EmbeddedWhisper
-from tests.test_voice_accuracy import ENGLISH, MANDARIN
-from tests.voicekit import chinese_chars, english_words, error_rate, speech, whisper_base
+from testkit.voicekit import (
+    ENGLISH,
+    MANDARIN,
+    chinese_chars,
+    english_words,
+    error_rate,
+    speech,
+    whisper_base,
+)
 
 THIRTY_S = {"en": " ".join(ENGLISH[:8]), "zh": "，".join(MANDARIN[:7])}
 """About 30 s of each language, one message."""

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.stage import UPSTREAM_LATENCY_S, model_pace, script
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import TOKEN, FakeTelegram
-from tests.fakes.upstreams import FakeOpenMeteo
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import TOKEN, FakeTelegram
+from testkit.fakes.upstreams import FakeOpenMeteo
 
 CHAT_BASE = 7_000_000
 PAGE = "<b>💭 Thought</b>\n" + "To answer this I need the weather in Berlin now. " * 24

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from agent.lang import Lang, pick
-from tests.botkit import Glassbox
-from tests.fakes.model import DashScope, FakeModel, sse
-from tests.fakes.server import Reply
-from tests.fakes.telegram import FakeTelegram, Message
-from tests.fakes.telegram_objects import Frame
-from tests.fakes.upstreams import FakeOpenMeteo
-from tests.voicekit import whisper_base
+from testkit.botkit import Glassbox
+from testkit.fakes.model import DashScope, FakeModel, sse
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram import FakeTelegram, Message
+from testkit.fakes.telegram_objects import Frame
+from testkit.fakes.upstreams import FakeOpenMeteo
+from testkit.voicekit import whisper_base
 from tests.web.kit import serving
 
 SCALE = 0.02

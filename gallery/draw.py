@@ -18,7 +18,7 @@ import numpy as np
 from agent.lang import pick
 from bot.voice.audio import decode
 from gallery.run import Played
-from tests.fakes.telegram_objects import Frame, Sound
+from testkit.fakes.telegram_objects import Frame, Sound
 
 VOICE_BARS = 36
 """The bars a voice note's loudness is drawn in."""

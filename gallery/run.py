@@ -12,7 +12,7 @@ from agent.lang import Lang
 from gallery.board_picture import BoardShot, camera
 from gallery.class_stage import stage
 from gallery.scenarios import SCENARIOS, Scenario, Shot
-from tests.fakes.telegram_objects import Frame
+from testkit.fakes.telegram_objects import Frame
 
 LANGS: tuple[Lang, ...] = ("en", "zh")
 

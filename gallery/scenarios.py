@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from bot.store.records import Scope
 from bot.voice.audio import RATE, decode
 from gallery.class_stage import GROUP, READ_S, TEACHER, Stage, routed
-from tests.fakes.model import error
-from tests.fakes.telegram import Message
-from tests.fakes.telegram_objects import Sound, SoundKind
+from testkit.fakes.model import error
+from testkit.fakes.telegram import Message
+from testkit.fakes.telegram_objects import Sound, SoundKind
+from testkit.voicekit import speech
 from tests.photokit import PAGES, sample
-from tests.voicekit import speech
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.fakes.model import DashScope, sse
-from tests.fakes.server import Reply
+from testkit.fakes.model import DashScope, sse
+from testkit.fakes.server import Reply
 
 _ROUND = re.compile(r"— (?:Round (\d+)|第 (\d+) 轮) —")
 _THOUGHT = ("💭 Thought: ", "💭 思考：")

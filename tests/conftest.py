@@ -19,13 +19,13 @@ from agent.tool import Tool
 from agent.tools import Toolbox
 from gallery.pictures import CHROMIUM
 from gallery.pictures import chromium as launched_chromium
+from testkit.agentkit import agent_settings
+from testkit.botkit import SCALE, Glassbox, people, running
+from testkit.dbkit import BACKENDS, Migrated, Target, database
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import FakeTelegram
+from testkit.fakes.tools import open_toolbox
 from tests.alone import Alone
-from tests.botkit import SCALE, Glassbox, people, running
-from tests.dbkit import BACKENDS, Migrated, Target, database
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import FakeTelegram
-from tests.fakes.tools import open_toolbox
-from tests.kit import agent_settings
 from tests.marks import SlowWatch, mark_all
 
 
@@ -65,7 +65,7 @@ async def browser(chromium: Any | None) -> AsyncIterator[Any]:
 @pytest.fixture(params=BACKENDS)
 async def db_target(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Target]:
     """Where a test's store lives, once for each backend: a SQLite file in tmp_path, then a
-    fresh PostgreSQL database (tests/dbkit.py)."""
+    fresh PostgreSQL database (testkit/dbkit.py)."""
     async with database(request.param, tmp_path / "data" / "glassbox.sqlite3") as target:
         yield target
 

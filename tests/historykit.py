@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from agent.events import Answer, Event, RunFinished, RunStarted, Usage
 from bot.store.records import Conversation, RunRecord, telegram_chat
 from bot.store.transcripts import Store
-from tests.botkit import Glassbox
-from tests.fakes.telegram import Message
+from testkit.botkit import Glassbox
+from testkit.fakes.telegram import Message
 
 OTHER_GROUP, DANA = -1009876543210, 444
 """A second class, and a real administrator of the first one (not in ADMIN_USER_IDS)."""

@@ -85,9 +85,10 @@ def _code_names(code: CodeType) -> Iterator[str]:
 
 
 def _helpers(value: Any) -> Iterator[FunctionType]:
-    """The functions of tests' own helpers behind a name: a function (unwrapped from its
-    decorators) or a class's methods. The code under test and libraries are not followed."""
-    if not str(getattr(value, "__module__", "")).startswith("tests"):
+    """The functions of tests' own helpers (tests/, testkit/) behind a name: a function
+    (unwrapped from its decorators) or a class's methods. The code under test and libraries
+    are not followed."""
+    if not str(getattr(value, "__module__", "")).startswith(("tests", "testkit")):
         return
     if inspect.isclass(value):
         for member in vars(value).values():

@@ -10,7 +10,7 @@ from agent import AgentSettings, Answer, ModelClient
 from agent.events import Observation
 from agent.protocols.action_units import refusal, with_units
 from agent.tools.calculator import Calculate
-from tests.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
 from tests.test_loop import events_of, of, react
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 from agent import ModelClient, run_react
 from agent.events import Answer, Observation, RunFinished, RunStarted, Thought
 from agent.model.answer_model import answer_client
-from tests.botkit import ALICE, Add, running
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.kit import agent_settings
+from testkit.agentkit import agent_settings
+from testkit.botkit import ALICE, Add, running
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.telegram import FakeTelegram
 
 
 async def test_the_answer_model_gets_the_chain_and_writes_the_answer(

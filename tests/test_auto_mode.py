@@ -14,8 +14,8 @@ from agent.settings import AgentSettings
 from agent.tools.calculator import Calculate
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
-from tests.fakes.model import SSE_HEADERS, FakeModel, text_reply, tool_reply
-from tests.fakes.server import Reply
+from testkit.fakes.model import SSE_HEADERS, FakeModel, text_reply, tool_reply
+from testkit.fakes.server import Reply
 from tests.test_loop import Weather, events_of, of, react
 from tests.test_text_parser import Convert
 

@@ -13,7 +13,7 @@ import httpx
 from bench.live import Asked
 from bench.scale import finals
 from bench.stage import Stage
-from tests.fakes.telegram import TOKEN, FakeTelegram
+from testkit.fakes.telegram import TOKEN, FakeTelegram
 
 STOP = {"inline_keyboard": [[{"text": "⏹ Stop", "callback_data": "stop"}]]}
 

@@ -4,7 +4,7 @@ process of its own, against the fake model server, with a cache of the run's own
 from __future__ import annotations
 
 from bench.local_model import QUESTIONS, run_terminal, terminal_report
-from tests.fakes.model import FakeModel, text_reply
+from testkit.fakes.model import FakeModel, text_reply
 
 
 async def test_each_question_is_a_terminal_process_and_the_median_starts_at_the_second(

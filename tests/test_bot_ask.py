@@ -7,8 +7,8 @@ import json
 import pytest
 
 from agent.tool import Tool
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox
-from tests.fakes.model import DashScope, sse, text_reply, tool_reply
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox
+from testkit.fakes.model import DashScope, sse, text_reply, tool_reply
 
 
 @pytest.fixture
@@ -136,7 +136,7 @@ async def test_compare_shows_both_answers_in_one_message(gb: Glassbox) -> None:
 
 
 async def test_compare_whose_judge_fails_keeps_the_cost_line_alone(gb: Glassbox) -> None:
-    from tests.fakes.model import error
+    from testkit.fakes.model import error
     gb.model.judge = error("openai/error_401_invalid_api_key.json", 401)
     gb.model.default = lambda body: text_reply(  # type: ignore[assignment]
         "Plain." if "tools" not in body else "With tools.")
@@ -150,7 +150,7 @@ async def test_compare_whose_judge_fails_keeps_the_cost_line_alone(gb: Glassbox)
 async def test_a_model_failure_is_explained_without_a_trace(gb: Glassbox,
                                                            caplog: pytest.LogCaptureFixture
                                                            ) -> None:
-    from tests.fakes.model import error
+    from testkit.fakes.model import error
     gb.model.push(error("openai/error_401_invalid_api_key.json", 401))
     asked = gb.tg.send(ALICE, ALICE, "hi")
     final = await gb.answer_to(ALICE, asked)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, people, running
-from tests.fakes.model import DashScope, FakeModel, sse, text_reply
-from tests.fakes.server import Reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, people, running
+from testkit.fakes.model import DashScope, FakeModel, sse, text_reply
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram import FakeTelegram
 
 
 def slow(text: str, delay: float = 3.0) -> Reply:

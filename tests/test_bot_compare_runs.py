@@ -14,9 +14,9 @@ import pytest
 from agent.events import Thought
 from agent.tool import Tool
 from bot.store.records import Scope
-from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox
-from tests.dbkit import Target
-from tests.fakes.model import is_judge_call, text_reply, tool_reply
+from testkit.botkit import ALICE, BOB, GROUP, Add, Glassbox
+from testkit.dbkit import Target
+from testkit.fakes.model import is_judge_call, text_reply, tool_reply
 from tests.historykit import OTHER_GROUP, reply, seed
 
 

@@ -11,9 +11,9 @@ from pydantic import BaseModel
 
 from agent.events import Action, Observation, Thought
 from agent.tool import Tool
-from tests.botkit import ALICE, BOB, GROUP, Add, Glassbox
-from tests.dbkit import Target
-from tests.fakes.model import text_reply, tool_reply
+from testkit.botkit import ALICE, BOB, GROUP, Add, Glassbox
+from testkit.dbkit import Target
+from testkit.fakes.model import text_reply, tool_reply
 from tests.historykit import replies, reply, seed, tap
 
 

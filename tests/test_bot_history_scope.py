@@ -14,9 +14,9 @@ import pytest
 
 from bot.store.records import Scope
 from bot.store.transcripts import Store
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, people, running
-from tests.fakes.model import DashScope, FakeModel, sse
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, people, running
+from testkit.fakes.model import DashScope, FakeModel, sse
+from testkit.fakes.telegram import FakeTelegram
 from tests.historykit import DANA, OTHER_GROUP, reply, seed, tap
 
 

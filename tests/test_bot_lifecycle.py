@@ -16,11 +16,11 @@ from agent.events import RunStarted, Thought
 from bot.store.records import Scope, telegram_chat
 from bot.store.transcripts import Store
 from bot.telegram.app import Redact
-from tests.botkit import ALICE, GROUP, people, running
-from tests.dbkit import Target
-from tests.fakes.model import DashScope, FakeModel, sse, text_reply
-from tests.fakes.telegram import TOKEN, FakeTelegram
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.botkit import ALICE, GROUP, people, running
+from testkit.dbkit import Target
+from testkit.fakes.model import DashScope, FakeModel, sse, text_reply
+from testkit.fakes.telegram import TOKEN, FakeTelegram
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,8 +12,8 @@ from bot.telegram.delivery.live_message import LiveMessage
 from bot.telegram.delivery.outbox import Outbox
 from bot.telegram.delivery.pacer import Limits, Pacer
 from bot.view.buttons import Button
-from tests.fakes.telegram import TOKEN, FakeTelegram
-from tests.fakes.telegram_faults import FaultyTelegram
+from testkit.fakes.telegram import TOKEN, FakeTelegram
+from testkit.fakes.telegram_faults import FaultyTelegram
 
 SCALE = 0.05
 STOP = ((Button("⏹ Stop", "stop:1"),),)

@@ -6,10 +6,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from tests.botkit import GROUP, people, running
-from tests.fakes.model import DashScope, FakeModel, sse
-from tests.fakes.server import Reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import GROUP, people, running
+from testkit.fakes.model import DashScope, FakeModel, sse
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram import FakeTelegram
 
 
 def echo(body: dict[str, Any]) -> Reply:

@@ -16,10 +16,10 @@ import pytest
 
 from agent.tool import Tool
 from bot.store.records import Scope
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox, running
-from tests.dbkit import Target
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram, Message
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox, running
+from testkit.dbkit import Target
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.telegram import FakeTelegram, Message
 from tests.historykit import reply
 
 CLOUD_KEY = "sk-cloud-secret-4242"

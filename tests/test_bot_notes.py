@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, running
-from tests.dbkit import Target
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.pdfkit import make_pdf
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, running
+from testkit.dbkit import Target
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.telegram import FakeTelegram
+from testkit.pdfkit import make_pdf
 
 WEEK1 = """# Week 1: ReAct
 

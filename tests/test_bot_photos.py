@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.botkit import ALICE, BOB, GROUP, Glassbox, running
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ALICE, BOB, GROUP, Glassbox, running
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.photokit import PAGES, normal, png, sample
 
 RECEIPT = next(p for p in PAGES if p.name == "receipt-en")

@@ -7,10 +7,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from tests.botkit import ALICE, GROUP, people
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.faults.process import bot_process
+from testkit.bot_process import bot_process
+from testkit.botkit import ALICE, GROUP, people
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.photokit import PAGES, sample
 
 EQUATION = next(p for p in PAGES if p.name == "equation")

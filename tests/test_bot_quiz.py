@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 
 from bot.runs.quiz_votes import OpenVote, OpenVotes
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox, people
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram, Message
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox, people
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.telegram import FakeTelegram, Message
 from tests.web.kit import serving
 from tests.web.test_board import board_path, words
 

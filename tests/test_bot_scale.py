@@ -17,11 +17,11 @@ from telegram import Bot
 from bot.telegram.delivery.live_message import LiveMessage
 from bot.telegram.delivery.pacer import Limits, Pacer
 from bot.view.buttons import Button
-from tests.botkit import ALICE, GROUP, people, running
-from tests.botkit import SCALE as BOT_SCALE
-from tests.fakes.model import DashScope, FakeModel, sse
-from tests.fakes.server import Reply
-from tests.fakes.telegram import LIMITED, TOKEN, FakeTelegram
+from testkit.botkit import ALICE, GROUP, people, running
+from testkit.botkit import SCALE as BOT_SCALE
+from testkit.fakes.model import DashScope, FakeModel, sse
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram import LIMITED, TOKEN, FakeTelegram
 
 SCALE = 0.05
 STOP = ((Button("⏹ Stop", "stop:1"),),)

@@ -14,10 +14,10 @@ from agent.tools.calculator import Calculate
 from agent.tools.clock import GetTime
 from bot.store.chat_settings_values import ChatSettings
 from bot.store.records import telegram_chat
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox
-from tests.dbkit import Target
-from tests.fakes.model import text_reply, tool_reply
-from tests.fakes.telegram import Message
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox
+from testkit.dbkit import Target
+from testkit.fakes.model import text_reply, tool_reply
+from testkit.fakes.telegram import Message
 
 NOON = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
 

@@ -11,11 +11,11 @@ import json
 import pytest
 from PIL import Image
 
-from tests.botkit import Glassbox
+from testkit.botkit import Glassbox
+from testkit.dbkit import Target
+from testkit.fakes.server import wire
+from testkit.fakes.telegram_objects import Message
 from tests.coursekit import ALICE, GROUP, NAMES, TEACHER, seed_course
-from tests.dbkit import Target
-from tests.fakes.server import wire
-from tests.fakes.telegram_objects import Message
 from tests.historykit import reply
 from tests.web.test_board_browser import GALLERY
 

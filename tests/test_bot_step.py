@@ -10,9 +10,9 @@ import pytest
 
 from agent.tool import Tool
 from agent.tools.calculator import Calculate
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox, running
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram, Message
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox, running
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.telegram import FakeTelegram, Message
 
 BUTTONS = ["▶ Run", "✏️ Edit", "⏭ Skip", "⏹ Stop"]
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.botkit import ALICE, BOB, GROUP, running
-from tests.fakes.model import FakeModel, error, text_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ALICE, BOB, GROUP, running
+from testkit.fakes.model import FakeModel, error, text_reply
+from testkit.fakes.telegram import FakeTelegram
 
 LONG = "x" * 60
 

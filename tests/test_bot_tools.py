@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.botkit import GROUP, people, running
-from tests.dbkit import query
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.fakes.upstreams import FakeOpenMeteo
+from testkit.botkit import GROUP, people, running
+from testkit.dbkit import query
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.telegram import FakeTelegram
+from testkit.fakes.upstreams import FakeOpenMeteo
 
 BOB = 222
 

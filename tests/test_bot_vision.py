@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, running
-from tests.fakes.model import FakeModel, Sight, image_urls, text_reply
-from tests.fakes.telegram import FakeTelegram, Message
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, running
+from testkit.fakes.model import FakeModel, Sight, image_urls, text_reply
+from testkit.fakes.telegram import FakeTelegram, Message
 from tests.photokit import PAGES, sample
 from tests.test_bot_photos import READ_S, photos_kept
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.botkit import ALICE, BOB, GROUP, running
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.fakes.telegram_objects import Sound, SoundKind
-from tests.fakes.transcriptions import KEY, FakeTranscriptions
-from tests.faults.process import bot_process
-from tests.voicekit import speech, tools_or_skip, whisper_base
+from testkit.bot_process import bot_process
+from testkit.botkit import ALICE, BOB, GROUP, running
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
+from testkit.fakes.telegram_objects import Sound, SoundKind
+from testkit.fakes.transcriptions import KEY, FakeTranscriptions
+from testkit.voicekit import speech, tools_or_skip, whisper_base
 
 
 def asked(model: FakeModel) -> str:

@@ -12,11 +12,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tests.botkit import ALICE, people
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import TOKEN, FakeTelegram
-from tests.faults.process import free_port
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.bot_process import free_port
+from testkit.botkit import ALICE, people
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import TOKEN, FakeTelegram
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,9 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 FAILING = '''
-from tests.botkit import ALICE, people, running
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ALICE, people, running
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
 
 
 async def test_fails_inside_running(tmp_path):

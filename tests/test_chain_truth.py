@@ -13,10 +13,10 @@ from pydantic import BaseModel
 
 from agent.tool import Tool, ToolError
 from bot.view.i18n import phrase, text
-from tests.botkit import ALICE, BOB, Add, Glassbox
+from testkit.botkit import ALICE, BOB, Add, Glassbox
+from testkit.fakes.model import text_reply, tool_reply
+from testkit.fakes.telegram import Message
 from tests.chainkit import assert_never_contradicted, read, slow
-from tests.fakes.model import text_reply, tool_reply
-from tests.fakes.telegram import Message
 
 SPECULATIVE = ("synthesised", "推断", "This needs no tool", "不需要工具", "I have what I need",
                "To answer this I first need", "要回答这个问题")

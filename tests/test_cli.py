@@ -11,9 +11,9 @@ from typing import Any
 
 from agent.model.endpoint_memory import endpoint_key
 from bot.store.transcripts import Store
-from tests.dbkit import Target
-from tests.fakes.model import FakeModel, error, text_reply, tool_reply
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.dbkit import Target
+from testkit.fakes.model import FakeModel, error, text_reply, tool_reply
 
 ROOT = Path(__file__).resolve().parent.parent
 

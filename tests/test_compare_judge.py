@@ -8,7 +8,7 @@ from agent.model.model_client import ModelClient
 from agent.tool import Source
 from agent.tools.calculator import Calculate
 from agent.tools.search_notes import SearchNotes
-from tests.fakes.model import FakeModel, error, text_reply
+from testkit.fakes.model import FakeModel, error, text_reply
 
 
 def test_a_long_judgement_is_cut_to_its_length() -> None:

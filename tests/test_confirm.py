@@ -14,8 +14,8 @@ from agent.classroom.confirm import Decision, EditError, Gate, parse_edit
 from agent.events import Decided, Event, ObservationFailure, Proposed
 from agent.tool import Tool
 from agent.tools.calculator import Calculate
-from tests.botkit import Add
-from tests.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.botkit import Add
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
 
 
 class Scripted:
@@ -89,7 +89,7 @@ async def test_confirm_tools_pause_only_for_those_tools(
 
 
 def test_confirm_tools_setting_takes_a_comma_list_of_known_tools(fake_model: FakeModel) -> None:
-    from tests.kit import agent_settings
+    from testkit.agentkit import agent_settings
     settings = agent_settings(fake_model.base_url, agent_confirm_tools="calculate, get_time")
     assert settings.agent_confirm_tools == frozenset({"calculate", "get_time"})
     with pytest.raises(ValueError, match="unknown tool"):

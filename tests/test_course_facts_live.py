@@ -11,7 +11,7 @@ from bot.course.service import Course
 from bot.runs.active import Active
 from bot.runs.quota import RateLimited
 from bot.store.records import Scope, telegram_chat
-from tests.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
 from tests.test_run_service import Board, ask, service
 
 

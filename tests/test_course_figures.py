@@ -14,8 +14,8 @@ from bot.course.period import PeriodProblem, between, parse_period
 from bot.course.service import Course
 from bot.store.records import Scope, telegram_chat
 from bot.store.transcripts import Store
+from testkit.dbkit import Target
 from tests.coursekit import ALICE, ALICE_RUNS, EXPECTED, GROUP, PERIOD, ZONE, seed_course
-from tests.dbkit import Target
 
 
 @pytest.fixture

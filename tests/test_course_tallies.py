@@ -17,11 +17,11 @@ from bot.store.kinds import CourseMode
 from bot.store.records import Scope, telegram_chat
 from bot.store.tallies import TALLIES
 from bot.store.transcripts import Store
-from tests.botkit import running
+from testkit.botkit import running
+from testkit.dbkit import Target
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import FakeTelegram
 from tests.coursekit import EXPECTED, GROUP, PERIOD, seed_course
-from tests.dbkit import Target
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import FakeTelegram
 
 CLASS = Scope.of(telegram_chat(GROUP))
 

@@ -9,10 +9,10 @@ import pytest
 from PIL import Image
 
 from agent.model.endpoint_memory import EndpointMemory, endpoint_key
-from tests.botkit import ADMIN, ALICE, Add, people, running
-from tests.dbkit import Target
-from tests.fakes.model import FakeModel, Sight, image_urls, text_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ADMIN, ALICE, Add, people, running
+from testkit.dbkit import Target
+from testkit.fakes.model import FakeModel, Sight, image_urls, text_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.photokit import png
 
 CALL_AS_TEXT = '<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 2}}\n</tool_call>'

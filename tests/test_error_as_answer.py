@@ -11,9 +11,9 @@ from agent.events import AnswerDelta, Event, Remark, TextDelta
 from agent.protocols.echoed_errors import ERROR_KIND, REMARK_KIND
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
-from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
-from tests.fakes.telegram_html import parse_html
-from tests.kit import agent_settings
+from testkit.agentkit import agent_settings
+from testkit.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
+from testkit.fakes.telegram_html import parse_html
 from tests.test_loop import Weather, events_of, of, react
 from wire.model_transport import STREAM_GATHER_S
 

@@ -12,7 +12,7 @@ from PIL import Image
 from telegram import Bot
 from telegram.error import BadRequest
 
-from tests.fakes.telegram import TOKEN, FakeTelegram
+from testkit.fakes.telegram import TOKEN, FakeTelegram
 
 GROUP = -1001234567890
 

@@ -11,8 +11,8 @@ import pytest
 from telegram import Bot, Poll
 from telegram.error import BadRequest
 
-from tests.fakes.server import wire
-from tests.fakes.telegram import TOKEN, FakeTelegram
+from testkit.fakes.server import wire
+from testkit.fakes.telegram import TOKEN, FakeTelegram
 
 GROUP, ALICE, BOB = -1001234567890, 123456789, 123456790
 OPTIONS = ["calculate", "search_wikipedia", "get_weather", "answer directly"]

@@ -11,8 +11,8 @@ import json
 from PIL import Image
 from telegram import Bot, Update
 
-from tests.fakes.server import wire
-from tests.fakes.telegram import TOKEN, FakeTelegram
+from testkit.fakes.server import wire
+from testkit.fakes.telegram import TOKEN, FakeTelegram
 
 GROUP, ALICE = -1001234567890, 123456789
 

@@ -12,9 +12,9 @@ import pytest
 from telegram import Bot, Message
 from telegram.error import BadRequest
 
-from tests.fakes.server import wire
-from tests.fakes.telegram import TOKEN, FakeTelegram
-from tests.fakes.telegram_objects import Sound, SoundKind
+from testkit.fakes.server import wire
+from testkit.fakes.telegram import TOKEN, FakeTelegram
+from testkit.fakes.telegram_objects import Sound, SoundKind
 
 ALICE, GROUP = 123456789, -1001234567890
 

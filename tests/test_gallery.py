@@ -22,7 +22,7 @@ from gallery.draw import final_state, page
 from gallery.pictures import take
 from gallery.run import LANGS, Played, play_all
 from gallery.scenarios import SCENARIOS
-from tests.fakes.telegram_html import parse_html
+from testkit.fakes.telegram_html import parse_html
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")

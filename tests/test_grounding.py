@@ -15,7 +15,7 @@ from bot.view.export import export_html
 from bot.view.grounding_marks import marked
 from bot.view.render import render_compare, render_run
 from bot.view.transcript import Transcript
-from tests.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
 from tests.test_export import Page, record
 from tests.test_loop import Weather, events_of, of, react
 

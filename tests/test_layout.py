@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "bot"
 AGENT = ROOT / "agent"
 WIRE = ROOT / "wire"
+BENCH = ROOT / "bench"
+TESTKIT = ROOT / "testkit"
 
 AGENT_NEIGHBOURS = {
     "agent.classroom": {"agent.events", "agent.grounding", "agent.model", "agent.prompts",
@@ -242,10 +244,21 @@ def test_every_exception_of_ours_has_one_root() -> None:
 
 def test_no_two_modules_share_a_file_name() -> None:
     """A module's file name says what it holds without its folder: none repeats across
-    agent/, bot/, wire/, bench/ and gallery/ (a package's __init__ and __main__ aside)."""
+    agent/, bot/, wire/, bench/, gallery/ and testkit/ (a package's __init__ and __main__ aside)."""
     where: dict[str, list[str]] = {}
-    for top in ("agent", "bot", "wire", "bench", "gallery"):
+    for top in ("agent", "bot", "wire", "bench", "gallery", "testkit"):
         for path in sorted((ROOT / top).rglob("*.py")):
             if path.name not in ("__init__.py", "__main__.py"):
                 where.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
     assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
+
+
+def test_bench_and_the_testkit_import_nothing_of_tests() -> None:
+    """What the benchmarks share with the suite (fakes, the bot's drivers, made inputs) is in
+    testkit/: bench/ runs without the suite, and testkit/ without it too."""
+    names = [module_name(path) for top in (BENCH, TESTKIT) for path in top.rglob("*.py")]
+    assert "bench.scale" in names and "testkit.fakes.telegram" in names
+    written = {module_name(path): found for top in (BENCH, TESTKIT) for path in top.rglob("*.py")
+               if (found := sorted(name for name in imported(path)
+                                   if name.split(".")[0] == "tests"))}
+    assert written == {}

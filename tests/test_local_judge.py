@@ -26,8 +26,8 @@ from agent.lang import detect_lang
 from agent.settings import AgentSettings
 from agent.tool import Source
 from bench.judge_local import streamed_text
-from tests.fakes.model import SSE_HEADERS, FakeModel
-from tests.fakes.server import Reply
+from testkit.fakes.model import SSE_HEADERS, FakeModel
+from testkit.fakes.server import Reply
 
 JUDGED = Path(__file__).parent / "wire" / "local" / "judge"
 CASES = sorted(p for p in JUDGED.iterdir() if (p / "case.json").exists())

@@ -19,7 +19,7 @@ import pytest
 
 from bench.local_model import CALL_JSON, answer_lang, terminal_env
 from bot.examples import load_examples
-from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
+from testkit.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
 
 URL = os.environ.get("GLASSBOX_LOCAL_MODEL_URL", "")
 ROOT = Path(__file__).resolve().parent.parent

@@ -39,10 +39,10 @@ from bench.local_model import CALL_JSON, Question, answer_lang, outcome_of, sett
 from bot.view.grounding_marks import MARK, marked
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
-from tests.fakes.model import SSE_HEADERS, FakeModel
-from tests.fakes.server import Reply
-from tests.fakes.telegram_html import parse_html
-from tests.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
+from testkit.fakes.model import SSE_HEADERS, FakeModel
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram_html import parse_html
+from testkit.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
 
 RECORDED = Path(__file__).parent / "wire" / "local"
 SCRIPTED = Path(__file__).parent / "wire" / "local_scripted"

@@ -28,8 +28,8 @@ from agent import (
     run_react,
 )
 from agent.events import ObservationFailure, Remark, TextDelta
-from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
-from tests.kit import agent_settings
+from testkit.agentkit import agent_settings
+from testkit.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
 
 
 class CityArgs(BaseModel):

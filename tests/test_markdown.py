@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.view.markdown import md_to_html
-from tests.fakes.telegram_html import parse_html
+from testkit.fakes.telegram_html import parse_html
 
 RICH = """# Weather report
 Today is **sunny** and *warm*, with __light__ wind and _no_ rain.

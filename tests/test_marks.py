@@ -1,5 +1,5 @@
 """The marks tests/marks.py gives follow from what a test uses, through the helpers it calls:
-starting `python -m bot` through tests/faults/process.py makes a process test, timing by the
+starting `python -m bot` through testkit/bot_process.py makes a process test, timing by the
 wall clock makes a timed one, drawing a chain makes neither; and each test SLOW names is
 there (a renamed test would otherwise drop out of it unseen). The test modules are imported
 inside the tests, so that their tests are not collected here a second time."""

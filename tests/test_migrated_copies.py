@@ -1,4 +1,4 @@
-"""The migrated stores the tests copy (tests/dbkit.py, `Migrated`): each copy has every
+"""The migrated stores the tests copy (testkit/dbkit.py, `Migrated`): each copy has every
 migration recorded, so the store opened on it applies none again, and what one test writes
 is in its copy only, on SQLite and on PostgreSQL alike."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from bot.store.migrations import MIGRATIONS
 from bot.store.transcripts import Store
-from tests.dbkit import BACKENDS, Migrated, Target, query
+from testkit.dbkit import BACKENDS, Migrated, Target, query
 
 APPLIED = "SELECT name, applied_at FROM transcript_migrations ORDER BY name"
 

@@ -13,9 +13,9 @@ from agent.events import Usage
 from agent.lang import detect_lang
 from agent.model.model_client import Completion, ContentDelta, ReasoningDelta
 from agent.model.model_errors import ModelErrorKind
-from tests.fakes.model import FakeModel, error, sse, sse_file
-from tests.fakes.server import Reply, wire
-from tests.kit import agent_settings
+from testkit.agentkit import agent_settings
+from testkit.fakes.model import FakeModel, error, sse, sse_file
+from testkit.fakes.server import Reply, wire
 from wire.model_transport import STREAM_GATHER_S, AiohttpTransport
 
 
@@ -199,7 +199,7 @@ async def test_errors_are_classified(fake_model: FakeModel, client: ModelClient,
 
 
 async def test_moderation_error_mid_stream(fake_model: FakeModel, client: ModelClient) -> None:
-    from tests.fakes.model import DashScope
+    from testkit.fakes.model import DashScope
 
     ds = DashScope()
     chunks = ds.text("Partial answer that", pieces=2)[:2]
@@ -213,7 +213,7 @@ async def test_moderation_error_mid_stream(fake_model: FakeModel, client: ModelC
 
 
 async def test_stream_cut_in_the_middle(fake_model: FakeModel, client: ModelClient) -> None:
-    from tests.fakes.model import DashScope
+    from testkit.fakes.model import DashScope
 
     fake_model.push(sse(DashScope().text("This answer never ends", pieces=4)[:2],
                         done=False, cut=True))
@@ -223,7 +223,7 @@ async def test_stream_cut_in_the_middle(fake_model: FakeModel, client: ModelClie
 
 
 async def test_stall_past_timeout() -> None:
-    from tests.fakes.model import DashScope
+    from testkit.fakes.model import DashScope
 
     with FakeModel() as fake:
         chunks = DashScope().text("slow", pieces=1)
@@ -260,7 +260,7 @@ async def test_what_one_network_read_brings_is_one_delta_of_each_kind(
         fake_model: FakeModel, client: ModelClient) -> None:
     """Chunks that arrive together (a fast server, a bot behind on its reads) are folded in
     one step each for the reasoning and the text, in their order; nothing is lost."""
-    from tests.fakes.model import DashScope
+    from testkit.fakes.model import DashScope
 
     chunks = DashScope().text("The answer is four.", reasoning="Two and two make four.",
                               pieces=3)
@@ -274,7 +274,7 @@ async def test_what_one_network_read_brings_is_one_delta_of_each_kind(
 
 async def test_chunks_arriving_apart_stream_apart(fake_model: FakeModel,
                                                   client: ModelClient) -> None:
-    from tests.fakes.model import DashScope
+    from testkit.fakes.model import DashScope
 
     fake_model.push(sse(DashScope().text("one two three four", pieces=4),
                         delay=STREAM_GATHER_S * 1.5))
@@ -287,7 +287,7 @@ async def test_chunks_arriving_close_together_are_read_together(
         fake_model: FakeModel, client: ModelClient) -> None:
     """A model sending a word a chunk, 50 a second: read a few times a second (issue 16:
     each read is a walk through the whole chain), every word kept, in order."""
-    from tests.fakes.model import DashScope
+    from testkit.fakes.model import DashScope
 
     words = [f"w{n}" for n in range(25)]
     fake_model.push(sse(DashScope().text(" ".join(words), pieces=len(words)), delay=0.02))
@@ -300,7 +300,7 @@ async def test_chunks_arriving_close_together_are_read_together(
 async def test_a_streams_end_is_not_held_back_by_gathering(fake_model: FakeModel) -> None:
     """Gathering waits for more chunks, but never past the body's end: the reply's last
     chunk (here 20 s before the next gathering would end) comes at once."""
-    from tests.fakes.model import DashScope
+    from testkit.fakes.model import DashScope
 
     transport = AiohttpTransport(gather_s=20.0)
     model = ModelClient(agent_settings(fake_model.base_url),
@@ -320,7 +320,7 @@ async def test_events_cut_anywhere_between_reads_are_read_whole(
         fake_model: FakeModel, client: ModelClient) -> None:
     """CRLF line ends, a read ending between CR and LF or inside a JSON, a comment line (a
     keep-alive), and a `data:` without its space: as the SSE rules read them."""
-    from tests.fakes.model import DashScope
+    from testkit.fakes.model import DashScope
 
     chunks = DashScope().text("你好，世界！Hello, world.", pieces=4)
     body = b": keep-alive\r\n\r\n" + _events(chunks, end=b"\r\n\r\n").replace(

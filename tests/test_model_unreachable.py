@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 import pytest
 
 from agent import AgentSettings, Event, ModelClient, RunFinished, run_plain, run_react
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
 
 LIMIT_S = 20.0
 UNREACHABLE = "Could not reach the model service."

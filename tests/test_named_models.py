@@ -15,10 +15,10 @@ import pytest
 from agent.model.model_clients import ModelClients
 from agent.settings import AgentSettings, SettingsError, load_settings
 from bot.telegram.app import redaction
-from tests.botkit import bot_settings
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import FakeTelegram
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.botkit import bot_settings
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import FakeTelegram
 
 ROOT = Path(__file__).resolve().parent.parent
 CLOUD_KEY = "sk-cloud-0123456789abcdef"

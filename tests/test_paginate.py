@@ -1,7 +1,7 @@
 """paginate's promises, checked on many generated inputs heavy in blanks, emoji and CJK:
 every page shows something once Telegram has trimmed it, fits Telegram's limit, and the
 pages together keep every visible character in order. Telegram's side is the fake's
-checker (tests/fakes/telegram_html.py), not the bot's own idea of it."""
+checker (testkit/fakes/telegram_html.py), not the bot's own idea of it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import random
 import pytest
 
 from bot.view.spans import CODE, PAGE_LIMIT, QUOTE, QUOTE_EXPANDABLE, B, I, Span, paginate, to_html
-from tests.fakes.telegram_html import parse_html, shows_nothing, utf16_units
+from testkit.fakes.telegram_html import parse_html, shows_nothing, utf16_units
 
 BLANKS = [" ", "\n", "\t", "\u200b", "\u00a0", "\u3000", "\u2800", "\ufeff", "\r\n", " \n"]
 WORDS = ["word", "😀", "👩‍👩‍👧", "🇨🇳", "你好，世界。", "測試", "a&b<c>", "x", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "é"]

@@ -20,8 +20,8 @@ from agent.model.model_errors import ModelError, ModelErrorKind
 from agent.model.photo_calls import IMAGE_TOKENS, GivenPhotos
 from agent.model.photo_route import PhotoReading, known_text_only, model_reads
 from agent.settings import AgentSettings
-from tests.fakes.model import DashScope, FakeModel, Sight, error, sse, text_reply
-from tests.kit import agent_settings
+from testkit.agentkit import agent_settings
+from testkit.fakes.model import DashScope, FakeModel, Sight, error, sse, text_reply
 from tests.test_loop import events_of, of, react
 
 

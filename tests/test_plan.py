@@ -10,8 +10,8 @@ import pytest
 
 from agent import AgentSettings, Answer, ModelClient, RunStarted
 from agent.events import Plan, PlannedAction, event_from_dict
-from tests.fakes.model import FakeModel, error, text_reply, tool_reply
-from tests.kit import agent_settings
+from testkit.agentkit import agent_settings
+from testkit.fakes.model import FakeModel, error, text_reply, tool_reply
 from tests.test_loop import Weather, events_of, of, react
 
 PLAN = {"steps": [{"tool": "get_weather", "why": "Need the current weather in Paris."},

@@ -11,7 +11,7 @@ from agent import AgentSettings, Answer, ModelClient, RunFinished
 from agent.events import Remark, Thought
 from agent.protocols.protocol_guard import ERROR_KIND, REMARK_KIND
 from agent.protocols.text_protocol import protocol_free
-from tests.fakes.model import FakeModel, text_reply
+from testkit.fakes.model import FakeModel, text_reply
 from tests.test_error_as_answer import shown
 from tests.test_loop import Weather, events_of, of, react
 

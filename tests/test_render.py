@@ -22,7 +22,7 @@ from bot.view.render import render_compare, render_run
 from bot.view.spans import B, paginate, to_plain
 from bot.view.textlen import utf16_len
 from bot.view.transcript import Transcript
-from tests.fakes.telegram_html import parse_html
+from testkit.fakes.telegram_html import parse_html
 from tests.test_transcript import weather_run
 
 

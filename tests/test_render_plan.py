@@ -16,7 +16,7 @@ from agent.events import (
 from bot.view.render import render_run
 from bot.view.spans import to_plain
 from bot.view.transcript import Transcript
-from tests.fakes.telegram_html import parse_html
+from testkit.fakes.telegram_html import parse_html
 
 PLAN = Plan(round=0, actions=(
     PlannedAction("get_weather", "today's weather in <Paris>"),

@@ -22,8 +22,8 @@ from bot.runs.quota import RateLimited
 from bot.store.records import RunRecord, telegram_chat
 from bot.store.transcripts import Store
 from bot.view.transcript import View
-from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
-from tests.kit import TEST_KEY, Add
+from testkit.agentkit import TEST_KEY, Add
+from testkit.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
 
 
 class Board:

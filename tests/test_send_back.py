@@ -13,7 +13,7 @@ from agent.events import AnswerDelta, Remark, TextDelta, Thought
 from agent.grounding.send_back import REMARK_KIND
 from agent.tools.clock import GetTime
 from bot.view.grounding_marks import MARK
-from tests.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
 from tests.test_error_as_answer import shown
 from tests.test_loop import Weather, events_of, of, react
 

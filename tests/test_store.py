@@ -35,8 +35,8 @@ from bot.store.db import SqliteDb
 from bot.store.records import RunRecord, Scope, UnknownEvent, telegram_chat
 from bot.store.threads import MAX_THREAD_RUNS
 from bot.store.transcripts import Store
-from tests.dbkit import Target, execute, query, table_columns
-from tests.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.dbkit import Target, execute, query, table_columns
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
 
 GROUP = -100123
 

@@ -16,7 +16,7 @@ from bot.store.chat_settings_values import ChatSettings
 from bot.store.course_notes import open_notes_index
 from bot.store.records import Scope, telegram_chat
 from bot.store.transcripts import Store
-from tests.dbkit import Target, fresh_postgres
+from testkit.dbkit import Target, fresh_postgres
 
 ROOT = Path(__file__).resolve().parent.parent
 GROUP, ALICE = -100123, 11

@@ -9,7 +9,7 @@ import pytest
 from agent.events import Thought, Usage
 from bot.store.records import Scope
 from bot.store.transcripts import Store
-from tests.dbkit import Target
+from testkit.dbkit import Target
 
 GROUP, OTHER_GROUP = -100123, -100999
 ALICE, BOB = 11, 22

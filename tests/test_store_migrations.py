@@ -20,7 +20,7 @@ from bot.store.migrations import MIGRATIONS, migrate
 from bot.store.pg_migrations import PG_MIGRATIONS, migrate_pg
 from bot.store.records import Scope
 from bot.store.transcripts import Store
-from tests.dbkit import Target, query
+from testkit.dbkit import Target, query
 
 V1_RUN = (1, -42, 1, 7, "李雷", "ask", "杭州今天的天气怎么样？", "qwen-plus", "done",
           "2025-03-01T08:00:00.000+00:00", "2025-03-01T08:00:09.500+00:00", 9500, 100, 20, 120,

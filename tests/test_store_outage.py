@@ -11,11 +11,11 @@ from pathlib import Path
 
 import httpx
 
-from tests.botkit import ALICE, GROUP, people
-from tests.dbkit import Cuttable, fresh_postgres, query
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.faults.process import bot_process, free_port
+from testkit.bot_process import bot_process, free_port
+from testkit.botkit import ALICE, GROUP, people
+from testkit.dbkit import Cuttable, fresh_postgres, query
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.historykit import reply
 from tests.web.kit import serving
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tests.botkit import ALICE, people
-from tests.dbkit import fresh_postgres
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.faults.process import bot_process
+from testkit.bot_process import bot_process
+from testkit.botkit import ALICE, people
+from testkit.dbkit import fresh_postgres
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
 
 
 async def test_history_and_show_survive_a_wiped_working_directory(tmp_path: Path) -> None:

@@ -23,9 +23,9 @@ from agent import (
 from agent.events import TextDelta
 from agent.protocols.text_protocol import STOP
 from agent.tools.calculator import Calculate
-from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
-from tests.fakes.server import Reply
-from tests.kit import agent_settings
+from testkit.agentkit import agent_settings
+from testkit.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
+from testkit.fakes.server import Reply
 from tests.test_loop import Weather, events_of, of, react
 from tests.test_text_parser import Convert
 from wire.model_transport import STREAM_GATHER_S

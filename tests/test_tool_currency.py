@@ -10,10 +10,10 @@ import pytest
 from agent import AgentSettings, ModelClient
 from agent.tool import ToolError
 from agent.tools import Toolbox
-from tests.fakes.model import FakeModel
-from tests.fakes.server import Reply
-from tests.fakes.tools import observe, run_tool
-from tests.fakes.upstreams import FakeFrankfurter, html_error, not_json, sample, slow
+from testkit.fakes.model import FakeModel
+from testkit.fakes.server import Reply
+from testkit.fakes.tools import observe, run_tool
+from testkit.fakes.upstreams import FakeFrankfurter, html_error, not_json, sample, slow
 
 
 @pytest.fixture

@@ -16,11 +16,11 @@ from agent.tool import ToolError
 from agent.tools import Toolbox
 from bot.store.course_notes import open_notes_index
 from bot.store.transcripts import Store
-from tests import dbkit
-from tests.dbkit import Target
-from tests.fakes.model import FakeModel
-from tests.fakes.tools import observe, open_toolbox, run_tool
-from tests.kit import agent_settings
+from testkit import dbkit
+from testkit.agentkit import agent_settings
+from testkit.dbkit import Target
+from testkit.fakes.model import FakeModel
+from testkit.fakes.tools import observe, open_toolbox, run_tool
 
 SHIPPED = Path(__file__).resolve().parent.parent / "data" / "notes"
 

@@ -11,9 +11,9 @@ import pytest
 from agent import ModelClient
 from agent.tool import ToolError
 from agent.tools.clock import GetTime
-from tests.fakes.model import FakeModel
-from tests.fakes.tools import observe, open_toolbox
-from tests.kit import agent_settings
+from testkit.agentkit import agent_settings
+from testkit.fakes.model import FakeModel
+from testkit.fakes.tools import observe, open_toolbox
 
 NOW = datetime(2025, 4, 11, 6, 30, tzinfo=UTC)  # a Friday
 

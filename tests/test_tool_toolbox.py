@@ -15,8 +15,8 @@ from agent.settings import AgentSettings
 from agent.tools import TOOL_CLASSES, TOOL_NAMES, Toolbox
 from agent.tools.notes_index import Passage
 from bot.bot_settings import BotSettings
-from tests.fakes.tools import open_toolbox, run_tool
-from tests.kit import TEST_KEY, agent_settings
+from testkit.agentkit import TEST_KEY, agent_settings
+from testkit.fakes.tools import open_toolbox, run_tool
 
 
 def test_tool_names() -> None:

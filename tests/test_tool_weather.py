@@ -14,11 +14,11 @@ from agent.tool import ToolError
 from agent.tools import Toolbox
 from agent.tools.ttl_cache import TtlCache
 from agent.tools.weather import GetWeather
-from tests.fakes.model import FakeModel
-from tests.fakes.server import Reply
-from tests.fakes.tools import observe, open_toolbox, run_tool
-from tests.fakes.upstreams import FakeOpenMeteo, html_error, not_json, sample, slow
-from tests.kit import agent_settings
+from testkit.agentkit import agent_settings
+from testkit.fakes.model import FakeModel
+from testkit.fakes.server import Reply
+from testkit.fakes.tools import observe, open_toolbox, run_tool
+from testkit.fakes.upstreams import FakeOpenMeteo, html_error, not_json, sample, slow
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from agent import ModelClient, RunFinished
 from agent.settings import AgentSettings
 from bot.view.render import render_run
 from bot.view.transcript import Transcript
-from tests.fakes.model import DashScope, FakeModel, error, sse
-from tests.fakes.server import Reply
+from testkit.fakes.model import DashScope, FakeModel, error, sse
+from testkit.fakes.server import Reply
 from tests.test_loop import events_of, react
 
 REFUSED = {"error": {"message": "Unrecognized request argument supplied: stream_options",

@@ -12,7 +12,9 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.voice.transcriber import EmbeddedWhisper, NotHeard, Unheard
-from tests.voicekit import (
+from testkit.voicekit import (
+    ENGLISH,
+    MANDARIN,
     chinese_chars,
     english_words,
     error_rate,
@@ -21,25 +23,6 @@ from tests.voicekit import (
     whisper_base,
 )
 
-ENGLISH = (
-    "What is the weather like in Berlin today?",
-    "How many hours is Beijing ahead of London?",
-    "Please explain how photosynthesis works.",
-    "Who proposed the Turing test?",
-    "What is 17 percent of 2480?",
-    "How much is 100 US dollars in Chinese yuan?",
-    "Why is the sky blue during the day?",
-    "Can you summarize my notes about the French revolution?",
-    "What time is it now in New York?",
-    "Is it going to rain in Shanghai tomorrow?",
-    "What is the capital city of Australia?",
-    "How far is the Moon from the Earth?",
-)
-MANDARIN = (
-    "今天天气怎么样", "北京现在几点了", "一百美元等于多少人民币", "请帮我计算这道数学题",
-    "图灵测试是谁提出的", "我们明天有考试", "老师这个问题我不懂", "上海明天会下雨吗",
-    "中国的首都是北京", "请解释一下光合作用", "谢谢你的帮助", "学生们正在图书馆学习",
-)
 MOST_WER, MOST_CER = 0.15, 0.50
 
 

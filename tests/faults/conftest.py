@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.store import db
-from tests.botkit import Glassbox
+from testkit.botkit import Glassbox
 from tests.faults.kit import glassbox
 
 

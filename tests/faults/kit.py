@@ -10,10 +10,10 @@ from typing import Any, cast
 
 from agent.tool import Tool
 from bot.store.records import RunRecord, Scope
-from tests.botkit import ALICE, SCALE, Add, Glassbox, people, running
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import Message
-from tests.fakes.telegram_faults import FaultyTelegram
+from testkit.botkit import ALICE, SCALE, Add, Glassbox, people, running
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import Message
+from testkit.fakes.telegram_faults import FaultyTelegram
 
 REQUEST_TIMEOUT_S = 0.5
 """The bot's Bot API timeout here, so a stalled call times out quickly."""

@@ -12,14 +12,14 @@ from bot.runs.quota import refusal
 from bot.store.records import Scope, telegram_chat
 from bot.store.transcripts import Store
 from bot.view.export import export_html
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, people
-from tests.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
-from tests.fakes.server import Reply
-from tests.fakes.telegram import TOKEN
-from tests.fakes.telegram_faults import FaultyTelegram
+from testkit.agentkit import TEST_KEY
+from testkit.bot_process import bot_process
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, people
+from testkit.fakes.model import DashScope, FakeModel, error, sse, text_reply, tool_reply
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram import TOKEN
+from testkit.fakes.telegram_faults import FaultyTelegram
 from tests.faults.kit import faulty, glassbox, runs_of, still_answers
-from tests.faults.process import bot_process
-from tests.kit import TEST_KEY
 
 CAROL, DAVE = 333, 444
 

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from agent.model.endpoint_memory import PROBE_EVERY, EndpointMemory, endpoint_key
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, SCALE, Add, Glassbox, people, running
-from tests.fakes.model import FakeModel, error, text_reply, tool_reply
-from tests.fakes.server import Reply
-from tests.fakes.telegram import Message
-from tests.fakes.telegram_faults import FaultyTelegram
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, SCALE, Add, Glassbox, people, running
+from testkit.fakes.model import FakeModel, error, text_reply, tool_reply
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram import Message
+from testkit.fakes.telegram_faults import FaultyTelegram
 from tests.faults.kit import REQUEST_TIMEOUT_S
 from tests.test_bot_settings import menu, tap
 

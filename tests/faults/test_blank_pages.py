@@ -13,8 +13,8 @@ import pytest
 from pydantic import BaseModel
 
 from agent.tool import Tool
-from tests.botkit import ALICE, Add, Glassbox
-from tests.fakes.model import DashScope, sse, tool_reply
+from testkit.botkit import ALICE, Add, Glassbox
+from testkit.fakes.model import DashScope, sse, tool_reply
 from tests.faults.kit import glassbox, runs_of, still_answers
 from tests.faults.test_telegram import api_error
 

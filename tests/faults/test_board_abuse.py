@@ -13,9 +13,9 @@ import pytest
 
 from bot.runs import hub as hub_module
 from bot.store.records import telegram_chat
-from tests.botkit import ALICE, BOB, GROUP, people
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ALICE, BOB, GROUP, people
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.web.kit import event_stream, serving
 from tests.web.test_board import board_path
 

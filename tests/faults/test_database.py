@@ -17,11 +17,11 @@ import asyncpg
 
 from bot.store.breaker import BreakerState
 from bot.store.db import STATEMENT_TIMEOUT_S, PostgresDb
-from tests.botkit import ALICE, Add, Glassbox, people, running
-from tests.dbkit import Cuttable, fresh_postgres, query, small_plan
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.server import Reply
-from tests.fakes.telegram import FakeTelegram, Message
+from testkit.botkit import ALICE, Add, Glassbox, people, running
+from testkit.dbkit import Cuttable, fresh_postgres, query, small_plan
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram import FakeTelegram, Message
 
 CLASS = tuple(range(7000, 7060))
 """Sixty students, each in a private chat with the bot."""

@@ -15,11 +15,11 @@ import pytest
 from bot.bot_settings import BotSettings
 from bot.store import database_url
 from bot.telegram.app import redaction
-from tests.dbkit import fresh_postgres
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import TOKEN, FakeTelegram
-from tests.faults.process import bot_process, free_port
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.bot_process import bot_process, free_port
+from testkit.dbkit import fresh_postgres
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import TOKEN, FakeTelegram
 
 PASSWORD = "Zq9Secret{}Part7x"
 """A generated password; each case puts one delimiter in its middle."""

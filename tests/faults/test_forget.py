@@ -23,11 +23,11 @@ from typing import Any
 import pytest
 
 from bot.store.db import is_postgres_url
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, SCALE, Add, Glassbox, people, running
-from tests.dbkit import Target, execute, query
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.server import Reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, SCALE, Add, Glassbox, people, running
+from testkit.dbkit import Target, execute, query
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram import FakeTelegram
 
 MARK = "ZQXJ-7731"
 SECRET = f"my locker code is {MARK}"

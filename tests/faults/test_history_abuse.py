@@ -9,8 +9,8 @@ from pathlib import Path
 from agent.events import Usage
 from bot.store.records import Scope
 from bot.store.transcripts import MAX_SEARCH_WORDS
-from tests.botkit import ALICE, BOB, GROUP, SCALE, Glassbox
-from tests.dbkit import execute
+from testkit.botkit import ALICE, BOB, GROUP, SCALE, Glassbox
+from testkit.dbkit import execute
 from tests.faults.kit import glassbox, still_answers
 
 COOLDOWN_S = 30 * SCALE

@@ -25,8 +25,6 @@ from agent.events import (
     Event,
     Observation,
     ObservationFailure,
-    RunFinished,
-    Usage,
 )
 from agent.grounding.backing import ledger
 from agent.protocols.echoed_errors import no_errors_as_answers
@@ -45,10 +43,11 @@ from bot.view.markdown import md_spans
 from bot.view.render import render_run
 from bot.view.spans import QUOTE_EXPANDABLE, paginate
 from bot.view.textlen import utf16_len
-from bot.view.transcript import CallView, RoundView, Transcript
-from tests.botkit import ALICE, BOB, Glassbox
-from tests.fakes.model import DashScope, Reply, sse, text_reply
-from tests.fakes.telegram_html import parse_html
+from bot.view.transcript import Transcript
+from testkit.botkit import ALICE, BOB, Glassbox
+from testkit.fakes.model import DashScope, Reply, sse, text_reply
+from testkit.fakes.telegram_html import parse_html
+from testkit.hostile_text import hostile, render_live, transcript
 from tests.faults.kit import still_answers
 
 pytestmark = pytest.mark.usefixtures("no_crash")
@@ -65,48 +64,9 @@ SCALING = 20.0
 """Time at 8n over time at n: 8 when linear (measured 6–13 with the caches), 64 when
 quadratic; the bound lies between them with room either side for a loaded machine."""
 
-UNITS = [" ", "\t", " \t", "|", "| ", "*", "_", "`", "~", "[", "(", "[[]", "[a](", "[a](x",
-         "[a](http://x ", "([", "**a", "*a ", "_a ", "a*", "a_b", "*_", "~~a", "`a", "\\*",
-         "| -- ", "-- |", "# ", "#", "- ", "> ", "1. ", ":", "```a", "Thought", "Action ", ",",
-         "a: b\n"]
-PREFIXES = ["", "| ", "> ", "- ", "# ", "1. ", "```\n", "Thought", "Thought: ", "Action: x[",
-            "<tool_call>", '{"name": ']
-
-
-def hostile(n: int) -> list[str]:
-    """Every unit repeated to n characters, behind each prefix in turn (and with none); and
-    tables whose padding would grow with rows × columns (thousands of empty columns; a huge
-    cell above thousands of rows)."""
-    texts = []
-    for i, unit in enumerate(UNITS):
-        body = unit * (n // len(unit))
-        texts.append(body)
-        prefix = PREFIXES[1 + i % (len(PREFIXES) - 1)]
-        texts.append((prefix + body)[:n])
-        texts.append((prefix + "a" + body + "b")[:n])
-    k = n // 5
-    texts.append("|" * k + "\n" + "|-" * k + "\n" + "|\n" * k)
-    texts.append("|a|b|\n|-|-|\n|" + "x" * (n // 2) + "|\n" + "|a|\n" * (n // 8))
-    return texts
-
-
-def transcript(text: str) -> Transcript:
-    """A finished run whose thought, observation and answer are all `text`."""
-    call = CallView("c1", "add", {"a": 1}, observation=text, ok=True, duration_ms=3)
-    return Transcript(question="?", rounds=[RoundView(1, thought=text, calls=[call])],
-                      answer=text, answer_final=True,
-                      finished=RunFinished(round=1, status="done", usage=Usage(1, 1, 2),
-                                           duration_ms=10, rounds=1, tool_calls=1))
-
-
 def fresh_md(text: str) -> None:
     md_spans.cache_clear()
     md_spans(text)
-
-
-def render_live(text: str) -> None:
-    md_spans.cache_clear()
-    render_run(transcript(text), "en", live=True)
 
 
 def render_final(text: str) -> None:

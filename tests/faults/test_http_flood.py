@@ -9,11 +9,11 @@ import time
 from pathlib import Path
 
 from bot.web.guard import Timing
-from tests.botkit import people
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import FakeTelegram
-from tests.faults.hostile import ATTACKER, closed_by_the_server, half_open, healthz
-from tests.faults.process import bot_process, free_port, listening, room_for
+from testkit.bot_process import bot_process, free_port, listening, room_for
+from testkit.botkit import people
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import FakeTelegram
+from testkit.hostile_clients import ATTACKER, closed_by_the_server, half_open, healthz
 
 HALF_OPEN = 1100
 

@@ -9,10 +9,11 @@ import time
 from pathlib import Path
 
 from bot.web.guard import Timing
-from tests.botkit import ALICE, people
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.faults.hostile import (
+from testkit.bot_process import bot_process, free_port, listening, room_for
+from testkit.botkit import ALICE, people
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
+from testkit.hostile_clients import (
     ATTACKER,
     body_head,
     closed_by_the_server,
@@ -20,7 +21,6 @@ from tests.faults.hostile import (
     healthz,
     send_a_byte,
 )
-from tests.faults.process import bot_process, free_port, listening, room_for
 
 CLIENTS = 650
 HOOK = "/tg-hook"

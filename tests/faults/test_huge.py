@@ -11,9 +11,9 @@ from bot.store.records import Scope
 from bot.view.history_view import SHOW_PAGES, show_pages
 from bot.view.render import render_view
 from bot.view.transcript import replay
-from tests.botkit import ALICE, BOB, GROUP, Glassbox
-from tests.fakes.model import text_reply, tool_reply
-from tests.faults.huge_run import longest_stall, store_huge_run
+from testkit.botkit import ALICE, BOB, GROUP, Glassbox
+from testkit.fakes.model import text_reply, tool_reply
+from testkit.huge_run import longest_stall, store_huge_run
 from tests.faults.kit import runs_of, still_answers
 from tests.historykit import replies, reply
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.botkit import ALICE, BOB, GROUP, Glassbox
-from tests.fakes.model import DashScope, sse, text_reply
+from testkit.botkit import ALICE, BOB, GROUP, Glassbox
+from testkit.fakes.model import DashScope, sse, text_reply
 from tests.faults.kit import faulty, glassbox, runs_of, still_answers
 
 X, Y = -1001111111111, -1002222222222

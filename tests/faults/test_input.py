@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox
-from tests.fakes.model import DashScope, sse, text_reply
-from tests.fakes.telegram_faults import ANONYMOUS_ADMIN
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox
+from testkit.fakes.model import DashScope, sse, text_reply
+from testkit.fakes.telegram_faults import ANONYMOUS_ADMIN
 from tests.faults.kit import faulty, still_answers
 
 pytestmark = pytest.mark.usefixtures("no_crash")

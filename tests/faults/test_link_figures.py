@@ -13,9 +13,9 @@ import pytest
 from agent.ledger import Backing, Entry
 from bot.view.grounding_marks import ledger_html, marked
 from bot.view.markdown import md_to_html
-from tests.botkit import ALICE, Add, people
-from tests.fakes.model import FakeModel, Reply, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ALICE, Add, people
+from testkit.fakes.model import FakeModel, Reply, text_reply, tool_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.web.kit import serving
 from tests.web.test_board import LINK
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.botkit import ALICE, Glassbox
-from tests.fakes.model import SSE_HEADERS, DashScope, error, sse, text_reply, tool_reply
-from tests.fakes.server import Reply, wire
+from testkit.botkit import ALICE, Glassbox
+from testkit.fakes.model import SSE_HEADERS, DashScope, error, sse, text_reply, tool_reply
+from testkit.fakes.server import Reply, wire
 from tests.faults.kit import glassbox, runs_of, still_answers
 
 QUICK_RETRY = {"retry-after-ms": "10"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.botkit import ALICE, BOB, GROUP, Glassbox
+from testkit.botkit import ALICE, BOB, GROUP, Glassbox
 from tests.faults.kit import still_answers
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import httpx
 
-from tests.botkit import ALICE, GROUP, Glassbox
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ALICE, GROUP, Glassbox
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.test_bot_step import asking, paused
 from tests.web.kit import SseEvent, event_stream, serving
 from tests.web.test_board import board_path

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from tests.botkit import ALICE, BOB, GROUP, SCALE, Glassbox
-from tests.fakes.model import DashScope, sse
-from tests.fakes.telegram import Message
+from testkit.botkit import ALICE, BOB, GROUP, SCALE, Glassbox
+from testkit.fakes.model import DashScope, sse
+from testkit.fakes.telegram import Message
 from tests.faults.kit import still_answers
 
 pytestmark = pytest.mark.usefixtures("no_crash")

@@ -12,11 +12,11 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from tests.botkit import ALICE, BOB, people
-from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
-from tests.fakes.server import Reply
-from tests.fakes.telegram_faults import FaultyTelegram
-from tests.faults.process import bot_process
+from testkit.bot_process import bot_process
+from testkit.botkit import ALICE, BOB, people
+from testkit.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram_faults import FaultyTelegram
 
 
 def slow_class(body: dict[str, Any]) -> Reply:

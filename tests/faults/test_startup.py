@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import FakeTelegram
-from tests.faults.process import bot_process, free_port
+from testkit.bot_process import bot_process, free_port
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import FakeTelegram
 
 
 def _only_line(log: str, token: str) -> str:

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from telegram.warnings import PTBDeprecationWarning
 
-from tests.botkit import ALICE, GROUP, Glassbox, people
-from tests.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
-from tests.fakes.server import Reply
-from tests.fakes.telegram_faults import FaultyTelegram
+from testkit.bot_process import bot_process
+from testkit.botkit import ALICE, GROUP, Glassbox, people
+from testkit.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
+from testkit.fakes.server import Reply
+from testkit.fakes.telegram_faults import FaultyTelegram
 from tests.faults.kit import faulty, runs_of, still_answers
-from tests.faults.process import bot_process
 
 
 def api_error(code: int, description: str, **parameters: Any) -> dict[str, Any]:

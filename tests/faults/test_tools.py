@@ -16,10 +16,10 @@ import pytest
 from agent.events import Observation, ObservationFailure
 from agent.tool import ToolError
 from agent.tools.calculator import Calculate
-from tests.botkit import ALICE, GROUP, Glassbox
-from tests.fakes.model import text_reply, tool_reply
-from tests.fakes.server import Reply
-from tests.fakes.upstreams import (
+from testkit.botkit import ALICE, GROUP, Glassbox
+from testkit.fakes.model import text_reply, tool_reply
+from testkit.fakes.server import Reply
+from testkit.fakes.upstreams import (
     FakeFrankfurter,
     FakeOpenMeteo,
     FakeWikipedia,

@@ -11,10 +11,10 @@ import urllib.request
 from pathlib import Path
 
 from bot.log_limit import BURST
-from tests.botkit import ALICE, people
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram_faults import FaultyTelegram
-from tests.faults.process import BotProcess, bot_process, free_port, listening
+from testkit.bot_process import BotProcess, bot_process, free_port, listening
+from testkit.botkit import ALICE, people
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram_faults import FaultyTelegram
 
 QUESTION = "Which tool will it call next?"
 """The old-shape poll's question: what people wrote, never in the log."""

@@ -12,12 +12,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.botkit import ADMIN, ALICE, BOB, people
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.faults.asking import CAROL
-from tests.faults.process import ROOT, bot_process
-from tests.pdfkit import make_shared_stream_pdf
+from testkit.bot_process import ROOT, bot_process
+from testkit.botkit import ADMIN, ALICE, BOB, people
+from testkit.class_asking import CAROL
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
+from testkit.pdfkit import make_shared_stream_pdf
 
 EXTRACT_S = 3
 DAVE, ERIN = 444, 555

@@ -19,14 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.botkit import ADMIN, ALICE, BOB, Glassbox, people
-from tests.fakes.model import DashScope, FakeModel, sse, text_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.fakes.telegram_faults import FaultyTelegram
-from tests.faults.asking import ANSWERED, CAROL, Class
+from testkit.bot_process import bot_process
+from testkit.botkit import ADMIN, ALICE, BOB, Glassbox, people
+from testkit.class_asking import ANSWERED, CAROL, Class
+from testkit.fakes.model import DashScope, FakeModel, sse, text_reply
+from testkit.fakes.telegram import FakeTelegram
+from testkit.fakes.telegram_faults import FaultyTelegram
+from testkit.pdfkit import make_shared_stream_pdf
 from tests.faults.kit import glassbox, runs_of, still_answers
-from tests.faults.process import bot_process
-from tests.pdfkit import make_shared_stream_pdf
 from tests.web.kit import serving
 
 EXTRACT_S = 8

@@ -12,9 +12,9 @@ from typing import Any
 
 from bot.runs.admission import Admission, Ticket
 from bot.store.records import telegram_chat
-from tests.botkit import ALICE, BOB, GROUP
-from tests.fakes.model import Reply, text_reply, tool_reply
-from tests.faults.asking import CAROL
+from testkit.botkit import ALICE, BOB, GROUP
+from testkit.class_asking import CAROL
+from testkit.fakes.model import Reply, text_reply, tool_reply
 from tests.faults.kit import glassbox
 from tests.test_bot_quiz import voting
 from tests.test_bot_step import paused

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from tests.botkit import ALICE, BOB, people
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
-from tests.faults.hostile import status_while_sending
-from tests.faults.process import BotProcess, bot_process, free_port, listening
+from testkit.bot_process import BotProcess, bot_process, free_port, listening
+from testkit.botkit import ALICE, BOB, people
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
+from testkit.hostile_clients import status_while_sending
 
 HOOK = "/tg-hook"
 

@@ -20,9 +20,9 @@ from bot import serve
 from bot.runs.metrics import Metrics
 from bot.telegram.app import build_app
 from bot.telegram.delivery.pacer import Limits
-from tests.botkit import SCALE, Glassbox, bot_settings
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import SCALE, Glassbox, bot_settings
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import FakeTelegram
 
 
 @dataclass

@@ -12,9 +12,9 @@ from bot.store.chat_settings_values import ChatSettings
 from bot.store.kinds import ConversationKind
 from bot.store.records import Conversation
 from bot.view.render import render_view
-from tests.botkit import Add
-from tests.fakes.model import FakeModel, error, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import Add
+from testkit.fakes.model import FakeModel, error, text_reply, tool_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.historykit import seed
 from tests.web.kit import serving
 from tests.web.test_board import compare_model

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from tests.fakes.model import FakeModel, Sight, image_urls, text_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.fakes.model import FakeModel, Sight, image_urls, text_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.photokit import PAGES, normal, png, sample
 from tests.web.kit import serving
 

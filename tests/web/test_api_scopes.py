@@ -23,9 +23,9 @@ from bot.store.migrations import MIGRATIONS, migrate
 from bot.store.pg_migrations import PG_MIGRATIONS, migrate_pg
 from bot.store.records import Conversation, Scope
 from bot.store.transcripts import Store
-from tests.dbkit import Target, execute, execute_many, query
-from tests.fakes.model import FakeModel, text_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.dbkit import Target, execute, execute_many, query
+from testkit.fakes.model import FakeModel, text_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.web.kit import serving
 
 BASE = 9_000_000_000_000_000

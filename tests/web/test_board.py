@@ -16,9 +16,9 @@ import pytest
 from agent.events import Action, Remark
 from bot.store.chat_settings_values import ChatSettings
 from bot.store.records import telegram_chat
-from tests.botkit import ADMIN, ALICE, GROUP, Add, people
-from tests.fakes.model import FakeModel, Reply, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ADMIN, ALICE, GROUP, Add, people
+from testkit.fakes.model import FakeModel, Reply, text_reply, tool_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.historykit import seed
 from tests.web.kit import Served, SseEvent, event_stream, serving
 
@@ -150,7 +150,7 @@ async def test_a_class_streaming_at_once_reaches_the_board_in_batches(tmp_path: 
     """Six answers streaming for about 2 s each, together: the board is sent each run at most
     every FRAME_S (0.5 s), not at every change (up to five a second a run), and each run's
     final state arrives whole."""
-    from tests.fakes.model import DashScope, sse
+    from testkit.fakes.model import DashScope, sse
 
     answer = " ".join(f"word{n}" for n in range(40))
     with FakeTelegram(scale=0.02) as tg, FakeModel(

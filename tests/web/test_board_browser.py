@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from agent.classroom.compare_judge import JUDGE_MARK
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
-from tests.fakes.model import DashScope, FakeModel, Reply, sse
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
+from testkit.fakes.model import DashScope, FakeModel, Reply, sse
+from testkit.fakes.telegram import FakeTelegram
 from tests.web.kit import serving
 from tests.web.test_board import board_path
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.web.kit import serving
 from tests.web.test_board import board_path
 from tests.web.test_board_browser import GALLERY, on_screen

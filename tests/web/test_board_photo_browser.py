@@ -13,9 +13,9 @@ from typing import Any
 
 from PIL import Image
 
-from tests.botkit import ALICE, GROUP, Add, people
-from tests.fakes.model import DashScope, FakeModel, Reply, Sight, sse, text_reply
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ALICE, GROUP, Add, people
+from testkit.fakes.model import DashScope, FakeModel, Reply, Sight, sse, text_reply
+from testkit.fakes.telegram import FakeTelegram
 from tests.photokit import smudged_receipt
 from tests.web.kit import serving
 from tests.web.test_board import board_path

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
-from tests.fakes.model import DashScope, FakeModel, sse
-from tests.fakes.telegram import FakeTelegram
+from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
+from testkit.fakes.model import DashScope, FakeModel, sse
+from testkit.fakes.telegram import FakeTelegram
 from tests.test_bot_quiz import counted, voting
 from tests.web.kit import serving
 from tests.web.test_board import board_path

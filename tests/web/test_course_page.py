@@ -13,12 +13,12 @@ import pytest
 
 from agent.events import Usage
 from bot.store.kinds import ConversationKind
-from tests.botkit import TOKEN, people
+from testkit.agentkit import TEST_KEY
+from testkit.botkit import TOKEN, people
+from testkit.dbkit import Target
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import FakeTelegram
 from tests.coursekit import EXPECTED, GROUP, NAMES, seed_course
-from tests.dbkit import Target
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import FakeTelegram
-from tests.kit import TEST_KEY
 from tests.web.kit import Served, serving
 
 WEEK = "from=2026-09-01&to=2026-09-07"

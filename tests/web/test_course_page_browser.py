@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from tests.botkit import people
+from testkit.botkit import people
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import FakeTelegram
 from tests.coursekit import GROUP, NAMES, seed_course
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import FakeTelegram
 from tests.web.kit import serving
 from tests.web.test_board_browser import GALLERY
 

@@ -8,10 +8,10 @@ import pytest
 
 from agent.settings import SettingsError, load_settings
 from bot.bot_settings import BotSettings
-from tests.botkit import ALICE, GROUP, Add, people
-from tests.fakes.model import FakeModel, text_reply, tool_reply
-from tests.fakes.telegram import TOKEN, FakeTelegram
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.botkit import ALICE, GROUP, Add, people
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.telegram import TOKEN, FakeTelegram
 from tests.web.kit import serving
 
 

@@ -138,7 +138,7 @@ class Message:
     document: Document | None = None
     """A document message's file (`text` is then its caption)."""
     poll: Any = None
-    """A poll message's tests.fakes.telegram_polls.Poll (`text` is then its question)."""
+    """A poll message's testkit.fakes.telegram_polls.Poll (`text` is then its question)."""
     photo: Photo | None = None
     """A photo message's picture (`text` is then its caption)."""
     sound: Sound | None = None

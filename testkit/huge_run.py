@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 from agent.events import Action, Answer, Event, Observation, RunFinished, RunStarted, Thought
 from bot.store.transcripts import INSERT_STEP, Store, step_row
-from tests.dbkit import execute_many
+from testkit.dbkit import execute_many
 
 ROUNDS, CALLS = 5, 1000
 """Five rounds of a thousand calls: 10,008 steps with the start, the answer and the end."""

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import FakeTelegram
-from tests.kit import TEST_KEY
+from testkit.agentkit import TEST_KEY
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import FakeTelegram
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 _runs = itertools.count(1)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-WIRE = Path(__file__).resolve().parent.parent / "wire"
+WIRE = Path(__file__).resolve().parents[2] / "tests" / "wire"
 
 
 def wire(name: str) -> bytes:

@@ -10,7 +10,7 @@ from typing import Any
 from agent import AgentSettings, ModelClient, Observation, run_react
 from agent.tools import Toolbox
 from agent.tools.notes_index import NotesIndex
-from tests.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.model import FakeModel, text_reply, tool_reply
 
 
 @asynccontextmanager

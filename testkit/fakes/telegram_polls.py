@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.fakes.telegram_objects import ApiError
+from testkit.fakes.telegram_objects import ApiError
 
 MAX_QUESTION, MAX_OPTION_TEXT, MAX_OPTIONS = 300, 100, 12
 """The Bot API's sendPoll limits: a question of 1-300 characters, 1-12 options of 1-100."""

@@ -28,9 +28,9 @@ from typing import Any
 
 from PIL import Image
 
-from tests.fakes.server import FakeServer, Reply, Request, wire
-from tests.fakes.telegram_html import CantParseEntities, parse_html, shows_nothing, utf16_units
-from tests.fakes.telegram_objects import (
+from testkit.fakes.server import FakeServer, Reply, Request, wire
+from testkit.fakes.telegram_html import CantParseEntities, parse_html, shows_nothing, utf16_units
+from testkit.fakes.telegram_objects import (
     SOUND_PATHS,
     ApiError,
     Call,
@@ -48,7 +48,7 @@ from tests.fakes.telegram_objects import (
     sound_id,
     sound_json,
 )
-from tests.fakes.telegram_polls import Poll, new_poll
+from testkit.fakes.telegram_polls import Poll, new_poll
 
 TOKEN = "7000000001:FAKE-token-for-tests-0123456789abcdef"
 BOT = {"id": 7000000001, "is_bot": True, "first_name": "Glassbox", "username": "GlassboxBot"}

@@ -10,9 +10,9 @@ import time
 from collections import defaultdict, deque
 from typing import Any
 
-from tests.fakes.server import Reply, Request, wire
-from tests.fakes.telegram import FakeTelegram
-from tests.fakes.telegram_html import utf16_units
+from testkit.fakes.server import Reply, Request, wire
+from testkit.fakes.telegram import FakeTelegram
+from testkit.fakes.telegram_html import utf16_units
 
 FAULTS = ("reset", "stall", "reset-after", "stall-after")
 

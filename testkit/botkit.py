@@ -16,10 +16,10 @@ from bot.store.records import telegram_chat
 from bot.telegram.app import App, build_app, serving
 from bot.telegram.context import Parts
 from bot.telegram.delivery.pacer import Limits
-from tests.fakes.model import FakeModel
-from tests.fakes.telegram import TOKEN, FakeTelegram, Message
-from tests.kit import TEST_KEY
-from tests.kit import Add as Add  # re-exported: the bot tests take it from here
+from testkit.agentkit import TEST_KEY
+from testkit.agentkit import Add as Add  # re-exported: the bot tests take it from here
+from testkit.fakes.model import FakeModel
+from testkit.fakes.telegram import TOKEN, FakeTelegram, Message
 
 SCALE = 0.02
 """Telegram's time limits, 50 times faster (the fake and the bot's pacer alike)."""

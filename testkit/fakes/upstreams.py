@@ -12,7 +12,7 @@ import json
 from typing import Any
 from urllib.parse import unquote
 
-from tests.fakes.server import FakeServer, Reply, Request, wire
+from testkit.fakes.server import FakeServer, Reply, Request, wire
 
 JSON = {"Content-Type": "application/json; charset=utf-8"}
 

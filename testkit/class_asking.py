@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tests.fakes.telegram import FakeTelegram
+from testkit.fakes.telegram import FakeTelegram
 
 CAROL = 333
 ANSWER_S = 12.0

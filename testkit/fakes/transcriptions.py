@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.fakes.server import FakeServer, Reply, Request, wire
+from testkit.fakes.server import FakeServer, Reply, Request, wire
 
 KEY = "sk-transcribe-test-key"
 

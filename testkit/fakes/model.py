@@ -21,7 +21,7 @@ from typing import Any
 from PIL import Image
 
 from agent.classroom.compare_judge import JUDGE_MARK
-from tests.fakes.server import FakeServer, Reply, Request, wire
+from testkit.fakes.server import FakeServer, Reply, Request, wire
 
 Script = Reply | Callable[[dict[str, Any]], Reply]
 SSE_HEADERS = {"Content-Type": "text/event-stream; charset=utf-8"}
