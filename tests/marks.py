@@ -61,6 +61,7 @@ SLOW = (
     # Real OCR of photos, a few seconds each on two free cores.
     "tests/test_photo_ocr.py::test_the_labelled_set_is_read_right",
     "tests/test_photo_ocr.py::test_a_chinese_receipt_is_read_with_its_figures",
+    "tests/test_bot_photos.py::test_a_photo_with_ask_shows_what_was_read_before_the_answer",
     "tests/test_bot_photos.py::test_a_photo_in_a_private_chat_without_a_caption_is_asked_",
     "tests/test_bot_photos.py::test_ask_as_a_reply_to_a_photo_asks_about_it",
     "tests/test_bot_photos.py::test_quiz_as_a_reply_to_a_photo_has_the_class_predict_first",

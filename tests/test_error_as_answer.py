@@ -15,9 +15,19 @@ from testkit.agentkit import agent_settings
 from testkit.fakes.model import DashScope, FakeModel, sse, text_reply, tool_reply
 from testkit.fakes.telegram_html import parse_html
 from tests.test_loop import Weather, events_of, of, react
-from wire.model_transport import STREAM_GATHER_S
+from wire import model_transport
 
 ERROR = "No place named Atlantis found."
+PIECE_S = 0.05
+"""Between a streamed answer's pieces: each arrives on its own, as a real model's do."""
+
+
+@pytest.fixture(autouse=True)
+def each_piece_read_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model's transport reads each piece as it comes rather than what came in its
+    gathering window (wire/model_transport.py), so the pieces need not be that far apart
+    to reach the loop one by one."""
+    monkeypatch.setattr(model_transport, "STREAM_GATHER_S", 0.0)
 
 
 def shown(events: list[Event], lang: str = "en") -> str:
@@ -36,7 +46,7 @@ async def test_an_answer_that_only_repeats_the_error_is_not_the_answer(
     answer: str, fake_model: FakeModel, client: ModelClient, settings: AgentSettings
 ) -> None:
     fake_model.push(tool_reply(("get_weather", {"city": "Atlantis"})),
-                    sse(DashScope().text(answer, pieces=6), delay=STREAM_GATHER_S * 1.5))
+                    sse(DashScope().text(answer, pieces=6), delay=PIECE_S))
     events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
     assert of(events, Answer) == []
     assert streamed(events) == ""  # never drawn, not even while it streamed
@@ -82,7 +92,7 @@ async def test_an_answer_in_its_own_words_streams_and_stays_the_answer(
     answer: str, fake_model: FakeModel, client: ModelClient, settings: AgentSettings
 ) -> None:
     fake_model.push(tool_reply(("get_weather", {"city": "Atlantis"})),
-                    sse(DashScope().text(answer, pieces=8), delay=STREAM_GATHER_S * 1.5))
+                    sse(DashScope().text(answer, pieces=8), delay=PIECE_S))
     events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
     (final,) = of(events, Answer)
     assert final.text == answer and streamed(events) == answer  # nothing held back for good
@@ -99,7 +109,7 @@ async def test_a_long_own_answer_streams_before_it_ends(
     before the model has finished."""
     answer = "Sorry: " + "there is no weather for a place that is not on any map. " * 8
     fake_model.push(tool_reply(("get_weather", {"city": "Atlantis"})),
-                    sse(DashScope().text(answer, pieces=16), delay=STREAM_GATHER_S * 1.5))
+                    sse(DashScope().text(answer, pieces=16), delay=PIECE_S))
     events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
     deltas = [e for e in events if isinstance(e, AnswerDelta | TextDelta)]
     assert len(deltas) >= 8 and "".join(d.text for d in deltas) == answer
@@ -124,7 +134,7 @@ async def test_in_the_text_format_the_labelled_error_is_not_the_answer_either(
         fake_model.push(
             text_reply("Thought: I need the weather in Atlantis.\nAction: get_weather[Atlantis]"),
             sse(DashScope().text(f"Thought: I have the answer.\nFinal Answer: {ERROR}", pieces=8),
-                delay=STREAM_GATHER_S * 1.5))
+                delay=PIECE_S))
         events = await events_of(react("Weather in Atlantis?", client, settings, [Weather()]))
     finally:
         await client.close()

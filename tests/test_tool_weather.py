@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
+import aiohttp
 import pytest
 
 from agent import AgentSettings, ModelClient
@@ -19,6 +21,9 @@ from testkit.fakes.model import FakeModel
 from testkit.fakes.server import Reply
 from testkit.fakes.tools import observe, open_toolbox, run_tool
 from testkit.fakes.upstreams import FakeOpenMeteo, html_error, not_json, sample, slow
+
+QUIET_SPELL_S = 5.5
+"""Longer than the model's and Telegram's keep-alive (wire/limits.py KEEPALIVE_S)."""
 
 
 @pytest.fixture
@@ -223,13 +228,15 @@ async def test_a_kept_place_is_asked_again_when_old_or_pushed_out(
     assert await searches("Paris", "Osaka", "Berlin") == ["Paris", "Berlin"]
 
 
-async def test_lookups_seconds_apart_keep_one_connection(box: Toolbox,
-                                                        meteo: FakeOpenMeteo) -> None:
+async def test_lookups_seconds_apart_keep_one_connection(
+        box: Toolbox, meteo: FakeOpenMeteo, monkeypatch: pytest.MonkeyPatch) -> None:
     """The tools keep an idle connection open (wire/limits.py TOOLS_KEEPALIVE_S, 60 s), so a
     lookup after a quiet spell longer than the model's and Telegram's 5 s does not pay a new
-    connection (to a real service: TCP and TLS handshakes)."""
+    connection (to a real service: TCP and TLS handshakes). The spell passes on aiohttp's
+    clock, which its pool reads to tell an idle connection's age."""
     await run_tool(box, "get_weather", city="Berlin")
-    await asyncio.sleep(5.5)
+    later = time.monotonic() + QUIET_SPELL_S
+    monkeypatch.setattr(aiohttp.connector, "monotonic", lambda: later)
     await run_tool(box, "get_weather", city="Berlin")
     assert meteo.paths() == ["/v1/search", "/v1/forecast", "/v1/forecast"]
     assert len({request.peer for request in meteo.requests}) == 1
