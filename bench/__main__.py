@@ -3,16 +3,22 @@ and print one Markdown table (progress goes to stderr). `--quick` runs everythin
 a 20-times faster clock: a smoke run, not figures to quote. `--only overhead --against REF`:
 the overhead asks with REF's code first, then with this checkout's (side by side, as the
 machine's load of the moment is shared).
-`python -m bench --scale [--quick] [--against REF] [--levels N …]`: the load ladder of
-`bench.scale` instead (a whole school on one process, before and after).
 `python -m bench --local-model URL [--record]`: the class questions against a real model
 instead (bench/local_model.py); `--judge-local URL [--record]`: /compare's judgement by it
-(bench/judge_local.py)."""
+(bench/judge_local.py).
+Instead of the table, one bench of its own, its options after it (`--help` lists them):
+  --scale [--quick] [--against REF] [--levels N …]   a whole school on one process
+  --answer-cpu [--quick] [--against REF]    the CPU of one answer's agent, fold, store, render
+  --delivery-cpu [--quick] [--against REF]  the CPU of delivering one answer to Telegram
+  --wire-floor [--quick]                    the CPU of one answer's HTTP alone
+  --hostile [--against REF] [--only ATTACK …]   the HTTP side's attacks on python -m bot
+  --upload-storm [--against REF] [--file pdf|txt]   a /notes upload while a class asks"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import sys
 import tempfile
 import time
@@ -35,17 +41,22 @@ from bench.local_model import (
 from bench.notes_upload import notes_figures
 from bench.rendering import render_figures
 from bench.scale import checkout
-from bench.scale import main as scale_main
 from bench.stage import stage
 from bench.storage import store_figures
 
 QUICK_SCALE = 0.05
+INSTEAD = {"--scale": "bench.scale", "--answer-cpu": "bench.answer_cpu",
+           "--delivery-cpu": "bench.delivery_cpu", "--wire-floor": "bench.wire_floor",
+           "--hostile": "bench.hostile", "--upload-storm": "bench.upload_storm"}
+"""The benches run instead of the table: the option, and the module whose main() takes the
+options after it."""
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if "--scale" in argv:
-        return scale_main([a for a in argv if a != "--scale"])
+    if instead := next((a for a in argv if a in INSTEAD), None):
+        bench = importlib.import_module(INSTEAD[instead])
+        return bench.main([a for a in argv if a != instead])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small and fast: a smoke run")
     parser.add_argument("--only", choices=("live", "overhead", "store", "render", "huge",

@@ -1,8 +1,8 @@
-"""`python -m bench.answer_cpu [--against REF]`: the bot's CPU for one 3-round answer on the
+"""`python -m bench --answer-cpu [--against REF]`: the bot's CPU for one 3-round answer on the
 agent's side of the live message: the model's three streams, the two weather lookups, each
 event folded into the run's view, told to the listeners and stored (`Runs.fold`, as
 `python -m bot` runs it), and the final state rendered. Telegram's calls are not in it
-(bench.http_cost and bench.scale measure those).
+(`--delivery-cpu` and `--scale` measure those).
 
 The fakes (the bench's model, paced so that each chunk arrives on its own as from a real
 model, and Open-Meteo) run in this process; the measured code runs in a process of its
@@ -21,19 +21,19 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bench.stage import script
-from testkit.agentkit import TEST_KEY
-from testkit.fakes.model import FakeModel, Pace
-from testkit.fakes.upstreams import FakeOpenMeteo
+if TYPE_CHECKING:
+    from testkit.fakes.model import FakeModel
+    from testkit.fakes.upstreams import FakeOpenMeteo
 
 RUNS = 50
 ROUNDS = 5
 QUICK = (3, 1)
 """`--quick`: runs at a time and rounds (a smoke run)."""
-PACE = Pace(first_token_s=(0.05, 0.1), tokens_per_s=200)
-"""Fast enough for a quick bench, slow enough that every chunk is its own network read."""
+FIRST_TOKEN_S, TOKENS_PER_S = (0.05, 0.1), 200
+"""The model's pace: fast enough for a quick bench, slow enough that every chunk is its own
+network read. Plain figures: the measured process imports nothing of testkit/."""
 
 
 async def _client(at_once: str, rounds: str, model_url: str, geocoding_url: str,
@@ -50,8 +50,7 @@ async def _client(at_once: str, rounds: str, model_url: str, geocoding_url: str,
     from bot.view.transcript import View
 
     os.environ.update(
-        OPENAI_API_KEY=TEST_KEY, OPENAI_BASE_URL=model_url, LLM_MAX_RETRIES="0",
-        TELEGRAM_BOT_TOKEN="1:bench", AGENT_TOOLS="get_weather",
+        OPENAI_BASE_URL=model_url, LLM_MAX_RETRIES="0", AGENT_TOOLS="get_weather",
         OPEN_METEO_GEOCODING_URL=geocoding_url, OPEN_METEO_FORECAST_URL=forecast_url)
     settings = BotSettings(_env_file=None)  # type: ignore[call-arg]
     store = await Store.open(Path(workdir) / "bench.sqlite3")
@@ -121,18 +120,16 @@ def measure(code: Path, size: tuple[int, int], model: FakeModel,
                       meteo.geocoding_url, meteo.forecast_url)
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--client"]:  # the measured process: nothing here but what any ref has
-        import uvloop
-
-        print(json.dumps(uvloop.run(_client(*argv[1:]))))
-        return 0
+def main(argv: list[str]) -> int:
     from bench.cpu_process import options, side_by_side
+    from bench.stage import script
+    from testkit.fakes.model import FakeModel, Pace
+    from testkit.fakes.upstreams import FakeOpenMeteo
 
-    args = options("python -m bench.answer_cpu", __doc__).parse_args(argv)
+    args = options("--answer-cpu", __doc__).parse_args(argv)
     size, times = (QUICK, 1) if args.quick else ((RUNS, ROUNDS), args.times)
-    with FakeModel(default=script, pace=PACE) as model, FakeOpenMeteo(latency=0.02) as meteo:
+    pace = Pace(first_token_s=FIRST_TOKEN_S, tokens_per_s=TOKENS_PER_S)
+    with FakeModel(default=script, pace=pace) as model, FakeOpenMeteo(latency=0.02) as meteo:
         got = side_by_side(args.against, times, "answer_cpu",
                            lambda code: measure(code, size, model, meteo))
     print("| Code | CPU per 3-round answer (agent, fold, store, render) | runs | "
@@ -145,5 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the measured process (bench/cpu_process.py): `--client ARGS…`
+    import uvloop
+
+    print(json.dumps(uvloop.run(_client(*sys.argv[2:]))))

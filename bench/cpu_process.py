@@ -1,5 +1,6 @@
-"""What `bench.answer_cpu` and `bench.delivery_cpu` share: each measures in a process of its
-own, started from any checkout's code, and prints before and after side by side.
+"""What `python -m bench --answer-cpu`, `--delivery-cpu` and `--wire-floor` share: each
+measures in a process of its own, started from any checkout's code, and prints before and
+after side by side.
 
 The measured process runs the bench's own file with another ref's code on its path, so it
 must not import this module (an older ref has none): only the measuring side does."""
@@ -18,14 +19,19 @@ from pathlib import Path
 from typing import Any
 
 from bench.stage import ROOT
+from testkit.agentkit import TEST_KEY
+from testkit.fakes.telegram import TOKEN
 
 
 def in_process(source: Path, code: Path, *args: str) -> dict[str, Any]:
     """Run the bench module `source` as `-c` with `--client args… DIR` (DIR a fresh
     temporary folder, also its working directory) and `code` first on its path, so a
-    checkout of another ref measures that ref's code; its last line of output, as JSON."""
+    checkout of another ref measures that ref's code; its last line of output, as JSON.
+    The process has the fakes' key and token in OPENAI_API_KEY and TELEGRAM_BOT_TOKEN: it
+    imports nothing of testkit/, which an older ref has not."""
     with tempfile.TemporaryDirectory(prefix=f"glassbox-{source.stem}-") as tmp:
-        env = {**os.environ, "PYTHONPATH": str(code)}  # `-c`: nothing of ROOT is implied
+        env = {**os.environ, "PYTHONPATH": str(code),  # `-c`: nothing of ROOT is implied
+               "OPENAI_API_KEY": TEST_KEY, "TELEGRAM_BOT_TOKEN": TOKEN}
         out = subprocess.run(
             [sys.executable, "-c", source.read_text(), "--client", *args, tmp],
             capture_output=True, text=True, env=env, cwd=tmp, check=False)
@@ -34,10 +40,10 @@ def in_process(source: Path, code: Path, *args: str) -> dict[str, Any]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def options(prog: str, doc: str | None, *, against: bool = True) -> argparse.ArgumentParser:
-    """The measuring side's options (the measured process gets `--client …` instead);
-    `against`: whether it can measure another ref's code too."""
-    parser = argparse.ArgumentParser(prog=prog, description=doc)
+def options(option: str, doc: str | None, *, against: bool = True) -> argparse.ArgumentParser:
+    """The measuring side's options after `python -m bench OPTION` (the measured process
+    gets `--client …` instead); `against`: whether it can measure another ref's code too."""
+    parser = argparse.ArgumentParser(prog=f"python -m bench {option}", description=doc)
     if against:
         parser.add_argument("--against", metavar="REF",
                             help="also measure this git ref's code")

@@ -1,10 +1,10 @@
-"""`python -m bench.delivery_cpu [--against REF]`: the bot's CPU for delivering one answer to
+"""`python -m bench --delivery-cpu [--against REF]`: the bot's CPU for delivering one answer to
 Telegram: the live message (the pacer's turns, the send rate, rendering on demand, the Bot API
 calls through the bot's own request objects), "typing…" while nothing is on screen, and
-the final state. The agent's side is bench.answer_cpu's; the two add up to what
-bench.scale measures, less the event loop's share under load.
+the final state. The agent's side is `--answer-cpu`'s; the two add up to what
+`--scale` measures, less the event loop's share under load.
 
-A run is played as the bench's 3-round answers go (`python -m bench.scale`): about 100
+A run is played as the bench's 3-round answers go (`python -m bench --scale`): about 100
 changes over 5 s (one each 50 ms, as the model's chunks and the steps arrive), each a
 `show()` of a function rendering the state (a page of a few hundred to 1,300 characters of
 HTML, like the chain's), then `finish()` with the answer; RUNS private chats at once, the
@@ -24,11 +24,10 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bench.stage import TELEGRAM_LATENCY_S
-from testkit.agentkit import TEST_KEY
-from testkit.fakes.telegram import TOKEN, FakeTelegram
+if TYPE_CHECKING:
+    from testkit.fakes.telegram import FakeTelegram
 
 RUNS = 30
 ROUNDS = 3
@@ -51,8 +50,8 @@ async def _client(at_once: str, rounds: str, tg_url: str, workdir: str) -> dict[
     from bot.telegram.delivery.typing_indicator import Typing
     from bot.view.buttons import Button
 
-    os.environ.update(TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg_url,
-                      OPENAI_API_KEY=TEST_KEY, DATABASE_PATH=str(Path(workdir) / "b.sqlite3"))
+    os.environ.update(TELEGRAM_API_BASE_URL=tg_url,
+                      DATABASE_PATH=str(Path(workdir) / "b.sqlite3"))
     settings = BotSettings(_env_file=None)  # type: ignore[call-arg]
     # A ref from before the composition root made the metrics builds its own.
     metrics = () if "metrics" not in inspect.signature(build_app).parameters else (Metrics(),)
@@ -107,16 +106,12 @@ def measure(code: Path, size: tuple[int, int], tg: FakeTelegram) -> dict[str, An
     return {**got, "calls": (len(tg.calls) - calls) / (rounds * runs + 1)}
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--client"]:  # the measured process: nothing here but what any ref has
-        import uvloop
-
-        print(json.dumps(uvloop.run(_client(*argv[1:]))))
-        return 0
+def main(argv: list[str]) -> int:
     from bench.cpu_process import options, side_by_side
+    from bench.stage import TELEGRAM_LATENCY_S
+    from testkit.fakes.telegram import FakeTelegram
 
-    args = options("python -m bench.delivery_cpu", __doc__).parse_args(argv)
+    args = options("--delivery-cpu", __doc__).parse_args(argv)
     size, times = (QUICK, 1) if args.quick else ((RUNS, ROUNDS), args.times)
     with FakeTelegram(latency=TELEGRAM_LATENCY_S) as tg:
         for n in range(size[0] + 2):
@@ -134,5 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the measured process (bench/cpu_process.py): `--client ARGS…`
+    import uvloop
+
+    print(json.dumps(uvloop.run(_client(*sys.argv[2:]))))

@@ -1,4 +1,4 @@
-"""`python -m bench.hostile [--against REF]`: the second red team's attacks on the HTTP side,
+"""`python -m bench --hostile [--against REF]`: the second red team's attacks on the HTTP side,
 tried on `python -m bot` against the fakes, as figures. `--against REF` runs them first with
 REF's code (a temporary git worktree), side by side in one table.
 
@@ -33,9 +33,8 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
-
 from bench.scale import checkout
+from testkit.bot_http import bot_client
 from testkit.bot_process import ROOT, BotProcess, bot_process, free_port, listening
 from testkit.botkit import ALICE, people
 from testkit.fakes.model import FakeModel, text_reply
@@ -212,7 +211,7 @@ def reset(code: Path, work: Path) -> Figures:
 
 async def _old_stream(tg: FakeTelegram, port: int, path: str) -> tuple[int, float | None]:
     runs, ended = 0, None
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=15) as http, \
+    async with bot_client(f"http://127.0.0.1:{port}", timeout_s=15) as http, \
             http.stream("GET", path + "/events") as stream:
         lines = stream.aiter_lines()
         while not (await anext(lines)).startswith("event: runs"):
@@ -251,8 +250,8 @@ def measure(code: Path, label: str, attacks: list[Callable[[Path, Path], Figures
 ATTACKS = [webhook, flood, trickle, reset, hub]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.hostile", description=__doc__)
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench --hostile", description=__doc__)
     parser.add_argument("--against", metavar="REF", help="also measure this git ref first")
     parser.add_argument("--only", nargs="+", choices=[a.__name__ for a in ATTACKS],
                         help="these attacks only")
@@ -270,7 +269,3 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         print(f"| {name} | " + " | ".join(f.get(name, "—") for _, f in columns) + " |")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

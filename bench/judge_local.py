@@ -18,8 +18,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
 from agent import ModelClient, run_plain
 from agent.classroom.compare_judge import capped, judge
 from agent.classroom.judge_check import untrue
@@ -29,6 +27,7 @@ from agent.lang import detect_lang
 from agent.tool import Source
 from bench.local_model import Recorder, settings_for
 from testkit.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
+from wire.model_transport import ModelHttpClient
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "tests" / "wire" / "local" / "judge"
 
@@ -80,7 +79,7 @@ async def judge_cases(url: str, record: bool, only: list[str] | None = None) -> 
     with FakeOpenMeteo() as meteo, FakeFrankfurter() as rates, FakeWikipedia() as wiki:
         settings = settings_for(url, meteo, rates, wiki)
         recorder = Recorder()
-        client = ModelClient(settings, http_client=httpx.AsyncClient(transport=recorder))
+        client = ModelClient(settings, http_client=ModelHttpClient(recorder))
         done = []
         try:
             for case in CASES:

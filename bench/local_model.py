@@ -52,6 +52,7 @@ from agent.model.own_memory import FileKeeper, OwnMemory
 from agent.tools import Toolbox
 from agent.tools.clock import GetTime
 from testkit.fakes.upstreams import FakeFrankfurter, FakeOpenMeteo, FakeWikipedia
+from wire.model_transport import ModelHttpClient, model_transport
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDINGS = ROOT / "tests" / "wire" / "local"
@@ -264,11 +265,11 @@ class ServerLog:
 
 
 class Recorder(httpx.AsyncBaseTransport):
-    """A transport that keeps each chat-completion response body as it streams, and, with
-    the server's log, how many prompt tokens the server read anew for it."""
+    """The model's transport (wire/), keeping each chat-completion response body as it
+    streams, and, with the server's log, how many prompt tokens the server read anew for it."""
 
     def __init__(self, log: ServerLog | None = None) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
+        self.inner = model_transport()
         self.bodies: list[bytearray] = []
         self.prompts: list[tuple[int, int] | None] = []
         self.log = log
@@ -344,7 +345,7 @@ async def run_questions(url: str, record: bool, only: list[str] | None = None,
         wiki = stack.enter_context(FakeWikipedia())
         settings = settings_for(url, meteo, rates, wiki)
         recorder = Recorder(ServerLog(server_log) if server_log else None)
-        client = ModelClient(settings, http_client=httpx.AsyncClient(transport=recorder))
+        client = ModelClient(settings, http_client=ModelHttpClient(recorder))
         client.memory.calls_as_text = remembered  # what a restarted bot's store holds
         box = await Toolbox.open(settings)
         try:

@@ -1,4 +1,4 @@
-"""`python -m bench.scale [--quick] [--against REF] [--postgres SERVER_URL]`: a whole school on
+"""`python -m bench --scale [--quick] [--against REF] [--postgres SERVER_URL]`: a whole school on
 one process.
 
 N distinct chats (80 % private, 20 % groups of their own; or a class: everyone in one
@@ -237,8 +237,8 @@ def measure(level: Level, code: Path, label: str) -> Result:
             return run_level(st, level, label, lag_file)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.scale", description=__doc__)
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench --scale", description=__doc__)
     parser.add_argument("--quick", action="store_true",
                         help="50 and 200 chats, and 10 a second for 30 s only")
     parser.add_argument("--against", metavar="REF",
@@ -264,7 +264,3 @@ def main(argv: list[str] | None = None) -> int:
     print(HEADER)
     print("\n".join(rows))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -4,7 +4,7 @@ model): how long the upload held the database's write lock at a stretch, the bot
 /healthz's latency meanwhile. `--against REF` measures REF's code first, then this
 checkout's, side by side in one run (the machine's load is shared).
 
-    python -m bench.upload_storm --against main [--file pdf|txt]
+    python -m bench --upload-storm --against main [--file pdf|txt]
 
 `pdf`: 12 pages sharing one Flate stream of 1 MB of text operators (the red team's had
 10 MB: minutes of reading per run here); `txt`: a 19.6 MB text file.
@@ -34,6 +34,7 @@ import httpx
 from bench.scale import checkout
 from bench.stage import ROOT
 from testkit.agentkit import TEST_KEY
+from testkit.bot_http import bot_client
 from testkit.botkit import ADMIN, ALICE, BOB, people
 from testkit.class_asking import ANSWERED, CAROL, Class
 from testkit.fakes.model import FakeModel, text_reply
@@ -131,11 +132,11 @@ def bot(code: Path, tg: FakeTelegram, model: FakeModel, work: Path,
 async def healthz(port: int, done: asyncio.Event) -> tuple[float, int]:
     """(the slowest /healthz answer, how many failed or took over 5 s) until `done`."""
     slowest, failed = 0.0, 0
-    async with httpx.AsyncClient(timeout=5) as client:
+    async with bot_client(f"http://127.0.0.1:{port}", timeout_s=5) as client:
         while not done.is_set():
             started = time.monotonic()
             try:
-                ok = (await client.get(f"http://127.0.0.1:{port}/healthz")).status_code == 200
+                ok = (await client.get("/healthz")).status_code == 200
             except httpx.HTTPError:
                 ok = False
             slowest = max(slowest, time.monotonic() - started)
@@ -195,8 +196,9 @@ def row(label: str, f: Figures) -> str:
             f" | {f.healthz_max_s:.2f} s ({f.healthz_failed} failed) |")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.upload_storm", description=__doc__)
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench --upload-storm",
+                                     description=__doc__)
     parser.add_argument("--against", metavar="REF", help="measure this git ref's code first")
     parser.add_argument("--file", choices=("pdf", "txt"), action="append",
                         help="the upload (repeatable; default both)")
@@ -217,7 +219,3 @@ def main(argv: list[str] | None = None) -> int:
                 replies.append(f"- {label}, {kind}: {figures.reply}")
     print("\n".join([*lines, "", "Replies to the upload:", *replies]))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,11 +1,11 @@
-"""`python -m bench.wire_floor`: the CPU the bot's process spends on the HTTP of one 3-round
-answer alone, at `bench.scale`'s pace, made through the clients the bot makes it with (the
+"""`python -m bench --wire-floor`: the CPU the bot's process spends on the HTTP of one 3-round
+answer alone, at `--scale`'s pace, made through the clients the bot makes it with (the
 openai SDK's request and wire/sse.py over httpx on aiohttp for the model, the tools' aiohttp
 session, python-telegram-bot's request on aiohttp): none of Glassbox's own work (no update
 handled, no fold, render, store, pacer or budget). Issue 16 asked for <= 30 ms of bot CPU an
 answer; this is how much of that the fixed stack spends before Glassbox does anything.
 
-Each level runs in a process of its own on uvloop, the fakes in this one (as bench.scale's):
+Each level runs in a process of its own on uvloop, the fakes in this one (as `--scale`'s):
 the answers start spread over the window. Each makes its Telegram calls (a first message,
 edits at most one a second while the model streams, the final edit; one call is the final
 message alone, as a class's answer is), the model's three streamed rounds (first token after
@@ -27,12 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.stage import UPSTREAM_LATENCY_S, model_pace, script
-from testkit.agentkit import TEST_KEY
-from testkit.fakes.model import FakeModel
-from testkit.fakes.telegram import TOKEN, FakeTelegram
-from testkit.fakes.upstreams import FakeOpenMeteo
-
 CHAT_BASE = 7_000_000
 PAGE = "<b>💭 Thought</b>\n" + "To answer this I need the weather in Berlin now. " * 24
 """An intermediate page about as long as the live message's (up to some 1,300 characters)."""
@@ -45,7 +39,7 @@ class Level:
     answers: int
     window_s: float
     calls: float
-    """Telegram calls an answer (bench.scale's figure for the level; a fraction alternates)."""
+    """Telegram calls an answer (`--scale`'s figure for the level; a fraction alternates)."""
 
 
 LEVELS = (Level("50 chats in 10 s", 50, 10, 6), Level("200 chats in 10 s", 200, 10, 2.5),
@@ -64,7 +58,7 @@ async def _client(parts: str, answers: str, window_s: str, calls: str, model_url
     from wire.telegram_request import TelegramRequest
     from wire.tools_client import make_client
 
-    os.environ.update(OPENAI_API_KEY=TEST_KEY, OPENAI_BASE_URL=model_url, LLM_MAX_RETRIES="0")
+    os.environ.update(OPENAI_BASE_URL=model_url, LLM_MAX_RETRIES="0")
     model, http = ModelClient(AgentSettings()), make_client(10.0)
     tools, telegram = parts != "model", parts == "all"
     made = [0]
@@ -105,7 +99,8 @@ async def _client(parts: str, answers: str, window_s: str, calls: str, model_url
 
     count, window, per = int(answers), float(window_s), float(calls)
     try:
-        async with Bot(TOKEN, base_url=tg_url, request=TelegramRequest()) as bot:
+        async with Bot(os.environ["TELEGRAM_BOT_TOKEN"], base_url=tg_url,
+                       request=TelegramRequest()) as bot:
             await answer(bot, count, 3)  # connections, caches: not an answer's cost
             made[0] = 0
             rng = random.Random(11)
@@ -125,17 +120,14 @@ async def _client(parts: str, answers: str, window_s: str, calls: str, model_url
     return {"cpu_ms": cpu_ms, "calls": made[0] / count, "wall_s": time.monotonic() - began}
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["--client"]:  # the measured process
-        import uvloop
-
-        print(json.dumps(uvloop.run(_client(*argv[1:]))))
-        return 0
+def main(argv: list[str]) -> int:
     from bench.cpu_process import in_process, options
-    from bench.stage import ROOT
+    from bench.stage import ROOT, UPSTREAM_LATENCY_S, model_pace, script
+    from testkit.fakes.model import FakeModel
+    from testkit.fakes.telegram import FakeTelegram
+    from testkit.fakes.upstreams import FakeOpenMeteo
 
-    args = options("python -m bench.wire_floor", __doc__, against=False).parse_args(argv)
+    args = options("--wire-floor", __doc__, against=False).parse_args(argv)
     levels, times = (QUICK, 1) if args.quick else (LEVELS, args.times)
     rows = []
     with FakeModel(default=script, pace=model_pace()) as model, \
@@ -161,5 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the measured process (bench/cpu_process.py): `--client ARGS…`
+    import uvloop
+
+    print(json.dumps(uvloop.run(_client(*sys.argv[2:]))))

@@ -32,13 +32,13 @@ def test_quick_bench_prints_the_whole_table() -> None:
 
 
 @pytest.mark.parametrize(("bench", "heading"), [
-    ("bench.answer_cpu", "CPU per 3-round answer"),
-    ("bench.delivery_cpu", "CPU per answer delivered"),
+    ("--answer-cpu", "CPU per 3-round answer"),
+    ("--delivery-cpu", "CPU per answer delivered"),
 ])
 def test_cpu_benches_measure_a_quick_run(bench: str, heading: str) -> None:
-    """The benches that measure issue 16's CPU per answer still run against today's code
-    (each imports the bot's parts by name) and print a figure."""
-    done = subprocess.run([sys.executable, "-m", bench, "--quick"], cwd=ROOT,
+    """The benches that measure the CPU per answer still run against today's code (each
+    imports the bot's parts by name) and print a figure."""
+    done = subprocess.run([sys.executable, "-m", "bench", bench, "--quick"], cwd=ROOT,
                           capture_output=True, text=True, timeout=150)
     assert done.returncode == 0, done.stderr[-2000:]
     assert heading in done.stdout
@@ -47,9 +47,9 @@ def test_cpu_benches_measure_a_quick_run(bench: str, heading: str) -> None:
 
 
 def test_wire_floor_measures_a_quick_run() -> None:
-    """`bench.wire_floor` (the CPU of an answer's HTTP alone, issue 16) still drives the
-    bot's own clients: each of its three figures comes from a finished run."""
-    done = subprocess.run([sys.executable, "-m", "bench.wire_floor", "--quick"], cwd=ROOT,
+    """`--wire-floor` (the CPU of an answer's HTTP alone) still drives the bot's own
+    clients: each of its three figures comes from a finished run."""
+    done = subprocess.run([sys.executable, "-m", "bench", "--wire-floor", "--quick"], cwd=ROOT,
                           capture_output=True, text=True, timeout=150)
     assert done.returncode == 0, done.stderr[-2000:]
     [row] = [line for line in done.stdout.splitlines() if line.startswith("| quick: ")]

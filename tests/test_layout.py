@@ -3,8 +3,8 @@
 (a cycle: neither could be read, tested or replaced alone). agent/ is a library under bot/:
 it imports nothing of bot/, its packages import only the neighbours listed below, and none
 imports one that imports it back. wire/, under both, holds every outgoing HTTP call: it
-imports nothing of theirs, and nothing else of theirs imports aiohttp or builds an httpx
-client."""
+imports nothing of theirs, and nothing else of theirs, nor of the benchmarks', imports
+aiohttp or builds an httpx client."""
 
 from __future__ import annotations
 
@@ -208,8 +208,8 @@ def http_clients_built(path: Path) -> list[str]:
 def test_every_outgoing_call_goes_through_wire() -> None:
     assert http_clients_built(WIRE / "http_session.py") == ["imports aiohttp"]
     assert "line" in " ".join(http_clients_built(WIRE / "model_transport.py"))
-    strays = {module_name(path): found for root in (AGENT, BOT) for path in root.rglob("*.py")
-              if (found := http_clients_built(path))}
+    strays = {module_name(path): found for root in (AGENT, BOT, BENCH)
+              for path in root.rglob("*.py") if (found := http_clients_built(path))}
     assert strays == {}
 
 

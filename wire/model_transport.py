@@ -100,12 +100,18 @@ class _NoCookies(httpx.Cookies):
 _NO_COOKIES = _NoCookies()
 
 
+def model_transport() -> AiohttpTransport:
+    """The model's transport: MODEL_CONNECTIONS at most, streams read every STREAM_GATHER_S."""
+    return AiohttpTransport(MODEL_CONNECTIONS, gather_s=STREAM_GATHER_S)
+
+
 class ModelHttpClient(openai.DefaultAsyncHttpxClient):
     """The SDK's httpx client, with the SDK's defaults, on AiohttpTransport, that keeps no
-    cookies."""
+    cookies. `transport`: one that wraps model_transport()'s, to see what goes by (the
+    benchmarks record a real model's streams that way)."""
 
-    def __init__(self) -> None:
-        super().__init__(transport=AiohttpTransport(MODEL_CONNECTIONS, gather_s=STREAM_GATHER_S))
+    def __init__(self, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        super().__init__(transport=transport or model_transport())
 
     @property
     def cookies(self) -> httpx.Cookies:

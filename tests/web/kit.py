@@ -20,6 +20,7 @@ from bot import serve
 from bot.runs.metrics import Metrics
 from bot.telegram.app import build_app
 from bot.telegram.delivery.pacer import Limits
+from testkit.bot_http import bot_client
 from testkit.botkit import SCALE, Glassbox, bot_settings
 from testkit.fakes.model import FakeModel
 from testkit.fakes.telegram import FakeTelegram
@@ -52,7 +53,7 @@ async def serving(tg: FakeTelegram, model: FakeModel, db: Path, *,
     task = asyncio.create_task(serve.serve(app, settings, metrics, sock, tools=tools,
                                            stopping=stopping, poll_timeout_s=1))
     try:
-        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+        async with bot_client(base) as http:
             await _until_up(http, task)
             yield Served(Glassbox(tg, model, app), base, http, stopping, task)
     finally:
