@@ -14,7 +14,6 @@ from bot.runs.metrics import Metrics
 from bot.runs.services import Services
 from bot.store.records import telegram_chat
 from bot.telegram.app import App, build_app, serving
-from bot.telegram.context import Parts
 from bot.telegram.delivery.pacer import Limits
 from testkit.agentkit import TEST_KEY
 from testkit.agentkit import Add as Add  # re-exported: the bot tests take it from here
@@ -36,11 +35,6 @@ class Glassbox:
     def services(self) -> Services:
         assert self.app.bot_data.services is not None, "the bot is not serving"
         return self.app.bot_data.services
-
-    @property
-    def parts(self) -> Parts:
-        assert self.app.bot_data.parts is not None, "the bot was not built by build_app"
-        return self.app.bot_data.parts
 
     def replies_to(self, chat_id: int, message_id: int) -> list[Message]:
         return [m for m in self.tg.bot_messages(chat_id) if m.reply_to == message_id]
