@@ -1,1 +1,2 @@
-"""The Telegram front end: handlers, delivery, the python-telegram-bot Application."""
+"""The Telegram front end: handlers, their context (the services and the front end's own
+parts), delivery, the python-telegram-bot Application."""
