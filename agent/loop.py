@@ -250,15 +250,24 @@ async def _rounds(
             if writer is not None:
                 writer.chain.add(item)
             yield item
-        if draft is not None:
+        # The reasoning model's answer, held back while it may still go back (with an
+        # answer model, its draft: sent back, it looks the figure up before the answer
+        # model writes from the chain).
+        held = draft.text if draft is not None else drafts.answer if (
+            writer is not None and not calls and check is not None and check.possible()
+            and rnd < settings.agent_max_rounds) else ""
+        missing = check.unbacked(held) if held and check is not None else []
+        if missing:  # the draft was the round's thought; the model looks it up
             assert check is not None
-            missing = check.unbacked(draft.text)
-            if missing:  # the draft was the round's thought; the model looks it up
-                yield Thought(round=rnd, text="\n\n".join(t for t in (thought, draft.text) if t))
-                remark, message = check.send_back(rnd, lang, missing)
-                yield remark
-                rounds.send_back(draft.text, message)
-                continue
+            sent = Thought(round=rnd, text="\n\n".join(t for t in (thought, held) if t))
+            if writer is not None:
+                writer.chain.add(sent)
+            yield sent
+            remark, message = check.send_back(rnd, lang, missing)
+            yield remark
+            rounds.send_back(held, message)
+            continue
+        if draft is not None:
             if not reasoned:
                 yield no_reasoning_for_answer(rnd, lang, observed=observed)
             yield draft

@@ -11,6 +11,7 @@ import pytest
 from agent import AgentSettings, Answer, ModelClient, RunFinished
 from agent.events import AnswerDelta, Remark, TextDelta, Thought
 from agent.grounding.send_back import REMARK_KIND
+from agent.model.answer_model import answer_client
 from agent.tools.clock import GetTime
 from bot.view.grounding_marks import MARK
 from testkit.fakes.model import FakeModel, text_reply, tool_reply
@@ -107,3 +108,33 @@ async def test_a_figure_no_offered_tool_gives_is_only_marked(
     (answer,) = of(events, Answer)
     assert answer.unfounded == ("25°C",)
     assert "though the model was asked" not in shown(events)
+
+
+async def test_with_an_answer_model_the_reasoning_model_is_sent_back_before_it_writes(
+    fake_model: FakeModel, settings: AgentSettings
+) -> None:
+    """LLM_ANSWER_MODEL: the reasoning model's draft is what goes back, so the figure is
+    looked up before the answer model writes from the chain."""
+    run = settings.model_copy(update={"llm_answer_model": "qwen-max"})
+    fake_model.push(text_reply("The current time in New York is 10:30 AM."),
+                    tool_reply(("get_time", {"timezone": "New York"})),
+                    text_reply("It is 12:05 PM."),
+                    text_reply("It is 12:05 PM in New York."))
+    client, answers = ModelClient(run), answer_client(run)
+    try:
+        events = await events_of(react("What time is it in New York now?", client, run,
+                                       [clock()], answer_client=answers))
+    finally:
+        await client.close()
+        if answers is not None:
+            await answers.close()
+    assert [b["model"] for b in fake_model.bodies] == ["qwen-plus"] * 3 + ["qwen-max"]
+    note = next(n for n in of(events, Remark) if n.kind == REMARK_KIND)
+    assert (note.round, note.text) == (1, "the answer said 10:30 AM, which no tool gave; asked "
+                                          "the model to look it up with get_time.")
+    assert fake_model.bodies[1]["messages"][-1]["content"].startswith(
+        "Your answer states 10:30 AM, but no tool gave you that. Call get_time to look it up")
+    assert "Observation: " in fake_model.bodies[3]["messages"][-1]["content"]
+    (answer,) = of(events, Answer)
+    assert (answer.text, answer.model) == ("It is 12:05 PM in New York.", "qwen-max")
+    assert answer.unfounded == ()
