@@ -58,6 +58,7 @@ SLOW = (
     "tests/test_bot_compare_runs.py::test_a_run_of_thousands_of_steps_is_copied_whole",
     # Two terminal processes one after the other, through the bench's own helper.
     "tests/test_bench_terminal.py::test_each_question_is_a_terminal_process_and_the_median_",
+    "tests/test_bench_terminal.py::test_remembered_the_terminal_starts_in_text_from_its_first",
     # Real OCR of photos, a few seconds each on two free cores.
     "tests/test_photo_ocr.py::test_the_labelled_set_is_read_right",
     "tests/test_photo_ocr.py::test_a_chinese_receipt_is_read_with_its_figures",

@@ -24,3 +24,11 @@ async def test_each_question_is_a_terminal_process_and_the_median_starts_at_the_
     assert "| greeting | yes | done | - |" in table
     assert "Median seconds from the second question on: " in table
     assert len(QUESTIONS) == 20
+
+
+async def test_remembered_the_terminal_starts_in_text_from_its_first_question(
+        fake_model: FakeModel) -> None:
+    fake_model.push(
+        text_reply("Thought: A greeting needs no tool.\nFinal Answer: Hello! I am Glassbox."))
+    (outcome,) = await run_terminal(fake_model.base_url, ["greeting"], remembered=True)
+    assert outcome.status == "done" and "tools" not in fake_model.bodies[0]
