@@ -43,9 +43,10 @@ PAGE_TYPE = {"font.size": 16}
 """The page's charts are 7 in (504 pt) wide, shown some 600 px wide on a projector and 370 px
 on a phone: 16 pt type is 19 and 12 px there."""
 PHONE_TYPE = 0.031
-"""The PNG's type, as a share of its width: a phone shows the picture some 360 to 430 px
-wide, so its labels are 11 to 13 px there (at 8 px, as a 12 pt label at 1080 px is, they
-could not be read without zooming in)."""
+"""The PNG's type, as a share of its width: a phone shows the picture 360 to 430 px wide
+when it is opened, so its labels are 11 to 13 px there (at 8 px, as a 12 pt label at 1080
+px is, they could not be read without zooming in), and 9 to 10 px in the chat's bubble.
+Larger type no longer fits: the tools' rows would overlap and the legends overflow."""
 OK, FAILED, BUDGET = "#009E73", "#D55E00", "#D55E00"
 MOST_BARS = 40
 """Lectures drawn as bars; a longer period shows its last MOST_BARS (the page lists all)."""
