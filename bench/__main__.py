@@ -12,7 +12,9 @@ Instead of the table, one bench of its own, its options after it (`--help` lists
   --delivery-cpu [--quick] [--against REF]  the CPU of delivering one answer to Telegram
   --wire-floor [--quick]                    the CPU of one answer's HTTP alone
   --hostile [--against REF] [--only ATTACK …]   the HTTP side's attacks on python -m bot
-  --upload-storm [--against REF] [--file pdf|txt]   a /notes upload while a class asks"""
+  --upload-storm [--against REF] [--file pdf|txt]   a /notes upload while a class asks
+  --media [--quick]   photos and voice messages: seconds each, peak memory, and the other
+                      chats' first edit while ten of each are read and heard"""
 
 from __future__ import annotations
 
@@ -47,7 +49,8 @@ from bench.storage import store_figures
 QUICK_SCALE = 0.05
 INSTEAD = {"--scale": "bench.scale", "--answer-cpu": "bench.answer_cpu",
            "--delivery-cpu": "bench.delivery_cpu", "--wire-floor": "bench.wire_floor",
-           "--hostile": "bench.hostile", "--upload-storm": "bench.upload_storm"}
+           "--hostile": "bench.hostile", "--upload-storm": "bench.upload_storm",
+           "--media": "bench.media"}
 """The benches run instead of the table: the option, and the module whose main() takes the
 options after it."""
 

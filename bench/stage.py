@@ -176,10 +176,12 @@ def model_pace(scale: float = 1.0) -> Pace:
 
 @contextlib.contextmanager
 def stage(workdir: Path, scale: float = 1.0, code: Path = ROOT,
-          command: list[str] | None = None) -> Iterator[Stage]:
+          command: list[str] | None = None, env: dict[str, str] | None = None
+          ) -> Iterator[Stage]:
     """The fakes and the bot, running; the bot is stopped (SIGTERM, as a host would) after.
     `code`: the checkout whose bot runs (another one measures older code against these
-    fakes); `command`: how to start it (default `python -m bot`)."""
+    fakes); `command`: how to start it (default `python -m bot`); `env`: settings of its
+    own beside the stage's."""
     pace = model_pace(scale)
     with FakeTelegram(scale=scale, latency=TELEGRAM_LATENCY_S * scale,
                       long_poll_s=LONG_POLL_S) as tg, \
@@ -190,7 +192,8 @@ def stage(workdir: Path, scale: float = 1.0, code: Path = ROOT,
                "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
                "LLM_MAX_RETRIES": "0", "DATABASE_PATH": str(workdir / "bot.sqlite3"),
                "AGENT_TOOLS": "get_weather", "OPEN_METEO_GEOCODING_URL": meteo.geocoding_url,
-               "OPEN_METEO_FORECAST_URL": meteo.forecast_url, "HTTP_LISTEN": "off"}
+               "OPEN_METEO_FORECAST_URL": meteo.forecast_url, "HTTP_LISTEN": "off",
+               **(env or {})}
         command = command or [sys.executable, "-m", "bot" if scale == 1 else "bench.bot"]
         log = workdir / "bot.log"
         with log.open("wb") as out:

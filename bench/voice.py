@@ -11,6 +11,7 @@ import statistics
 import time
 from pathlib import Path
 
+from bench.bench_figures import Figure, table
 from bot.voice.transcriber import EmbeddedWhisper
 from testkit.voicekit import (
     ENGLISH,
@@ -37,25 +38,33 @@ def _peak_mb() -> float:
     return max(peaks, default=0.0)
 
 
+async def hearing_figures(whisper: EmbeddedWhisper, runs: int) -> list[Figure]:
+    """About 30 s of speech in each language heard `runs` times (the model loaded), and the
+    hearing process's peak memory."""
+    figures = []
+    for lang in ("en", "zh"):
+        clip = speech(THIRTY_S[lang], lang)
+        took, seconds = [], 0.0
+        for _ in range(runs):
+            started = time.perf_counter()
+            seconds = (await whisper.hear(clip, hint=lang)).seconds  # type: ignore[arg-type]
+            took.append(time.perf_counter() - started)
+        per_30 = [t * 30 / seconds for t in took]
+        figures.append(Figure(
+            f"30 s of speech heard by Whisper base ({lang}; a {seconds:.1f} s clip)",
+            f"{statistics.median(per_30):.1f} s (median of {runs}; "
+            f"{min(per_30):.1f}–{max(per_30):.1f})"))
+    figures.append(Figure("The hearing process's peak memory (VmHWM)", f"{_peak_mb():.0f} MB"))
+    return figures
+
+
 async def figures(runs: int = 3) -> None:
     whisper = EmbeddedWhisper(str(whisper_base()), max_s=60)
     try:
         started = time.perf_counter()
         await whisper.hear(speech(ENGLISH[0], "en"))
         print(f"model load and first message: {time.perf_counter() - started:.1f} s")
-        for lang in ("en", "zh"):
-            clip = speech(THIRTY_S[lang], lang)
-            took, heard = [], None
-            for _ in range(runs):
-                started = time.perf_counter()
-                heard = await whisper.hear(clip, hint=lang)  # type: ignore[arg-type]
-                took.append(time.perf_counter() - started)
-            assert heard is not None
-            print(f"{lang}: {heard.seconds:.1f} s of speech heard in "
-                  f"{statistics.median(took):.1f} s (median of {runs}; "
-                  f"{min(took):.1f}–{max(took):.1f}), "
-                  f"{statistics.median(took) * 30 / heard.seconds:.1f} s per 30 s")
-        print(f"hearing process's peak memory: {_peak_mb():.0f} MB")
+        print(table(await hearing_figures(whisper, runs)))
         en = [(english_words(s), english_words((await whisper.hear(speech(s, "en"))).text))
               for s in ENGLISH]
         zh = [(chinese_chars(s),

@@ -16,8 +16,8 @@ from gallery.class_stage import GROUP, READ_S, TEACHER, Stage, routed
 from testkit.fakes.model import error
 from testkit.fakes.telegram import Message
 from testkit.fakes.telegram_objects import Sound, SoundKind
+from testkit.photokit import PAGES, sample
 from testkit.voicekit import speech
-from tests.photokit import PAGES, sample
 
 
 @dataclass(frozen=True)

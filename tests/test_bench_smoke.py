@@ -56,3 +56,20 @@ def test_wire_floor_measures_a_quick_run() -> None:
     cells = [cell.strip(" *") for cell in row.strip("|").split("|")]
     assert cells[1] == "3.0"  # Telegram calls an answer: first message, an edit, the final
     assert all(float(cell.removesuffix(" ms")) > 0 for cell in cells[2:5])
+
+
+def test_the_media_bench_measures_a_quick_run() -> None:
+    """`python -m bench --media --quick`: a photo read and speech heard alone, then the other
+    chats' first edit beside two photos and two voice messages, through the real bot."""
+    done = subprocess.run([sys.executable, "-m", "bench", "--media", "--quick"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-2000:]
+    names = "\n".join(line.split(" | ")[0] for line in done.stdout.splitlines()
+                      if line.startswith("| "))
+    for figure in ("read by the OCR", "The OCR process's peak memory",
+                   "30 s of speech heard by Whisper base (en", "(zh",
+                   "The hearing process's peak memory", "Other chats' first edit alone",
+                   "beside 2 photos and 2 voice messages", "every answer final on screen",
+                   "Peak memory meanwhile"):
+        assert figure in names, f"{figure!r} missing from:\n{done.stdout}"
+    assert "load average" in done.stdout

@@ -16,7 +16,7 @@ from PIL import Image
 from testkit.botkit import ALICE, BOB, GROUP, Glassbox, running
 from testkit.fakes.model import FakeModel, text_reply
 from testkit.fakes.telegram import FakeTelegram
-from tests.photokit import PAGES, normal, png, sample
+from testkit.photokit import PAGES, normal, png, sample
 
 RECEIPT = next(p for p in PAGES if p.name == "receipt-en")
 EQUATION = next(p for p in PAGES if p.name == "equation")

@@ -11,7 +11,7 @@ from testkit.bot_process import bot_process
 from testkit.botkit import ALICE, GROUP, people
 from testkit.fakes.model import FakeModel, text_reply
 from testkit.fakes.telegram import FakeTelegram
-from tests.photokit import PAGES, sample
+from testkit.photokit import PAGES, sample
 
 EQUATION = next(p for p in PAGES if p.name == "equation")
 

@@ -16,7 +16,7 @@ import pytest
 from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Glassbox, running
 from testkit.fakes.model import FakeModel, Sight, image_urls, text_reply
 from testkit.fakes.telegram import FakeTelegram, Message
-from tests.photokit import PAGES, sample
+from testkit.photokit import PAGES, sample
 from tests.test_bot_photos import READ_S, photos_kept
 
 EQUATION = next(p for p in PAGES if p.name == "equation")

@@ -13,7 +13,7 @@ from testkit.botkit import ADMIN, ALICE, Add, people, running
 from testkit.dbkit import Target
 from testkit.fakes.model import FakeModel, Sight, image_urls, text_reply
 from testkit.fakes.telegram import FakeTelegram
-from tests.photokit import png
+from testkit.photokit import png
 
 CALL_AS_TEXT = '<tool_call>\n{"name": "add", "arguments": {"a": 2, "b": 2}}\n</tool_call>'
 

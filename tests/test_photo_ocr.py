@@ -12,7 +12,7 @@ from PIL import Image
 from agent.events import ReadFailure
 from agent.inputs.images import KEPT_BYTES, KEPT_SIDE, ImageProblem, ImageRefused, check
 from agent.inputs.ocr import OcrLimits, in_lines, read_picture
-from tests.photokit import PAGES, char_errors, labelled, normal, png, sample
+from testkit.photokit import PAGES, char_errors, labelled, normal, png, sample
 
 pytestmark = pytest.mark.xdist_group("ocr")  # one reading at a time: the machine is shared
 PATIENT = OcrLimits(seconds=600)

@@ -17,7 +17,7 @@ from PIL import Image
 
 from testkit.fakes.model import FakeModel, Sight, image_urls, text_reply
 from testkit.fakes.telegram import FakeTelegram
-from tests.photokit import PAGES, normal, png, sample
+from testkit.photokit import PAGES, normal, png, sample
 from tests.web.kit import serving
 
 TEACHER = {"Authorization": "Bearer teacher-token-1"}
