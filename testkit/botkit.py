@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,15 @@ class Glassbox:
             return bool(found) and not found[0].buttons and not self.running(chat_id)
         await self.tg.wait(done, timeout)
         return self.replies_to(chat_id, message_id)[0]
+
+    async def settled(self, timeout: float = 10) -> None:
+        """Every update sent so far handled to its end: taken by the bot's getUpdates and
+        its handler returned (the application's queue joined). The bot handles updates
+        concurrently, so a reply to a later message says nothing of an earlier one; a test
+        that checks nothing more came waits for this instead of a while."""
+        await self.tg.wait(self.tg.all_taken, timeout)
+        async with asyncio.timeout(timeout):
+            await self.app.update_queue.join()
 
     async def stop_button_on(self, chat_id: int, message_id: int) -> Message:
         """The bot's running message replying to `message_id`, once its ⏹ is there (it comes

@@ -224,6 +224,13 @@ class FakeTelegram(FakeServer):
         body = json.loads(wire(f"telegram/{reply}")) if isinstance(reply, str) else reply
         self.errors[method].extend([body] * times)
 
+    def all_taken(self) -> bool:
+        """Whether the bot has asked for updates past every one queued so far: a polling
+        client asks past an update only once it has it in hand (python-telegram-bot: in its
+        application's queue)."""
+        with self.lock:
+            return not self._updates
+
     def bot_messages(self, chat_id: int) -> list[Message]:
         with self.lock:
             return [m for (c, _), m in sorted(self.messages.items())

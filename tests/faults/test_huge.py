@@ -60,7 +60,7 @@ async def test_show_of_a_ten_thousand_step_run_sends_a_few_messages_and_points_t
         gb: Glassbox) -> None:
     n = await store_huge_run(gb.services.store, GROUP, ALICE)
     pages = [m.text for m in await replies(gb, GROUP, BOB, f"/show {n}", SHOW_PAGES)]
-    await asyncio.sleep(0.5)  # nothing more comes (it would have been 114 messages)
+    await gb.settled()  # nothing more comes (it would have been 114 messages)
     assert len(gb.tg.bot_messages(GROUP)) == SHOW_PAGES
     assert pages[0].startswith(f"📜 #{n} · Alice")
     assert "add(a=0, b=1)" in pages[1] and "add(a=1, b=1)" in pages[1]

@@ -4,8 +4,6 @@ different notice nor the first of each command."""
 
 from __future__ import annotations
 
-import asyncio
-
 from testkit.botkit import ALICE, BOB, GROUP, Glassbox
 from tests.faults.kit import still_answers
 
@@ -42,6 +40,6 @@ async def test_the_same_notice_again_is_collapsed(gb: Glassbox) -> None:
     again = [gb.tg.send(GROUP, BOB, "/ask") for _ in range(5)]
     other = gb.tg.send(GROUP, BOB, "/help")  # a different one: answered
     await _reply(gb, GROUP, other)
-    await asyncio.sleep(0.5)
+    await gb.settled()
     assert all(not gb.replies_to(GROUP, sent) for sent in again)
     assert len(gb.tg.bot_messages(GROUP)) == 2
