@@ -18,8 +18,8 @@ from testkit.fakes.server import Reply
 from testkit.fakes.telegram import FakeTelegram, Message
 from testkit.fakes.telegram_objects import Frame
 from testkit.fakes.upstreams import FakeOpenMeteo
+from testkit.serving import serving
 from testkit.voicekit import whisper_base
-from tests.web.kit import serving
 
 SCALE = 0.02
 """Telegram's time limits as the bot tests run them (botkit.SCALE), 50 times faster."""

@@ -13,7 +13,7 @@ from bot.runs.quiz_votes import OpenVote, OpenVotes
 from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox, people
 from testkit.fakes.model import FakeModel, text_reply, tool_reply
 from testkit.fakes.telegram import FakeTelegram, Message
-from tests.web.kit import serving
+from testkit.serving import serving
 from tests.web.test_board import board_path, words
 
 CAROL = 333

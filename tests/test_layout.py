@@ -22,6 +22,7 @@ AGENT = ROOT / "agent"
 WIRE = ROOT / "wire"
 BENCH = ROOT / "bench"
 TESTKIT = ROOT / "testkit"
+GALLERY = ROOT / "gallery"
 
 AGENT_NEIGHBOURS = {
     "agent.classroom": {"agent.events", "agent.grounding", "agent.model", "agent.prompts",
@@ -253,12 +254,14 @@ def test_no_two_modules_share_a_file_name() -> None:
     assert {name: paths for name, paths in where.items() if len(paths) > 1} == {}
 
 
-def test_bench_and_the_testkit_import_nothing_of_tests() -> None:
-    """What the benchmarks share with the suite (fakes, the bot's drivers, made inputs) is in
-    testkit/: bench/ runs without the suite, and testkit/ without it too."""
-    names = [module_name(path) for top in (BENCH, TESTKIT) for path in top.rglob("*.py")]
+def test_bench_gallery_and_the_testkit_import_nothing_of_tests() -> None:
+    """What the benchmarks and the gallery share with the suite (fakes, the bot's drivers,
+    made inputs) is in testkit/: they run without the suite, and testkit/ without it too."""
+    names = [module_name(path) for top in (BENCH, GALLERY, TESTKIT)
+             for path in top.rglob("*.py")]
     assert "bench.scale" in names and "testkit.fakes.telegram" in names
-    written = {module_name(path): found for top in (BENCH, TESTKIT) for path in top.rglob("*.py")
+    written = {module_name(path): found for top in (BENCH, GALLERY, TESTKIT)
+               for path in top.rglob("*.py")
                if (found := sorted(name for name in imported(path)
                                    if name.split(".")[0] == "tests"))}
     assert written == {}

@@ -1,4 +1,4 @@
-"""The embedded OCR on photos the tests draw (tests/photokit.py): what it reads, what it
+"""The embedded OCR on photos the tests draw (testkit/photokit.py): what it reads, what it
 refuses before reading, and, on the whole labelled set (slow), its character accuracy and
 every receipt figure."""
 

@@ -16,8 +16,8 @@ from testkit.botkit import ALICE, GROUP, people
 from testkit.dbkit import Cuttable, fresh_postgres, query
 from testkit.fakes.model import FakeModel, text_reply
 from testkit.fakes.telegram import FakeTelegram
+from testkit.serving import serving
 from tests.historykit import reply
-from tests.web.kit import serving
 
 
 async def healthz_becomes(http: httpx.AsyncClient, status: int, timeout: float = 20) -> None:

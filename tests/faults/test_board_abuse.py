@@ -1,5 +1,5 @@
 """The class board after the link changes hands, and the hub's memory, over real HTTP (the
-bot and its HTTP server in the test's loop, tests/web/kit.py): `/board reset` ends a stream
+bot and its HTTP server in the test's loop, testkit/serving.py): `/board reset` ends a stream
 of the old link at once; a chat that never opened a board keeps nothing in memory once its
 runs end, and only the boards opened last keep theirs."""
 
@@ -16,7 +16,7 @@ from bot.store.records import telegram_chat
 from testkit.botkit import ALICE, BOB, GROUP, people
 from testkit.fakes.model import FakeModel, text_reply
 from testkit.fakes.telegram import FakeTelegram
-from tests.web.kit import event_stream, serving
+from testkit.serving import event_stream, serving
 from tests.web.test_board import board_path
 
 

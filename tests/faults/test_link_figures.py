@@ -16,7 +16,7 @@ from bot.view.markdown import md_to_html
 from testkit.botkit import ALICE, Add, people
 from testkit.fakes.model import FakeModel, Reply, text_reply, tool_reply
 from testkit.fakes.telegram import FakeTelegram
-from tests.web.kit import serving
+from testkit.serving import serving
 from tests.web.test_board import LINK
 
 pytestmark = pytest.mark.usefixtures("no_crash")

@@ -17,8 +17,8 @@ import httpx
 from testkit.botkit import ALICE, GROUP, Glassbox
 from testkit.fakes.model import FakeModel, text_reply, tool_reply
 from testkit.fakes.telegram import FakeTelegram
+from testkit.serving import SseEvent, event_stream, serving
 from tests.test_bot_step import asking, paused
-from tests.web.kit import SseEvent, event_stream, serving
 from tests.web.test_board import board_path
 
 TOKEN = {"Authorization": "Bearer first-use-token"}

@@ -26,8 +26,8 @@ from testkit.fakes.model import DashScope, FakeModel, sse, text_reply
 from testkit.fakes.telegram import FakeTelegram
 from testkit.fakes.telegram_faults import FaultyTelegram
 from testkit.pdfkit import make_shared_stream_pdf
+from testkit.serving import serving
 from tests.faults.kit import glassbox, runs_of, still_answers
-from tests.web.kit import serving
 
 EXTRACT_S = 8
 

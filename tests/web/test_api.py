@@ -15,8 +15,8 @@ from bot.view.render import render_view
 from testkit.botkit import Add
 from testkit.fakes.model import FakeModel, error, text_reply, tool_reply
 from testkit.fakes.telegram import FakeTelegram
+from testkit.serving import serving
 from tests.historykit import seed
-from tests.web.kit import serving
 from tests.web.test_board import compare_model
 
 TOKENS = "teacher-token-1, other-token-2"

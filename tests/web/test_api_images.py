@@ -18,7 +18,7 @@ from PIL import Image
 from testkit.fakes.model import FakeModel, Sight, image_urls, text_reply
 from testkit.fakes.telegram import FakeTelegram
 from testkit.photokit import PAGES, normal, png, sample
-from tests.web.kit import serving
+from testkit.serving import serving
 
 TEACHER = {"Authorization": "Bearer teacher-token-1"}
 EQUATION = next(p for p in PAGES if p.name == "equation")

@@ -26,7 +26,7 @@ from bot.store.transcripts import Store
 from testkit.dbkit import Target, execute, execute_many, query
 from testkit.fakes.model import FakeModel, text_reply
 from testkit.fakes.telegram import FakeTelegram
-from tests.web.kit import serving
+from testkit.serving import serving
 
 BASE = 9_000_000_000_000_000
 """Where API scopes were numbered among the chat ids before m011."""

@@ -19,8 +19,8 @@ from bot.store.records import telegram_chat
 from testkit.botkit import ADMIN, ALICE, GROUP, Add, people
 from testkit.fakes.model import FakeModel, Reply, text_reply, tool_reply
 from testkit.fakes.telegram import FakeTelegram
+from testkit.serving import Served, SseEvent, event_stream, serving
 from tests.historykit import seed
-from tests.web.kit import Served, SseEvent, event_stream, serving
 
 LINK = re.compile(r"/board/([A-Za-z0-9_-]{20,})")
 

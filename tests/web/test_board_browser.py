@@ -13,7 +13,7 @@ from agent.classroom.compare_judge import JUDGE_MARK
 from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
 from testkit.fakes.model import DashScope, FakeModel, Reply, sse
 from testkit.fakes.telegram import FakeTelegram
-from tests.web.kit import serving
+from testkit.serving import serving
 from tests.web.test_board import board_path
 
 ROOT = Path(__file__).resolve().parents[2]

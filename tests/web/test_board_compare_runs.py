@@ -13,7 +13,7 @@ from typing import Any
 from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
 from testkit.fakes.model import FakeModel, text_reply, tool_reply
 from testkit.fakes.telegram import FakeTelegram
-from tests.web.kit import serving
+from testkit.serving import serving
 from tests.web.test_board import board_path
 from tests.web.test_board_browser import GALLERY, on_screen
 

@@ -17,7 +17,7 @@ from testkit.botkit import ALICE, GROUP, Add, people
 from testkit.fakes.model import DashScope, FakeModel, Reply, Sight, sse, text_reply
 from testkit.fakes.telegram import FakeTelegram
 from testkit.photokit import smudged_receipt
-from tests.web.kit import serving
+from testkit.serving import serving
 from tests.web.test_board import board_path
 from tests.web.test_board_browser import GALLERY
 

@@ -10,8 +10,8 @@ from typing import Any
 from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, people
 from testkit.fakes.model import DashScope, FakeModel, sse
 from testkit.fakes.telegram import FakeTelegram
+from testkit.serving import serving
 from tests.test_bot_quiz import counted, voting
-from tests.web.kit import serving
 from tests.web.test_board import board_path
 from tests.web.test_board_browser import GALLERY, slow_text
 

@@ -18,8 +18,8 @@ from testkit.botkit import TOKEN, people
 from testkit.dbkit import Target
 from testkit.fakes.model import FakeModel
 from testkit.fakes.telegram import FakeTelegram
+from testkit.serving import Served, serving
 from tests.coursekit import EXPECTED, GROUP, NAMES, seed_course
-from tests.web.kit import Served, serving
 
 WEEK = "from=2026-09-01&to=2026-09-07"
 API = {"Authorization": "Bearer teacher-token-1"}

@@ -14,8 +14,8 @@ import pytest
 from testkit.botkit import people
 from testkit.fakes.model import FakeModel
 from testkit.fakes.telegram import FakeTelegram
+from testkit.serving import serving
 from tests.coursekit import GROUP, NAMES, seed_course
-from tests.web.kit import serving
 from tests.web.test_board_browser import GALLERY
 
 SIZES = {"projector": (1280, 720), "phone": (390, 844)}

@@ -12,7 +12,7 @@ from testkit.agentkit import TEST_KEY
 from testkit.botkit import ALICE, GROUP, Add, people
 from testkit.fakes.model import FakeModel, text_reply, tool_reply
 from testkit.fakes.telegram import TOKEN, FakeTelegram
-from tests.web.kit import serving
+from testkit.serving import serving
 
 
 async def test_healthz_says_the_version_and_that_the_database_reads(tmp_path: Path) -> None:
