@@ -12,9 +12,11 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 README_SHOTS = ("phone-ask-en", "phone-ask-zh", "phone-quiz-en", "phone-quiz-zh",
-                "phone-stats-en", "phone-stats-zh")
-"""The screens of the page README shows: a finished /ask and a /quiz on a phone (beside the
-class board's /compare and /quiz on a projector, gallery/board_picture.py)."""
+                "phone-stats-en", "phone-stats-zh", "phone-photo-en", "phone-photo-zh",
+                "phone-voice-en", "phone-voice-zh")
+"""The screens of the page README shows: a finished /ask, a /quiz, /stats and a question
+about a photo and a voice message on a phone (beside the class board's pictures on a
+projector, gallery/board_picture.py)."""
 
 
 @contextlib.asynccontextmanager
