@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
             started_load = load()
             log = ServerLog(args.server_log) if args.server_log else None
             outcomes = asyncio.run(run_terminal(args.local_model, args.question,
-                                                SETS[args.set], args.remembered))
+                                                SETS[args.set], args.remembered,
+                                                args.server_log))
             print(terminal_report(outcomes, (started_load, load()),
                                   log.speeds() if log else ""))
         return 0

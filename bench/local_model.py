@@ -224,12 +224,16 @@ class ServerLog:
     def requests_since_start(self) -> int:
         """The requests the server read a prompt for since this object was made (anyone's:
         another client between two of ours makes it read our prompt from the start)."""
+        return len(self.prompts_since_start())
+
+    def prompts_since_start(self) -> list[tuple[int, int]]:
+        """(tokens reused, tokens read anew) of each request since this object was made."""
         try:
             with self.path.open("rb") as log:
                 log.seek(self.start)
-                return len(_PREFIX_LINE.findall(log.read()))
+                return [(int(m[1]), int(m[2])) for m in _PREFIX_LINE.finditer(log.read())]
         except OSError:
-            return 0
+            return []
 
     def last_prompt(self) -> tuple[int, int] | None:
         """(tokens reused from the cache, tokens read anew) of the newest request."""
@@ -259,7 +263,7 @@ class ServerLog:
         eval_ms, tokens = sum(ms for ms, _ in written), sum(n for _, n in written)
         if not written or total <= eval_ms:
             return "no timings in the server log"
-        return (f"the server wrote {tokens} tokens at {tokens / eval_ms * 1000:.1f} a second "
+        return (f"The server wrote {tokens} tokens at {tokens / eval_ms * 1000:.1f} a second "
                 f"and read {read} prompt tokens anew at "
                 f"{read / (total - eval_ms) * 1000:.1f} a second")
 
@@ -406,7 +410,8 @@ def terminal_env(url: str, meteo: FakeOpenMeteo, rates: FakeFrankfurter, wiki: F
 
 async def run_terminal(url: str, only: list[str] | None = None,
                        questions: tuple[Question, ...] = QUESTIONS,
-                       remembered: bool = False) -> list[Outcome]:
+                       remembered: bool = False, server_log: Path | None = None,
+                       ) -> list[Outcome]:
     """Each question as its own `python -m agent --json` process, one after the other, all
     with one fresh cache directory (`remembered`: one whose memory already holds that the
     model writes its calls as text, as an earlier run of the terminal left it)."""
@@ -424,6 +429,7 @@ async def run_terminal(url: str, only: list[str] | None = None,
             if only and q.id not in only:
                 continue
             print(f"terminal {q.id}: {q.text}", file=sys.stderr)
+            log = ServerLog(server_log) if server_log else None
             started = time.monotonic()
             process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "agent", "--json", q.text, cwd=home, env=env,
@@ -432,6 +438,7 @@ async def run_terminal(url: str, only: list[str] | None = None,
             events = [event_from_dict(json.loads(line)) for line in out.decode().splitlines()
                       if line.strip()]
             outcome = outcome_of(q, events, time.monotonic() - started)
+            outcome.prompts = list(log.prompts_since_start()) if log else []
             if not events:
                 outcome.status = f"exit {process.returncode}: {err.decode()[-200:]}"
             outcomes.append(outcome)
