@@ -40,7 +40,10 @@ async def _client(at_once: str, rounds: str, model_url: str, geocoding_url: str,
                   forecast_url: str, workdir: str) -> dict[str, float]:
     from agent import ModelClient  # the name every ref's package gives it
     from agent.tools import Toolbox
-    from bot.bot_settings import BotSettings
+    try:
+        from bot.bot_settings import BotSettings
+    except ImportError:  # a ref from before the module's name said whose settings
+        from bot.settings import BotSettings  # type: ignore[no-redef]
     from bot.runs.active import Active
     from bot.runs.execute import Question, Runs
     from bot.runs.listeners import Listeners

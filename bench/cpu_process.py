@@ -22,9 +22,20 @@ from bench.stage import ROOT
 from testkit.agentkit import TEST_KEY
 from testkit.fakes.telegram import TOKEN
 
+_ONLY_ITS_CODE = """import sys
+sys.meta_path[:] = [f for f in sys.meta_path
+                    if not getattr(f, "__module__", "").startswith("__editable__")]
+with open({source!r}, encoding="utf-8") as file:
+    exec(compile(file.read(), {source!r}, "exec"), {{"__name__": "__main__"}})
+"""
+"""The measured process: `source` run as its main module with the code on its path alone.
+The editable install of this checkout (`pip install -e .`) would otherwise supply any module
+of agent/, bot/ or wire/ that the ref has not (a module renamed since): this checkout's code
+measured as the ref's."""
+
 
 def in_process(source: Path, code: Path, *args: str) -> dict[str, Any]:
-    """Run the bench module `source` as `-c` with `--client args… DIR` (DIR a fresh
+    """Run the bench module `source` (_ONLY_ITS_CODE) with `--client args… DIR` (DIR a fresh
     temporary folder, also its working directory) and `code` first on its path, so a
     checkout of another ref measures that ref's code; its last line of output, as JSON.
     The process has the fakes' key and token in OPENAI_API_KEY and TELEGRAM_BOT_TOKEN: it
@@ -33,7 +44,8 @@ def in_process(source: Path, code: Path, *args: str) -> dict[str, Any]:
         env = {**os.environ, "PYTHONPATH": str(code),  # `-c`: nothing of ROOT is implied
                "OPENAI_API_KEY": TEST_KEY, "TELEGRAM_BOT_TOKEN": TOKEN}
         out = subprocess.run(
-            [sys.executable, "-c", source.read_text(), "--client", *args, tmp],
+            [sys.executable, "-c", _ONLY_ITS_CODE.format(source=str(source)), "--client",
+             *args, tmp],
             capture_output=True, text=True, env=env, cwd=tmp, check=False)
     if out.returncode:
         raise RuntimeError(out.stderr[-3000:])
