@@ -18,14 +18,11 @@ import argparse
 import asyncio
 import contextlib
 import os
-import socket
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,8 +30,8 @@ import httpx
 
 from bench.scale import checkout
 from bench.stage import ROOT
-from testkit.agentkit import TEST_KEY
 from testkit.bot_http import bot_client
+from testkit.bot_process import bot_process, free_port
 from testkit.botkit import ADMIN, ALICE, BOB, people
 from testkit.class_asking import ANSWERED, CAROL, Class
 from testkit.fakes.model import FakeModel, text_reply
@@ -103,32 +100,6 @@ def cpu_s(pid: int) -> tuple[float, float]:
     return (int(fields[11]) + int(fields[12])) / tick, (int(fields[13]) + int(fields[14])) / tick
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def bot(code: Path, tg: FakeTelegram, model: FakeModel, work: Path,
-        port: int) -> Iterator[subprocess.Popen[bytes]]:
-    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(code),
-           "TELEGRAM_BOT_TOKEN": tg.token, "TELEGRAM_API_BASE_URL": tg.base_url,
-           "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
-           "DATABASE_PATH": str(work / "g.sqlite3"), "LLM_MAX_RETRIES": "0",
-           "AGENT_TOOLS": "calculate,search_notes", "NOTES_DIR": str(work / "notes"),
-           "USER_RATE_LIMIT": "off", "HTTP_LISTEN": f"127.0.0.1:{port}"}
-    with (work / "bot.log").open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=work, env=env,
-                                stdout=out, stderr=subprocess.STDOUT)
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
-
-
 async def healthz(port: int, done: asyncio.Event) -> tuple[float, int]:
     """(the slowest /healthz answer, how many failed or took over 5 s) until `done`."""
     slowest, failed = 0.0, 0
@@ -154,7 +125,10 @@ async def scenario(code: Path, kind: str) -> Figures:
         work = Path(tmp)
         people(tg)
         tg.user(CAROL, "Carol", "en")
-        with bot(code, tg, model, work, port) as proc:
+        with bot_process(tg, model, work, code=code, AGENT_TOOLS="calculate,search_notes",
+                         NOTES_DIR=str(work / "notes"), USER_RATE_LIMIT="off",
+                         HTTP_LISTEN=f"127.0.0.1:{port}") as running:
+            proc = running.proc
             await tg.wait(lambda: tg.polls > 0, timeout=60)
             klass = Class(tg, (BOB, CAROL, ADMIN), answer_s=ANSWER_S)
             await klass.ask_while(lambda: False)
