@@ -1,5 +1,5 @@
 """PostgreSQL going away under a running bot, and coming back (through a relay the test
-cuts, tests/dbkit.Cuttable): a question still gets its answer, which says its transcript
+cuts, testkit/dbkit.Cuttable): a question still gets its answer, which says its transcript
 could not be saved, and /history says the records cannot be reached; /healthz says 503
 while the database is down and 200 once it is back; what was stored before is all still
 there. And a database unreachable at start-up: one line, exit 2, no password."""

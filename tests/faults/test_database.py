@@ -1,6 +1,6 @@
 """PostgreSQL under load and faults, on the throwaway cluster: a plan that allows few
 connections, an outage in the middle of a run, and a server that hangs (through a relay on
-127.0.0.1 the test cuts or freezes, tests/dbkit.Cuttable). What the students see in the fake
+127.0.0.1 the test cuts or freezes, testkit/dbkit.Cuttable). What the students see in the fake
 Bot API's messages, and what is in the database."""
 
 from __future__ import annotations
