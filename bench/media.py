@@ -112,9 +112,8 @@ def beside_a_class(st: Stage, sizes: Sizes) -> list[Figure]:
     """One photo and one voice message first (the OCR's and Whisper's first loads are not the
     class's), then the other chats alone, then the same with the photos and voices."""
     photo = phone_photo()
-    clips = [speech(s, lang) for n in range(sizes.voices)
-             for s, lang in [(ENGLISH[n % len(ENGLISH)], "en") if n % 2 == 0
-                             else (MANDARIN[n % len(MANDARIN)], "zh")]]
+    clips = [speech(ENGLISH[n % len(ENGLISH)], "en") if n % 2 == 0
+             else speech(MANDARIN[n % len(MANDARIN)], "zh") for n in range(sizes.voices)]
     first = _media(st, photo, clips[:1], 1, offset=900)
     _until_final(st, first, "first photo and voice message")
     alone = _others(st, sizes, offset=0)
