@@ -187,7 +187,7 @@ class Outcome:
             found.append(f"answered in {answer_lang(self.answer)}")
         digits = re.sub(r"[,\s]", "", self.answer)
         for text in (q.expect, *q.also):
-            if text and text.lower() not in self.answer.lower() and text not in digits:
+            if text and not _holds(text, self.answer, digits):
                 found.append(f"no {text!r} in the answer")
         for text in q.wrong:
             if text in self.answer.lower():
@@ -197,6 +197,19 @@ class Outcome:
             if invented or not any(ch.isdigit() for ch in self.answer):
                 found.append(f"figures not observed: {', '.join(invented) or 'none given'}")
         return found
+
+
+_NUMBER = re.compile(r"[\d.]++")
+
+
+def _holds(text: str, answer: str, digits: str) -> bool:
+    """Whether `answer` holds `text`; a number as a number (96 is not in 960, nor 2.3 in
+    12.3), a decimal also as the start of a more exact one (182.4 in 182.48), and with or
+    without separators (2554 in 2,554.79)."""
+    if not _NUMBER.fullmatch(text):
+        return text.lower() in answer.lower()
+    tail = "" if "." in text else r"(?!\d)"
+    return re.search(rf"(?<![\d.]){re.escape(text)}{tail}", digits) is not None
 
 
 _PREFIX_LINE = re.compile(rb"Llama\.generate: (\d++) prefix-match hit, remaining (\d++) prompt "
