@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -172,6 +173,32 @@ def test_stored_events_rebuilt_from_dicts_fold_to_the_same_transcript() -> None:
     stored = [event_from_dict(e.to_dict()) for e in weather_run()]
 
     assert Transcript.from_events(stored) == Transcript.from_events(weather_run())
+
+
+def fold_seconds(rounds: int) -> float:
+    """The CPU time folding a run of `rounds` rounds, one thought each, takes on this thread
+    (on a loaded machine other processes' time would count against the larger run more)."""
+    events = [Thought(round=n, text=f"step {n}") for n in range(1, rounds + 1)]
+    start = time.thread_time()
+    Transcript.from_events(events)
+    return time.thread_time() - start
+
+
+def test_a_run_of_thousands_of_rounds_folds_in_linear_time() -> None:
+    """A comparison of stored runs folds a copy of each side's chain, which may hold
+    thousands of rounds: 8 times the rounds take about 8 times as long (64 if quadratic)."""
+    smalls, larges = [], []
+    for _ in range(3):  # the least of three, each size in turn
+        smalls.append(fold_seconds(1_000))
+        larges.append(fold_seconds(8_000))
+    ratio = min(larges) / min(smalls)
+    assert ratio < 20, f"{ratio:.1f}× the time for 8× the rounds"
+
+
+def test_rounds_stay_in_order_whatever_order_they_come_in() -> None:
+    t = Transcript.from_events([Thought(round=n, text=f"step {n}") for n in (3, 1, 4, 2, 5)])
+    assert [(view.number, view.thought) for view in t.rounds] == [
+        (n, f"step {n}") for n in range(1, 6)]
 
 
 def test_plain_runs_record_their_mode() -> None:

@@ -8,11 +8,13 @@ holds the transcripts of a run's lanes: one (`main`) for an ask or plain run, `p
 
 from __future__ import annotations
 
+import bisect
 import copy
 import dataclasses
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from agent.classroom.quiz_choices import taken
@@ -341,8 +343,9 @@ class Transcript:
             if view.number < number:
                 break
         view = RoundView(number)
-        self.rounds.append(view)
-        self.rounds.sort(key=lambda r: r.number)
+        # Inserted where it belongs: sorting every round at each new one would fold a run
+        # of thousands of rounds in quadratic time.
+        bisect.insort(self.rounds, view, key=attrgetter("number"))
         return view
 
     def _decide(self, event: Decided) -> None:
