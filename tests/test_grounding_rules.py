@@ -118,7 +118,7 @@ def test_the_question_and_the_history_back_figures() -> None:
     "From https://api.open-meteo.com/v1/forecast?latitude=30.29 and 2 cities; 一样，十分好。",
 ])
 def test_what_is_no_figure(text: str) -> None:
-    assert figures(text) == []
+    assert figures(text) == ()
 
 
 def test_figures_read_as_their_kind_and_value() -> None:

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 
 from agent.grounding.figures import Figure, Kind, figures
 from agent.grounding.source_index import Source, Sources, half
@@ -52,6 +53,14 @@ class _Rate:
 def ledger(answer: str, observations: Sequence[str], question: str = "",
            history: Sequence[Turn] = ()) -> tuple[Entry, ...]:
     """Each figure of `answer` (in order) with what backs it."""
+    return _ledger(answer, tuple(observations), question, tuple(history))
+
+
+@lru_cache(maxsize=16)
+def _ledger(answer: str, observations: tuple[str, ...], question: str,
+            history: tuple[Turn, ...]) -> tuple[Entry, ...]:
+    """`ledger`, kept for the answers last read: the send-back check reads the answer the
+    run then shows."""
     texts = [*((Backing.OBSERVATION, n, text) for n, text in enumerate(observations, 1)),
              (Backing.QUESTION, 0, question),
              *((Backing.HISTORY, 0, f"{t.question}\n{t.answer}") for t in history)]
@@ -60,8 +69,8 @@ def ledger(answer: str, observations: Sequence[str], question: str = "",
     rates = list({(r.frm, r.to, r.value): r for _, _, text, found in read
                   for r in _rates(text, found)}.values())[:MAX_RATES]
     head = _head(answer)
-    found = figures(head)[:MAX_FIGURES]
-    found = [f for i, f in enumerate(found) if not _unit_amount(found, i, head)]
+    read_head = figures(head)[:MAX_FIGURES]
+    found = [f for i, f in enumerate(read_head) if not _unit_amount(read_head, i, head)]
     entries = [_direct(f, sources) for f in found]
     for i in range(len(found)):  # rates may use an amount the answer chose
         if entries[i] is None:

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
+from functools import lru_cache
 
 from agent.grounding.units import PATTERN as UNITS
 from agent.grounding.units import SIGNS, Unit, unit_of
@@ -108,10 +109,12 @@ _WEEKDAY = re.compile(r"(?:星期|礼拜)[一二三四五六日天]|周[一二�
 weekday, and an answer's 5 hours must not count as backed by it). 每周五天 keeps its 五."""
 
 
-def figures(text: str, *, answer: bool = True, limit: int = MAX_READ) -> list[Figure]:
+@lru_cache(maxsize=64)
+def figures(text: str, *, answer: bool = True, limit: int = MAX_READ) -> tuple[Figure, ...]:
     """The figures of `text`, in order, of its first `limit` numbers, dates and times.
     `answer`: read as an answer (a source's digits are all read: a list number of a tool's
-    text may be what the answer quotes)."""
+    text may be what the answer quotes). Kept for the texts last read: a run reads its
+    question and observations again for each check of an answer."""
     masked = _mask(text) if answer else _blank_all(text, _WEEKDAY)
     out = []
     for match in itertools.islice(_FIGURE.finditer(masked), limit):
@@ -121,7 +124,7 @@ def figures(text: str, *, answer: bool = True, limit: int = MAX_READ) -> list[Fi
         if answer and not _counts(figure, match):
             continue
         out.append(figure)
-    return out
+    return tuple(out)
 
 
 def _mask(text: str) -> str:
