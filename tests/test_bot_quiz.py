@@ -7,11 +7,13 @@ board. A private chat is told what /quiz is for."""
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 from bot.runs.quiz_votes import OpenVote, OpenVotes
 from testkit.botkit import ADMIN, ALICE, BOB, GROUP, Add, Glassbox, people
 from testkit.fakes.model import FakeModel, text_reply, tool_reply
+from testkit.fakes.server import Reply, Request
 from testkit.fakes.telegram import FakeTelegram, Message
 from testkit.serving import serving
 from tests.web.test_board import board_path, words
@@ -241,3 +243,34 @@ async def test_stopping_mid_vote_closes_the_poll_and_says_so(tmp_path: Path) -> 
             assert poll.poll.closed and not model.bodies
             assert "Class prediction: the run ended before the reveal" in final.text
             assert "Waiting for the reveal" not in final.text
+
+
+class PollOnItsWay(FakeTelegram):
+    """Puts a poll in the chat but holds its reply to sendPoll until `told` is set: the bot
+    does not know yet which poll is its own."""
+
+    def __init__(self, scale: float) -> None:
+        super().__init__(scale=scale)
+        self.told = threading.Event()
+
+    def _handle(self, request: Request) -> Reply:
+        reply = super()._handle(request)
+        if request.path.endswith("/sendPoll"):
+            self.told.wait(30)
+        return reply
+
+
+async def test_stopping_while_the_poll_is_on_its_way_still_closes_it(tmp_path: Path) -> None:
+    with PollOnItsWay(scale=0.02) as tg, FakeModel() as model:
+        people(tg)
+        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
+            gb = web.gb
+            asked = tg.send(GROUP, ALICE, "/quiz what is 2+2?")
+            poll, live = await voting(gb, asked, 1)
+            tg.tap(GROUP, ALICE, live.message_id, live.button_data("⏹ Stop"))
+            await tg.wait(lambda: "answerCallbackQuery" in tg.methods())  # the run is stopped
+            tg.told.set()
+            final = await gb.answer_to(GROUP, asked)
+            await tg.wait(lambda: poll.deleted)
+            assert poll.poll.closed and not model.bodies
+            assert "Class prediction: the run ended before the reveal" in final.text

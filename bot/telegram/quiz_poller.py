@@ -57,18 +57,22 @@ class ChatPoller:
         self._open = vote
         running = self.live.button
         self.live.set_button(reveal_buttons(active.run_lang, active.key, vote.number))
-        sent: SentPoll | None = None
+        sending: asyncio.Future[SentPoll | None] | None = None
         try:
-            sent = await send_poll(outbox.bot, outbox.pacer, active.conversation.id,
-                                   await self._under(), words, options)
+            sending = asyncio.ensure_future(send_poll(
+                outbox.bot, outbox.pacer, active.conversation.id, await self._under(), words,
+                options))
+            # Shielded: a run stopped while its poll is on the way has the poll closed once
+            # Telegram says which it is, instead of leaving it open in the chat.
+            sent = await asyncio.shield(sending)
             if sent is None:
                 return Tally((), sent=False)
             self.votes.polled(vote, sent.poll_id)
             async with active.away():
                 by = await self._revealed(vote)
         except asyncio.CancelledError:  # the run stopped mid-vote: the poll closes anyway
-            if sent is not None:
-                self._close_later(sent)
+            if sending is not None:
+                self._close_later(sending)
             raise
         finally:
             self.votes.remove(vote)
@@ -94,10 +98,19 @@ class ChatPoller:
         vote.reveal("")
         return vote.revealed.result()
 
-    def _close_later(self, sent: SentPoll) -> None:
-        task = asyncio.ensure_future(_closed(self.outbox, self.active.conversation.id, sent))
+    def _close_later(self, sending: asyncio.Future[SentPoll | None]) -> None:
+        task = asyncio.ensure_future(
+            _closed_once_sent(self.outbox, self.active.conversation.id, sending))
         _closing.add(task)
         task.add_done_callback(_closing.discard)
+
+
+async def _closed_once_sent(outbox: Outbox, chat_id: int,
+                            sending: asyncio.Future[SentPoll | None]) -> None:
+    """The poll being sent closed and taken out once Telegram has it (if it took it)."""
+    sent = await sending
+    if sent is not None:
+        await _closed(outbox, chat_id, sent)
 
 
 async def _closed(outbox: Outbox, chat_id: int, sent: SentPoll) -> tuple[int, ...] | None:
