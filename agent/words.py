@@ -171,17 +171,18 @@ _WORDS: dict[str, tuple[str, str]] = {
                        "plain number, which is 100 times too much. Write it with its %, as the "
                        "question does: {fixed}"),
     "call_discount_only": ("calculate(\"{expression}\") 算的是减掉的部分，不是打折后的价格。"
-                           "请这样写：{fixed}",
+                           "请用这个算式再调用一次 calculate：{fixed}",
                            "calculate(\"{expression}\") works out the discount, not the price "
-                           "after it. Write it this way: {fixed}"),
+                           "after it. Call calculate again with this expression: {fixed}"),
     "call_rate_unseen": ("calculate(\"{expression}\") 用了没有工具给出的汇率来换算问题里的金额。"
                          "请先查汇率：{call}",
                          "calculate(\"{expression}\") converts the question's amount of money "
                          "at a rate no tool gave. Look it up: {call}"),
     "call_scale_lost": ("calculate(\"{expression}\") 把问题里的温度当成了普通的数，"
-                        "没有换算温标。请这样写：{fixed}",
+                        "没有换算温标。请用这个算式再调用一次 calculate：{fixed}",
                         "calculate(\"{expression}\") uses the question's temperature as a "
-                        "plain number, without changing its scale. Write it this way: {fixed}"),
+                        "plain number, without changing its scale. Call calculate again with "
+                        "this expression: {fixed}"),
     "call_bad_json": ("参数不是合法的 JSON：{error}", "The arguments are not valid JSON: {error}"),
     "call_not_object": ("参数必须是一个 JSON 对象。", "The arguments must be a JSON object."),
     "call_unknown_tool": ("没有名为 “{name}” 的工具。可用的工具：{names}。"

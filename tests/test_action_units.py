@@ -57,13 +57,14 @@ RATE = "100 USD = 729.94 CNY (1 USD = 7.2994 CNY)"
 
 @pytest.mark.parametrize(("expression", "question", "lang", "refused"), [
     ("150*0.2", "What is 20% off 150?", "en",
-     'calculate("150*0.2") works out the discount, not the price after it. Write it this '
-     "way: 150*(1 - 20%)"),
+     'calculate("150*0.2") works out the discount, not the price after it. Call calculate '
+     "again with this expression: 150*(1 - 20%)"),
     ("150*20", "What is 20% off 150?", "en",  # the % restored, then the price
-     'calculate("150*20") works out the discount, not the price after it. Write it this '
-     "way: 150*(1 - 20%)"),
+     'calculate("150*20") works out the discount, not the price after it. Call calculate '
+     "again with this expression: 150*(1 - 20%)"),
     ("240*0.25", "一件衣服 240 元，优惠 25% 后多少钱？", "zh",
-     'calculate("240*0.25") 算的是减掉的部分，不是打折后的价格。请这样写：240*(1 - 25%)'),
+     'calculate("240*0.25") 算的是减掉的部分，不是打折后的价格。'
+     "请用这个算式再调用一次 calculate：240*(1 - 25%)"),
     ("350*7.2", "350 美元等于多少人民币？", "zh",
      'calculate("350*7.2") 用了没有工具给出的汇率来换算问题里的金额。请先查汇率：'
      'convert_currency[{"amount": 350, "from_currency": "USD", "to_currency": "CNY"}]'),
@@ -73,9 +74,10 @@ RATE = "100 USD = 729.94 CNY (1 USD = 7.2994 CNY)"
      '"to_currency": "USD"}]'),
     ("100*5/9", "What is 100°F in Celsius?", "en",
      'calculate("100*5/9") uses the question\'s temperature as a plain number, without '
-     "changing its scale. Write it this way: (100 - 32) * 5 / 9"),
+     "changing its scale. Call calculate again with this expression: (100 - 32) * 5 / 9"),
     ("30*1.8", "30 度是多少华氏度？", "zh",
-     'calculate("30*1.8") 把问题里的温度当成了普通的数，没有换算温标。请这样写：30 * 9 / 5 + 32'),
+     'calculate("30*1.8") 把问题里的温度当成了普通的数，没有换算温标。'
+     "请用这个算式再调用一次 calculate：30 * 9 / 5 + 32"),
 ])
 def test_a_figure_that_lost_its_unit_is_refused_with_the_way_to_write_it(
         expression: str, question: str, lang: str, refused: str) -> None:
@@ -107,6 +109,7 @@ async def test_the_discount_alone_is_refused_and_the_price_is_read(
     native = settings.model_copy(update={"agent_mode": "native"})
     events = await events_of(react("What is 20% off 150?", client, native, [Calculate()]))
     refused, read = of(events, Observation)
-    assert not refused.ok and refused.text.endswith("Write it this way: 150*(1 - 20%)")
+    assert not refused.ok and refused.text.endswith(
+        "Call calculate again with this expression: 150*(1 - 20%)")
     assert read.ok and read.text.endswith("= 120")
     assert of(events, Answer)[0].text == "20% off 150 is 120."
