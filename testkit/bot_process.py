@@ -57,6 +57,14 @@ def room_for(sockets: int, bot_files: int = 1024) -> None:
 class BotProcess:
     proc: subprocess.Popen[bytes]
     log: Path
+    tg: FakeTelegram
+    polls_before: int
+    """The fake's getUpdates calls before this process started (an earlier one's)."""
+
+    async def polling(self, timeout: float = 30) -> None:
+        """Wait until this process asks for updates: it has started (a process before it on
+        the same fake Telegram does not count)."""
+        await self.tg.wait(lambda: self.tg.polls > self.polls_before, timeout)
 
     def terminate(self, timeout: float = 30) -> int:
         """SIGTERM, as a deploy or `docker stop` sends it; the exit code."""
@@ -84,13 +92,14 @@ def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path, *,
               "DATABASE_PATH": str(workdir / "g.sqlite3"), "LLM_MAX_RETRIES": "0",
               "AGENT_TOOLS": "calculate", "HTTP_LISTEN": "off", **env}
     log = workdir / f"bot-{next(_runs)}.log"
+    polls_before = tg.polls
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "bot"], cwd=workdir, env=values,
                                 stdout=out, stderr=subprocess.STDOUT,
                                 preexec_fn=None if open_files is None
                                 else lambda: _open_files(open_files, hard_limit))
     try:
-        yield BotProcess(proc, log)
+        yield BotProcess(proc, log, tg, polls_before)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -22,7 +22,7 @@ async def test_history_and_show_survive_a_wiped_working_directory(tmp_path: Path
             app.mkdir()
             model.push(text_reply("Rayleigh scattering makes the sky blue."))
             with bot_process(tg, model, app, DATABASE_URL=url) as bot:
-                await tg.wait(lambda: tg.polls > 0, timeout=30)
+                await bot.polling()
                 tg.send(ALICE, ALICE, "why is the sky blue?")
                 await tg.wait(lambda: any("Rayleigh" in m.text and not m.buttons
                                           for m in tg.bot_messages(ALICE)), timeout=20)
@@ -31,7 +31,7 @@ async def test_history_and_show_survive_a_wiped_working_directory(tmp_path: Path
             shutil.rmtree(app)  # the next deploy's fresh disk
             app.mkdir()
             with bot_process(tg, model, app, DATABASE_URL=url) as bot:
-                await tg.wait(lambda: tg.polls > 0, timeout=30)
+                await bot.polling()
                 listed = tg.send(ALICE, ALICE, "/history")
                 await tg.wait(lambda: any(m.reply_to == listed
                                           for m in tg.bot_messages(ALICE)), timeout=20)

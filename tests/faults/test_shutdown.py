@@ -33,7 +33,7 @@ async def test_sigterm_while_runs_are_live(tmp_path: Path) -> None:
     with FaultyTelegram() as tg, FakeModel(default=slow_class) as model:
         people(tg)
         with bot_process(tg, model, tmp_path) as bot:
-            await tg.wait(lambda: tg.polls > 0, timeout=30)
+            await bot.polling()
             alice_asked = tg.send(ALICE, ALICE, "What is 2+2?")
             bob_asked = tg.send(BOB, BOB, "为什么天是蓝的？")
             await tg.wait(lambda: len(model.bodies) == 3 and len(tg.bot_messages(ALICE)) == 1
@@ -66,7 +66,7 @@ async def test_sigterm_while_runs_are_live(tmp_path: Path) -> None:
         model.default = None
         model.push(text_reply("Still here."))
         with bot_process(tg, model, tmp_path) as bot:
-            await tg.wait(lambda: tg.polls > 0, timeout=30)
+            await bot.polling()
             asked = tg.send(ALICE, ALICE, "are you still there?")
             await tg.wait(lambda: any("Still here." in m.text and not m.buttons
                                       for m in tg.bot_messages(ALICE)), timeout=15)
