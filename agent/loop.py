@@ -164,8 +164,11 @@ async def _react(
         mode = settings.agent_mode
         if mode == "auto" and client.memory.starts_in_text(Lesson.TOOLS_REJECTED):
             mode = "text"
-        # auto's native rounds begin as the text format's do: a switch reads no second prompt
-        native = native_system(tools, lang) if mode == "auto" else system_react(lang, toolmap)
+        # Where a switch to the text format is likely, auto's native rounds begin as the text
+        # format's do, so that the switch reads no second prompt.
+        native = (native_system(tools, lang)
+                  if mode == "auto" and client.memory.wrote_calls_as_text()
+                  else system_react(lang, toolmap))
         rounds: Rounds = text_rounds() if mode == "text" else NativeRounds(
             client, _opening(native + remark, question, history, settings, client.photos),
             toolmap, lang, stats, sides)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from agent import Action, Answer, ModelClient, Observation, RunFinished
 from agent.events import Event, Remark
+from agent.model.endpoint_memory import Lesson
 from agent.settings import AgentSettings
 from agent.tools.calculator import Calculate
 from bot.view.render import render_run
@@ -249,10 +250,11 @@ async def test_an_action_line_answered_natively_is_a_call_written_as_text(
 async def test_the_switch_to_text_reads_only_the_prompts_tail_anew(
     fake_model: FakeModel, client: ModelClient, settings: AgentSettings
 ) -> None:
-    """A local server reuses the longest prefix it has read: the native request and the
-    text one after a switch share everything but their last lines (instructions, tools
-    with their schemas, format, worked examples), so the switch does not read the prompt
-    twice."""
+    """A local server reuses the longest prefix it has read: once an endpoint has written
+    its calls as text, the native request and the text one after a switch share everything
+    but their last lines (instructions, tools with their schemas, format, worked examples),
+    so the switch does not read the prompt twice."""
+    client.memory.saw(Lesson.CALLS_AS_TEXT, "another chat")
     fake_model.push(text_reply(FENCED),
                     text_reply("Thought: I have it.\nFinal Answer: Lima is 21°C and clear."))
     await events_of(react("Weather in Lima?", client, settings, [Weather(), Convert()]))
@@ -262,3 +264,22 @@ async def test_the_switch_to_text_reads_only_the_prompts_tail_anew(
         text[:shared])
     assert text[shared:] == "This conversation is in English: answer in English."
     assert native[shared:].startswith("Here the tools are also offered to you as functions")
+
+
+async def test_an_endpoint_that_never_wrote_calls_as_text_gets_the_short_native_prompt(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    """A cloud model that calls tools properly pays no prompt tokens for the text format's
+    tools, format and examples: only an endpoint that has shown it writes calls as text
+    gets them in its native rounds."""
+    fake_model.push(text_reply("Lima is lovely."))
+    await events_of(react("Weather in Lima?", client, settings, [Weather(), Convert()]))
+    (native,) = fake_model.bodies
+    system = native["messages"][0]["content"]
+    assert "tools" in native
+    assert "Action: tool_name[input]" not in system and "Example without a tool" not in system
+
+    client.memory.saw(Lesson.CALLS_AS_TEXT, "a chat")
+    fake_model.push(text_reply("Lima is lovely."))
+    await events_of(react("Weather in Lima?", client, settings, [Weather(), Convert()]))
+    assert "Action: tool_name[input]" in fake_model.bodies[1]["messages"][0]["content"]

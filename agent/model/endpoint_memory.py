@@ -100,6 +100,14 @@ class EndpointMemory:
         self.since_probe[lesson.value] = runs + 1
         return True
 
+    def wrote_calls_as_text(self) -> bool:
+        """Whether the endpoint has shown it may end up in the text format (a lesson learned,
+        or a run that switched since the last proper native call): only then do auto's native
+        rounds carry the text format's long prompt, so that a cloud model calling tools
+        properly never pays for it."""
+        return (self.calls_as_text or self.tools_rejected
+                or bool(self.seen.get(Lesson.CALLS_AS_TEXT.value)))
+
     def saw(self, lesson: Lesson, source: str) -> None:
         """A run for chat `source` showed `lesson`: once enough runs and chats did, the
         endpoint switches (logged once); a learned lesson seen again waits a whole
