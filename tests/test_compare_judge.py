@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from agent.classroom.compare_judge import JUDGE_MARK, MAX_WORDS, ToolUses, capped, judge
+from agent.classroom.compare_judge import (
+    JUDGE_MARK,
+    MAX_WORDS,
+    Side,
+    ToolUses,
+    capped,
+    judge,
+    judge_sides,
+)
 from agent.events import Action, Observation
 from agent.model.model_client import ModelClient
 from agent.tool import Source
 from agent.tools.calculator import Calculate
 from agent.tools.search_notes import SearchNotes
-from testkit.fakes.model import FakeModel, error, text_reply
+from testkit.fakes.model import FakeModel, error, judgement_reply, text_reply
 
 
 def test_a_long_judgement_is_cut_to_its_length() -> None:
@@ -117,3 +125,43 @@ async def test_a_figure_of_a_tool_call_may_be_named(fake_model: FakeModel,
                         "20% off of 150 is 120.", client=client, lang="en",
                         calls=[('calculate(expression="150 * (1 - 0.2)")', Source.CALCULATED)])
     assert shown is not None and shown.text == said
+
+
+async def test_a_single_digit_that_differs_is_named_and_never_agreed(
+        fake_model: FakeModel, client: ModelClient) -> None:
+    """"4" against "5" is the whole difference: the judge is told so, and a line that says
+    the answers agree is not shown, whichever kind of comparison."""
+    calculated = [('calculate(expression="20 / 4")', Source.CALCULATED)]
+    for plain, react, listed in (
+            ("It takes 4 hours.", "It takes 5 hours.", "4 hours (without tools) vs 5 hours"),
+            ("The answer is 4.", "The answer is 5.", "4 (without tools) vs 5 (with tools)"),
+            ("1. It takes 4 hours.\n2. Rest.", "1. It takes 5 hours.\n2. Rest.",
+             "4 hours (without tools) vs 5 hours (with tools)")):  # "1." is no figure
+        fake_model.judge = judgement_reply
+        shown = await judge("How long?", plain, react, client=client, lang="en",
+                            calls=calculated)
+        prompt = fake_model.bodies[-1]["messages"][1]["content"]
+        assert f"Figures that differ: {listed}" in prompt
+        assert "So: the answers do not agree." in prompt
+        assert shown is not None and "4" in shown.text and "5" in shown.text
+        assert "agree" not in shown.text
+        for said in ("They agree.", "They agree: 4 hours and 5 hours are close.",
+                     "The answers agree on 4."):
+            fake_model.judge = text_reply(said)
+            assert await judge("How long?", plain, react, client=client, lang="en",
+                               calls=calculated) is None, said
+        fake_model.judge = text_reply("They do not agree: 4 without tools; the tools "
+                                      "calculated 5.")
+        assert await judge("How long?", plain, react, client=client, lang="en",
+                           calls=calculated) is not None
+    fake_model.judge = text_reply("两个回答一致。")
+    assert await judge("要多久？", "需要 4 小时。", "需要 5 小时。", client=client,
+                       lang="zh", calls=calculated) is None
+
+    left, right = Side("#1", "It takes 4 hours.", calculated), Side("#2", "It takes 5 hours.")
+    fake_model.judge = judgement_reply
+    shown = await judge_sides("How long?", left, right, client=client, lang="en")
+    assert shown is not None
+    assert shown.text == "They differ: #1 calculated 4 hours; #2 gave 5 hours without a tool."
+    fake_model.judge = text_reply("They agree.")
+    assert await judge_sides("How long?", left, right, client=client, lang="en") is None

@@ -68,6 +68,15 @@ def test_the_chat_underlines_the_digits_that_differ_in_both_answers() -> None:
     assert "<u>" not in draft
 
 
+def test_a_single_digit_that_differs_is_marked_and_a_list_number_is_not() -> None:
+    (pair,) = differing("The answer is 4.", "The answer is 5.")
+    assert (pair.left.text, pair.right.text) == ("4", "5")
+    plain = Transcript.from_events(lane("plain", "1. It takes 4 hours.\n2. Rest 1 day."))
+    react = Transcript.from_events(lane("react", "1. It takes 5 hours.\n2. Rest 1 day."))
+    (page,) = render_compare(plain, react, "en", live=False)
+    assert underlined(page) == ["4", "5"]
+
+
 def test_the_export_marks_them_too() -> None:
     events = {"plain": lane("plain", GUESS), "react": lane("react", EXACT)}
     page = export_html(record(mode="compare"), events, "en")

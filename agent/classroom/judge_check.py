@@ -1,9 +1,10 @@
 """Whether /compare's judgement says what is so: the figures it names are in the answers,
-it names one that differs when some do (and of the figures one answer alone has, only those
-that differ), and it says the tools calculated, looked up or read
-the notes only where a call that worked did. A model's words are read by a few plain word
-patterns (linear), so a judgement that merely words it oddly may count as false: the check
-errs towards dropping a line, never towards showing an untrue one."""
+it does not say they agree when figures differ, it names one that differs when some do (and
+of the figures one answer alone has, only those that differ), and it says the tools
+calculated, looked up or read the notes only where a call that worked did. A model's words
+are read by a few plain word patterns (linear), so a judgement that merely words it oddly
+may count as false: the check errs towards dropping a line, never towards showing an untrue
+one."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ CLAIMS: dict[Source, re.Pattern[str]] = {
     Source.READ_IN_NOTES: re.compile(r"\bnotes\b|笔记|讲义", re.I),
 }
 """How a judgement says the tools got a figure, in English or Chinese."""
+AGREE = re.compile(r"(?i)(dis)?+agree|(不)?+一致")
+NEGATED = re.compile(r"(?i)(?:\bnot|n't|\bnever|\bno longer)[ \t]*+$")
+"""A "not" just before "agree" (read over a few characters: linear)."""
 
 
 def untrue(judgement: str, plain: str, react: str,
@@ -35,7 +39,9 @@ def untrue(judgement: str, plain: str, react: str,
     if invented:
         problems.append("a figure in neither answer: " + ", ".join(invented))
     pairs = differing(plain, react)
-    named = _values(judgement)
+    if pairs and _says_agree(judgement):
+        problems.append("says the answers agree, but figures differ")
+    named = _values(judgement, singles=True)
     if pairs and not any(p.left.value in named or p.right.value in named for p in pairs):
         problems.append("names no figure that differs")
     if pairs:  # a figure of one answer alone, named, must be one that differs
@@ -52,5 +58,16 @@ def untrue(judgement: str, plain: str, react: str,
     return problems
 
 
-def _values(text: str) -> set[Decimal]:
-    return {f.value for f in figures(text)}
+def _says_agree(judgement: str) -> bool:
+    """Whether `judgement` says the answers agree ("disagree", "do not agree", 不一致 do
+    not)."""
+    for match in AGREE.finditer(judgement):
+        if match[1] or match[2]:
+            continue
+        if not NEGATED.search(judgement[max(match.start() - 12, 0):match.start()]):
+            return True
+    return False
+
+
+def _values(text: str, *, singles: bool = False) -> set[Decimal]:
+    return {f.value for f in figures(text, singles=singles)}

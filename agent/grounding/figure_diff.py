@@ -6,7 +6,8 @@ that differ are marked in both. Figures equal in both answers (the question's ow
 and unit that shares the longest run of leading digits (then the closest length, then the
 earlier one), the likest pairs taken first. Of a pair with as many digits before the point,
 the digits that differ place by place are marked; otherwise everything from the first digit
-that differs on.
+that differs on. A bare single digit counts here ("4" against "5" is the whole difference),
+though list numbers, ordinals and versions stay unread, as everywhere.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ def differing(first: str, second: str) -> list[Pair]:
     """The pairs of figures that differ between answers `first` and `second`, in the order
     of `first`. A figure pairs only with one of its kind (a date with a date) and not with
     one of another unit (dollars with yuan)."""
-    left = [f for f in figures(first)[:MAX_FIGURES] if _digits(f.text)]
-    right = [f for f in figures(second)[:MAX_FIGURES] if _digits(f.text)]
+    left = [f for f in figures(first, singles=True)[:MAX_FIGURES] if _digits(f.text)]
+    right = [f for f in figures(second, singles=True)[:MAX_FIGURES] if _digits(f.text)]
     shared = {_digits(f.text) for f in left} & {_digits(f.text) for f in right}
     left = [f for f in left if _digits(f.text) not in shared]
     right = [f for f in right if _digits(f.text) not in shared]

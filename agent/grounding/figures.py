@@ -5,8 +5,9 @@ and Chinese, in Arabic or Chinese numerals (三点五度, 百分之八十, 两�
 In an answer, some digits are no figures and are not read: code (fenced or inline), links,
 list and heading numbers ("10. …", "[11] …"), references to the answer's own parts ("see
 point 11", 第三条), ordinals, identifiers and versions (GPT-4, Qwen2.5, Python 3.11, ISO
-8601, RFC 9110), and single digits without a unit ("2 cities"). Every regex reads model
-text: each is linear (possessive quantifiers, no nested repeats).
+8601, RFC 9110), and, unless asked for (`singles`), single digits without a unit ("2
+cities"): too common to check against sources, but two answers' 4 and 5 do differ. Every
+regex reads model text: each is linear (possessive quantifiers, no nested repeats).
 """
 
 from __future__ import annotations
@@ -110,18 +111,20 @@ weekday, and an answer's 5 hours must not count as backed by it). 每周五天 k
 
 
 @lru_cache(maxsize=64)
-def figures(text: str, *, answer: bool = True, limit: int = MAX_READ) -> tuple[Figure, ...]:
+def figures(text: str, *, answer: bool = True, singles: bool = False,
+            limit: int = MAX_READ) -> tuple[Figure, ...]:
     """The figures of `text`, in order, of its first `limit` numbers, dates and times.
     `answer`: read as an answer (a source's digits are all read: a list number of a tool's
-    text may be what the answer quotes). Kept for the texts last read: a run reads its
-    question and observations again for each check of an answer."""
+    text may be what the answer quotes). `singles`: an answer's bare single digits count
+    too (comparing two answers). Kept for the texts last read: a run reads its question and
+    observations again for each check of an answer."""
     masked = _mask(text) if answer else _blank_all(text, _WEEKDAY)
     out = []
     for match in itertools.islice(_FIGURE.finditer(masked), limit):
         figure = _read(match, text)
         if figure is None:
             continue
-        if answer and not _counts(figure, match):
+        if answer and not _counts(figure, match, singles):
             continue
         out.append(figure)
     return tuple(out)
@@ -151,9 +154,10 @@ def _blank(chars: list[str], start: int, end: int) -> None:
             chars[i] = " "
 
 
-def _counts(figure: Figure, match: re.Match[str]) -> bool:
-    """Whether an answer's figure is worth checking: not a bare single digit or a Chinese
-    numeral without a unit (一样, 十分), nor a number glued to letters (2nd, 3x)."""
+def _counts(figure: Figure, match: re.Match[str], singles: bool) -> bool:
+    """Whether an answer's figure is worth checking: not a bare single digit (unless
+    `singles`) or a Chinese numeral without a unit (一样, 十分), nor a number glued to
+    letters (2nd, 3x)."""
     if figure.kind != Kind.NUMBER:
         return True
     if match.lastgroup == "zn":  # 一天, 两个小时: idioms as often as counts
@@ -162,7 +166,7 @@ def _counts(figure: Figure, match: re.Match[str]) -> bool:
     tail = match.string[match.end():match.end() + 1]
     if tail.isascii() and tail.isalpha():
         return False
-    return figure.unit != Unit.NONE or figure.digits > 1 or figure.exponent < 0
+    return singles or figure.unit != Unit.NONE or figure.digits > 1 or figure.exponent < 0
 
 
 def _read(m: re.Match[str], text: str) -> Figure | None:
