@@ -190,3 +190,20 @@ async def test_a_recorded_two_model_compare_replays_as_it_ran(tmp_path: Path,
         first_words = " ".join(answer.split()[:3])
         assert first_words.replace("**", "") in seen.shown.replace(MARK, ""), name
     check(case, seen)
+
+
+async def test_a_forced_last_thought_shows_unlabelled_with_its_figure_marked(
+        tmp_path: Path) -> None:
+    """The 0.5B, at the round cap, answered "Thought: I need to calculate 4,368." after
+    three refused calls of `calculate` on 4368, each refusal quoting its input back. The
+    chat showed the label as the answer and 4,368 unmarked: a refusal backed it. Now the
+    answer is the model's words and 4,368 carries the mark, as nothing backs it."""
+    folder = RECORDED / "percent"
+    with ExitStack() as stack:
+        first, second = (stack.enter_context(served(folder, name)) for name in NAMES)
+        async with class_with(tmp_path, first, second) as gb:
+            seen = await compare(gb, CASES[0], timeout=60)
+    small = seen.shown.split(f"🤖 {NAMES[1]}", 1)[1].split("\n\n", 1)[0]
+    assert f"I need to calculate 4,368{MARK}." in small, small
+    assert "Thought" not in small, small
+    assert seen.unfounded[NAMES[1]] == ["4,368"]

@@ -10,7 +10,7 @@ import pytest
 from agent import AgentSettings, Answer, ModelClient, RunFinished
 from agent.events import Remark, Thought
 from agent.protocols.protocol_guard import ERROR_KIND, REMARK_KIND
-from agent.protocols.text_protocol import protocol_free
+from agent.protocols.text_protocol import protocol_free, unlabelled
 from testkit.fakes.model import FakeModel, text_reply
 from tests.test_error_as_answer import shown
 from tests.test_loop import Weather, events_of, of, react
@@ -32,6 +32,17 @@ CALL = 'Action: get_weather[{"city": "杭州"}]'
 ])
 def test_protocol_free_keeps_the_conversation_only(text: str, left: str) -> None:
     assert protocol_free(text) == left
+
+
+@pytest.mark.parametrize(("text", "left"), [
+    ("Thought: I need to calculate 4,368.", "I need to calculate 4,368."),
+    ("**Thought 2:** It is 21 °C.", "It is 21 °C."),
+    # a label further down, or another label, is the answer's own text
+    ("Lima is sunny.\nThought: that was easy", "Lima is sunny.\nThought: that was easy"),
+    ("Action: calls (a tool)", "Action: calls (a tool)"),
+])
+def test_an_answer_loses_the_thought_label_it_opens_with(text: str, left: str) -> None:
+    assert unlabelled(text) == left
 
 
 def test_protocol_free_is_linear_on_hostile_text() -> None:

@@ -113,6 +113,14 @@ def _unit_amount(found: Sequence[Figure], i: int, text: str) -> bool:
             and _RATE_GAP.fullmatch(text, f.end, after.start) is not None)
 
 
+def lent(observation: str, ok: bool) -> str:
+    """What an observation lends the ledger: its text, or nothing for a call that failed.
+    A failed call gave no result, and its text may quote the model's own input back
+    ("Write it like this: calculate[{"expression": 4368}]"), which backs no figure. An
+    empty text keeps the observations' numbers as the chain shows them."""
+    return observation if ok else ""
+
+
 def unfounded(entries: Iterable[Entry]) -> tuple[str, ...]:
     """The unbacked figures' texts, in order, each once."""
     return tuple(dict.fromkeys(e.text for e in entries if e.unbacked))

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
 from agent.events import Action, Answer, Event, Observation, Remark
-from agent.grounding.backing import ledger, unfounded
+from agent.grounding.backing import ledger, lent, unfounded
 from agent.grounding.sides import not_looked_up
 from agent.prompts import Turn, args_text
 from agent.words import count, say
@@ -55,7 +55,7 @@ async def grounded(steps: AsyncIterator[Event], question: str, history: Sequence
         if isinstance(event, Action):
             actions[event.call_id] = event
         elif isinstance(event, Observation):
-            observations.append(event.text)
+            observations.append(lent(event.text, event.ok))
             if event.ok:
                 failed.pop(event.tool, None)
             else:

@@ -18,7 +18,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from agent.events import Remark
-from agent.grounding.backing import ledger
+from agent.grounding.backing import ledger, lent
 from agent.grounding.figures import Figure, Kind, figures
 from agent.grounding.units import CURRENCIES, Unit
 from agent.prompts import Turn
@@ -65,7 +65,7 @@ class FigureCheck:
     photo, which no tool gives, so none is sent back (it is still marked as unbacked)."""
 
     def observed(self, tool: str, text: str, ok: bool) -> None:
-        self.observations.append(text)
+        self.observations.append(lent(text, ok))
         if ok:
             self.failing.discard(tool)
         else:

@@ -2,8 +2,10 @@
 
 Whatever a model writes, an `Action: tool[input]` line or a chat template's tag
 (`<tools></tools>`, which a small model copies from the template's "within <tools></tools>
-XML tags") is protocol, not conversation. Wraps a run's steps: a Thought loses such text
-(and is dropped when nothing else is left), and so does the Answer. An Answer that is
+XML tags") is protocol, not conversation, and so is the Thought label a reply opens with.
+Wraps a run's steps: a Thought loses such text (and is dropped when nothing else is left),
+and so does the Answer (a forced last round answered "Thought: I need to calculate ..."
+shows the model's words, unlabelled, as the answer they stand as). An Answer that is
 nothing but protocol (a forced last round answered with one more call) is not shown:
 Glassbox says in a Remark that the model asked for another call instead of answering, and
 the run ends as an error whose reason says so, in the run's language.
@@ -19,7 +21,7 @@ import re
 from collections.abc import AsyncIterator
 
 from agent.events import Answer, AnswerDelta, Event, Remark, RunFinished, Thought
-from agent.protocols.text_protocol import protocol_free
+from agent.protocols.text_protocol import protocol_free, unlabelled
 from agent.words import say
 
 REMARK_KIND = "call_as_answer"
@@ -63,14 +65,14 @@ async def no_protocol_shown(steps: AsyncIterator[Event], lang: str) -> AsyncIter
             yield event
             continue
         if isinstance(event, Thought):
-            text = protocol_free(event.text)
+            text = unlabelled(protocol_free(event.text))
             if text:
                 yield dataclasses.replace(event, text=text) if text != event.text else event
             continue
         if isinstance(event, Answer):
             held.clear()
             streamed, holding = "", True
-            text = protocol_free(event.text)
+            text = unlabelled(protocol_free(event.text))
             if not text:
                 ended_without_answer = True
                 yield Remark(round=event.round, kind=REMARK_KIND,

@@ -115,6 +115,16 @@ def protocol_free(text: str) -> str:
     return "".join(kept).strip()
 
 
+def unlabelled(text: str) -> str:
+    """`text` without the Thought label it opens with: a reply that starts "Thought: ..."
+    where an answer was asked for (a forced last round) is the model's words under the
+    protocol's label, and the label is no part of them."""
+    match = _LABEL.match(text)
+    if match is None or _kind(match) != "thought":
+        return text
+    return text[match.end():].strip()
+
+
 def _end(text: str, labels: list[re.Match[str]], i: int) -> int:
     return labels[i + 1].start() if i + 1 < len(labels) else len(text)
 
