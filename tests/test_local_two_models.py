@@ -192,18 +192,19 @@ async def test_a_recorded_two_model_compare_replays_as_it_ran(tmp_path: Path,
     check(case, seen)
 
 
-async def test_a_forced_last_thought_shows_unlabelled_with_its_figure_marked(
+async def test_a_forced_last_thought_shows_as_raw_text_with_its_figure_marked(
         tmp_path: Path) -> None:
     """The 0.5B, at the round cap, answered "Thought: I need to calculate 4,368." after
     three refused calls of `calculate` on 4368, each refusal quoting its input back. The
-    chat showed the label as the answer and 4,368 unmarked: a refusal backed it. Now the
-    answer is the model's words and 4,368 carries the mark, as nothing backs it."""
+    chat showed 4,368 unmarked: a refusal backed it. Now 4,368 carries the mark, as nothing
+    backs it; the reply, which did not follow the format, stays as written (the chain says
+    it is the model's raw text) under the round limit's warning."""
     folder = RECORDED / "percent"
     with ExitStack() as stack:
         first, second = (stack.enter_context(served(folder, name)) for name in NAMES)
         async with class_with(tmp_path, first, second) as gb:
             seen = await compare(gb, CASES[0], timeout=60)
     small = seen.shown.split(f"🤖 {NAMES[1]}", 1)[1].split("\n\n", 1)[0]
-    assert f"I need to calculate 4,368{MARK}." in small, small
-    assert "Thought" not in small, small
+    assert f"Thought: I need to calculate 4,368{MARK}." in small, small
+    assert "⚠️ Round limit reached" in small, small
     assert seen.unfounded[NAMES[1]] == ["4,368"]

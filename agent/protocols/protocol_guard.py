@@ -5,7 +5,8 @@ Whatever a model writes, an `Action: tool[input]` line or a chat template's tag
 XML tags") is protocol, not conversation, and so is the Thought label a reply opens with.
 Wraps a run's steps: a Thought loses such text (and is dropped when nothing else is left),
 and so does the Answer (a forced last round answered "Thought: I need to calculate ..."
-shows the model's words, unlabelled, as the answer they stand as). An Answer that is
+shows the model's words, unlabelled, as the answer they stand as; an answer the text
+protocol could not read keeps its labels, as it is shown as the model's raw text). An Answer that is
 nothing but protocol (a forced last round answered with one more call) is not shown:
 Glassbox says in a Remark that the model asked for another call instead of answering, and
 the run ends as an error whose reason says so, in the run's language.
@@ -72,7 +73,10 @@ async def no_protocol_shown(steps: AsyncIterator[Event], lang: str) -> AsyncIter
         if isinstance(event, Answer):
             held.clear()
             streamed, holding = "", True
-            text = unlabelled(protocol_free(event.text))
+            # An unparsed answer is shown as the model wrote it (and marked so): its labels stay.
+            text = protocol_free(event.text)
+            if not event.unparsed:
+                text = unlabelled(text)
             if not text:
                 ended_without_answer = True
                 yield Remark(round=event.round, kind=REMARK_KIND,
