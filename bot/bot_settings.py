@@ -13,7 +13,7 @@ from pydantic_settings import NoDecode
 
 from agent.model.photo_route import PhotoReading
 from agent.settings import AgentSettings
-from bot.store import database_url
+from bot.store.database_url import DatabaseUrl
 from bot.store.db import DEFAULT_POOL_SIZE
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -64,7 +64,7 @@ class BotSettings(AgentSettings):
     (the bot sets the webhook at every start, so it never needs to be known elsewhere)."""
     database_path: Path = Path("data/glassbox.sqlite3")
     """The bot's SQLite file: transcripts, and the course-notes index search_notes uses."""
-    database_url: SecretStr = SecretStr("")
+    database_url: DatabaseUrl = SecretStr("")
     """`postgresql://…` (or `postgres://…`, as PaaS platforms set it): the whole store on
     that PostgreSQL server instead, so it survives a redeploy; empty: SQLite at
     DATABASE_PATH."""
@@ -194,14 +194,6 @@ class BotSettings(AgentSettings):
                                                          value.get_secret_value()):
             raise ValueError("expected 1 to 256 characters of A-Z, a-z, 0-9, _ and -")
         return value
-
-    @field_validator("database_url", mode="after")
-    @classmethod
-    def _database_url(cls, value: SecretStr) -> SecretStr:
-        url = value.get_secret_value().strip()
-        if url:
-            database_url.check(url)
-        return SecretStr(url)
 
     def database(self) -> Path | str:
         """Where the store lives: DATABASE_URL when set, else the file DATABASE_PATH."""

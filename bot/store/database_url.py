@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Annotated
 from urllib.parse import parse_qs, unquote
+
+from pydantic import AfterValidator, SecretStr
 
 SCHEMES = ("postgresql://", "postgres://")
 ENCODE = "percent-encode it ('/' as %2F, '?' as %3F, '#' as %23, '@' as %40, '%' as %25)"
@@ -122,3 +125,14 @@ def blank(text: str, url: str) -> str:
     for secret in secrets(url):
         text = text.replace(secret, "***")
     return text
+
+
+def _setting(value: SecretStr) -> SecretStr:
+    url = value.get_secret_value().strip()
+    if url:
+        check(url)
+    return SecretStr(url)
+
+
+DatabaseUrl = Annotated[SecretStr, AfterValidator(_setting)]
+"""DATABASE_URL as a setting: stripped, and checked when it is set."""

@@ -14,12 +14,12 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import SecretStr, ValidationError, field_validator
+from pydantic import SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent.model.endpoint_memory import EndpointMemory
 from agent.model.own_memory import OwnMemory
-from bot.store import database_url
+from bot.store.database_url import DatabaseUrl
 from bot.store.db import DatabaseUnreachable, StoreUnavailable
 from bot.store.transcripts import Store
 
@@ -33,15 +33,7 @@ class StoreWhere(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8",
                                       extra="ignore")
     database_path: Path | None = None
-    database_url: SecretStr = SecretStr("")
-
-    @field_validator("database_url", mode="after")
-    @classmethod
-    def _database_url(cls, value: SecretStr) -> SecretStr:
-        url = value.get_secret_value().strip()
-        if url:
-            database_url.check(url)
-        return SecretStr(url)
+    database_url: DatabaseUrl = SecretStr("")
 
     def database(self) -> Path | str | None:
         return self.database_url.get_secret_value() or self.database_path
