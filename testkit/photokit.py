@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import random
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
@@ -126,8 +126,12 @@ def normal(text: str) -> str:
 
 
 def char_errors(expected: str, read: str) -> int:
-    """The edit distance (Levenshtein) between the two, as normalised."""
-    a, b = normal(expected), normal(read)
+    """The edit distance between the two, as normalised."""
+    return edit_distance(normal(expected), normal(read))
+
+
+def edit_distance(a: Sequence[object], b: Sequence[object]) -> int:
+    """Levenshtein: the insertions, deletions and substitutions that turn `a` into `b`."""
     row = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         prev, row[0] = row[0], i

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from bot.voice.model_parts import assemble
+from testkit.photokit import edit_distance
 
 VOICES = {"en": ["-v", "en-us", "-s", "130"],
           "zh": ["-v", "cmn-latn-pinyin+f2", "-s", "110"]}
@@ -85,15 +86,6 @@ def speech(sentence: str, lang: str, *, repeat: int = 1) -> bytes:
     return clip.read_bytes()
 
 
-def _edits(said: list[str], heard: list[str]) -> int:
-    row = list(range(len(heard) + 1))
-    for i, a in enumerate(said, 1):
-        prev, row[0] = row[0], i
-        for j, b in enumerate(heard, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (a != b))
-    return row[-1]
-
-
 def english_words(text: str) -> list[str]:
     """Lower case, "%" as "percent", digits kept whole ("2,480" is 2480), no punctuation."""
     text = text.lower().replace("%", " percent ")
@@ -109,4 +101,4 @@ def chinese_chars(text: str) -> list[str]:
 def error_rate(pairs: list[tuple[list[str], list[str]]]) -> float:
     """Edits over the reference's length, summed over every (said, heard) pair (WER over
     words, CER over characters)."""
-    return sum(_edits(s, h) for s, h in pairs) / sum(len(s) for s, _ in pairs)
+    return sum(edit_distance(s, h) for s, h in pairs) / sum(len(s) for s, _ in pairs)
