@@ -7,9 +7,9 @@ event folded into the run's view, told to the listeners and stored (`Runs.fold`,
 The fakes (the bench's model, paced so that each chunk arrives on its own as from a real
 model, and Open-Meteo) run in this process; the measured code runs in a process of its
 own, on uvloop as the bot does, whose CPU time alone is counted: RUNS runs at a time, the
-least of ROUNDS rounds. With `--against REF` REF's code is measured the same way first,
-then this checkout's, alternating, so both share the machine's load. Prints one Markdown
-table."""
+least of ROUNDS rounds. With `--against REF` REF's code is measured the same way, the two
+in pairs (bench/cpu_process.py), so both share the machine's load. Prints one Markdown
+table and whether the difference is beyond the noise."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ import asyncio
 import inspect
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -135,13 +134,13 @@ def main(argv: list[str]) -> int:
     with FakeModel(default=script, pace=pace) as model, FakeOpenMeteo(latency=0.02) as meteo:
         got = side_by_side(args.against, times, "answer_cpu",
                            lambda code: measure(code, size, model, meteo))
-    print("| Code | CPU per 3-round answer (agent, fold, store, render) | runs | "
-          "render requests per answer |")
+    print("| Code | CPU per 3-round answer (agent, fold, store, render): median (least–most) | "
+          "processes × answers | render requests per answer |")
     print("|---|---|---|---|")
-    for label, results in got.items():
-        cpus = sorted(r["cpu_ms"] for r in results)
-        print(f"| {label} | {statistics.median(cpus):.1f} ms ({cpus[0]:.1f}–{cpus[-1]:.1f}) | "
-              f"{len(results)} × {size[0]} | {results[0]['steps']:.0f} |")
+    for label, results in got.got.items():
+        print(f"| {label} | {got.spread(label, 'cpu_ms')} | {len(results)} × {size[0]} | "
+              f"{results[0]['steps']:.0f} |")
+    print(f"\n{got.verdict('cpu_ms')}")
     return 0
 
 

@@ -1,6 +1,7 @@
 """What `python -m bench --answer-cpu`, `--delivery-cpu` and `--wire-floor` share: each
 measures in a process of its own, started from any checkout's code, and prints before and
-after side by side.
+after side by side: processes of the two codes in pairs, each side's median and spread, and
+whether the pairs' differences go beyond the noise of a shared machine.
 
 The measured process runs the bench's own file with another ref's code on its path, so it
 must not import this module (an older ref has none): only the measuring side does."""
@@ -11,10 +12,12 @@ import argparse
 import contextlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +35,14 @@ with open({source!r}, encoding="utf-8") as file:
 The editable install of this checkout (`pip install -e .`) would otherwise supply any module
 of agent/, bot/ or wire/ that the ref has not (a module renamed since): this checkout's code
 measured as the ref's."""
+
+
+TIMES = 6
+"""Processes per code: with REF, the pairs whose differences say whether a difference is
+beyond the noise (`Sides.verdict`)."""
+MIN_PAIRS = 5
+"""Fewer pairs than this all differing the same way still happen by chance too often (1 in 8
+for 4) to say anything."""
 
 
 def in_process(source: Path, code: Path, *args: str) -> dict[str, Any]:
@@ -59,7 +70,8 @@ def options(option: str, doc: str | None, *, against: bool = True) -> argparse.A
     if against:
         parser.add_argument("--against", metavar="REF",
                             help="also measure this git ref's code")
-    parser.add_argument("--times", type=int, default=3, help="processes per code (default 3)")
+    parser.add_argument("--times", type=int, default=TIMES,
+                        help=f"processes per code (default {TIMES})")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run (a few runs, one round, one process): figures not "
                              "to quote")
@@ -67,9 +79,10 @@ def options(option: str, doc: str | None, *, against: bool = True) -> argparse.A
 
 
 def side_by_side(against: str | None, times: int, name: str,
-                 measure: Callable[[Path], dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """`measure(code)` `times` over for this checkout, each time after REF's (`against`),
-    so both share the machine's load of the moment; the figures by label."""
+                 measure: Callable[[Path], dict[str, Any]]) -> Sides:
+    """`measure(code)` `times` over for this checkout and for REF (`against`), in pairs whose
+    order turns each time (REF then this, this then REF, …): both share the machine's load
+    of the moment, and neither always goes first into a load that rises or falls."""
     from bench.scale import checkout
 
     with contextlib.ExitStack() as stack:
@@ -77,8 +90,50 @@ def side_by_side(against: str | None, times: int, name: str,
         if against:
             codes = {against: stack.enter_context(checkout(against)), **codes}
         got: dict[str, list[dict[str, Any]]] = {label: [] for label in codes}
-        for _ in range(times):
-            for label, code in codes.items():
+        loads = [os.getloadavg()[0]]
+        for n in range(times):
+            for label in list(codes)[::1 if n % 2 == 0 else -1]:
                 print(f"{name}: {label} …", file=sys.stderr)
-                got[label].append(measure(code))
-    return got
+                got[label].append(measure(codes[label]))
+                loads.append(os.getloadavg()[0])
+    return Sides(got, against, (min(loads), max(loads)))
+
+
+@dataclass(frozen=True)
+class Sides:
+    """Each code's figures (one a process) by label, "this" last; the nth of each side were
+    measured one after the other."""
+
+    got: dict[str, list[dict[str, Any]]]
+    against: str | None
+    load: tuple[float, float]
+    """The machine's 1-minute load average, least and most, sampled between processes."""
+
+    def spread(self, label: str, key: str) -> str:
+        """The median of `key` and its least and most: `10.4 ms (10.1–10.9)`."""
+        values = sorted(r[key] for r in self.got[label])
+        return f"{statistics.median(values):.1f} ms ({values[0]:.1f}–{values[-1]:.1f})"
+
+    def verdict(self, key: str) -> str:
+        """This code against REF's: the medians' difference, each pair's difference (the nth
+        process of each side, measured one after the other), and whether it is beyond the
+        noise: only when every pair differs the same way (by chance alone, were there no
+        difference, 2 in 2**pairs: 1 in 16 for MIN_PAIRS). The load of the run besides."""
+        load = f"load average {self.load[0]:.1f}–{self.load[1]:.1f} (1 min) during the run"
+        if self.against is None:
+            return f"{load}."
+        before = [r[key] for r in self.got[self.against]]
+        after = [r[key] for r in self.got["this"]]
+        medians = statistics.median(after) / statistics.median(before) - 1
+        pairs = sorted(a / b - 1 for a, b in zip(after, before, strict=True))
+        if len(pairs) < MIN_PAIRS:
+            said = f"too few pairs to tell from the noise (at least {MIN_PAIRS})"
+        elif pairs[0] > 0:
+            said = f"more than {self.against} in every pair"
+        elif pairs[-1] < 0:
+            said = f"less than {self.against} in every pair"
+        else:
+            said = "within noise"
+        return (f"this against {self.against}: {medians:+.1%} by the medians; pair by pair "
+                f"{pairs[0]:+.1%} … {pairs[-1]:+.1%} (median {statistics.median(pairs):+.1%}, "
+                f"{len(pairs)} pairs): **{said}**; {load}.")

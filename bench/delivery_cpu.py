@@ -11,8 +11,9 @@ HTML, like the chain's), then `finish()` with the answer; RUNS private chats at 
 fake Bot API in another process with Telegram's limits and the bench's 50 ms a call. The
 measured code runs in a process of its own, on uvloop as the bot does, its bot built by
 `bot.telegram.app.build_app` (so each checkout's own requests), whose CPU time alone is counted: the
-least of ROUNDS rounds. With `--against REF` REF's code is measured the same way first,
-then this checkout's, alternating. Prints one Markdown table."""
+least of ROUNDS rounds. With `--against REF` REF's code is measured the same way, the two
+in pairs (bench/cpu_process.py). Prints one Markdown table and whether the difference is
+beyond the noise."""
 
 from __future__ import annotations
 
@@ -125,14 +126,14 @@ def main(argv: list[str]) -> int:
             tg.user(USERS + n)
         got = side_by_side(args.against, times, "delivery_cpu",
                            lambda code: measure(code, size, tg))
-    print("| Code | CPU per answer delivered (live message, typing, Bot API calls) | "
-          "Bot API calls per answer | runs |")
+    print("| Code | CPU per answer delivered (live message, typing, Bot API calls): median "
+          "(least–most) | Bot API calls per answer | processes × rounds × answers |")
     print("|---|---|---|---|")
-    for label, results in got.items():
-        cpus = sorted(r["cpu_ms"] for r in results)
-        print(f"| {label} | {statistics.median(cpus):.1f} ms ({cpus[0]:.1f}–{cpus[-1]:.1f}) | "
+    for label, results in got.got.items():
+        print(f"| {label} | {got.spread(label, 'cpu_ms')} | "
               f"{statistics.median(r['calls'] for r in results):.1f} | "
               f"{len(results)} × {size[1]} × {size[0]} |")
+    print(f"\n{got.verdict('cpu_ms')}")
     return 0
 
 
