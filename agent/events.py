@@ -15,14 +15,18 @@ stored (the Thought and the Answer hold the whole text).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import functools
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import Any, ClassVar, Literal
 
 from agent.ledger import Entry
 
 Status = Literal["done", "max_rounds", "error", "cancelled"]
+_ATOMS = (str, int, float, bool, type(None))
+"""Values `_plain` returns as they are: JSON's besides lists and objects (and enums)."""
 Mode = Literal["react", "plain"]
 
 
@@ -53,7 +57,7 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with `type` first, for `--json`, the store and tests."""
-        return {"type": self.type, **dataclasses.asdict(self)}
+        return {"type": self.type, **_as_dict(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,3 +420,27 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         )
     names = {f.name for f in dataclasses.fields(cls)}
     return cls(**{k: v for k, v in values.items() if k in names})
+
+
+@functools.cache
+def _names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+def _as_dict(event: Any) -> dict[str, Any]:
+    """`dataclasses.asdict(event)` without its deep copy of every value: each step stored
+    went through `copy.deepcopy` for each string and number it holds, a third of its
+    writing. The containers are new as asdict's are; what is shared is immutable."""
+    return {name: _plain(getattr(event, name)) for name in _names(type(event))}
+
+
+def _plain(value: Any) -> Any:
+    if type(value) in _ATOMS or isinstance(value, Enum):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _as_dict(value)
+    if type(value) in (list, tuple):
+        return type(value)(_plain(item) for item in value)
+    if type(value) is dict:
+        return {_plain(key): _plain(item) for key, item in value.items()}
+    return copy.deepcopy(value)
