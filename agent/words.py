@@ -233,10 +233,11 @@ _WORDS: dict[str, tuple[str, str]] = {
                               "check LLM_MODEL."),
     "model_tools_unsupported": ("这个模型服务不支持工具调用。",
                                 "This model endpoint does not support tool calling."),
-    "model_images_refused": ("这个模型不接收图片（模型服务拒绝了照片），"
-                             "而 PHOTO_READING=model 只把照片交给模型。",
+    "model_images_refused": ("这个模型不接收图片（模型服务拒绝了照片），而这里照片只交给模型"
+                             "（PHOTO_READING=model 或 PHOTO_OCR=off），请用文字提问。",
                              "This model takes no images (its service refused the photo), and "
-                             "PHOTO_READING=model gives photos to the model only."),
+                             "photos go to the model only here (PHOTO_READING=model or "
+                             "PHOTO_OCR=off): please type the question."),
     "model_bad_request": ("模型服务拒绝了这个请求，请换个问法再试。",
                           "The model service rejected the request. Please try rephrasing."),
     "model_incomplete": ("模型的回答中途断开了，请再试一次。",

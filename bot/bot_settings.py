@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import NoDecode
 
-from agent.model.photo_route import PhotoReading
+from agent.model.photo_route import PhotoReading, with_ocr
 from agent.settings import AgentSettings
 from bot.store.database_url import DatabaseUrl
 from bot.store.db import DEFAULT_POOL_SIZE
@@ -128,8 +128,9 @@ class BotSettings(AgentSettings):
     whisper_api_model: str = "whisper-1"
     """The model name that server knows."""
     photo_ocr: bool = True
-    """PHOTO_OCR: read the text of photos sent with a question (off: photos are refused with
-    one line, as stickers are)."""
+    """PHOTO_OCR: read the text of photos sent with a question with Glassbox's OCR (off:
+    photos go to the model only; with PHOTO_READING=ocr they are refused with one line, as
+    stickers are)."""
     photo_reading: PhotoReading = PhotoReading.AUTO
     """PHOTO_READING: who reads a question's photos: `model` gives them to the model as
     images, `ocr` gives it the text Glassbox's OCR read, `auto` the model when its endpoint
@@ -225,6 +226,11 @@ class BotSettings(AgentSettings):
         host, port = self.http_address() or ("127.0.0.1", 8080)
         host = "localhost" if host in ("0.0.0.0", "::", "") else host
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+    @property
+    def photos_read_by(self) -> PhotoReading | None:
+        """PHOTO_READING as PHOTO_OCR leaves it; None: photos are refused."""
+        return with_ocr(self.photo_reading, self.photo_ocr)
 
     @property
     def telegram_file_base_url(self) -> str:

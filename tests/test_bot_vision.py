@@ -119,11 +119,53 @@ async def test_photo_reading_model_gives_the_photo_even_to_a_text_model_and_says
             asked = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data,
                                      caption="/ask solve this")
             final = await gb.answer_to(GROUP, asked)
-    assert "This model takes no images (its service refused the photo), and " \
-           "PHOTO_READING=model gives photos to the model only." in final.text
+    assert "This model takes no images (its service refused the photo), and photos go to " \
+           "the model only here (PHOTO_READING=model or PHOTO_OCR=off): please type the " \
+           "question." in final.text
     assert f"{GIVEN} (gpt-3.5-turbo)" in final.text and "Glassbox, OCR" not in final.text
     [body] = model.bodies
     assert image_urls(body)
+
+
+async def test_with_the_ocr_off_a_photo_still_goes_to_a_model_that_sees(
+        fake_telegram: FakeTelegram, vision_model: FakeModel, tmp_path: Path) -> None:
+    vision_model.push(text_reply("The photo shows 3x + 7 = 25, so x = 6."))
+    async with running(fake_telegram, vision_model, tmp_path / "g.sqlite3",
+                       llm_model="qwen-vl-max", photo_ocr=False) as gb:
+        asked = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data,
+                                 caption="/ask solve this")
+        final = await gb.answer_to(GROUP, asked)
+    assert f"{GIVEN} (qwen-vl-max)" in final.text and "so x = 6." in final.text
+    assert "Glassbox, OCR" not in final.text
+    [body] = vision_model.bodies
+    assert image_urls(body)
+
+
+async def test_with_the_ocr_off_a_refused_photo_gets_one_line_in_the_askers_language(
+        fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    """No OCR to fall back on: the run ends with the refusal said in Chinese to Bob."""
+    with FakeModel(sight=Sight.OPENAI) as model:
+        async with running(fake_telegram, model, tmp_path / "g.sqlite3",
+                           llm_model="qwen3.7-max", photo_ocr=False) as gb:
+            asked = gb.tg.send_photo(BOB, BOB, sample(EQUATION).data)  # Telegram in Chinese
+            final = await gb.answer_to(BOB, asked)
+    assert "这个模型不接收图片（模型服务拒绝了照片），而这里照片只交给模型" \
+           "（PHOTO_READING=model 或 PHOTO_OCR=off），请用文字提问。" in final.text
+    assert "Glassbox, OCR" not in final.text and "OCR 读" not in final.text
+    [body] = model.bodies
+    assert image_urls(body)
+
+
+async def test_with_the_ocr_off_and_only_the_ocr_to_read_a_photo_is_refused_in_one_line(
+        fake_telegram: FakeTelegram, vision_model: FakeModel, tmp_path: Path) -> None:
+    async with running(fake_telegram, vision_model, tmp_path / "g.sqlite3",
+                       llm_model="qwen-vl-max", photo_ocr=False, photo_reading="ocr") as gb:
+        asked = gb.tg.send_photo(GROUP, ALICE, sample(EQUATION).data,
+                                 caption="/ask solve this")
+        await gb.tg.wait(lambda: bool(gb.replies_to(GROUP, asked)))
+        [refused] = gb.replies_to(GROUP, asked)
+    assert refused.text == "Reading photos is turned off here: please type the question."
+    assert not vision_model.bodies
 
 
 async def test_photo_reading_ocr_reads_the_photo_even_for_a_model_that_sees(

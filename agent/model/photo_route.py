@@ -38,6 +38,15 @@ def known_text_only(model: str) -> bool:
     return name.startswith(_TEXT_ONLY) and not any(mark in name for mark in _SEES)
 
 
+def with_ocr(reader: PhotoReading, ocr: bool) -> PhotoReading | None:
+    """Who reads photos when Glassbox's OCR is on or off (PHOTO_OCR): without it the model
+    alone, given the photo whatever its endpoint is known for (a refusal ends the run,
+    saying so); None: nobody (PHOTO_READING=ocr with the OCR off)."""
+    if ocr:
+        return reader
+    return None if reader is PhotoReading.OCR else PhotoReading.MODEL
+
+
 def model_reads(reader: PhotoReading, memory: EndpointMemory, model: str) -> bool:
     """Whether a question's photos go to `model` as images (else Glassbox reads them)."""
     if reader is PhotoReading.AUTO:

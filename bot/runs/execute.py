@@ -378,10 +378,11 @@ class Runs:
     def _handoff(self, q: Question) -> PhotoHandoff | None:
         """The question's photos for the model to read itself, if PHOTO_READING and what its
         endpoint can do say so; None: Glassbox reads them (or there are none)."""
-        reading = self.settings.photo_reading
+        reading = self.settings.photos_read_by
         clients = ([self.models.get(name) or self.model_of(q) for name in q.models]
                    if q.mode == RunMode.MODELS else [self.model_of(q)])
-        if not q.photos or not all(model_reads(reading, c.memory, c.model) for c in clients):
+        if (not q.photos or reading is None
+                or not all(model_reads(reading, c.memory, c.model) for c in clients)):
             return None
         return PhotoHandoff(self.photo_reader, q.conversation, q.photos, q.text,
                             self.model_label(q), q.run_lang,

@@ -226,10 +226,10 @@ async def _start(services: Services, scope: Conversation, body: ChatBody, *,
 
 
 async def _photos(settings: BotSettings, images: list[str]) -> tuple[Picture, ...]:
-    """The body's images as the chat's photos are read; a 400 when photos are off."""
-    if images and not settings.photo_ocr:
+    """The body's images as the chat's photos are read; a 400 when nobody reads photos."""
+    if images and settings.photos_read_by is None:
         raise ApiError(400, "photos_off", "images: this Glassbox reads no photos (PHOTO_OCR "
-                       "is off); ask in words.")
+                       "is off and PHOTO_READING=ocr); ask in words.")
     return await pictures_of(images, settings.album_max_photos)
 
 

@@ -134,12 +134,22 @@ async def test_images_past_a_cap_are_413_and_what_is_no_picture_400(tmp_path: Pa
     assert model.bodies == []  # nothing refused reached the model
 
 
-async def test_images_are_refused_where_photos_are_off(tmp_path: Path) -> None:
+async def test_with_the_ocr_off_images_go_to_the_model_and_are_refused_only_where_it_alone_read(
+        tmp_path: Path) -> None:
     photo = data_url(png(Image.new("RGB", (40, 30), "white")))
-    with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
+    ask = {"message": "what is this?", "images": [photo]}
+    with FakeTelegram(scale=0.02) as tg, FakeModel(sight=Sight.SEES) as model:
+        model.push(text_reply("A white rectangle."))
         async with serving(tg, model, tmp_path / "g.sqlite3", api_tokens="teacher-token-1",
-                           photo_ocr=False) as web:
-            assert await refused(web, {"message": "what is this?", "images": [photo]}) == (
-                400, "photos_off", "images: this Glassbox reads no photos (PHOTO_OCR is off); "
-                                   "ask in words.")
-    assert model.bodies == []
+                           llm_model="qwen-vl-max", photo_ocr=False) as web:
+            answer = await web.http.post("/api/v1/chat", headers=TEACHER, json=ask)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["answer"] == "A white rectangle."
+        assert [r["by"] for r in answer.json()["reads"]] == ["model"]
+        assert image_urls(model.bodies[0])
+        async with serving(tg, model, tmp_path / "g.sqlite3", api_tokens="teacher-token-1",
+                           photo_ocr=False, photo_reading="ocr") as web:
+            assert await refused(web, ask) == (
+                400, "photos_off", "images: this Glassbox reads no photos (PHOTO_OCR is off and "
+                                   "PHOTO_READING=ocr); ask in words.")
+    assert len(model.bodies) == 1

@@ -107,7 +107,7 @@ async def ask_about(update: Update, context: Context, album: list[Message],
         await context.parts.outbox.notice(first.chat_id, said.message_id, sender.id,
                                     text(lang, key, **values), Notice.USAGE, f"photo_{key}")
 
-    if not context.services.settings.photo_ocr:
+    if context.services.settings.photos_read_by is None:
         await notice("photo_off")
         return
     if name == "quiz" and first.chat.type == ChatType.PRIVATE:
