@@ -40,6 +40,7 @@ from bot.runs.services import Services
 from bot.store.api_sessions import ApiSessions
 from bot.store.kinds import Lane, RunMode, RunStatus
 from bot.store.records import Conversation, RunRecord, Scope
+from bot.view.i18n import text
 from bot.view.read_view import read_dict
 from bot.view.transcript import View, replay, without_glassbox_remarks
 from bot.view.when import wait_text
@@ -212,13 +213,16 @@ async def _start(services: Services, scope: Conversation, body: ChatBody, *,
     earlier = await api.session_runs(scope, session_id)
     models = tuple(_model_names(services, body.models)) if body.models else ()
     photos = await _photos(services.runs.settings, body.images)
+    chat = await services.chat_settings(scope)
+    # photos alone ask what a photo without a caption asks in a chat, in the scope's language
+    question = body.message.strip() or text(chat.words_lang("en"), "photo_question")
     run = _ApiRun(api, session_id, RunMode.MODELS if models else STORED_MODES[body.mode],
                   stream=stream)
     started = await services.runs.ask(Ask(
-        mode=run.mode, text=body.message.strip(), conversation=scope, user_id=None,
-        user_name=f"API {scope.id}", run_lang=detect_lang(body.message),
+        mode=run.mode, text=question, conversation=scope, user_id=None,
+        user_name=f"API {scope.id}", run_lang=detect_lang(question),
         follows=earlier[-1] if earlier else None, planner=True if body.plan else None,
-        chat=await services.chat_settings(scope), models=models, photos=photos),
+        chat=chat, models=models, photos=photos),
         run)  # the scope's settings
     if not isinstance(started, Active):
         raise _refused(started)

@@ -38,7 +38,9 @@ class ChatBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    message: str = Field(default="", description="The question (none with `runs`).")
+    message: str = Field(default="", description="The question (none with `runs`; with "
+                         "`images` alone, the question a photo without a caption asks in the "
+                         "chat: what does it show, and solve it if it is an exercise).")
     sessionId: str | None = Field(
         default=None, pattern=SESSION_ID,
         description="Continue this conversation; absent: a new one is made.")
@@ -65,8 +67,9 @@ class ChatBody(BaseModel):
 
     @model_validator(mode="after")
     def _asks_one_thing(self) -> ChatBody:
-        if self.runs is None and not self.message:
-            raise ValueError('message: required (or runs, two runIds with mode "compare")')
+        if self.runs is None and not self.message and not self.images:
+            raise ValueError('message: required (or images, or runs, two runIds with mode '
+                             '"compare")')
         if self.runs is not None and (self.message or self.mode != "compare"):
             raise ValueError('runs: two runIds with mode "compare" and no message')
         if self.runs is not None and self.images:
@@ -117,7 +120,7 @@ async def chat_body(request: Request, images: int = 0) -> ChatBody:
     if len(body.message) > MAX_QUESTION_CHARS:
         raise ApiError(413, "message_too_long", f"message has {len(body.message):,} "
                        f"characters; at most {MAX_QUESTION_CHARS:,} are allowed.")
-    if body.runs is None and not body.message.strip():
+    if body.runs is None and not body.images and not body.message.strip():
         raise ApiError(400, "invalid_body", "message: it is empty.")
     return body
 

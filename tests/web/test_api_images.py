@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from bot.store.chat_settings_values import ChatSettings
 from testkit.fakes.model import FakeModel, Sight, image_urls, text_reply
 from testkit.fakes.telegram import FakeTelegram
 from testkit.photokit import PAGES, normal, png, sample
@@ -132,6 +133,36 @@ async def test_images_past_a_cap_are_413_and_what_is_no_picture_400(tmp_path: Pa
                                         "images": [photo]}))[:2]
             assert code == (400, "invalid_body")
     assert model.bodies == []  # nothing refused reached the model
+
+
+async def test_images_without_a_message_ask_what_a_captionless_photo_asks_in_the_chat(
+        tmp_path: Path) -> None:
+    """As a photo without a caption in a private chat: in the scope's language (English
+    unless its settings say Chinese)."""
+    photo = data_url(png(Image.new("RGB", (40, 30), "white")))
+    with FakeTelegram(scale=0.02) as tg, FakeModel(sight=Sight.SEES) as model:
+        model.push(text_reply("A white rectangle."), text_reply("一个白色的长方形。"))
+        async with serving(tg, model, tmp_path / "g.sqlite3", api_tokens="teacher-token-1",
+                           llm_model="qwen-vl-max") as web:
+            answer = await web.http.post("/api/v1/chat", headers=TEACHER,
+                                         json={"images": [photo]})
+            assert answer.status_code == 200, answer.text
+            services = web.gb.services
+            defaults = ChatSettings.defaults(services.settings)
+            await services.store.chats.put(await services.store.api.scope("teacher-token-1"),
+                                           defaults.changed(lang="zh"), defaults, by=None)
+            zh = await web.http.post("/api/v1/chat", headers=TEACHER,
+                                     json={"message": "  ", "images": [photo]})
+            assert zh.status_code == 200, zh.text
+            blank = await web.http.post("/api/v1/chat", headers=TEACHER, json={"message": " "})
+    assert answer.json()["answer"] == "A white rectangle."
+    assert answer.json()["question"] == "What does this show? If it is an exercise, solve it."
+    assert zh.json()["question"] == "这张图片是什么内容？如果是题目，请解答。"
+    assert zh.json()["answer"] == "一个白色的长方形。"
+    asked = [body["messages"][-1]["content"][0]["text"] for body in model.bodies]
+    assert asked[0].startswith("What does this show? If it is an exercise, solve it.\n\n")
+    assert asked[1].startswith("这张图片是什么内容？如果是题目，请解答。\n\n")
+    assert blank.status_code == 400 and blank.json()["error"]["message"] == "message: it is empty."
 
 
 async def test_with_the_ocr_off_images_go_to_the_model_and_are_refused_only_where_it_alone_read(
