@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -39,10 +40,10 @@ measured as the ref's."""
 
 TIMES = 6
 """Processes per code: with REF, the pairs whose differences say whether a difference is
-beyond the noise (`Sides.verdict`)."""
-MIN_PAIRS = 5
-"""Fewer pairs than this all differing the same way still happen by chance too often (1 in 8
-for 4) to say anything."""
+beyond the noise (`Sides.verdict`); 6 is the fewest that can (all six one way)."""
+SIGNIFICANT = 0.05
+"""A difference is beyond the noise when pairs as one-sided as these come by chance alone
+(were there no difference) at most this often."""
 
 
 def in_process(source: Path, code: Path, *args: str) -> dict[str, Any]:
@@ -114,11 +115,11 @@ class Sides:
         values = sorted(r[key] for r in self.got[label])
         return f"{statistics.median(values):.1f} ms ({values[0]:.1f}–{values[-1]:.1f})"
 
-    def verdict(self, key: str) -> str:
+    def verdict(self, key: str, what: str = "") -> str:
         """This code against REF's: the medians' difference, each pair's difference (the nth
         process of each side, measured one after the other), and whether it is beyond the
-        noise: only when every pair differs the same way (by chance alone, were there no
-        difference, 2 in 2**pairs: 1 in 16 for MIN_PAIRS). The load of the run besides."""
+        noise by the sign test: how often pairs at least as one-sided would come by chance
+        alone. The load of the run besides; `what`: the figure's name, before it."""
         load = f"load average {self.load[0]:.1f}–{self.load[1]:.1f} (1 min) during the run"
         if self.against is None:
             return f"{load}."
@@ -126,14 +127,20 @@ class Sides:
         after = [r[key] for r in self.got["this"]]
         medians = statistics.median(after) / statistics.median(before) - 1
         pairs = sorted(a / b - 1 for a, b in zip(after, before, strict=True))
-        if len(pairs) < MIN_PAIRS:
-            said = f"too few pairs to tell from the noise (at least {MIN_PAIRS})"
-        elif pairs[0] > 0:
-            said = f"more than {self.against} in every pair"
-        elif pairs[-1] < 0:
-            said = f"less than {self.against} in every pair"
-        else:
+        more, less = sum(p > 0 for p in pairs), sum(p < 0 for p in pairs)
+        chance = sign_test(more, less)
+        if chance > SIGNIFICANT:
             said = "within noise"
-        return (f"this against {self.against}: {medians:+.1%} by the medians; pair by pair "
-                f"{pairs[0]:+.1%} … {pairs[-1]:+.1%} (median {statistics.median(pairs):+.1%}, "
-                f"{len(pairs)} pairs): **{said}**; {load}.")
+        else:
+            said = f"{'more' if more > less else 'less'} than {self.against}"
+        return (f"{what}this against {self.against}: {medians:+.1%} by the medians; pair by pair "
+                f"{pairs[0]:+.1%} … {pairs[-1]:+.1%} (median {statistics.median(pairs):+.1%}; "
+                f"{more} of {len(pairs)} pairs more, by chance alone {chance:.0%} of the time): "
+                f"**{said}**; {load}.")
+
+
+def sign_test(more: int, less: int) -> float:
+    """The two-sided sign test: the chance that `more + less` differences with no difference
+    behind them split at least as unevenly as `more` to `less`."""
+    n, k = more + less, max(more, less)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n) if n else 1.0
