@@ -356,8 +356,11 @@ _WORDS: dict[str, tuple[str, str]] = {
                      "figures)."),
     "language_line": ("（请用中文回答。）",
                       "(Answer in English.)"),
-    "language_tail": ("本次对话使用中文：请用中文作答。",
-                      "This conversation is in English: answer in English."),
+    "language_tail": ("本次对话使用中文：请用中文作答。问候、感谢、请你给建议或问你是谁、能做什么，"
+                      "都不需要工具：直接回答。",
+                      "This conversation is in English: answer in English. A greeting, thanks, "
+                      "a request for advice or a question about you needs no tool: answer it "
+                      "at once."),
     "limit_message": ("你已经用完了可以调用工具的轮数。请不要再调用工具，根据上面的观察给出你"
                       "能给出的最好回答；没能查到的内容请直接说明没有查到，不要猜测。",
                       "You have used all your tool rounds. Do not call any more tools; give "

@@ -11,6 +11,7 @@ from pathlib import Path
 from agent import Action, Answer, ModelClient, Observation, RunFinished
 from agent.events import Event, Remark
 from agent.model.endpoint_memory import Lesson
+from agent.prompts import language_tail
 from agent.settings import AgentSettings
 from agent.tools.calculator import Calculate
 from bot.view.render import render_run
@@ -105,8 +106,10 @@ async def test_chinese_question_is_told_its_language_after_the_shared_prefix(
     events = await events_of(react("利马天气怎么样？", client, settings, [Weather()]))
     assert of(events, Remark)[0].text.startswith("这个模型把工具调用写在文字里")
     native, text = fake_model.bodies
-    assert native["messages"][0]["content"].endswith("本次对话使用中文：请用中文作答。")
-    assert text["messages"][0]["content"].endswith("本次对话使用中文：请用中文作答。")
+    tail = language_tail("zh")
+    assert tail.startswith("本次对话使用中文：请用中文作答。")
+    assert native["messages"][0]["content"].endswith(tail)
+    assert text["messages"][0]["content"].endswith(tail)
     assert text["messages"][-1]["content"].endswith("（请用中文回答。）")
 
 
@@ -262,7 +265,7 @@ async def test_the_switch_to_text_reads_only_the_prompts_tail_anew(
     shared = next(i for i, (a, b) in enumerate(zip(native, text, strict=False)) if a != b)
     assert "- convert:" in text[:shared] and "Example without a tool, in Chinese" in (
         text[:shared])
-    assert text[shared:] == "This conversation is in English: answer in English."
+    assert text[shared:] == language_tail("en")
     assert native[shared:].startswith("Here the tools are also offered to you as functions")
 
 

@@ -328,3 +328,23 @@ async def test_the_time_is_looked_up_not_stated(
     assert not [e for e in events if isinstance(e, Remark) and e.kind == "sent_back"]
     done = events[-1]
     assert isinstance(done, RunFinished) and (done.status, done.rounds) == ("done", 2)
+
+
+async def test_a_request_for_advice_is_answered_without_a_tool(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """"谢谢！给我一句复习考试的建议吧。" was sent to the notes and Wikipedia, to the round cap or
+    to "the notes have nothing on 复习考试" as the answer: the rule that a greeting, thanks or a
+    request for advice needs no tool stood only in the English instructions, far above the
+    question. It now also closes the prompt, in the question's language; recorded so, the
+    model gave its advice at once."""
+    events, shown = await replay(RECORDED / "thanks_zh", fake_model, stage)
+    system = fake_model.bodies[0]["messages"][0]["content"]
+    assert system.endswith("问候、感谢、请你给建议或问你是谁、能做什么，都不需要工具：直接回答。")
+    assert not [e for e in events if isinstance(e, Action)]
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert "复习" in answer.text and answer_lang(answer.text) == "zh"
+    done = events[-1]
+    assert isinstance(done, RunFinished) and (done.status, done.rounds) == ("done", 1)
+    assert "复习考试时" in " ".join(shown.split())
+

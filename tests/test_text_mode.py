@@ -289,7 +289,8 @@ async def test_calculations_are_sent_to_calculate_when_it_is_on(
     assert "Any calculation, however simple, goes to the `calculate` tool" in english
     assert "never answer with code" in english and "needs no tool" in english
     assert chinese.startswith(english[:english.index("in the language this conversation")])
-    assert chinese.endswith("请用中文作答。")
+    assert chinese.endswith("请用中文作答。问候、感谢、请你给建议或问你是谁、能做什么，"
+                            "都不需要工具：直接回答。")
     assert "calculate" not in without and "needs no tool" in without
 
 # A comparison needs an observation of each side: "Is it colder in Berlin or in Paris?" got

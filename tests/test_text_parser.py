@@ -201,8 +201,11 @@ def test_every_language_shares_the_prompt_up_to_its_language(native: bool) -> No
     en, zh = ((system_react(lang, [t.name for t in tools]) if native
                else text_system(tools, lang)) for lang in ("en", "zh"))
     shared = next(i for i, (a, b) in enumerate(zip(en, zh, strict=False)) if a != b)
-    assert en[shared:] == "This conversation is in English: answer in English."
-    assert zh[shared:] == "本次对话使用中文：请用中文作答。"
+    assert en[shared:] == ("This conversation is in English: answer in English. A greeting, "
+                           "thanks, a request for advice or a question about you needs no "
+                           "tool: answer it at once.")
+    assert zh[shared:] == ("本次对话使用中文：请用中文作答。"
+                           "问候、感谢、请你给建议或问你是谁、能做什么，都不需要工具：直接回答。")
     assert native or ("- get_weather:" in en[:shared] and "Final Answer:" in en[:shared])
 
 
