@@ -87,6 +87,11 @@ _WORDS: dict[str, tuple[str, str]] = {
                            "Europe/London, or a city name."),
     "notes_nothing": ("课程笔记里没有找到与 “{query}” 相关的内容。",
                       "Nothing about '{query}' in the course notes."),
+    "search_not_needed": ("如果问题是问候、感谢或请你给建议，就不需要查找：现在直接给出你自己的回答"
+                          "（你自己的建议、你自己的问候）。",
+                          " If the question greets you, thanks you or asks for advice, no "
+                          "lookup is needed: give your own answer now (your own advice, your "
+                          "own greeting)."),
     # --- The WMO weather codes Open-Meteo reports (get_weather); the English as in the
     # Open-Meteo docs table (tests/wire/open-meteo/wmo_weather_codes.json) ---
     "wmo_0": ("晴", "clear sky"),

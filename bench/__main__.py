@@ -85,10 +85,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --local-model: start as a restarted bot whose store "
                              "remembers that the model writes its calls as text (and the "
                              "terminal as one whose cache does)")
-    parser.add_argument("--set", choices=("class", "untuned", "no_lookup"), default="class",
-                        help="with --local-model: the class's twenty questions, the ten "
-                             "written for no change to tune to, or the issue's answers with "
-                             "figures and no lookup")
+    parser.add_argument("--set", choices=tuple(SETS), default="class",
+                        help="with --local-model: the class's twenty questions, ten "
+                             "written for no change to tune to, the "
+                             "issue's answers with figures and no lookup, or requests that "
+                             "need no tool")
     parser.add_argument("--path", choices=("both", "bot", "terminal"), default="both",
                         help="with --local-model: the questions in one bot process, each in "
                              "a terminal process of its own, or both (the default)")

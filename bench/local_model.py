@@ -140,7 +140,13 @@ NO_LOOKUP = (
     Question("time_new_york", "What time is it in New York now?", "get_time"),
 )
 
-SETS = {"class": QUESTIONS, "untuned": UNTUNED, "no_lookup": NO_LOOKUP}
+# Requests that need no tool, used while changing what a search that found nothing says back
+# (so not untuned): what a run comes to when the model searches anyway.
+NO_TOOL = (
+    Question("advice", "Thanks a lot! Any tip for staying focused while studying?", ""),
+)
+
+SETS = {"class": QUESTIONS, "untuned": UNTUNED, "no_lookup": NO_LOOKUP, "no_tool": NO_TOOL}
 
 
 CALL_JSON = re.compile(r"\"(?:name|arguments|parameters)\"\s*+:")

@@ -348,3 +348,26 @@ async def test_a_request_for_advice_is_answered_without_a_tool(
     assert isinstance(done, RunFinished) and (done.status, done.rounds) == ("done", 1)
     assert "复习考试时" in " ".join(shown.split())
 
+
+async def test_a_search_that_found_nothing_says_advice_needs_no_lookup(
+    fake_model: FakeModel, stage: tuple[ModelClient, Any, Toolbox]
+) -> None:
+    """Asked for a study tip, the model searched Wikipedia for "study tips"; told only that
+    no article was found, it answered "I don't have any specific tips" (recorded on the real
+    1.5B model). The search's result now says that a greeting, thanks or a request for
+    advice needs no lookup; recorded so, the model gave its own tips, and the chain shows
+    the failed search above them."""
+    events, shown = await replay(RECORDED / "advice", fake_model, stage)
+    (action,) = [e for e in events if isinstance(e, Action)]
+    assert (action.tool, action.arguments) == ("search_wikipedia", {"query": "study tips"})
+    (observation,) = [e for e in events if isinstance(e, Observation)]
+    assert not observation.ok and observation.text.startswith(
+        "No Wikipedia article found for 'study tips'. If the question greets you, thanks you "
+        "or asks for advice, no lookup is needed: give your own answer now")
+    told = fake_model.bodies[1]["messages"][-1]["content"]
+    assert "no lookup is needed: give your own answer now" in told
+    (answer,) = [e for e in events if isinstance(e, Answer)]
+    assert answer.text.startswith("I suggest taking breaks") and answer_lang(answer.text) == "en"
+    done = events[-1]
+    assert isinstance(done, RunFinished) and (done.status, done.rounds) == ("done", 2)
+    assert "I suggest taking breaks" in " ".join(shown.split())

@@ -51,5 +51,6 @@ class SearchNotes(Tool):
         # Notes often hold each topic in both languages: the run's go first, best first.
         passages = sorted(found, key=lambda p: clear_lang(p.body) not in (lang, None))[:SHOWN]
         if not passages:
-            raise ToolError(say(lang, "notes_nothing", query=args.query))
+            raise ToolError(say(lang, "notes_nothing", query=args.query)
+                            + say(lang, "search_not_needed"))
         return "\n\n".join(_show(p) for p in passages)

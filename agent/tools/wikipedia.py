@@ -56,7 +56,8 @@ class SearchWikipedia(Tool):
         titles, suggestion = await self._search(args.query.strip(), lang)
         if not titles:
             hint = say(lang, "wiki_did_you_mean", suggestion=suggestion) if suggestion else ""
-            raise ToolError(say(lang, "wiki_not_found", query=args.query) + hint)
+            raise ToolError(say(lang, "wiki_not_found", query=args.query) + hint
+                            + say(lang, "search_not_needed"))
         summary = await self._summary(titles[0], lang)
         return self._observation(summary, titles, lang)
 
