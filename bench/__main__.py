@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
                              "terminal as one whose cache does)")
     parser.add_argument("--set", choices=tuple(SETS), default="class",
                         help="with --local-model: the class's twenty questions, ten "
-                             "written for no change to tune to, the "
+                             "written for no change to tune to (untuned, untuned2), the "
                              "issue's answers with figures and no lookup, or requests that "
                              "need no tool")
     parser.add_argument("--path", choices=("both", "bot", "terminal"), default="both",

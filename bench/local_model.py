@@ -134,6 +134,28 @@ UNTUNED = (
     Question("u_greeting_zh", "你好！你能帮我做什么？", ""),
 )
 
+# A second ten, written after the prompt and observation changes they measure and before any
+# run of them: both languages, the weather (one question with a greeting, one comparison),
+# currency, time, percentages, the notes, a greeting and a request that needs no tool.
+UNTUNED2 = (
+    Question("u2_hi_weather", "Hi! How warm is it in Shanghai right now?", "get_weather",
+             "21.4"),
+    Question("u2_compare", "Which is warmer right now, Berlin or Shanghai?", "get_weather",
+             "21.4", also=("2.3", "Shanghai"),
+             wrong=("berlin is warmer", "warmer in berlin", "shanghai is colder")),
+    Question("u2_yen_zh", "5000 日元是多少人民币？", "convert_currency"),
+    Question("u2_weekday", "What day of the week is it in Los Angeles right now?", "get_time"),
+    Question("u2_time_zh", "首尔现在几点了？", "get_time"),
+    Question("u2_share_zh", "一个班有 40 个学生，其中 35% 是女生，女生有多少人？", "calculate",
+             "14"),
+    Question("u2_rise", "A price went up from 80 to 92 dollars. By what percent did it rise?",
+             "calculate", "15"),
+    Question("u2_notes_zh", "课程笔记里说，函数调用的结果要放进什么角色的消息里发回给模型？",
+             "search_notes", "tool"),
+    Question("u2_greeting", "Good morning! What kinds of questions can I ask you?", ""),
+    Question("u2_nervous_zh", "我明天要上台做报告，有点紧张，你有什么建议吗？", ""),
+)
+
 # The answers with figures and no lookup, asked again to record what the model does now.
 NO_LOOKUP = (
     Question("time_tokyo_zh", "东京现在几点？", "get_time"),
@@ -146,7 +168,8 @@ NO_TOOL = (
     Question("advice", "Thanks a lot! Any tip for staying focused while studying?", ""),
 )
 
-SETS = {"class": QUESTIONS, "untuned": UNTUNED, "no_lookup": NO_LOOKUP, "no_tool": NO_TOOL}
+SETS = {"class": QUESTIONS, "untuned": UNTUNED, "untuned2": UNTUNED2, "no_lookup": NO_LOOKUP,
+        "no_tool": NO_TOOL}
 
 
 CALL_JSON = re.compile(r"\"(?:name|arguments|parameters)\"\s*+:")
