@@ -3,7 +3,7 @@ choose; the bot (`gb`) running against the fake Bot API and the fake model. A mo
 what differs by overriding a small fixture (`tool_settings`, `gb_tools`, `fake_telegram`).
 Plain helpers and constants are in kit.py and botkit.py: no test imports this module.
 Each test's marks (browser, process, timed, slow) come from tests/marks.py; the timed tests
-run alone (tests/alone.py)."""
+run alone (tests/alone.py); the long ones start first (tests/spread.py)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from testkit.fakes.telegram import FakeTelegram
 from testkit.fakes.tools import open_toolbox
 from tests.alone import Alone
 from tests.marks import SlowWatch, mark_all
+from tests.spread import LongestFirst
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -36,6 +37,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(SlowWatch(), "slow-watch")
     config.pluginmanager.register(Alone(), "timed-alone")
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> LongestFirst | None:
+    """`--dist loadfile` (scripts/test) by tests/spread.py: the long units first."""
+    return LongestFirst(config, log) if config.getvalue("dist") == "loadfile" else None
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")
