@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from enum import StrEnum
 
 import matplotlib
 from matplotlib import font_manager
@@ -24,8 +23,9 @@ from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import FixedLocator, MaxNLocator, PercentFormatter
 
+from bot.course.chart_labels import FAILED, OK, Chart, ending_rows, headline, period_words
 from bot.course.course_figures import MODES, CourseFigures
-from bot.course.course_words import word, word_for
+from bot.course.course_words import word
 
 CJK_FAMILY = "Noto Sans CJK SC"
 """Debian's fonts-noto-cjk: the Chinese labels' font (its Latin letters are fine too)."""
@@ -47,7 +47,7 @@ PHONE_TYPE = 0.031
 when it is opened, so its labels are 11 to 13 px there (at 8 px, as a 12 pt label at 1080
 px is, they could not be read without zooming in), and 9 to 10 px in the chat's bubble.
 Larger type no longer fits: the tools' rows would overlap and the legends overflow."""
-OK, FAILED, BUDGET = "#009E73", "#D55E00", "#D55E00"
+BUDGET = FAILED
 MOST_BARS = 40
 """Lectures drawn as bars; a longer period shows its last MOST_BARS (the page lists all)."""
 TICK_EMS = 4.5
@@ -56,15 +56,6 @@ labelled as often as that leaves them apart, at any size."""
 MOST_LABELLED = 12
 """The quiz's points that are each labelled with their count: more would overlap."""
 BAR_WIDTH = 0.8
-
-
-class Chart(StrEnum):
-    LECTURES = "lectures"
-    TOOLS = "tools"
-    ENDINGS = "endings"
-    COMPARE = "compare"
-    QUIZ = "quiz"
-    TOKENS = "tokens"
 
 
 def cjk_font() -> tuple[str, str]:
@@ -119,17 +110,6 @@ def svgs(figures: CourseFigures, lang: str) -> dict[Chart, str]:
     return out
 
 
-def headline(figures: CourseFigures, lang: str) -> str:
-    return " · ".join((word_for(lang, "n_questions", figures.runs),
-                       word_for(lang, "n_lectures", len(figures.days)),
-                       word_for(lang, "n_askers", figures.askers)))
-
-
-def period_words(figures: CourseFigures, lang: str) -> str:
-    p = figures.period
-    return word(lang, "period", first=p.first.isoformat(), last=p.last.isoformat())
-
-
 def _lectures(ax: Axes, figures: CourseFigures, lang: str) -> None:
     _title(ax, word(lang, "per_lecture"))
     days = figures.days[-MOST_BARS:]
@@ -166,21 +146,6 @@ def _tools(ax: Axes, figures: CourseFigures, lang: str) -> None:
     _counts_axis(ax.xaxis)
     ax.set_xlim(0, max(t.calls for t in tools) * 1.6)
     _legend_below(ax, ncols=2)
-
-
-def ending_rows(figures: CourseFigures, lang: str) -> list[tuple[str, int, str]]:
-    """(label, runs, colour) of each way runs ended that happened, and the refusals."""
-    e = figures.endings
-    rows = [(word(lang, "end_done"), e.done, OK),
-            (word(lang, "end_out_of_rounds"), e.out_of_rounds, "#E69F00")]
-    rows += [(word(lang, "end_failed", kind=kind) if kind else word(lang, "end_failed_unknown"),
-              n, FAILED) for kind, n in e.failed.items()]
-    rows += [(word(lang, "end_stopped"), e.stopped, "#999999"),
-             (word(lang, "end_interrupted"), e.interrupted, "#999999"),
-             (word(lang, "end_running"), e.running, "#56B4E9"),
-             (word(lang, "end_refused_rate"), e.refused_rate, "#CC79A7"),
-             (word(lang, "end_refused_budget"), e.refused_budget, "#CC79A7")]
-    return [row for row in rows if row[1]]
 
 
 def _endings(ax: Axes, figures: CourseFigures, lang: str) -> None:

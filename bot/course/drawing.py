@@ -18,7 +18,7 @@ from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from bot.course.chart import Chart
+from bot.course.chart_labels import Chart
 from bot.course.course_figures import CourseFigures
 from bot.worker_process import Worker, WorkerError, WorkerFailed
 from wire.wire_errors import GlassboxError

@@ -13,7 +13,7 @@ import base64
 import html
 from urllib.parse import urlencode
 
-from bot.course.chart import Chart, ending_rows, headline, period_words
+from bot.course.chart_labels import Chart, ending_rows, headline, period_words
 from bot.course.course_figures import MODES, CourseFigures
 from bot.course.course_words import word
 from bot.store.course_records import Listed

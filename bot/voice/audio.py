@@ -8,11 +8,12 @@ Telegram-reported duration is the sender's word, this is the sound's."""
 from __future__ import annotations
 
 import io
-
-import av
-import numpy as np
+from typing import TYPE_CHECKING
 
 from wire.wire_errors import GlassboxError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RATE = 16_000
 """Whisper's sample rate."""
@@ -30,6 +31,11 @@ class NotAudio(GlassboxError):
 
 def decode(data: bytes, most_s: float) -> np.ndarray:
     """The sound of `data`, resampled to 16 kHz mono float32 in [-1, 1]."""
+    # Imported here: the bot's process starts without FFmpeg's libraries and numpy, which
+    # only a voice message needs.
+    import av
+    import numpy as np
+
     most = int((most_s + SLACK_S) * RATE)
     chunks: list[np.ndarray] = []
     size = 0

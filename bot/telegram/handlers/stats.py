@@ -17,7 +17,7 @@ from telegram import Update
 from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CommandHandler
 
-from bot.course.chart import headline, period_words
+from bot.course.chart_labels import headline, period_words
 from bot.course.course_figures import CourseFigures
 from bot.course.course_words import word
 from bot.course.drawing import AlreadyDrawing, DrawingFailed, TooBusy
