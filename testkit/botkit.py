@@ -89,12 +89,15 @@ async def running(tg: FakeTelegram, model: FakeModel, db: Path | str, *,
     """Start the bot as `python -m bot` does (bot/serve.py, without its HTTP server), and stop
     it the same way, whatever the test did: a failed assertion in the block still closes the
     store, whose aiosqlite thread would otherwise keep the test process from ever exiting.
-    `tools=None`: the real toolbox, as AGENT_TOOLS and the upstream URLs in `extra` say."""
+    `tools=None`: the real toolbox, as AGENT_TOOLS and the upstream URLs in `extra` say.
+    The drawing process is not warmed up at start (most tests draw nothing, and each would
+    pay for a process loading matplotlib): a test that draws starts it at its first picture,
+    as the bot does after that process failed."""
     settings = bot_settings(tg, model, db, **extra)
     metrics = Metrics()
     app = build_app(settings, metrics, limits=Limits().scaled(SCALE), poll_timeout_s=1,
                     request_timeout_s=request_timeout_s)
-    async with (app, Services.opened(settings, metrics, tools) as services,
+    async with (app, Services.opened(settings, metrics, tools, warm_drawing=False) as services,
                 serving(app, services)):
         assert app.updater
         await app.updater.start_polling(poll_interval=0.0, timeout=1)

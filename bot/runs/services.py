@@ -70,12 +70,14 @@ class Services:
     @classmethod
     @contextlib.asynccontextmanager
     async def opened(cls, settings: BotSettings, metrics: Metrics,
-                     tools: Sequence[Tool] | None = None) -> AsyncIterator[Services]:
+                     tools: Sequence[Tool] | None = None, *, warm_drawing: bool = True
+                     ) -> AsyncIterator[Services]:
         """The services while the block runs: the store, the tools (None: the toolbox
         AGENT_TOOLS chooses, its notes index in the store's database) and the run service,
         counted in `metrics` (which the front ends' own requests count into too, so it is
         made before them); each closed in the reverse order on leaving (the runs stopped
-        already), or as soon as a later one fails to open."""
+        already), or as soon as a later one fails to open. `warm_drawing`: start the
+        drawing process at once (Drawing.warm_up); without it, at the first picture."""
         async with contextlib.AsyncExitStack() as opened:
             store = await Store.open(settings.database(), pool_size=settings.database_pool_size)
             opened.push_async_callback(store.close)
@@ -100,7 +102,8 @@ class Services:
             services = cls(settings, store, runs, hub, metrics, notes, toolbox, filling,
                            voice=voice, cut_short=cut_short)
             opened.push_async_callback(services.drawing.close)
-            services.drawing.warm_up()
+            if warm_drawing:
+                services.drawing.warm_up()
             if settings.transcript_retention_days:
                 pruning = asyncio.create_task(_prune_daily(
                     store, hub, runs, settings.transcript_retention_days))
