@@ -227,3 +227,17 @@ async def test_through_the_loop(fake_model: FakeModel, client: ModelClient,
                          "search_notes", {"query": "工具调用"})
     assert seen.ok
     assert seen.text.startswith("[agents.md › 工具调用]\n智能体通过工具调用获取外部信息")
+
+
+async def test_a_search_on_postgresql_is_never_compiled(notes_dir: Path) -> None:
+    """The planner prices the search above PostgreSQL's JIT threshold (its subqueries, on
+    tables without statistics yet), and LLVM's compile took over a second of every search
+    that runs in microseconds: the store's connections have JIT off."""
+    async with dbkit.fresh_postgres() as url:
+        store = await Store.open(url)
+        try:
+            index = await open_notes_index(store, notes_dir)
+            assert (await index.search("which tool to plan"))[0].heading == "Planning"
+            assert [tuple(row) for row in await store.db.fetch("SHOW jit")] == [("off",)]
+        finally:
+            await store.close()

@@ -258,6 +258,13 @@ class _PgConn:
                                          timeout=STATEMENT_TIMEOUT_S + len(rows) * ROW_TIMEOUT_S)
 
 
+SESSION_SETTINGS = {"jit": "off"}
+"""Set on each of the store's connections. The store's statements are small and touch few
+rows, yet the planner prices some above JIT's threshold (the notes search's subqueries, on
+tables it has no statistics of yet): LLVM then compiles the statement for a second or more,
+at every run of it, to save microseconds of execution."""
+
+
 class PostgresDb:
     """The pool, behind a circuit breaker (bot/store/breaker.py): every statement waits at
     most STATEMENT_TIMEOUT_S, and none is tried while the server is known to be away."""
@@ -281,7 +288,8 @@ class PostgresDb:
         try:
             pool = await asyncpg.create_pool(url, min_size=1, max_size=pool_size,
                                              timeout=timeout_s,
-                                             command_timeout=STATEMENT_TIMEOUT_S)
+                                             command_timeout=STATEMENT_TIMEOUT_S,
+                                             server_settings=SESSION_SETTINGS)
         except Exception as err:  # at start, whatever it is: one line, never the password
             raise DatabaseUnreachable(f"cannot reach {described(url)} "
                                       f"({words_of(err, url)})") from None
