@@ -212,7 +212,8 @@ class Cuttable:
     back as a network fault or a server restart would: `cut` drops every connection through
     it and refuses new ones, `restore` listens again on the same port. `freeze` makes it a
     server that hangs (connections stay open, old and new, and nothing goes either way);
-    `thaw` lets what was held go on."""
+    `thaw` lets what was held go on. `connections` counts the connections opened through it
+    (refused ones too: the server's refusal is an answer on a connection)."""
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
@@ -223,6 +224,7 @@ class Cuttable:
         self._flowing = asyncio.Event()
         self._flowing.set()
         self.port = 0
+        self.connections = 0
 
     @property
     def url(self) -> str:
@@ -256,6 +258,7 @@ class Cuttable:
         self._flowing.set()
 
     async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
         up_reader, up_writer = await asyncio.open_connection(*self._server_at)
         self._writers |= {writer, up_writer}
 

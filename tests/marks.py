@@ -52,6 +52,8 @@ SLOW = (
     # timeout, or comes back after the breaker's and the backlog's waits.
     "tests/faults/test_database.py::test_sixty_students_at_once_on_a_plan_of_six_connections",
     "tests/faults/test_database.py::test_another_instance_holding_five_of_six_connections",
+    "tests/faults/test_database.py::test_statements_wait_their_turn_for_the_one_connection_w",
+    "tests/faults/test_database.py::test_a_statement_waiting_for_a_turn_ends_at_its_timeout",
     "tests/faults/test_database.py::test_a_frozen_database_holds_one_answer_at_most_one_time",
     "tests/faults/test_database.py::test_a_run_the_outage_cut_short_is_stored_whole_once_the",
     # Two stored runs of 5,000 steps copied into a comparison.

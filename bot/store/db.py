@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import aiosqlite
 
 from bot.store.breaker import Breaker, BreakerState, Failure
+from bot.store.connection_turns import ConnectionTurns, NoneOpen
 from bot.store.database_url import blank, redact
 from wire.wire_errors import GlassboxError
 
@@ -275,8 +276,8 @@ class PostgresDb:
     def __init__(self, pool: Any, url: str) -> None:
         self.pool, self.url = pool, url
         self.breaker = Breaker(self._probe)
-        self._freed = asyncio.Condition()
-        """Notified when a connection goes back to the pool."""
+        self.turns = ConnectionTurns(pool.get_max_size(), pool.get_size, self._open_one,
+                                     self._put_back)
 
     @classmethod
     async def open(cls, url: str, *, pool_size: int = DEFAULT_POOL_SIZE,
@@ -347,27 +348,34 @@ class PostgresDb:
                 await self._release(conn)
 
     async def _acquire(self) -> Any:
-        """A connection within STATEMENT_TIMEOUT_S. The pool waits for one of its own when
-        all are taken; when the server has no more for us (a small plan, another instance
-        holding its share), this waits for one of those the pool has to be free."""
-        import asyncpg
-
+        """A connection within STATEMENT_TIMEOUT_S, in the order statements asked
+        (bot/store/connection_turns.py). When the server has no more for us (a small plan,
+        another instance holding its share), this waits for one of those the pool has."""
         async with asyncio.timeout(STATEMENT_TIMEOUT_S):
-            while True:
-                try:
-                    return await self.pool.acquire()
-                except asyncpg.TooManyConnectionsError:
-                    if not self.pool.get_size():  # none of our own to wait for
-                        raise
-                async with self._freed:
-                    await self._freed.wait_for(lambda: self.pool.get_idle_size() > 0)
+            try:
+                await self.turns.take()
+            except NoneOpen as none:
+                raise none.cause from None
+            try:
+                return await self.pool.acquire()  # the idle one this turn is for
+            except BaseException:
+                self.turns.give_back()
+                raise
+
+    async def _open_one(self) -> Any:
+        """A new connection of the pool, held; None (nothing opened) if one is idle."""
+        if self.pool.get_idle_size():
+            return None
+        return await self.pool.acquire()  # it takes an idle one first: none is
+
+    async def _put_back(self, conn: Any) -> None:
+        await self.pool.release(conn, timeout=STATEMENT_TIMEOUT_S)
 
     async def _release(self, conn: Any) -> None:
         try:
-            await self.pool.release(conn, timeout=STATEMENT_TIMEOUT_S)
+            await self._put_back(conn)
         finally:
-            async with self._freed:
-                self._freed.notify()
+            self.turns.give_back()
 
     async def _probe(self) -> None:
         """Whether the server answers (raises if not), on a connection of its own: the
@@ -389,6 +397,7 @@ class PostgresDb:
         is not waited for."""
         down = self.breaker.state is not BreakerState.CLOSED
         await self.breaker.close()
+        await self.turns.close()
         if not down:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.pool.close(), STATEMENT_TIMEOUT_S)

@@ -6,6 +6,7 @@ Bot API's messages, and what is in the database."""
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -14,9 +15,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import asyncpg
+import pytest
 
+from bot.store import db as db_module
 from bot.store.breaker import BreakerState
-from bot.store.db import STATEMENT_TIMEOUT_S, PostgresDb
+from bot.store.connection_turns import FIRST_BACKOFF_S
+from bot.store.db import STATEMENT_TIMEOUT_S, PostgresDb, StoreUnavailable
 from testkit.botkit import ALICE, Add, Glassbox, people, running
 from testkit.dbkit import Cuttable, fresh_postgres, query, small_plan
 from testkit.fakes.model import FakeModel, text_reply, tool_reply
@@ -85,6 +89,81 @@ async def test_another_instance_holding_five_of_six_connections() -> None:
     assert rows == [("done", 60)]
 
 
+async def test_statements_wait_their_turn_for_the_one_connection_without_a_connect_storm(
+        ) -> None:
+    """Another instance holds 5 of the plan's 6 connections, so this pool has one, and it is
+    busy while forty statements are asked. Each runs, in the order they were asked, and the
+    server is asked for another connection only once per back-off, which doubles while it
+    keeps refusing (every waiting statement used to try one each time it woke: hundreds of
+    refused connects under load, and a woken statement could lose the freed connection to
+    a newcomer until it timed out). Once the other instance is gone, the pool grows."""
+    async with fresh_postgres() as url, small_plan(url, 6) as plan, Cuttable(plan) as relay:
+        others = [await asyncpg.connect(plan) for _ in range(5)]
+        db = await PostgresDb.open(relay.url)
+        try:
+            await db.execute("CREATE TABLE turns (id serial PRIMARY KEY, n int NOT NULL)")
+            opened = relay.connections
+            async with db.transaction() as busy:
+                started = time.monotonic()
+                statements = [asyncio.create_task(db.execute(
+                    "INSERT INTO turns (n) SELECT ?::int FROM pg_sleep(0.01)", (n,)))
+                    for n in range(40)]
+
+                async def tried_again() -> bool:  # a new connection, after the refused one
+                    return relay.connections >= opened + 2
+                await until(tried_again, timeout=20, every=0.01)
+                second_try_after = time.monotonic() - started
+                await busy.fetch("SELECT 1")
+            await asyncio.gather(*statements)
+            took = time.monotonic() - started
+            tries = relay.connections - opened
+            order = [n for (n,) in await db.fetch("SELECT n FROM turns ORDER BY id")]
+
+            for other in others:
+                await other.close()
+            others = []
+
+            async def grown() -> bool:
+                await asyncio.gather(*(db.fetch("SELECT pg_sleep(0.05)") for _ in range(5)))
+                return db.pool.get_size() > 1
+            await until(grown, timeout=40)
+        finally:
+            for other in others:
+                await other.close()
+            await db.close()
+    assert second_try_after >= FIRST_BACKOFF_S
+    assert order == list(range(40))
+    # The k-th try comes FIRST_BACKOFF_S × (2^(k-1) - 1) after the first, at the earliest.
+    assert tries <= 1 + math.log2(took / FIRST_BACKOFF_S + 1), (tries, took)
+
+
+async def test_a_statement_waiting_for_a_turn_ends_at_its_timeout(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool's one connection stays busy longer than a statement may wait: the waiting
+    statement fails with the store's "no answer within" error at its timeout, and statements
+    run again once the connection is free."""
+    monkeypatch.setattr(db_module, "STATEMENT_TIMEOUT_S", 1.0)
+    async with fresh_postgres() as url, small_plan(url, 6) as plan:
+        others = [await asyncpg.connect(plan) for _ in range(5)]
+        db = await PostgresDb.open(plan)
+        try:
+            async with db.transaction():
+                started = time.monotonic()
+                with pytest.raises(StoreUnavailable, match="no answer within 1 s"):
+                    await db.fetch("SELECT 1")
+                waited = time.monotonic() - started
+
+            async def answered() -> bool:  # once the breaker has heard the server answer
+                return db.breaker.state is BreakerState.CLOSED
+            await until(answered, timeout=20)
+            assert await db.fetch("SELECT 2") == [(2,)]
+        finally:
+            for other in others:
+                await other.close()
+            await db.close()
+    assert 1.0 <= waited < 3.0
+
+
 async def test_a_plan_full_of_other_connections_answers_and_says_not_saved() -> None:
     """Others hold every connection the plan allows (here: the plan shrinks to what another
     client holds, and the bot's connection is ended): the server says "too many
@@ -123,12 +202,12 @@ def held_until(gate: threading.Event, reply: Reply) -> Callable[[dict[str, Any]]
     return answer
 
 
-async def until(predicate: Callable[[], Any], timeout: float) -> None:
-    """Wait for an async `predicate` to hold, asking again every 0.2 s."""
+async def until(predicate: Callable[[], Any], timeout: float, every: float = 0.2) -> None:
+    """Wait for an async `predicate` to hold, asking again `every` seconds."""
     deadline = time.monotonic() + timeout
     while not await predicate():
         assert time.monotonic() < deadline, "it never came true"
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(every)
 
 
 async def test_a_run_the_outage_cut_short_is_stored_whole_once_the_database_is_back() -> None:
