@@ -14,7 +14,10 @@ Instead of the table, one bench of its own, its options after it (`--help` lists
   --hostile [--against REF] [--only ATTACK …]   the HTTP side's attacks on python -m bot
   --upload-storm [--against REF] [--file pdf|txt]   a /notes upload while a class asks
   --media [--quick]   photos and voice messages: seconds each, peak memory, and the other
-                      chats' first edit while ten of each are read and heard"""
+                      chats' first edit while ten of each are read and heard
+  --voice [--runs N]  Whisper base alone: seconds per 30 s of speech, peak memory, error rates
+  --course [--runs N] [--postgres SERVER_URL]   the course's figures and pictures of many runs
+  --grounding         the grounding marks' precision and recall on hand-labelled answers"""
 
 from __future__ import annotations
 
@@ -50,7 +53,8 @@ QUICK_SCALE = 0.05
 INSTEAD = {"--scale": "bench.scale", "--answer-cpu": "bench.answer_cpu",
            "--delivery-cpu": "bench.delivery_cpu", "--wire-floor": "bench.wire_floor",
            "--hostile": "bench.hostile", "--upload-storm": "bench.upload_storm",
-           "--media": "bench.media"}
+           "--media": "bench.media", "--voice": "bench.voice", "--course": "bench.course",
+           "--grounding": "bench.grounding"}
 """The benches run instead of the table: the option, and the module whose main() takes the
 options after it."""
 

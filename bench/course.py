@@ -1,4 +1,4 @@
-"""`python -m bench.course [--runs 100000] [--postgres SERVER_URL]`: the course's figures and
+"""`python -m bench --course [--runs 100000] [--postgres SERVER_URL]`: the course's figures and
 pictures for a class with many runs, on SQLite and (with a server) PostgreSQL.
 
 One group's course of `--runs` runs over 120 days (60 lecture days, 60 askers; ask, plain,
@@ -230,7 +230,7 @@ async def measure(where: Path | str, runs: int, backend: str,
     ]
 
 
-async def main(runs: int, postgres: str) -> None:
+async def course_figures(runs: int, postgres: str) -> None:
     print(f"{os.cpu_count()} cores; median of {REPEATS} after one warm-up; the load is the"
           " 1-minute load average at the middle repetition\n\n| Store | What | Time | CPU time"
           " | Load |\n|---|---|---:|---:|---:|", flush=True)
@@ -257,10 +257,12 @@ def _print(rows: list[tuple[str, ...]]) -> None:
         print("| " + " | ".join(row) + " |", flush=True)
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench --course",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=100_000)
     parser.add_argument("--postgres", default=os.environ.get("GLASSBOX_TEST_PG_URL", ""),
                         help="a PostgreSQL server the bench may make a database on")
-    args = parser.parse_args()
-    asyncio.run(main(args.runs, args.postgres))
+    args = parser.parse_args(argv)
+    asyncio.run(course_figures(args.runs, args.postgres))
+    return 0

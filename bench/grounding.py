@@ -1,4 +1,4 @@
-"""`python -m bench.grounding`: how far a class can trust the grounding marks, as precision
+"""`python -m bench --grounding`: how far a class can trust the grounding marks, as precision
 and recall over answers whose figures were labelled by hand (tests/grounding/labelled.json).
 
 A mark is what the class sees: MARK after a figure. It is right when it falls on a figure
@@ -10,9 +10,9 @@ marks fall on it.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,7 +139,9 @@ def score(marker: Marker, labelled: list[Case]) -> Score:
     return s
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    argparse.ArgumentParser(prog="python -m bench --grounding",
+                            description=__doc__.split("\n\n")[0]).parse_args(argv)
     labelled = cases()
     s = score(glassbox, labelled)
     print(f"{len(labelled)} answers ({sum(c.lang == 'zh' for c in labelled)} Chinese), "
@@ -150,6 +152,3 @@ def main() -> int:
         print("  " + line)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,10 +1,11 @@
 """Voice questions' figures (docs/voice.md): how long the embedded Whisper base takes to hear
 30 s of speech, the hearing process's peak memory, and its word and character error rates
-on the tests' espeak-ng questions. `python -m bench.voice` (needs espeak-ng, ffmpeg and the
+on the tests' espeak-ng questions. `python -m bench --voice` (needs espeak-ng, ffmpeg and the
 test extra's whisper-base packages)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import statistics
@@ -58,7 +59,7 @@ async def hearing_figures(whisper: EmbeddedWhisper, runs: int) -> list[Figure]:
     return figures
 
 
-async def figures(runs: int = 3) -> None:
+async def figures(runs: int) -> None:
     whisper = EmbeddedWhisper(str(whisper_base()), max_s=60)
     try:
         started = time.perf_counter()
@@ -77,5 +78,10 @@ async def figures(runs: int = 3) -> None:
         await whisper.close()
 
 
-if __name__ == "__main__":
-    asyncio.run(figures())
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench --voice",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3,
+                        help="times the 30 s of each language are heard (default 3)")
+    asyncio.run(figures(parser.parse_args(argv).runs))
+    return 0

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.__main__ import INSTEAD, main
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -73,3 +75,28 @@ def test_the_media_bench_measures_a_quick_run() -> None:
                    "Peak memory meanwhile"):
         assert figure in names, f"{figure!r} missing from:\n{done.stdout}"
     assert "load average" in done.stdout
+
+
+BENCHES_OF_THEIR_OWN = ("--scale", "--answer-cpu", "--delivery-cpu", "--wire-floor", "--hostile",
+                       "--upload-storm", "--media", "--voice", "--course", "--grounding")
+
+
+def test_every_bench_of_its_own_is_listed() -> None:
+    assert sorted(INSTEAD) == sorted(BENCHES_OF_THEIR_OWN)
+
+
+@pytest.mark.parametrize("option", BENCHES_OF_THEIR_OWN)
+def test_each_bench_of_its_own_is_an_option_of_python_m_bench(
+        option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """One entry point: `python -m bench OPTION --help` reaches that bench's own options,
+    which it names as they are typed."""
+    with pytest.raises(SystemExit) as ended:
+        main([option, "--help"])
+    assert ended.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: python -m bench {option}")
+
+
+def test_the_grounding_bench_prints_precision_and_recall(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--grounding"]) == 0
+    assert "precision" in capsys.readouterr().out
