@@ -105,6 +105,12 @@ class _Connection:
     busy: bool = False
 
 
+POLL_INTERVAL_S = 0.01
+"""How often the serving thread looks up from accepting to see whether it is to stop: every
+test stops its fakes, and waited on average half of this for each (a select that wakes this
+often costs next to nothing)."""
+
+
 class FakeServer:
     """Serve `handler` on a free port in a background thread; a context manager."""
 
@@ -162,8 +168,8 @@ class FakeServer:
 
     def _serving(self) -> threading.Thread:
         return threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+            target=self._httpd.serve_forever, kwargs={"poll_interval": POLL_INTERVAL_S},
+            daemon=True)
 
 
 def _make_handler(fake: FakeServer) -> type[BaseHTTPRequestHandler]:
