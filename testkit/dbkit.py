@@ -170,14 +170,25 @@ class Migrated:
 
 async def query(target: Target, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
     """The rows of one statement (a SELECT, or on SQLite a PRAGMA)."""
+    [rows] = await query_each(target, [(sql, params)])
+    return rows
+
+
+async def query_each(target: Target, statements: Sequence[tuple[str, Sequence[Any]]]
+                     ) -> list[list[tuple[Any, ...]]]:
+    """The rows of each of `statements` (SQL, parameters), read on one connection: a
+    PostgreSQL connection costs the server a process of its own, so a test reading every
+    column of the database opens one, not one a column."""
     if is_postgres_url(target):
         conn = await asyncpg.connect(str(target))
         try:
-            return [tuple(row) for row in await conn.fetch(numbered(sql), *params)]
+            return [[tuple(row) for row in await conn.fetch(numbered(sql), *params)]
+                    for sql, params in statements]
         finally:
             await conn.close()
     async with aiosqlite.connect(target) as db:
-        return [tuple(row) for row in await db.execute_fetchall(sql, params)]
+        return [[tuple(row) for row in await db.execute_fetchall(sql, params)]
+                for sql, params in statements]
 
 
 async def table_columns(target: Target, table: str) -> list[str]:

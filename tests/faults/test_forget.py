@@ -24,7 +24,7 @@ import pytest
 
 from bot.store.db import is_postgres_url
 from testkit.botkit import ADMIN, ALICE, BOB, GROUP, SCALE, Add, Glassbox, people, running
-from testkit.dbkit import Target, execute, query
+from testkit.dbkit import Target, execute, query, query_each
 from testkit.fakes.model import FakeModel, text_reply, tool_reply
 from testkit.fakes.server import Reply
 from testkit.fakes.telegram import FakeTelegram
@@ -98,11 +98,11 @@ async def where_stored(db: Target, text: str) -> list[str]:
         for path in (Path(db), Path(f"{db}-wal")):
             if path.exists() and text.lower().encode() in path.read_bytes().lower():
                 found.append(path.name)
-    for table, column in columns:
-        rows = await query(db, f'SELECT count(*) FROM "{table}" WHERE '
-                               + test.format(column=column), (text,))
-        if rows[0][0]:
-            found.append(f"{table}.{column}")
+    counts = await query_each(db, [(f'SELECT count(*) FROM "{table}" WHERE '
+                                    + test.format(column=column), (text,))
+                                   for table, column in columns])
+    found += [f"{table}.{column}" for (table, column), [(count,)] in zip(columns, counts,
+                                                                          strict=True) if count]
     return found
 
 
@@ -112,9 +112,10 @@ async def referring(db: Target, run_id: int) -> list[str]:
            " AND column_name = 'run_id'") if is_postgres_url(db) else (
            "SELECT m.name FROM sqlite_master AS m, pragma_table_info(m.name) AS c"
            " WHERE m.type = 'table' AND c.name = 'run_id'")
-    return [table for (table,) in await query(db, sql)
-            if (await query(db, f'SELECT count(*) FROM "{table}" WHERE run_id = ?',
-                            (run_id,)))[0][0]]
+    tables = [table for (table,) in await query(db, sql)]
+    counts = await query_each(db, [(f'SELECT count(*) FROM "{table}" WHERE run_id = ?',
+                                    (run_id,)) for table in tables])
+    return [table for table, [(count,)] in zip(tables, counts, strict=True) if count]
 
 
 async def test_a_forgotten_run_leaves_no_summary_and_is_never_sent_again(
