@@ -41,6 +41,8 @@ measured as the ref's."""
 TIMES = 6
 """Processes per code: with REF, the pairs whose differences say whether a difference is
 beyond the noise (`Sides.verdict`); 6 is the fewest that can (all six one way)."""
+ALONE_TIMES = 3
+"""Processes of a bench that measures this checkout alone (its median)."""
 SIGNIFICANT = 0.05
 """A difference is beyond the noise when pairs as one-sided as these come by chance alone
 (were there no difference) at most this often."""
@@ -71,8 +73,9 @@ def options(option: str, doc: str | None, *, against: bool = True) -> argparse.A
     if against:
         parser.add_argument("--against", metavar="REF",
                             help="also measure this git ref's code")
-    parser.add_argument("--times", type=int, default=TIMES,
-                        help=f"processes per code (default {TIMES})")
+    times = TIMES if against else ALONE_TIMES
+    parser.add_argument("--times", type=int, default=times,
+                        help=f"processes per code (default {times})")
     parser.add_argument("--quick", action="store_true",
                         help="a smoke run (a few runs, one round, one process): figures not "
                              "to quote")
