@@ -28,7 +28,8 @@ def private_uses(source: str) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     modules: set[str] = set()
     """Names bound to a dependency's module (`import openai`, `from telegram import error`)."""
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if _ours(alias.name):
@@ -45,7 +46,7 @@ def private_uses(source: str) -> list[tuple[int, str]]:
                 if _private(alias.name):
                     found.append((node.lineno, f"from {node.module} import {alias.name}"))
                 modules.add(alias.asname or alias.name)
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and _private(node.attr):
             root = node.value
             while isinstance(root, ast.Attribute):
