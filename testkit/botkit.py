@@ -73,12 +73,13 @@ class Glassbox:
 
 def bot_settings(tg: FakeTelegram, model: FakeModel, db: Path | str,
                  **extra: Any) -> BotSettings:
-    """`db`: a SQLite file, or a PostgreSQL database's URL (DATABASE_URL)."""
+    """`db`: a SQLite file, or a PostgreSQL database's URL (DATABASE_URL). A photo is read on
+    one core: the suite's workers share the machine's."""
     where = {"database_url": db} if isinstance(db, str) else {"database_path": db}
     values: dict[str, Any] = {
         "telegram_bot_token": TOKEN, "telegram_api_base_url": tg.base_url,
         "openai_base_url": model.base_url, "openai_api_key": TEST_KEY, "llm_max_retries": 0,
-        "llm_timeout_s": 5, **where, "admin_user_ids": {ADMIN}, **extra}
+        "llm_timeout_s": 5, **where, "admin_user_ids": {ADMIN}, "ocr_threads": 1, **extra}
     return BotSettings(_env_file=None, **values)
 
 
