@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
 
 
 def phone_photo() -> bytes:
-    return sample(PAGE, "photographed").data
+    return sample(PAGE, "photographed", width=1280).data
 
 
 async def alone_figures(runs: int) -> list[Figure]:

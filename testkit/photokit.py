@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
+from agent.inputs.images import KEPT_SIDE
+
 CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
 SANS = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 MONO = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
@@ -49,14 +51,23 @@ PAGES = (
 )
 
 
-def draw(page: Page, width: int = 1280) -> Image.Image:
-    """The page as printed: dark text on white, 44 px type with room around it."""
+MARGIN = 70
+"""The room left, right and above the text, as a phone photo cropped to the page has it."""
+
+
+def draw(page: Page, width: int | None = None) -> Image.Image:
+    """The page as printed: dark text on white, 44 px type with room around it; `width`: as
+    wide as its longest line and the margins (the OCR's time goes with the pixels it is
+    given), and at least as wide as it is tall: the reader enlarges a picture until its
+    shorter side is 736 px, and the Chinese receipt, narrower and so enlarged more, had its
+    苹 read as 苯."""
     font = ImageFont.truetype(page.font, 44)
     height = 120 + 80 * len(page.lines)
+    width = width or max(2 * MARGIN + round(max(map(font.getlength, page.lines))), height)
     image = Image.new("RGB", (width, height), (250, 250, 248))
     pen = ImageDraw.Draw(image)
     for n, line in enumerate(page.lines):
-        pen.text((70, 60 + 80 * n), line, font=font, fill=(25, 25, 30))
+        pen.text((MARGIN, 60 + 80 * n), line, font=font, fill=(25, 25, 30))
     return image
 
 
@@ -110,8 +121,8 @@ def png(image: Image.Image) -> bytes:
     return out.getvalue()
 
 
-def sample(page: Page, variant: str = "clean") -> Sample:
-    return Sample(f"{page.name}/{variant}", page, png(VARIANTS[variant](draw(page))))
+def sample(page: Page, variant: str = "clean", width: int | None = None) -> Sample:
+    return Sample(f"{page.name}/{variant}", page, png(VARIANTS[variant](draw(page, width))))
 
 
 def labelled() -> list[Sample]:
@@ -142,15 +153,16 @@ def edit_distance(a: Sequence[object], b: Sequence[object]) -> int:
 
 def smudged_receipt() -> bytes:
     """The English receipt with the left of its total's '6' rubbed out (a fold, a drop of
-    water): printed 16.50, it reads 15.50, with full confidence."""
+    water): printed 16.50, it reads 15.50, with full confidence. As wide as the copy a run
+    keeps, which the board's large view shows."""
     page = next(p for p in PAGES if p.name == "receipt-en")
-    image = draw(page)
+    image = draw(page, KEPT_SIDE)
     pen = ImageDraw.Draw(image)
     font = ImageFont.truetype(page.font, 44)
     total = page.lines[-1]
-    left = 70 + pen.textlength(total[:total.index("16.50") + 1], font=font)
+    left = MARGIN + pen.textlength(total[:total.index("16.50") + 1], font=font)
     width = pen.textlength("1", font=font)
-    _, top, _, bottom = pen.textbbox((70, 60 + 80 * (len(page.lines) - 1)), total, font=font)
+    _, top, _, bottom = pen.textbbox((MARGIN, 60 + 80 * (len(page.lines) - 1)), total, font=font)
     pen.rectangle((left + 2, top + (bottom - top) * 0.45, left + width * 0.45, bottom - 6),
                   fill=(250, 250, 248))
     return png(image)
