@@ -30,8 +30,11 @@ class AgentSettings(BaseSettings):
 
     openai_base_url: str = "https://dashscope.aliyuncs.com/compatible-mode/v1"
     openai_api_key: SecretStr = Field(
+        default=SecretStr(""),
         validation_alias=AliasChoices("OPENAI_API_KEY", "DASHSCOPE_API_KEY", "openai_api_key")
     )
+    """The key of the models at OPENAI_BASE_URL and of every named model without its own; it
+    may be left out when every model has its own (`keys_missing` names what is needed)."""
     llm_model: str = "qwen-plus"
     """The default model: one of LLM_MODELS' names, or a model at OPENAI_BASE_URL (then also
     a name, its own)."""
@@ -123,6 +126,21 @@ class AgentSettings(BaseSettings):
                                    key if key.get_secret_value() else self.openai_api_key)
         return out
 
+    def keys_missing(self) -> list[str]:
+        """The setting that would give a model its key, for each model without one (an empty
+        list: every model has its key)."""
+        if self.openai_api_key.get_secret_value():
+            return []
+        missing = [] if self.default_model in self.llm_models else [_ENV_NAMES["OPENAI_API_KEY"]]
+        missing += [f"LLM_MODELS__{name.upper()}__API_KEY (or OPENAI_API_KEY)"
+                    for name, spec in self.llm_models.items()
+                    if not spec.api_key.get_secret_value()]
+        answer = self.answer_model
+        if (answer and answer not in self.llm_models
+                and not self.llm_answer_api_key.get_secret_value()):
+            missing.append("LLM_ANSWER_API_KEY (or OPENAI_API_KEY)")
+        return missing
+
     @property
     def default_model(self) -> str:
         """The name of the model a chat uses until /settings chooses another."""
@@ -152,21 +170,56 @@ def _named(model: str, named: dict[str, ModelSpec]) -> str:
 _ENV_NAMES = {"OPENAI_API_KEY": "OPENAI_API_KEY (or DASHSCOPE_API_KEY)"}
 
 
-S = TypeVar("S", bound=BaseSettings)
+S = TypeVar("S", bound=AgentSettings)
 
 
 def load_settings(cls: type[S], **overrides: Any) -> S:
-    """Build settings or raise SettingsError naming every missing or invalid variable."""
+    """Build settings or raise SettingsError naming every missing or invalid variable, and
+    the key of each model that has none."""
     try:
-        return cls(**overrides)
+        settings = cls(**overrides)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = err["loc"][:3] if err["loc"][:1] == ("llm_models",) else err["loc"][:1]
-            field = "__".join(str(part) for part in loc) if loc else "?"
-            name = _ENV_NAMES.get(field.upper(), field.upper())
-            if err["type"] == "missing":
-                problems.append(f"missing setting {name}")
-            else:
-                problems.append(f"invalid setting {name}: {err['msg']}")
-        raise SettingsError("; ".join(problems)) from None
+        keyed = _with_defaults_for_the_wrong(exc, overrides)
+        raise SettingsError("; ".join(_problems(exc) + _keys_missing(keyed))) from None
+    if problems := _keys_missing(settings):
+        raise SettingsError("; ".join(problems))
+    return settings
+
+
+def _keys_missing(settings: AgentSettings | None) -> list[str]:
+    return [f"missing setting {name}" for name in settings.keys_missing()] if settings else []
+
+
+_MODEL_FIELDS = frozenset({"openai_api_key", "llm_model", "llm_models", "llm_answer_model",
+                           "llm_answer_api_key"})
+"""The settings that decide which models there are and which key each has."""
+
+
+def _with_defaults_for_the_wrong(exc: ValidationError, overrides: dict[str, Any]
+                                 ) -> AgentSettings | None:
+    """The agent's settings with those found wrong at their defaults, to tell in the same
+    message whether each model has its key; None where the models' own settings are wrong
+    (what they would be is not known)."""
+    wrong = {str(err["loc"][0]) for err in exc.errors() if err["loc"]}
+    if wrong & _MODEL_FIELDS:
+        return None
+    fields = AgentSettings.model_fields
+    defaults = {name: fields[name].get_default(call_default_factory=True)
+                for name in wrong if name in fields}
+    try:
+        return AgentSettings(**{**overrides, **defaults})
+    except ValidationError:
+        return None
+
+
+def _problems(exc: ValidationError) -> list[str]:
+    problems = []
+    for err in exc.errors():
+        loc = err["loc"][:3] if err["loc"][:1] == ("llm_models",) else err["loc"][:1]
+        field = "__".join(str(part) for part in loc) if loc else "?"
+        name = _ENV_NAMES.get(field.upper(), field.upper())
+        if err["type"] == "missing":
+            problems.append(f"missing setting {name}")
+        else:
+            problems.append(f"invalid setting {name}: {err['msg']}")
+    return problems

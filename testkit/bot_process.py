@@ -11,7 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,9 +79,11 @@ class BotProcess:
 @contextlib.contextmanager
 def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path, *,
                 open_files: int | None = None, hard_limit: bool = False,
-                code: Path = ROOT, **env: str) -> Iterator[BotProcess]:
+                code: Path = ROOT, without: Collection[str] = (),
+                **env: str) -> Iterator[BotProcess]:
     """Start `python -m bot` in `workdir` (the database is `workdir/g.sqlite3`) with the
-    calculator as its only tool and no HTTP server; `env` adds or overrides settings;
+    calculator as its only tool and no HTTP server; `env` adds or overrides settings,
+    `without` names settings left out (not even empty);
     `open_files`: its soft limit of open files (as a shell's `ulimit -n` sets it), and its
     hard one too with `hard_limit` (as a container or a service manager may set it); `code`:
     the checkout whose bot runs (the bench measures another ref's too). Killed if still
@@ -91,6 +93,8 @@ def bot_process(tg: FakeTelegram, model: FakeModel, workdir: Path, *,
               "OPENAI_BASE_URL": model.base_url, "OPENAI_API_KEY": TEST_KEY,
               "DATABASE_PATH": str(workdir / "g.sqlite3"), "LLM_MAX_RETRIES": "0",
               "AGENT_TOOLS": "calculate", "HTTP_LISTEN": "off", **env}
+    for name in without:
+        values.pop(name, None)
     log = workdir / f"bot-{next(_runs)}.log"
     polls_before = tg.polls
     with log.open("wb") as out:

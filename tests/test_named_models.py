@@ -16,8 +16,9 @@ from agent.model.model_clients import ModelClients
 from agent.settings import AgentSettings, SettingsError, load_settings
 from bot.telegram.app import redaction
 from testkit.agentkit import TEST_KEY
-from testkit.botkit import bot_settings
-from testkit.fakes.model import FakeModel
+from testkit.bot_process import bot_process
+from testkit.botkit import ALICE, bot_settings, people
+from testkit.fakes.model import FakeModel, text_reply
 from testkit.fakes.telegram import FakeTelegram
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +92,47 @@ def test_the_bot_does_not_start_with_a_bad_named_model(tmp_path: Path) -> None:
     assert done.stderr.strip() == (
         "Glassbox cannot start: invalid setting LLM_MODELS__TINY__BASE_URL: Value error, "
         "expected an http(s) URL such as http://127.0.0.1:8080/v1.")
+    assert CLOUD_KEY not in done.stderr
+
+
+async def test_the_bot_starts_without_openai_api_key_when_its_models_have_their_own(
+        tmp_path: Path) -> None:
+    """LLM_MODEL names a model with a key of its own and no other model needs one: no
+    OPENAI_API_KEY is asked for, and the model is called with its own key."""
+    with FakeTelegram() as tg, FakeModel() as model:
+        people(tg)
+        with bot_process(tg, model, tmp_path, without=("OPENAI_API_KEY",), LLM_MODEL="Cloud",
+                         LLM_MODELS__CLOUD__BASE_URL=model.base_url,
+                         LLM_MODELS__CLOUD__API_KEY=CLOUD_KEY) as bot:
+            await bot.polling()
+            model.push(text_reply("Answered on the cloud's own key."))
+            asked = tg.send(ALICE, ALICE, "/ask which key?")
+            await tg.wait(lambda: any(m.reply_to == asked and "cloud's own key" in m.text
+                                      and not m.buttons for m in tg.bot_messages(ALICE)), 30)
+            assert bot.terminate() == 0
+        assert model.keys and set(model.keys) == {CLOUD_KEY}
+        assert CLOUD_KEY not in bot.output()
+
+
+@pytest.mark.parametrize(("lines", "missing"), [
+    ("LLM_MODEL=cloud\nLLM_MODELS__LOCAL__BASE_URL=http://127.0.0.1:8081/v1\n",
+     "LLM_MODELS__LOCAL__API_KEY (or OPENAI_API_KEY)"),
+    ("LLM_MODEL=qwen-max\n", "OPENAI_API_KEY (or DASHSCOPE_API_KEY)"),
+    ("LLM_MODEL=cloud\nLLM_ANSWER_MODEL=qwen-max\nLLM_ANSWER_BASE_URL=http://127.0.0.1:7/v1\n",
+     "LLM_ANSWER_API_KEY (or OPENAI_API_KEY)"),
+], ids=["a-named-model", "the-default-model", "the-answer-model"])
+def test_without_openai_api_key_the_start_names_the_key_a_model_lacks(
+        tmp_path: Path, lines: str, missing: str) -> None:
+    """Without OPENAI_API_KEY, a model that has no key of its own stops the start with one
+    line naming the setting that would give it one (and only that)."""
+    (tmp_path / ".env").write_text(
+        f"TELEGRAM_BOT_TOKEN=1:abc\nLLM_MODELS__CLOUD__BASE_URL=http://127.0.0.1:9/v1\n"
+        f"LLM_MODELS__CLOUD__API_KEY={CLOUD_KEY}\n{lines}", encoding="utf-8")
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"Glassbox cannot start: missing setting {missing}."
     assert CLOUD_KEY not in done.stderr
 
 

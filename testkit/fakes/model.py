@@ -281,6 +281,8 @@ class FakeModel(FakeServer):
         self.judge: Script | None = judgement_reply
         self.pace = pace
         self.bodies: list[dict[str, Any]] = []
+        self.keys: list[str] = []
+        """The key each chat request carried (its Authorization: Bearer)."""
         self.sight = sight
         self.images: list[bytes] = []
         self.served: list[Served] = []
@@ -301,6 +303,7 @@ class FakeModel(FakeServer):
                                     "param": None, "code": None}}, 404)
         body = request.json()
         self.bodies.append(body)
+        self.keys.append(request.headers.get("authorization", "").removeprefix("Bearer "))
         urls = image_urls(body)
         if urls and self.sight in _REFUSALS:
             return error(*_REFUSALS[self.sight])
