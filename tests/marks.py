@@ -64,6 +64,8 @@ SLOW = (
     # Real OCR of photos, a few seconds each on two free cores.
     "tests/test_photo_ocr.py::test_the_labelled_set_is_read_right",
     "tests/test_photo_ocr.py::test_a_chinese_receipt_is_read_with_its_figures",
+    "tests/test_photo_ocr.py::test_an_english_exercise_is_read",
+    "tests/test_photo_ocr.py::test_a_picture_without_text_says_so",
     "tests/test_bot_photos.py::test_a_photo_with_ask_shows_what_was_read_before_the_answer",
     "tests/test_bot_photos.py::test_a_photo_in_a_private_chat_without_a_caption_is_asked_",
     "tests/test_bot_photos.py::test_ask_as_a_reply_to_a_photo_asks_about_it",
@@ -74,6 +76,15 @@ SLOW = (
     "tests/test_bot_vision.py::test_photo_reading_ocr_reads_the_photo_even_for_a_model_that_s",
     "tests/web/test_api_images.py::test_bare_base64_is_read_by_the_ocr_and_the_run_json_has_",
     "tests/test_endpoint_memory.py::test_an_endpoint_that_refused_a_photo_reads_the_next_by_o",
+    # The course's pictures drawn by matplotlib in the drawing process: its start, then a
+    # second or more a picture on two free cores.
+    "tests/test_bot_stats.py::test_an_admin_gets_the_class_s_picture_in_both_languages",
+    "tests/test_bot_stats.py::test_a_student_gets_their_own_numbers_privately",
+    "tests/test_bot_stats.py::test_a_student_the_bot_cannot_write_to_is_told_how",
+    "tests/web/test_course_page.py::test_the_page_shows_the_figures_and_links_each_question",
+    "tests/test_course_chart.py::test_drawing_runs_in_its_own_process_while_the_loop_goes_on",
+    "tests/test_course_chart.py::test_a_chat_draws_one_picture_at_a_time_and_few_wait",
+    "tests/test_course_chart.py::test_a_picture_past_its_time_is_refused_and_the_next_drawn",
     # Pages of a 40-character limit over long texts.
     "tests/test_paginate.py::test_every_page_shows_something_within_the_limit_and_nothing_v",
 )
