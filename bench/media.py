@@ -31,7 +31,7 @@ from agent.inputs.ocr import read_picture
 from bench.bench_figures import Figure, percentile, table
 from bench.live import shown_at
 from bench.stage import Stage, stage, wait_for
-from bench.voice import hearing_figures
+from bench.voice import THIRTY_S, hearing_figures
 from bot.voice.audio import RATE, decode
 from bot.voice.transcriber import EmbeddedWhisper
 from testkit.fakes.telegram_objects import Sound, SoundKind
@@ -60,10 +60,18 @@ class Sizes:
     """The other chats' questions are spread over this long."""
     runs: int
     """How many times each thing is read or heard alone, for the median."""
+    warmed: bool
+    """Whether a photo is read and a message heard before those measured, so that the
+    reading and hearing processes' first loads are not in the figures."""
+    said: dict[str, str]
+    """What is heard alone in each language."""
 
 
-FULL = Sizes(photos=10, voices=10, others=20, window_s=20.0, runs=3)
-QUICK = Sizes(photos=2, voices=2, others=4, window_s=4.0, runs=1)
+FULL = Sizes(photos=10, voices=10, others=20, window_s=20.0, runs=3, warmed=True,
+             said=THIRTY_S)
+QUICK = Sizes(photos=1, voices=1, others=2, window_s=1.0, runs=1, warmed=False,
+              said={"en": ENGLISH[0], "zh": MANDARIN[7]})
+"""Every step once, at the least: a smoke run, not figures to quote."""
 
 
 def main(argv: list[str]) -> int:
@@ -71,7 +79,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--quick", action="store_true", help="two of each: a smoke run")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
-    figures = asyncio.run(alone_figures(sizes.runs))
+    figures = asyncio.run(alone_figures(sizes))
     with tempfile.TemporaryDirectory(prefix="glassbox-media-") as tmp, \
             stage(Path(tmp), env={"WHISPER_MODEL": str(whisper_base())}) as st:
         figures += beside_a_class(st, sizes)
@@ -85,11 +93,13 @@ def phone_photo() -> bytes:
     return sample(PAGE, "photographed", width=1280).data
 
 
-async def alone_figures(runs: int) -> list[Figure]:
-    """The photo read `runs` times after one to warm the disk cache, then 30 s of speech in
-    each language heard `runs` times after the model's load (bench/voice.py)."""
-    photo = phone_photo()
-    await read_picture(photo)
+async def alone_figures(sizes: Sizes) -> list[Figure]:
+    """The photo read `runs` times (after one to warm the disk cache, when `sizes.warmed`),
+    then what is said in each language heard `runs` times (after the model's load and a first
+    message, when warmed: bench/voice.py)."""
+    photo, runs = phone_photo(), sizes.runs
+    if sizes.warmed:
+        await read_picture(photo)
     took = [(await read_picture(photo)).seconds for _ in range(runs)]
     ocr_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     figures = [
@@ -101,21 +111,24 @@ async def alone_figures(runs: int) -> list[Figure]:
     ]
     whisper = EmbeddedWhisper(str(whisper_base()), max_s=60)
     try:
-        await whisper.hear(speech(ENGLISH[0], "en"))
-        figures += await hearing_figures(whisper, runs)
+        if sizes.warmed:
+            await whisper.hear(speech(ENGLISH[0], "en"))
+        figures += await hearing_figures(whisper, runs, sizes.said)
     finally:
         await whisper.close()
     return figures
 
 
 def beside_a_class(st: Stage, sizes: Sizes) -> list[Figure]:
-    """One photo and one voice message first (the OCR's and Whisper's first loads are not the
-    class's), then the other chats alone, then the same with the photos and voices."""
+    """One photo and one voice message first, when `sizes.warmed` (the OCR's and Whisper's
+    first loads are not the class's), then the other chats alone, then the same with the
+    photos and voices."""
     photo = phone_photo()
     clips = [speech(ENGLISH[n % len(ENGLISH)], "en") if n % 2 == 0
              else speech(MANDARIN[n % len(MANDARIN)], "zh") for n in range(sizes.voices)]
-    first = _media(st, photo, clips[:1], 1, offset=900)
-    _until_final(st, first, "first photo and voice message")
+    if sizes.warmed:
+        first = _media(st, photo, clips[:1], 1, offset=900)
+        _until_final(st, first, "first photo and voice message")
     alone = _others(st, sizes, offset=0)
     _until_final(st, alone, "the other chats alone")
     with _peaks(st.bot.pid) as peaks:
@@ -131,8 +144,8 @@ def beside_a_class(st: Stage, sizes: Sizes) -> list[Figure]:
     return [
         Figure(f"Other chats' first edit alone, {sizes.others} chats in {sizes.window_s:g} s "
                "(p50 / p95)", f"{percentile(before, 50):.2f} s / {percentile(before, 95):.2f} s"),
-        Figure(f"The same beside {sizes.photos} photos and {sizes.voices} voice messages sent "
-               "at once (p50 / p95)",
+        Figure(f"The same beside {_many(sizes.photos, 'photo')} and "
+               f"{_many(sizes.voices, 'voice message')} sent at once (p50 / p95)",
                f"{percentile(after, 50):.2f} s / {percentile(after, 95):.2f} s "
                f"(p95 ×{ratio:.2f})", f"p95 ≤ ×{MEDIA_TARGET:.2f}", ratio <= MEDIA_TARGET),
         Figure("Photos and voice messages sent → every answer final on screen",
@@ -140,6 +153,10 @@ def beside_a_class(st: Stage, sizes: Sizes) -> list[Figure]:
         Figure("Peak memory meanwhile (the largest RSS of each, sampled every 50 ms)",
                memory),
     ]
+
+
+def _many(count: int, thing: str) -> str:
+    return f"{count} {thing}{'s' if count != 1 else ''}"
 
 
 @dataclass(frozen=True)

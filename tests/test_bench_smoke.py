@@ -62,7 +62,7 @@ def test_wire_floor_measures_a_quick_run() -> None:
 
 def test_the_media_bench_measures_a_quick_run() -> None:
     """`python -m bench --media --quick`: a photo read and speech heard alone, then the other
-    chats' first edit beside two photos and two voice messages, through the real bot."""
+    chats' first edit beside a photo and a voice message, through the real bot."""
     done = subprocess.run([sys.executable, "-m", "bench", "--media", "--quick"], cwd=ROOT,
                           capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -71,7 +71,7 @@ def test_the_media_bench_measures_a_quick_run() -> None:
     for figure in ("read by the OCR", "The OCR process's peak memory",
                    "30 s of speech heard by Whisper base (en", "(zh",
                    "The hearing process's peak memory", "Other chats' first edit alone",
-                   "beside 2 photos and 2 voice messages", "every answer final on screen",
+                   "beside 1 photo and 1 voice message", "every answer final on screen",
                    "Peak memory meanwhile"):
         assert figure in names, f"{figure!r} missing from:\n{done.stdout}"
     assert "load average" in done.stdout
