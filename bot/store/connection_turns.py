@@ -46,9 +46,7 @@ class NoneOpen(Exception):
 class ConnectionTurns:
     def __init__(self, most: int, open_now: Callable[[], int],
                  open_one: Callable[[], Awaitable[Any]],
-                 put_back: Callable[[Any], Awaitable[None]], *,
-                 first_backoff_s: float = FIRST_BACKOFF_S,
-                 longest_backoff_s: float = LONGEST_BACKOFF_S) -> None:
+                 put_back: Callable[[Any], Awaitable[None]]) -> None:
         self._most = most
         """The pool's size: connections it may hold at most."""
         self._open_now = open_now
@@ -58,8 +56,7 @@ class ConnectionTurns:
         its turn about to end); raises if it could not."""
         self._put_back = put_back
         """Makes a held connection idle in the pool."""
-        self.first_backoff_s, self.longest_backoff_s = first_backoff_s, longest_backoff_s
-        self._backoff_s = first_backoff_s
+        self._backoff_s = FIRST_BACKOFF_S
         self._grow_at = 0.0
         """No connection is opened before this time (monotonic clock)."""
         self._not_opened: BaseException | None = None
@@ -141,7 +138,7 @@ class ConnectionTurns:
             if conn is None:
                 return  # the turn about to end gives the idle one on
             opened = True
-            self._not_opened, self._backoff_s = None, self.first_backoff_s
+            self._not_opened, self._backoff_s = None, FIRST_BACKOFF_S
             # Open and held, it is not for the next in line until it is idle in the pool.
             self._taken += 1
             try:
@@ -165,7 +162,7 @@ class ConnectionTurns:
         self._not_opened = err
         wait = self._backoff_s
         self._grow_at = time.monotonic() + wait
-        self._backoff_s = min(wait * 2, self.longest_backoff_s)
+        self._backoff_s = min(wait * 2, LONGEST_BACKOFF_S)
         if self._wake is not None:
             self._wake.cancel()
         self._wake = asyncio.get_running_loop().call_later(wait, self._give)
