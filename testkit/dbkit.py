@@ -80,10 +80,21 @@ async def _dropped(url: str) -> AsyncIterator[str]:
 
 async def create_database(server: str, template: str | None = None) -> str:
     """A new database on the server at `server`, empty or a copy of the database of the URL
-    `template` (which nobody may be connected to): its URL."""
+    `template` (which nobody may be connected to): its URL. From PostgreSQL 15 on, the
+    copy is of the template's files (STRATEGY FILE_COPY), not of its pages one by one
+    through the write-ahead log: on the tests' cluster, which never flushes, some five times
+    faster for a database as small as a test's."""
     name = "glassbox_test_" + secrets.token_hex(6)
-    copied = f' TEMPLATE "{_name_of(template)}"' if template else ""
-    await _as_admin(server, f'CREATE DATABASE "{name}"{copied}')
+    admin = await asyncpg.connect(server)
+    try:
+        copied = ""
+        if template:
+            copied = f' TEMPLATE "{_name_of(template)}"'
+            if admin.get_server_version().major >= 15:
+                copied += " STRATEGY FILE_COPY"
+        await admin.execute(f'CREATE DATABASE "{name}"{copied}')
+    finally:
+        await admin.close()
     return _with_database(server, name)
 
 
