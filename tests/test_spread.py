@@ -40,10 +40,11 @@ COLLECTION = [
 LONG_HERE = ("voice.py::test_english", "bench.py", "voice.py::test_mandarin")
 
 
-def started(workers: int) -> tuple[LongestFirst, list[Worker]]:
+def started(workers: int, long: tuple[str, ...] = LONG_HERE
+            ) -> tuple[LongestFirst, list[Worker]]:
     config = SimpleNamespace(getvalue={"tx": [f"{workers}*popen"]}.get,
                              option=SimpleNamespace(loadscopereorder=True))
-    scheduler = LongestFirst(config, long=LONG_HERE)
+    scheduler = LongestFirst(config, long=long)
     nodes = [Worker(f"gw{n}") for n in range(workers)]
     for node in nodes:
         scheduler.add_node(node)
@@ -78,6 +79,9 @@ def test_a_files_other_tests_stay_together_beside_its_long_ones() -> None:
     units = {scheduler._split_scope(nodeid) for nodeid in COLLECTION}
     assert units == {"big.py", "small.py", "two.py", "voice.py", *LONG_HERE}
     assert scheduler._split_scope("voice.py::test_cap") == "voice.py"
+    listed_both = started(2, long=("voice.py", "voice.py::test_english"))[0]
+    assert listed_both._split_scope("voice.py::test_english[a]") == "voice.py::test_english"
+    assert listed_both._split_scope("voice.py::test_cap") == "voice.py"
 
 
 def test_every_long_entry_names_tests() -> None:
