@@ -86,11 +86,12 @@ def bind(settings: BotSettings) -> socket.socket | None:
 
 async def serve(app: App, settings: BotSettings, metrics: Metrics, sock: socket.socket | None,
                 *, tools: Sequence[Tool] | None = None, stopping: asyncio.Event | None = None,
-                poll_timeout_s: int = 10) -> None:
+                poll_timeout_s: int = 10, warm_drawing: bool = True) -> None:
     """Run until `stopping` is set (by default: until SIGTERM or SIGINT), serving HTTP on
     `sock` (None: no HTTP server). The services, counted in the `metrics` the Application
     was built with, open once Telegram took the token, so a bot that cannot start leaves
-    the store as it was; `tools`: None opens the toolbox AGENT_TOOLS chooses."""
+    the store as it was; `tools`: None opens the toolbox AGENT_TOOLS chooses;
+    `warm_drawing`: as Services.opened."""
     if stopping is None:
         stopping = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -105,7 +106,8 @@ async def serve(app: App, settings: BotSettings, metrics: Metrics, sock: socket.
         await app.bot.shutdown()
         raise
     async with (app,  # (initialized already) … shutdown
-                Services.opened(settings, metrics, tools) as services,
+                Services.opened(settings, metrics, tools,
+                                warm_drawing=warm_drawing) as services,
                 serving(app, services) as parts):
         if settings.webhook_url:
             await app.bot.set_webhook(

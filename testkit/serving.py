@@ -40,7 +40,8 @@ class Served:
 async def serving(tg: FakeTelegram, model: FakeModel, db: Path, *,
                   tools: Sequence[Tool] | None = (), request_timeout_s: float = 5.0,
                   **extra: Any) -> AsyncIterator[Served]:
-    """Start the bot with its HTTP server on a free local port; stop it as SIGTERM would."""
+    """Start the bot with its HTTP server on a free local port; stop it as SIGTERM would.
+    As testkit.botkit.running, the drawing process starts at the first picture."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
@@ -51,7 +52,8 @@ async def serving(tg: FakeTelegram, model: FakeModel, db: Path, *,
                     request_timeout_s=request_timeout_s)
     stopping = asyncio.Event()
     task = asyncio.create_task(serve.serve(app, settings, metrics, sock, tools=tools,
-                                           stopping=stopping, poll_timeout_s=1))
+                                           stopping=stopping, poll_timeout_s=1,
+                                           warm_drawing=False))
     try:
         async with bot_client(base) as http:
             await _until_up(http, task)
