@@ -76,6 +76,8 @@ SLOW = (
     "tests/test_bot_vision.py::test_photo_reading_ocr_reads_the_photo_even_for_a_model_that_s",
     "tests/web/test_api_images.py::test_bare_base64_is_read_by_the_ocr_and_the_run_json_has_",
     "tests/test_endpoint_memory.py::test_an_endpoint_that_refused_a_photo_reads_the_next_by_o",
+    # Starts the embedded Whisper's process, whose imports take seconds.
+    "tests/test_bot_voice.py::test_a_file_that_is_no_sound_is_refused_politely",
     # The course's pictures drawn by matplotlib in the drawing process: its start, then a
     # second or more a picture on two free cores.
     "tests/test_bot_stats.py::test_an_admin_gets_the_class_s_picture_in_both_languages",
