@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import logging
 import sys
-
-from telegram.error import InvalidToken, NetworkError
+from typing import TYPE_CHECKING
 
 from agent.settings import SettingsError, load_settings
-from bot import serve
 from bot.bot_settings import BotSettings
-from bot.store.db import DatabaseUnreachable
-from bot.telegram.app import setup_logging
-from bot.telegram.delivery.pacer import Limits
+
+if TYPE_CHECKING:
+    from bot.telegram.delivery.pacer import Limits
 
 log = logging.getLogger("bot")
 
@@ -26,6 +24,14 @@ def main(limits: Limits | None = None) -> int:
         settings = load_settings(BotSettings)
     except SettingsError as err:
         return _stop(f"Glassbox cannot start: {err}.")
+    # Loaded once the settings are read: a start that ends at a wrong setting says so
+    # without loading the bot (Telegram's library, the model client, the web server first).
+    from telegram.error import InvalidToken, NetworkError
+
+    from bot import serve
+    from bot.store.db import DatabaseUnreachable
+    from bot.telegram.app import setup_logging
+
     redact = setup_logging(settings)
     token = settings.telegram_bot_token.get_secret_value()
     try:
