@@ -26,6 +26,10 @@ from wire.wire_errors import GlassboxError
 log = logging.getLogger(__name__)
 MOST_WAITING = 8
 TIMEOUT_S = 60.0
+WARM_AFTER_S = 30.0
+"""How long after the bot's start the drawing process is warmed up: not during the start,
+which on two cores it would slow by a second of CPU (and a bot stopped before then never
+pays for it)."""
 
 
 class AlreadyDrawing(GlassboxError):
@@ -48,14 +52,15 @@ class Drawing:
         self._warming: asyncio.Task[None] | None = None
 
     def warm_up(self) -> None:
-        """Start the drawing process now, in the background, and have it load matplotlib and
-        its fonts and draw a first small picture (chart.warm): the first import after an
-        install builds matplotlib's font cache, which with Noto CJK takes seconds; paid at
-        start, it never holds up the first /stats."""
+        """Start the drawing process WARM_AFTER_S from now, in the background, and have it
+        load matplotlib and its fonts and draw a first small picture (chart.warm): the first
+        import after an install builds matplotlib's font cache, which with Noto CJK takes
+        seconds; paid soon after the start, it does not hold up the first /stats."""
         if self._warming is None:
             self._warming = asyncio.create_task(self._warm())
 
     async def _warm(self) -> None:
+        await asyncio.sleep(WARM_AFTER_S)
         with contextlib.suppress(DrawingFailed):  # logged; the first picture starts anew
             await self._draw("warm")
 
