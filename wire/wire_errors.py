@@ -34,7 +34,7 @@ class GlassboxError(Exception):
     - delivery: bot.telegram.delivery.call_errors.Refused (a page Telegram refused) and
       ReplyLost (a send whose reply never came);
     - the store: bot.store.db.DatabaseUnreachable and StoreUnavailable,
-      bot.store.copy.TargetInUse;
+      bot.store.copy.TargetInUse, bot.store.connection_turns.NoneOpen;
     - the course page: bot.course.drawing.AlreadyDrawing, TooBusy and DrawingFailed (a
       chart not drawn), bot.web.course_routes's _Gone (no such board link);
     - voice questions: bot.voice.audio.TooLong and NotAudio (a sound not decoded within the

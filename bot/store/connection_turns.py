@@ -26,6 +26,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from wire.wire_errors import GlassboxError
+
 log = logging.getLogger(__name__)
 
 FIRST_BACKOFF_S = 0.5
@@ -34,7 +36,7 @@ server keeps refusing."""
 LONGEST_BACKOFF_S = 30.0
 
 
-class NoneOpen(Exception):
+class NoneOpen(GlassboxError):
     """No connection could be opened lately, and the pool has none open to wait for: the
     statement does not wait. `cause`: why the last one could not be opened."""
 
