@@ -93,12 +93,16 @@ async def test_drawing_runs_in_its_own_process_while_the_loop_goes_on(
             lags.append(time.perf_counter() - before - 0.01)
 
     ticking = asyncio.create_task(tick())
+    started = time.perf_counter()
     try:
         png = await drawing.picture(figures, "zh")
     finally:
         ticking.cancel()
+    took = time.perf_counter() - started
     assert png.startswith(b"\x89PNG")
-    assert len(lags) > 10 and max(lags) < 0.1
+    # Drawn on the loop, the loop would stall for the whole drawing; a busy machine may hold
+    # the loop back a time slice or two, which grows with the drawing's own time.
+    assert len(lags) > 10 and max(lags) < max(0.1, took / 4)
 
 
 async def test_a_chat_draws_one_picture_at_a_time_and_few_wait(figures: CourseFigures) -> None:
