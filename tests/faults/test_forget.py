@@ -119,14 +119,14 @@ async def referring(db: Target, run_id: int) -> list[str]:
 
 
 async def test_a_forgotten_run_leaves_no_summary_and_is_never_sent_again(
-        db_target: Target) -> None:
-    async with bot(db_target) as gb:
-        answers = await thread(gb, db_target)
-        [(run_id,)] = await query(db_target, "SELECT id FROM runs WHERE n = 1")
-        assert await referring(db_target, run_id)  # its steps, its messages
+        migrated_target: Target) -> None:
+    async with bot(migrated_target) as gb:
+        answers = await thread(gb, migrated_target)
+        [(run_id,)] = await query(migrated_target, "SELECT id FROM runs WHERE n = 1")
+        assert await referring(migrated_target, run_id)  # its steps, its messages
         assert await reply(gb, ALICE, "/forget 1") == "Run #1 is deleted."
-        assert await where_stored(db_target, MARK) == []
-        assert await referring(db_target, run_id) == []
+        assert await where_stored(migrated_target, MARK) == []
+        assert await referring(migrated_target, run_id) == []
 
         before = len(gb.model.bodies)
         await ask(gb, "Thanks!", answers[-1], text_reply("Summary: ReAct; CoT."),
@@ -136,13 +136,13 @@ async def test_a_forgotten_run_leaves_no_summary_and_is_never_sent_again(
         # the thread goes on with what remains: the second and third turns, summarised
         assert "What is ReAct?" in summary_call and "And CoT?" in summary_call
         assert "Summary: ReAct; CoT." in follow_up and "Which is older?" in follow_up
-        assert await where_stored(db_target, MARK) == []
+        assert await where_stored(migrated_target, MARK) == []
 
 
-async def test_a_thread_goes_on_past_a_run_forgotten_in_its_middle(db_target: Target) -> None:
+async def test_a_thread_goes_on_past_a_run_forgotten_in_its_middle(migrated_target: Target) -> None:
     """Run 2 is forgotten: its reply (run 3) follows run 1 now, so the next follow-up still
     carries run 1 (its summary, kept, as it quotes nothing of run 2) and never run 2."""
-    async with bot(db_target) as gb:
+    async with bot(migrated_target) as gb:
         first = await ask(gb, "/ask What is ReAct?", None,
                           text_reply("Reason and act." + FILL))
         second = await ask(gb, f"Remember this: {SECRET}.", first,
@@ -157,15 +157,15 @@ async def test_a_thread_goes_on_past_a_run_forgotten_in_its_middle(db_target: Ta
         [follow_up] = sent_after(gb.model, before)  # the kept summary: no summary call
         assert MARK not in follow_up
         assert "Summary: ReAct is reason and act." in follow_up and "And CoT?" in follow_up
-        assert await where_stored(db_target, MARK) == []
+        assert await where_stored(migrated_target, MARK) == []
 
 
 async def test_forget_all_leaves_nothing_on_disk_and_stops_what_runs(
-        db_target: Target) -> None:
+        migrated_target: Target) -> None:
     """`/forget all` while a follow-up in the thread runs: every run goes with what was
     made from it, and the follow-up stops instead of sending the thread again."""
-    async with bot(db_target, tools=(Add(),)) as gb:
-        answers = await thread(gb, db_target)
+    async with bot(migrated_target, tools=(Add(),)) as gb:
+        answers = await thread(gb, migrated_target)
         release = threading.Event()
         gb.model.push(text_reply("Summary: ReAct; CoT."),
                       held(release, tool_reply(("add", {"a": 2, "b": 3}), content="Add.")),
@@ -183,36 +183,37 @@ async def test_forget_all_leaves_nothing_on_disk_and_stops_what_runs(
         final = await gb.answer_to(GROUP, asked)
         assert "Stopped: this question was deleted." in final.text
         assert len(gb.model.bodies) == forgotten_at
-        assert await where_stored(db_target, MARK) == []
-        assert await query(db_target, "SELECT count(*) FROM runs") == [(0,)]
+        assert await where_stored(migrated_target, MARK) == []
+        assert await query(migrated_target, "SELECT count(*) FROM runs") == [(0,)]
 
 
 async def test_runs_past_the_retention_take_their_summaries_with_them(
-        db_target: Target) -> None:
+        migrated_target: Target) -> None:
     """The daily sweep at start-up deletes run 1 (ninety days old); the summaries that quote
     it go too, and the next follow-up in its thread sends nothing of it."""
     with FakeTelegram(scale=SCALE) as tg, FakeModel() as model:
         people(tg)
-        async with running(tg, model, db_target, history_max_chars=HISTORY_MAX_CHARS) as gb:
-            answers = await thread(gb, db_target)
-        await execute(db_target, "UPDATE runs SET started_at = '2020-01-01T00:00:00.000+00:00'"
-                                 " WHERE n = 1")
-        async with running(tg, model, db_target, history_max_chars=HISTORY_MAX_CHARS,
+        async with running(tg, model, migrated_target,
+                           history_max_chars=HISTORY_MAX_CHARS) as gb:
+            answers = await thread(gb, migrated_target)
+        await execute(migrated_target,
+                      "UPDATE runs SET started_at = '2020-01-01T00:00:00.000+00:00' WHERE n = 1")
+        async with running(tg, model, migrated_target, history_max_chars=HISTORY_MAX_CHARS,
                            transcript_retention_days=30) as gb:
-            await until(lambda: where_stored(db_target, MARK), [])
+            await until(lambda: where_stored(migrated_target, MARK), [])
             before = len(model.bodies)
             await ask(gb, "Thanks!", answers[-1], text_reply("Summary: ReAct; CoT."),
                       text_reply("You are welcome."))
             assert all(MARK not in body for body in sent_after(model, before))
             assert len(sent_after(model, before)) == 2
-            assert await where_stored(db_target, MARK) == []
+            assert await where_stored(migrated_target, MARK) == []
 
 
 async def test_a_summary_made_while_its_run_is_forgotten_is_not_kept_nor_sent(
-        db_target: Target) -> None:
+        migrated_target: Target) -> None:
     """The follow-up's summary call is under way when /forget 1 lands: the summary that
     comes back quotes run 1, so it is dropped, and the thread is read again without it."""
-    async with bot(db_target) as gb:
+    async with bot(migrated_target) as gb:
         first = await ask(gb, f"/ask Remember this: {SECRET}.", None,
                           text_reply(f"Noted: {MARK}." + FILL))
         second = await ask(gb, "What is ReAct?", first, text_reply("Reason and act." + FILL))
@@ -230,15 +231,15 @@ async def test_a_summary_made_while_its_run_is_forgotten_is_not_kept_nor_sent(
         assert MARK in summary_call  # asked before the forget
         assert after and all(MARK not in body for body in after)
         assert "What is ReAct?" in after[-1]  # what remains of the thread
-        assert await where_stored(db_target, MARK) == []
+        assert await where_stored(migrated_target, MARK) == []
 
 
 async def test_a_follow_up_queued_while_its_run_is_forgotten_starts_a_thread(
-        db_target: Target) -> None:
+        migrated_target: Target) -> None:
     """Alice's follow-up waits for a free run slot (MAX_CONCURRENT_RUNS=1, Bob's question
     runs); meanwhile she forgets the run it follows. When it starts, it reads its thread as
     it is then: nothing of the forgotten run is sent, and it is stored as a new thread."""
-    async with bot(db_target, max_concurrent_runs=1) as gb:
+    async with bot(migrated_target, max_concurrent_runs=1) as gb:
         first = await ask(gb, f"/ask Remember this: {SECRET}.", None,
                           text_reply(f"Noted: {MARK}." + FILL))
         release = threading.Event()
@@ -256,17 +257,17 @@ async def test_a_follow_up_queued_while_its_run_is_forgotten_starts_a_thread(
 
         _, follow_up = sent_after(gb.model, before)
         assert MARK not in follow_up and "And then?" in follow_up
-        assert await query(db_target, "SELECT parent_id FROM runs WHERE question = ?",
+        assert await query(migrated_target, "SELECT parent_id FROM runs WHERE question = ?",
                            ("And then?",)) == [(None,)]
-        assert await where_stored(db_target, MARK) == []
+        assert await where_stored(migrated_target, MARK) == []
 
 
 async def test_a_run_forgotten_while_it_runs_stops_and_leaves_nothing(
-        db_target: Target, caplog: pytest.LogCaptureFixture) -> None:
+        migrated_target: Target, caplog: pytest.LogCaptureFixture) -> None:
     """Alice forgets her question while its first round is under way: it stops there (its
     next round would send the question again), says why, and nothing of it is stored
     after (its steps, its answer, its course facts)."""
-    async with bot(db_target, tools=(Add(),)) as gb:
+    async with bot(migrated_target, tools=(Add(),)) as gb:
         release = threading.Event()
         gb.model.push(held(release, tool_reply(("add", {"a": 2, "b": 3}), content="Add.")),
                       text_reply("It is 5."))
@@ -277,16 +278,16 @@ async def test_a_run_forgotten_while_it_runs_stops_and_leaves_nothing(
         final = await gb.answer_to(GROUP, asked)
         assert "Stopped: this question was deleted." in final.text
         assert len(gb.model.bodies) == 1
-        assert await where_stored(db_target, MARK) == []
-        assert await query(db_target, "SELECT count(*) FROM tool_calls") == [(0,)]
+        assert await where_stored(migrated_target, MARK) == []
+        assert await query(migrated_target, "SELECT count(*) FROM tool_calls") == [(0,)]
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
 
 
 async def test_a_follow_up_running_when_its_thread_is_forgotten_stops(
-        db_target: Target) -> None:
+        migrated_target: Target) -> None:
     """Run 2 follows up run 1 and is in its first round when Alice forgets run 1: run 2
     stops, saying why, instead of sending run 1 again with its next round."""
-    async with bot(db_target, tools=(Add(),)) as gb:
+    async with bot(migrated_target, tools=(Add(),)) as gb:
         first = await ask(gb, f"/ask Remember this: {SECRET}.", None,
                           text_reply(f"Noted: {MARK}."))
         release = threading.Event()
@@ -301,7 +302,7 @@ async def test_a_follow_up_running_when_its_thread_is_forgotten_stops(
         final = await gb.answer_to(GROUP, asked)
         assert "an earlier question of this thread was deleted" in final.text
         assert all(MARK not in body for body in sent_after(gb.model, forgotten_at))
-        assert await where_stored(db_target, MARK) == []
+        assert await where_stored(migrated_target, MARK) == []
         assert (await reply(gb, ALICE, "/history")).count("What is 2 + 3?") == 1  # kept
 
 
