@@ -19,22 +19,22 @@ from typing import Any
 from xdist.scheduler import LoadScopeScheduling
 
 LONG = (
-    "tests/test_voice_accuracy.py::test_english_questions_are_heard_within_15",
-    "tests/test_voice_accuracy.py::test_mandarin_questions_are_heard_in",
-    "tests/faults/test_hostile_text.py",
     "tests/test_photo_ocr.py::test_the_labelled_set_is_read_right",
-    "tests/test_cli.py",
-    "tests/test_bot_voice.py",
-    "tests/test_bot_stats.py",
-    "tests/test_bot_photos.py",
-    "tests/test_bench_smoke.py",
-    "tests/faults/test_database_url.py",
-    "tests/test_bot_vision.py",
-    "tests/web/test_course_page.py",
+    "tests/test_voice_accuracy.py::test_mandarin_questions_are_heard_in",
+    "tests/test_voice_accuracy.py::test_english_questions_are_heard_within_15",
     "tests/test_bench_smoke.py::test_the_media_bench_measures_a_quick_run",
-    "tests/faults/test_forget.py",
+    "tests/test_bot_voice.py",
+    "tests/faults/test_hostile_text.py",
+    "tests/test_bench_smoke.py",
     "tests/test_gallery.py",
+    "tests/test_bot_photos.py",
     "tests/test_photo_ocr.py",
+    "tests/test_cli.py",
+    "tests/web/test_course_page.py",
+    "tests/faults/test_database_url.py",
+    "tests/faults/test_uploads.py",
+    "tests/test_bot_vision.py",
+    "tests/test_bot_stats.py",
 )
 """The units that take longest (a whole run's `--durations=0`, summed by unit), longest
 first. A file is one unit; the tests a node id's prefix names (`file::test…`) are a unit of
