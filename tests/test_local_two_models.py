@@ -177,7 +177,7 @@ async def test_a_recorded_two_model_compare_replays_as_it_ran(tmp_path: Path,
                                                               meta: Path) -> None:
     folder = meta.parent
     was: dict[str, Any] = json.loads(meta.read_text("utf-8"))
-    case = next(c for c in CASES if c.key == folder.name)
+    case = next(c for c in CASES if c.question == was["question"])
     with ExitStack() as stack:
         first, second = (stack.enter_context(served(folder, name)) for name in NAMES)
         async with class_with(tmp_path, first, second) as gb:
@@ -199,7 +199,7 @@ async def test_a_forced_last_thought_shows_as_raw_text_with_its_figure_marked(
     chat showed 4,368 unmarked: a refusal backed it. Now 4,368 carries the mark, as nothing
     backs it; the reply, which did not follow the format, stays as written (the chain says
     it is the model's raw text) under the round limit's warning."""
-    folder = RECORDED / "percent"
+    folder = RECORDED / "percent_capped"
     with ExitStack() as stack:
         first, second = (stack.enter_context(served(folder, name)) for name in NAMES)
         async with class_with(tmp_path, first, second) as gb:
