@@ -20,9 +20,6 @@ from testkit.photokit import PAGES, normal, png, sample
 
 RECEIPT = next(p for p in PAGES if p.name == "receipt-en")
 EQUATION = next(p for p in PAGES if p.name == "equation")
-
-
-pytestmark = pytest.mark.xdist_group("ocr")  # one reading at a time: the machine is shared
 READ_S = 600
 """Time enough to read a photo on a machine shared with other test runs."""
 

@@ -23,8 +23,6 @@ EQUATION = next(p for p in PAGES if p.name == "equation")
 GIVEN = "📷 Photo given to the model"
 READ = "📷 Read from the photo (Glassbox, OCR)"
 
-pytestmark = pytest.mark.xdist_group("ocr")  # the fallbacks read with the real OCR
-
 
 @pytest.fixture
 def vision_model() -> Iterator[FakeModel]:

@@ -5,7 +5,6 @@ next one read by Glassbox, on both backends."""
 
 from __future__ import annotations
 
-import pytest
 from PIL import Image
 
 from agent.model.endpoint_memory import EndpointMemory, endpoint_key
@@ -75,7 +74,6 @@ def test_the_key_keeps_no_secret_and_a_newer_versions_keys_are_left_out() -> Non
                                 "since_probe": {"calls_as_text": 4}}
 
 
-@pytest.mark.xdist_group("ocr")
 async def test_an_endpoint_that_refused_a_photo_reads_the_next_by_ocr_after_a_restart(
         fake_telegram: FakeTelegram, db_target: Target) -> None:
     """One refusal teaches it (a model does not learn to see); kept in the store, so the

@@ -14,7 +14,6 @@ from agent.inputs.images import KEPT_BYTES, KEPT_SIDE, ImageProblem, ImageRefuse
 from agent.inputs.ocr import OcrLimits, in_lines, read_picture
 from testkit.photokit import PAGES, char_errors, labelled, normal, png, sample
 
-pytestmark = pytest.mark.xdist_group("ocr")  # one reading at a time: the machine is shared
 PATIENT = OcrLimits(seconds=600, threads=1)
 """Time enough on a machine shared with other test runs, and one core: the suite's workers
 share the machine's (two threads each spun waiting for the other). The tests of the limits

@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from PIL import Image
 
 from bot.store.chat_settings_values import ChatSettings
@@ -63,7 +62,6 @@ async def test_an_image_goes_to_a_model_that_sees_and_the_run_says_so(
     assert Image.open(io.BytesIO(model.images[0])).format == "JPEG"
 
 
-@pytest.mark.xdist_group("ocr")
 async def test_bare_base64_is_read_by_the_ocr_and_the_run_json_has_the_read_step(
         tmp_path: Path) -> None:
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:  # qwen-plus: text only
