@@ -11,6 +11,7 @@ from agent import Answer, ModelClient, Turn, run_plain
 from agent.events import Remark
 from agent.grounding.backing import ledger, unfounded
 from agent.settings import AgentSettings
+from agent.tools.calculator import Calculate
 from bot.view.export import export_html
 from bot.view.grounding_marks import marked
 from bot.view.render import render_compare, render_run
@@ -104,6 +105,31 @@ async def test_figures_from_an_observation_or_the_history_are_not_marked(
     assert not [n for n in of(events, Remark) if n.kind == "lookups_failed"]
     shown = "".join(render_run(Transcript.from_events(events), "en", live=False))
     assert "ⁱ" not in shown and "not from any observation" not in shown
+
+
+async def test_a_difference_answered_as_a_percentage_is_marked(
+    fake_model: FakeModel, client: ModelClient, settings: AgentSettings
+) -> None:
+    """calculate("92 - 80") gives 12, a difference: "12%" rests on no calculation of a per
+    cent, so it goes back to the model once and, said again, keeps its mark; the rise
+    worked out as a per cent is backed."""
+    question = "The price rose from 80 to 92; by what percent?"
+    fake_model.push(tool_reply(("calculate", {"expression": "92 - 80"})),
+                    text_reply("It rose by 12%."), text_reply("It rose by 12%."))
+    events = await events_of(react(question, client, settings, [Calculate()]))
+    (note,) = [n for n in of(events, Remark) if n.kind == "sent_back"]
+    assert "12%" in note.text and "calculate" in note.text
+    (answer,) = of(events, Answer)
+    assert answer.unfounded == ("12%",)
+    assert "12%ⁱ" in "".join(render_run(Transcript.from_events(events), "en", live=False))
+
+    fake_model.push(tool_reply(("calculate", {"expression": "92 - 80"})),
+                    text_reply("It rose by 12%."),
+                    tool_reply(("calculate", {"expression": "(92 - 80) / 80 * 100"})),
+                    text_reply("It rose by 15%."))
+    events = await events_of(react(question, client, settings, [Calculate()]))
+    (answer,) = of(events, Answer)
+    assert answer.text == "It rose by 15%." and answer.unfounded == ()
 
 
 async def test_compare_labels_the_no_tools_figures_as_memory(

@@ -100,6 +100,29 @@ def test_what_no_rule_verifies_is_unbacked(answer: str, figure: str, sources: li
     assert entry(answer, figure, sources).backing == Backing.UNBACKED
 
 
+RISE = "The price rose from 80 to 92; by what percent?"
+
+
+@pytest.mark.parametrize(("answer", "figure", "sources", "question", "backing"), [
+    # a difference is no percentage: nothing computed 12 as a per cent (the rise is 15 %)
+    ("It rose by 12%.", "12%", ["92 - 80 = 12"], RISE, Backing.UNBACKED),
+    ("It rose by 12 per cent.", "12 per cent", ["92 - 80 = 12"], RISE, Backing.UNBACKED),
+    ("涨了百分之十二。", "百分之十二", ["92 - 80 = 12"], RISE, Backing.UNBACKED),
+    ("涨了12％。", "12％", ["92 - 80 = 12"], RISE, Backing.UNBACKED),
+    ("It rose by 12.", "12", ["92 - 80 = 12"], RISE, Backing.OBSERVATION),
+    ("It rose by 15%.", "15%", ["(92 - 80) / 80 * 100 = 15"], RISE, Backing.OBSERVATION),
+    ("It is 12%.", "12%", ["12% * 100 = 12"], "", Backing.OBSERVATION),
+    ("Humidity is 87%.", "87%", ["92 - 5 = 87", BERLIN], "", Backing.OBSERVATION),
+    ("It is 12%.", "12%", ["92 - 80 = 12"], "Is the rise 12%?", Backing.QUESTION),
+    # nor is the ledger's own difference of the answer's 80 and 92; one of per cents is
+    ("From 80 to 92, up 12%.", "12%", [], RISE, Backing.UNBACKED),
+    ("From 35% to 87%, up 52%.", "52%", [HZ, BERLIN], "", Backing.COMPUTED),
+])
+def test_a_calculation_backs_a_percentage_only_when_it_could_give_a_ratio(
+        answer: str, figure: str, sources: list[str], question: str, backing: Backing) -> None:
+    assert entry(answer, figure, sources, question).backing == backing
+
+
 def test_the_question_and_the_history_back_figures() -> None:
     history = (Turn("Berlin?", "Berlin is 2.3 °C."),)
     entries = ledger("Berlin was 2.3 °C, and 150 of them; Hangzhou is 19.1 degrees warmer.",

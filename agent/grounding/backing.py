@@ -65,7 +65,10 @@ def _ledger(answer: str, observations: tuple[str, ...], question: str,
              (Backing.QUESTION, 0, question),
              *((Backing.HISTORY, 0, f"{t.question}\n{t.answer}") for t in history)]
     read = [(backing, n, text, figures(text, answer=False)) for backing, n, text in texts]
-    sources = Sources(Source(f, backing, n) for backing, n, _, found in read for f in found)
+    cuts = [_plain_result(text) for _, _, text, _ in read]
+    sources = Sources(Source(f, backing, n, f.start < cut)
+                      for (backing, n, _, found), cut in zip(read, cuts, strict=True)
+                      for f in found)
     rates = list({(r.frm, r.to, r.value): r for _, _, text, found in read
                   for r in _rates(text, found)}.values())[:MAX_RATES]
     head = _head(answer)
@@ -86,6 +89,21 @@ def _ledger(answer: str, observations: tuple[str, ...], question: str,
         if entries[i] is None and figure.kind == Kind.NUMBER:
             entries[i] = _computed(figure, own, sourced, mixed) or _time_gap(figure, times)
     return tuple(e or _entry(f, Backing.UNBACKED) for f, e in zip(found, entries, strict=True))
+
+
+_CALCULATION = re.compile(r"(?P<expression>[^=\n]++)= (?P<result>[^\s=]++)")
+"""A calculation's observation, as the calculate tool writes it: "92 - 80 = 12"."""
+_RATIO = re.compile(r"[/÷%％]")
+"""What in an expression divides or takes a per cent, so its result may be a ratio."""
+
+
+def _plain_result(text: str) -> int:
+    """Where the result of a calculation that gives no ratio starts in `text` (past its
+    end for any other text): such a result backs no per cent (see Source.backs_percent)."""
+    m = _CALCULATION.fullmatch(text)
+    if m is None or _RATIO.search(m["expression"]):
+        return len(text)
+    return m.start("result")
 
 
 def _head(answer: str) -> str:
@@ -270,10 +288,12 @@ def _computed(f: Figure, own: Sequence[_Value], sourced: Sequence[_Value],
     from any: the sources' (`sourced`), the answer's own backed ones (`own`), one of each
     (`mixed`), within its precision. A shorter one would match too much by chance ("13" is
     7.8 + 5.2 of a weather report): it must be exactly what the answer's own figures give
-    ("41 wins and 65 poles, 106 in all", "from 1994 to 2006, 12 years")."""
+    ("41 wins and 65 poles, 106 in all", "from 1994 to 2006, 12 years"). A per cent comes
+    only from per cents (87% less 35% is 52%): what plain numbers give is no percentage
+    ("from 80 to 92, by 12%" is a rise of 15%)."""
     values = itertools.chain(own, sourced, mixed) if f.digits >= 3 else own
     for value, unit, rule, inputs in values:
-        if not _compatible(f.unit, unit):
+        if not _compatible(f.unit, unit) or (f.unit == Unit.PERCENT and unit != f.unit):
             continue
         if f.value == value or (f.digits >= 3 and _near(f, value)):
             return _entry(f, Backing.COMPUTED, rule, 0, inputs)

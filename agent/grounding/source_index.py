@@ -5,7 +5,7 @@ a ledger costs about the same per figure however long the observations are."""
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
@@ -23,6 +23,10 @@ class Source:
     backing: Backing
     n: int
     """The observation's number (1 for the first), 0 for the question and the history."""
+    backs_percent: bool = True
+    """False for a calculation's result whose expression neither divides nor takes a per
+    cent ("92 - 80 = 12"): a difference, sum or product is no percentage, so its value backs
+    no figure written as one ("rose by 12%"); the same value stated elsewhere still does."""
 
 
 class _Table:
@@ -39,10 +43,11 @@ class _Table:
         self._pairs.sort()
         self._values = [value for value, _ in self._pairs]
 
-    def first(self, lo: Decimal, hi: Decimal) -> int | None:
-        """The earliest source with a value in [lo, hi]."""
+    def first(self, lo: Decimal, hi: Decimal, skip: Container[int] = ()) -> int | None:
+        """The earliest source with a value in [lo, hi], of those not in `skip`."""
         i = bisect_left(self._values, lo)
-        found = [order for value, order in self._pairs[i:i + SCAN] if value <= hi]
+        found = [order for value, order in self._pairs[i:i + SCAN]
+                 if value <= hi and order not in skip]
         return min(found, default=None)
 
 
@@ -72,8 +77,9 @@ class Sources:
     def __init__(self, sources: Iterable[Source]) -> None:
         first: dict[tuple[object, ...], Source] = {}
         for s in sources:
-            first.setdefault(_key(s.figure), s)
+            first.setdefault((*_key(s.figure), s.backs_percent), s)
         self.all = list(first.values())
+        self._not_percent = frozenset(i for i, s in enumerate(self.all) if not s.backs_percent)
         self._numbers: dict[Unit, _Table] = {}
         self._converted: dict[Unit, _Table] = {}
         self._dates: dict[tuple[int | None, ...], int] = {}
@@ -110,9 +116,10 @@ class Sources:
         found: list[tuple[int, Rule]] = []
         if f.kind == Kind.NUMBER:
             units = self._numbers if f.unit == Unit.NONE else (f.unit, Unit.NONE)
+            skip = self._not_percent if f.unit == Unit.PERCENT else ()
             for unit in units:
                 table = self._numbers.get(unit)
-                order = table.first(*within(f)) if table else None
+                order = table.first(*within(f), skip) if table else None
                 if order is not None:
                     rule = Rule.EXACT if self.all[order].figure.value == f.value else Rule.ROUNDED
                     found.append((order, rule))

@@ -50,7 +50,7 @@ _WORDS: dict[str, Unit] = {
     "days": Unit.DAY, "day": Unit.DAY, "天": Unit.DAY, "years": Unit.YEAR, "year": Unit.YEAR,
     "km": Unit.KM, "kilometres": Unit.KM, "kilometers": Unit.KM, "公里": Unit.KM,
     "千米": Unit.KM, "miles": Unit.MILE, "mile": Unit.MILE, "mi": Unit.MILE, "英里": Unit.MILE,
-    "%": Unit.PERCENT, "percent": Unit.PERCENT, "per cent": Unit.PERCENT,
+    "%": Unit.PERCENT, "％": Unit.PERCENT, "percent": Unit.PERCENT, "per cent": Unit.PERCENT,
     "平方千米": Unit.AREA, "平方公里": Unit.AREA, "km²": Unit.AREA,
     "usd": Unit.USD, "us dollars": Unit.USD, "dollars": Unit.USD, "dollar": Unit.USD,
     "美元": Unit.USD, "$": Unit.USD, "cny": Unit.CNY, "yuan": Unit.CNY, "rmb": Unit.CNY,
