@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from bot.runs.quiz_votes import OpenVote, OpenVotes
@@ -230,14 +232,22 @@ async def test_a_vote_that_comes_before_the_poll_id_still_counts() -> None:
     assert vote.counts() == (1, 0)
 
 
+@asynccontextmanager
+async def stopped_mid_vote(tg: FakeTelegram, model: FakeModel,
+                           tmp_path: Path) -> AsyncIterator[tuple[Glassbox, int, Message]]:
+    """Serves the bot, asks a /quiz and taps ⏹ Stop once its first poll is out; yields the
+    bot, the asking message's id and the poll."""
+    people(tg)
+    async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
+        asked = tg.send(GROUP, ALICE, "/quiz what is 2+2?")
+        poll, live = await voting(web.gb, asked, 1)
+        tg.tap(GROUP, ALICE, live.message_id, live.button_data("⏹ Stop"))
+        yield web.gb, asked, poll
+
+
 async def test_stopping_mid_vote_closes_the_poll_and_says_so(tmp_path: Path) -> None:
     with FakeTelegram(scale=0.02) as tg, FakeModel() as model:
-        people(tg)
-        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
-            gb = web.gb
-            asked = tg.send(GROUP, ALICE, "/quiz what is 2+2?")
-            poll, live = await voting(gb, asked, 1)
-            tg.tap(GROUP, ALICE, live.message_id, live.button_data("⏹ Stop"))
+        async with stopped_mid_vote(tg, model, tmp_path) as (gb, asked, poll):
             final = await gb.answer_to(GROUP, asked)
             await tg.wait(lambda: poll.deleted)
             assert poll.poll.closed and not model.bodies
@@ -262,12 +272,7 @@ class PollOnItsWay(FakeTelegram):
 
 async def test_stopping_while_the_poll_is_on_its_way_still_closes_it(tmp_path: Path) -> None:
     with PollOnItsWay(scale=0.02) as tg, FakeModel() as model:
-        people(tg)
-        async with serving(tg, model, tmp_path / "g.sqlite3", tools=[Add()]) as web:
-            gb = web.gb
-            asked = tg.send(GROUP, ALICE, "/quiz what is 2+2?")
-            poll, live = await voting(gb, asked, 1)
-            tg.tap(GROUP, ALICE, live.message_id, live.button_data("⏹ Stop"))
+        async with stopped_mid_vote(tg, model, tmp_path) as (gb, asked, poll):
             await tg.wait(lambda: "answerCallbackQuery" in tg.methods())  # the run is stopped
             tg.told.set()
             final = await gb.answer_to(GROUP, asked)
