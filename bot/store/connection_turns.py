@@ -74,7 +74,8 @@ class ConnectionTurns:
         """Wait for a turn, after every statement that asked before: then an idle connection
         is in the pool for it. Cancelled, it holds none. NoneOpen, at once, when there is
         nothing to wait for."""
-        self._raise_if_none_open()
+        if (cause := self._none_open()) is not None:
+            raise NoneOpen(cause)
         if self._taken < self._open_now() and not self._waiting:
             self._taken += 1
             return
@@ -103,20 +104,20 @@ class ConnectionTurns:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._opener
 
-    def _raise_if_none_open(self) -> None:
-        if (self._not_opened is not None and time.monotonic() < self._grow_at
-                and not self._open_now()):
-            raise NoneOpen(self._not_opened)
+    def _none_open(self) -> BaseException | None:
+        """Why the last connection could not be opened, when there is nothing to wait for:
+        none is open, and none is tried before the back-off ends; else None."""
+        if time.monotonic() < self._grow_at and not self._open_now():
+            return self._not_opened
+        return None
 
     def _give(self) -> None:
         """Turns to the first in line, one per connection open and not taken."""
-        try:
-            self._raise_if_none_open()
-        except NoneOpen as none:
+        if (cause := self._none_open()) is not None:
             while self._waiting:
                 turn = self._waiting.popleft()
                 if not turn.done():
-                    turn.set_exception(NoneOpen(none.cause))
+                    turn.set_exception(NoneOpen(cause))
             return
         while self._waiting and self._taken < self._open_now():
             turn = self._waiting.popleft()
