@@ -135,27 +135,29 @@ class ConnectionTurns:
             self._opener = asyncio.create_task(self._open())
 
     async def _open(self) -> None:
-        opened = False
         try:
             conn = await self._open_one()
             if conn is None:
                 return  # the turn about to end gives the idle one on
-            opened = True
-            self._not_opened, self._backoff_s = None, FIRST_BACKOFF_S
-            # Open and held, it is not for the next in line until it is idle in the pool.
-            self._taken += 1
-            try:
-                await self._put_back(conn)
-            finally:
-                self._taken -= 1
         except Exception as err:
-            if opened:  # (the pool drops a connection it could not reset)
-                log.warning("a new connection could not be made idle (%s)", err)
-            else:
-                self._back_off(err)
+            self._back_off(err)
+        else:
+            self._not_opened, self._backoff_s = None, FIRST_BACKOFF_S
+            await self._make_idle(conn)
         finally:
             self._opener = None
         self._give()
+
+    async def _make_idle(self, conn: Any) -> None:
+        """Open and held, a new connection is not for the next in line until it is idle in
+        the pool."""
+        self._taken += 1
+        try:
+            await self._put_back(conn)
+        except Exception as err:  # (the pool drops a connection it could not reset)
+            log.warning("a new connection could not be made idle (%s)", err)
+        finally:
+            self._taken -= 1
 
     def _back_off(self, err: Exception) -> None:
         if self._not_opened is None:
