@@ -366,7 +366,7 @@ class PostgresDb:
         """A new connection of the pool, held; None (nothing opened) if one is idle."""
         if self.pool.get_idle_size():
             return None
-        return await self.pool.acquire()  # it takes an idle one first: none is
+        return await self.pool.acquire()  # with none idle, the pool opens one
 
     async def _put_back(self, conn: Any) -> None:
         await self.pool.release(conn, timeout=STATEMENT_TIMEOUT_S)
