@@ -30,7 +30,7 @@ from pathlib import Path
 from agent.inputs.ocr import read_picture
 from bench.bench_figures import Figure, percentile, table
 from bench.live import shown_at
-from bench.stage import Stage, stage, wait_for
+from bench.stage import Stage, rss_kib, stage, wait_for
 from bench.voice import THIRTY_S, hearing_figures
 from bot.voice.audio import RATE, decode
 from bot.voice.transcriber import EmbeddedWhisper
@@ -219,15 +219,6 @@ def _children(pid: int) -> list[int]:
             for child in (task / "children").read_text().split()]
 
 
-def _status_mb(pid: int, key: str) -> float | None:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    return next((int(line.split()[1]) / 1024 for line in status.splitlines()
-                 if line.startswith(key + ":")), None)
-
-
 @contextmanager
 def _peaks(bot: int) -> Iterator[dict[str, float]]:
     """The largest RSS (MB) of the bot ("bot") and of each kind of its child processes
@@ -240,8 +231,8 @@ def _peaks(bot: int) -> Iterator[dict[str, float]]:
         while not done.wait(0.05):
             for pid in [bot, *_children(bot)]:
                 kind = "bot" if pid == bot else _kind(pid)
-                if (mb := _status_mb(pid, "VmRSS")) is not None:
-                    peaks[kind] = max(peaks.get(kind, 0.0), mb)
+                if (kib := rss_kib(pid)) is not None:
+                    peaks[kind] = max(peaks.get(kind, 0.0), kib / 1024)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()

@@ -144,12 +144,14 @@ def final_pages(replies: Replies, chat_id: int, asked: int) -> list[Message] | N
 
 
 def rss_kib(pid: int, key: str = "VmRSS") -> int | None:
-    """A process's resident memory (`key`: VmRSS now, VmHWM at its peak), Linux only."""
+    """A process's resident memory (`key`: VmRSS now, VmHWM at its peak), Linux only; None
+    for a process gone, or one that has exited and not been waited for (no memory lines)."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return None
-    return next(int(line.split()[1]) for line in status.splitlines() if line.startswith(key))
+    return next((int(line.split()[1]) for line in status.splitlines()
+                 if line.startswith(key + ":")), None)
 
 
 def wait_for(what: str, done: Callable[[], bool], timeout: float,
