@@ -30,7 +30,7 @@ from pathlib import Path
 from agent.inputs.ocr import read_picture
 from bench.bench_figures import Figure, percentile, table
 from bench.live import shown_at
-from bench.stage import Stage, rss_kib, stage, wait_for
+from bench.stage import Stage, children, rss_kib, stage, wait_for
 from bench.voice import THIRTY_S, hearing_figures
 from bot.voice.audio import RATE, decode
 from bot.voice.transcriber import EmbeddedWhisper
@@ -213,12 +213,6 @@ def _first_edits(st: Stage, sent: list[Sent]) -> list[float]:
     return [at - s.at for s in sent if (at := _first_edit_at(st, s)) is not None]
 
 
-def _children(pid: int) -> list[int]:
-    """`pid`'s child processes."""
-    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
-            for child in (task / "children").read_text().split()]
-
-
 @contextmanager
 def _peaks(bot: int) -> Iterator[dict[str, float]]:
     """The largest RSS (MB) of the bot ("bot") and of each kind of its child processes
@@ -229,7 +223,7 @@ def _peaks(bot: int) -> Iterator[dict[str, float]]:
 
     def sample() -> None:
         while not done.wait(0.05):
-            for pid in [bot, *_children(bot)]:
+            for pid in [bot, *children(bot)]:
                 kind = "bot" if pid == bot else _kind(pid)
                 if (kib := rss_kib(pid)) is not None:
                     peaks[kind] = max(peaks.get(kind, 0.0), kib / 1024)

@@ -143,6 +143,12 @@ def final_pages(replies: Replies, chat_id: int, asked: int) -> list[Message] | N
     return None if working or more or any(page.buttons for page in pages) else pages
 
 
+def children(pid: int) -> list[int]:
+    """`pid`'s child processes, Linux only."""
+    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+            for child in (task / "children").read_text().split()]
+
+
 def rss_kib(pid: int, key: str = "VmRSS") -> int | None:
     """A process's resident memory (`key`: VmRSS now, VmHWM at its peak), Linux only; None
     for a process gone, or one that has exited and not been waited for (no memory lines)."""

@@ -10,9 +10,9 @@ import asyncio
 import os
 import statistics
 import time
-from pathlib import Path
 
 from bench.bench_figures import Figure, table
+from bench.stage import children, rss_kib
 from bot.voice.transcriber import EmbeddedWhisper
 from testkit.voicekit import (
     ENGLISH,
@@ -30,13 +30,8 @@ THIRTY_S = {"en": " ".join(ENGLISH[:8]), "zh": "，".join(MANDARIN[:7])}
 
 def _peak_mb() -> float:
     """The largest peak resident memory among this process's children (VmHWM)."""
-    peaks = []
-    for task in Path("/proc/self/task").iterdir():
-        for child in (task / "children").read_text().split():
-            status = Path(f"/proc/{child}/status").read_text()
-            line = next(x for x in status.splitlines() if x.startswith("VmHWM:"))
-            peaks.append(int(line.split()[1]) / 1024)
-    return max(peaks, default=0.0)
+    peaks = [rss_kib(child, "VmHWM") for child in children(os.getpid())]
+    return max((kib / 1024 for kib in peaks if kib is not None), default=0.0)
 
 
 async def hearing_figures(whisper: EmbeddedWhisper, runs: int,
