@@ -5,13 +5,10 @@ workers are stand-ins that record what they are sent, as xdist's own scheduling 
 
 from __future__ import annotations
 
-import importlib
-from pathlib import Path
 from types import SimpleNamespace
 
+from tests.marks import names_tests
 from tests.spread import LONG, LongestFirst
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 class Worker:
@@ -86,8 +83,4 @@ def test_a_files_other_tests_stay_together_beside_its_long_ones() -> None:
 
 def test_every_long_entry_names_tests() -> None:
     for entry in LONG:
-        path, _, prefix = entry.partition("::")
-        assert (ROOT / path).is_file(), entry
-        if prefix:
-            module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
-            assert any(name.startswith(prefix) for name in vars(module)), entry
+        assert names_tests(entry), entry
