@@ -32,6 +32,7 @@ from agent.events import (
     Thought,
     ThoughtDelta,
 )
+from agent.grounding.backing import unfounded
 from agent.lang import detect_lang, run_lang
 from agent.loop import run_plain, run_react
 from agent.model.memory_keeper import open_keeper
@@ -156,6 +157,10 @@ class Printer:
                 self.line(self.paint("answer", say(self.lang, "cli_answer_above")), lane)
             elif "answer" not in streamed:
                 self.line(self.paint("answer", say(self.lang, "cli_answer")) + event.text, lane)
+            # The answer has streamed by unmarked: the figures nothing backs follow it.
+            if unbacked := unfounded(event.ledger):
+                self.line(self.paint("dim", say(self.lang, "cli_unbacked",
+                                                figures=", ".join(unbacked))), lane)
         elif isinstance(event, Judgement):
             label = say(self.lang, "cli_judgement")
             self.line(self.paint("heading", label + event.text), "")

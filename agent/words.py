@@ -328,6 +328,7 @@ _WORDS: dict[str, tuple[str, str]] = {
     "cli_answer": ("💬 回答：", "💬 Answer: "),
     "cli_thought_above": ("↑ 💭 思考", "↑ 💭 Thought"),
     "cli_answer_above": ("↑ 💬 回答", "↑ 💬 Answer"),
+    "cli_unbacked": ("ⁱ 不来自任何观察：{figures}", "ⁱ not from any observation: {figures}"),
     "cli_round": ("── 第 {round} 轮 ──", "── Round {round} ──"),
     "cli_plan": ("📋 计划", "📋 Plan"),
     "cli_remark": ("📝 {label}：", "📝 {label}: "),

@@ -111,6 +111,21 @@ def test_terminal_output_reads_like_a_chain(fake_model: FakeModel, tmp_path: Pat
     assert out.index("Round 1") < out.index("🔧") < out.index("✍️ It is 42.") < out.index(
         "↑ 💬 Answer")
     assert out.count("It is 42.") == 1 and "Thought" not in out
+    assert "ⁱ" not in out  # 42 is the calculator's
+
+
+def test_a_figure_nothing_backs_is_named_under_the_answer(fake_model: FakeModel,
+                                                          tmp_path: Path) -> None:
+    """The terminal streams the answer as it comes, so the figures that nothing backs (here
+    after the model was sent back once and said the same) are named in a line after it."""
+    rose = text_reply("It rose by 12%.")
+    fake_model.push(tool_reply(("calculate", {"expression": "92 - 80"})), rose, rose)
+    done = run_cli(["A price went from 80 to 92. By what percent did it rise?"], tmp_path,
+                   **model_env(fake_model))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "ⁱ not from any observation: 12%" in out, out
+    assert out.rindex("↑ 💬 Answer") < out.index("ⁱ not from any observation")
 
 
 def test_search_notes_keeps_its_index_in_memory(fake_model: FakeModel, tmp_path: Path) -> None:
