@@ -81,18 +81,24 @@ def test_a_bad_named_model_is_named_in_one_line(tmp_path: Path, line: str, named
     assert "sk-typo" not in str(raised.value)
 
 
-def test_the_bot_does_not_start_with_a_bad_named_model(tmp_path: Path) -> None:
-    (tmp_path / ".env").write_text(
-        "TELEGRAM_BOT_TOKEN=1:abc\n" + ENV.replace("http://127.0.0.1:8082/v1", "127.0.0.1:8082"),
-        encoding="utf-8")
+def refused_start(folder: Path, dotenv: str) -> str:
+    """`python -m bot` in `folder` with `dotenv` as its .env and nothing else set, which must
+    end its start (exit code 2): what it wrote to stderr."""
+    (folder / ".env").write_text(dotenv, encoding="utf-8")
     env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
+    done = subprocess.run([sys.executable, "-m", "bot"], cwd=folder, env=env,
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
-    assert done.stderr.strip() == (
+    return done.stderr
+
+
+def test_the_bot_does_not_start_with_a_bad_named_model(tmp_path: Path) -> None:
+    said = refused_start(tmp_path, "TELEGRAM_BOT_TOKEN=1:abc\n"
+                         + ENV.replace("http://127.0.0.1:8082/v1", "127.0.0.1:8082"))
+    assert said.strip() == (
         "Glassbox cannot start: invalid setting LLM_MODELS__TINY__BASE_URL: Value error, "
         "expected an http(s) URL such as http://127.0.0.1:8080/v1.")
-    assert CLOUD_KEY not in done.stderr
+    assert CLOUD_KEY not in said
 
 
 async def test_the_bot_starts_without_openai_api_key_when_its_models_have_their_own(
@@ -125,15 +131,11 @@ def test_without_openai_api_key_the_start_names_the_key_a_model_lacks(
         tmp_path: Path, lines: str, missing: str) -> None:
     """Without OPENAI_API_KEY, a model that has no key of its own stops the start with one
     line naming the setting that would give it one (and only that)."""
-    (tmp_path / ".env").write_text(
-        f"TELEGRAM_BOT_TOKEN=1:abc\nLLM_MODELS__CLOUD__BASE_URL=http://127.0.0.1:9/v1\n"
-        f"LLM_MODELS__CLOUD__API_KEY={CLOUD_KEY}\n{lines}", encoding="utf-8")
-    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=30)
-    assert done.returncode == 2
-    assert done.stderr.strip() == f"Glassbox cannot start: missing setting {missing}."
-    assert CLOUD_KEY not in done.stderr
+    said = refused_start(
+        tmp_path, f"TELEGRAM_BOT_TOKEN=1:abc\nLLM_MODELS__CLOUD__BASE_URL=http://127.0.0.1:9/v1\n"
+                  f"LLM_MODELS__CLOUD__API_KEY={CLOUD_KEY}\n{lines}")
+    assert said.strip() == f"Glassbox cannot start: missing setting {missing}."
+    assert CLOUD_KEY not in said
 
 
 def test_every_named_key_is_blanked_in_the_log(fake_telegram: FakeTelegram,
