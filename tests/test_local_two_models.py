@@ -34,7 +34,7 @@ from agent.tool import Source
 from bench.local_model import CALL_JSON
 from bot.store.records import Scope
 from bot.view.grounding_marks import MARK
-from testkit.botkit import ALICE, GROUP, Glassbox, running
+from testkit.botkit import ALICE, GROUP, Glassbox, people, running
 from testkit.fakes.model import SSE_HEADERS, FakeModel
 from testkit.fakes.recording_proxy import RecordingProxy
 from testkit.fakes.server import FakeServer, Reply
@@ -65,8 +65,7 @@ async def class_with(tmp_path: Path, first: FakeServer, second: FakeServer
     """The bot with the two endpoints named NAMES (the first the default, which judges),
     the weather and the calculator on offer, the weather on the fake Open-Meteo."""
     with FakeTelegram(scale=0.02) as tg, FakeOpenMeteo() as meteo:
-        tg.user(ALICE, "Alice", "en")
-        tg.group(GROUP, "Class 3A")
+        people(tg)
         models = {NAMES[0]: {"base_url": first.url + "/v1", "model": "local"},
                   NAMES[1]: {"base_url": second.url + "/v1", "model": "local"}}
         async with running(tg, first, tmp_path / "g.sqlite3", tools=None,  # type: ignore[arg-type]
